@@ -20,6 +20,7 @@ endif()
 set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 set(CMAKE_LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
 set(AI_FABRIC_INCLUDE_DIR ${CMAKE_BINARY_DIR}/include)
+set(AI_FABRIC_MODULE_ROOT ${CMAKE_CURRENT_SOURCE_DIR})
 
 set(ai_fabric_install_hint
     "apt-get install libns3-dev ns3 libgsl-dev libsqlite3-dev libboost-dev libboost-graph-dev googletest libgtest-dev libbenchmark-dev"
@@ -215,6 +216,23 @@ function(build_lib_example)
                                  ${LIB_AS_NEEDED_POST}
   )
   ai_fabric_set_warnings(${BLIB_EXAMPLE_NAME})
+  set(sources)
+  foreach(source ${BLIB_EXAMPLE_SOURCE_FILES})
+    file(RELATIVE_PATH rel ${AI_FABRIC_MODULE_ROOT} ${CMAKE_CURRENT_SOURCE_DIR}/${source})
+    list(APPEND sources ${rel})
+  endforeach()
+  string(REPLACE ";" "," sources "${sources}")
+  set_property(GLOBAL APPEND PROPERTY AI_FABRIC_PROGRAMS "${BLIB_EXAMPLE_NAME}:${sources}")
+endfunction()
+
+# What CMake builds, for scripts/check-wscript to compare the waf build with.
+function(ai_fabric_write_build_lists)
+  get_property(programs GLOBAL PROPERTY AI_FABRIC_PROGRAMS)
+  file(
+    WRITE ${CMAKE_BINARY_DIR}/ai-fabric-build-lists.txt
+    "sources=${ai_fabric_sources}\nheaders=${ai_fabric_headers}\n"
+    "tests=${ai_fabric_test_sources};${ai_fabric_ns3_test_adapter}\nprograms=${programs}\n"
+  )
 endfunction()
 
 set(libai-fabric ai-fabric)

@@ -1,0 +1,73 @@
+# Shared by the scripts in scripts/: package list, installation, cache paths.
+# shellcheck shell=bash
+
+AI_FABRIC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Caches live outside the checkout so that fresh clones build fast on the same machine.
+AI_FABRIC_CACHE=${AI_FABRIC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ai-fabric}
+export CCACHE_DIR=${CCACHE_DIR:-$AI_FABRIC_CACHE/ccache}
+# Debian's interpreter: it sees the python3-* packages installed by apt.
+AI_FABRIC_PYTHON=/usr/bin/python3
+[ -x "$AI_FABRIC_PYTHON" ] || AI_FABRIC_PYTHON=python3
+
+# Debian 12 packages: ns-3's CMake package config needs libns3-dev, ns3 and libgsl-dev together.
+AI_FABRIC_PACKAGES=(
+    cmake g++ make ccache pkg-config
+    libns3-dev ns3 libgsl-dev
+    libboost-dev libboost-graph-dev
+    libsqlite3-dev sqlite3
+    googletest libgtest-dev libbenchmark-dev
+    nlohmann-json3-dev
+    python3 python3-matplotlib
+    tshark
+    clang-format
+)
+
+af_log() {
+    printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
+}
+
+af_as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo "$@"
+    else
+        echo "error: '$*' needs root and sudo is not available" >&2
+        return 1
+    fi
+}
+
+# Installs the Debian packages that are missing; does nothing when all are there.
+af_install_packages() {
+    local missing=() p
+    for p in "$@"; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+            missing+=("$p")
+        fi
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "error: missing packages ${missing[*]} and no apt-get (ai-fabric targets Debian 12)" >&2
+        return 1
+    fi
+    af_log "installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    af_as_root apt-get update -qq
+    af_as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Configures (first time) and builds the standalone tree in build/.
+af_build_standalone() {
+    local build_dir=$AI_FABRIC_ROOT/build
+    local werror=OFF
+    [ "${CI:-}" = "true" ] && werror=ON
+    mkdir -p "$CCACHE_DIR"
+    if [ ! -f "$build_dir/CMakeCache.txt" ] || [ "${AI_FABRIC_RECONFIGURE:-}" = 1 ]; then
+        cmake -S "$AI_FABRIC_ROOT" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
+            -DAI_FABRIC_WERROR=$werror >"$build_dir.configure.log" 2>&1 || {
+            cat "$build_dir.configure.log" >&2
+            return 1
+        }
+    fi
+    cmake --build "$build_dir" -j "$(nproc)" "$@"
+}
