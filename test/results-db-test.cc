@@ -1,0 +1,673 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/boolean.h"
+#include "ns3/collective-bandwidth.h"
+#include "ns3/link-sampler.h"
+#include "ns3/progress-reporter.h"
+#include "ns3/results-database.h"
+#include "ns3/run-parameters.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <map>
+#include <set>
+#include <sqlite3.h>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+// A fresh directory per test so runs never see each other's files.
+class ResultsDb : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        char tmpl[] = "/tmp/ai-fabric-results-db-XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        m_dir = tmpl;
+        m_path = m_dir + "/results.db";
+    }
+
+    void TearDown() override
+    {
+        std::system(("rm -rf '" + m_dir + "'").c_str());
+    }
+
+    std::string m_dir;
+    std::string m_path;
+};
+
+// Read-only helper connection: the tests check the file as any SQL user would.
+class Reader
+{
+  public:
+    explicit Reader(const std::string& path)
+    {
+        sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE, nullptr);
+        sqlite3_busy_timeout(m_db, 10000);
+    }
+
+    ~Reader()
+    {
+        sqlite3_close_v2(m_db);
+    }
+
+    void Exec(const std::string& sql)
+    {
+        char* err = nullptr;
+        int rc = sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &err);
+        EXPECT_EQ(rc, SQLITE_OK) << sql << ": " << (err ? err : "");
+        sqlite3_free(err);
+    }
+
+    // First column of the first row as text ("NULL" for NULL, "" for no row).
+    std::string Text(const std::string& sql)
+    {
+        sqlite3_stmt* stmt = nullptr;
+        if (sqlite3_prepare_v2(m_db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
+        {
+            ADD_FAILURE() << sql << ": " << sqlite3_errmsg(m_db);
+            return "";
+        }
+        std::string out;
+        if (sqlite3_step(stmt) == SQLITE_ROW)
+        {
+            const unsigned char* t = sqlite3_column_text(stmt, 0);
+            out = t ? reinterpret_cast<const char*>(t) : "NULL";
+        }
+        sqlite3_finalize(stmt);
+        return out;
+    }
+
+    int64_t Int(const std::string& sql)
+    {
+        return std::stoll(Text(sql));
+    }
+
+    double Real(const std::string& sql)
+    {
+        return std::stod(Text(sql));
+    }
+
+    std::set<std::string> Columns(const std::string& table)
+    {
+        std::set<std::string> cols;
+        sqlite3_stmt* stmt = nullptr;
+        sqlite3_prepare_v2(m_db, ("PRAGMA table_info(" + table + ")").c_str(), -1, &stmt, nullptr);
+        while (sqlite3_step(stmt) == SQLITE_ROW)
+        {
+            cols.insert(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1)));
+        }
+        sqlite3_finalize(stmt);
+        return cols;
+    }
+
+  private:
+    sqlite3* m_db{nullptr};
+};
+
+std::string
+ReadFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// Writes \p runs complete runs of one flow and one op each; used by the
+// concurrency test in child processes (returns a process exit code).
+int
+WriteRuns(const std::string& path, int runs, int writer)
+{
+    try
+    {
+        auto db = CreateObject<ResultsDatabase>();
+        db->Open(path);
+        for (int i = 0; i < runs; ++i)
+        {
+            db->BeginRun("w" + std::to_string(writer), "concurrency", i, "{}");
+            FlowRecord f;
+            f.flowId = i;
+            f.plane = "infiniband";
+            f.bytes = 4096;
+            f.packets = 1;
+            f.endNs = 100;
+            db->AddFlow(f);
+            db->AddOp({writer, i, "op", "compute", 0, 100});
+            db->EndRun("complete", NanoSeconds(100));
+        }
+        db->Close();
+        return 0;
+    }
+    catch (const std::exception& e)
+    {
+        std::fprintf(stderr, "writer %d: %s\n", writer, e.what());
+        return 1;
+    }
+}
+
+} // namespace
+
+// Every table and every contract column exists, WAL is on, version is current.
+TEST_F(ResultsDb, SchemaCreated)
+{
+    auto db = CreateObject<ResultsDatabase>();
+    db->Open(m_path);
+    Reader r(m_path);
+    const std::map<std::string, std::vector<std::string>> contract = {
+        {"runs",
+         {"run_id",
+          "label",
+          "scenario",
+          "status",
+          "started_at",
+          "wall_seconds",
+          "sim_end_ns",
+          "seed",
+          "ns3_version",
+          "module_version",
+          "params"}},
+        {"nodes", {"run_id", "node_id", "name", "kind", "server", "rank"}},
+        {"links",
+         {"run_id",
+          "link_id",
+          "plane",
+          "src_node",
+          "dst_node",
+          "rate_bps",
+          "tx_bytes",
+          "tx_packets",
+          "busy_ns",
+          "credit_stall_ns",
+          "peak_queue_bytes",
+          "drops"}},
+        {"link_samples", {"run_id", "link_id", "t_ns", "tx_bytes"}},
+        {"flows",
+         {"run_id",
+          "flow_id",
+          "plane",
+          "src_node",
+          "dst_node",
+          "src_rank",
+          "dst_rank",
+          "bytes",
+          "packets",
+          "start_ns",
+          "end_ns",
+          "op_id"}},
+        {"collectives",
+         {"run_id",
+          "coll_id",
+          "kind",
+          "algorithm",
+          "group_name",
+          "num_ranks",
+          "bytes",
+          "start_ns",
+          "end_ns",
+          "algbw_gbps",
+          "busbw_gbps"}},
+        {"ops", {"run_id", "rank", "op_id", "label", "kind", "start_ns", "end_ns"}},
+    };
+    for (const auto& [table, columns] : contract)
+    {
+        const auto have = r.Columns(table);
+        for (const auto& c : columns)
+        {
+            // The column names are a public contract: each must be present.
+            EXPECT_TRUE(have.count(c)) << table << "." << c;
+        }
+    }
+    // user_version is the schema version this build writes (1).
+    EXPECT_EQ(r.Int("PRAGMA user_version"), ResultsDatabase::SCHEMA_VERSION);
+    // WAL is persistent in the file: every later connection uses it too.
+    EXPECT_EQ(r.Text("PRAGMA journal_mode"), "wal");
+    // One (run_id, ...) index per data table: nodes, links, link_samples, flows, collectives, ops.
+    EXPECT_EQ(r.Int("SELECT count(*) FROM sqlite_schema WHERE type='index' AND name LIKE '%_run'"),
+              6);
+}
+
+// A pre-versioning file (user_version 0, runs without most columns, flows
+// without op_id, no ops table, no index) gains what is missing and keeps its rows.
+TEST_F(ResultsDb, MigratesOlderFile)
+{
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(m_path.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw,
+                           "CREATE TABLE runs(run_id INTEGER PRIMARY KEY, label TEXT, status TEXT);"
+                           "INSERT INTO runs VALUES (7, 'old', 'complete');"
+                           "CREATE TABLE flows(run_id INTEGER, flow_id INTEGER, bytes INTEGER);"
+                           "INSERT INTO flows VALUES (7, 1, 4096);",
+                           nullptr,
+                           nullptr,
+                           nullptr),
+              SQLITE_OK);
+    sqlite3_close(raw);
+
+    auto db = CreateObject<ResultsDatabase>();
+    db->Open(m_path);
+    const int64_t run = db->BeginRun("new", "migration", 1, "{}");
+    FlowRecord f;
+    f.flowId = 2;
+    f.plane = "nvlink";
+    f.bytes = 8192;
+    f.opId = 3;
+    db->AddFlow(f);
+    db->EndRun("complete", NanoSeconds(5));
+    db->Close();
+
+    Reader r(m_path);
+    // Migrated to the current version.
+    EXPECT_EQ(r.Int("PRAGMA user_version"), ResultsDatabase::SCHEMA_VERSION);
+    // The old run and flow survive unchanged.
+    EXPECT_EQ(r.Text("SELECT label || '/' || status FROM runs WHERE run_id=7"), "old/complete");
+    EXPECT_EQ(r.Int("SELECT bytes FROM flows WHERE run_id=7 AND flow_id=1"), 4096);
+    // Added columns read NULL for old rows.
+    EXPECT_EQ(r.Text("SELECT op_id FROM flows WHERE run_id=7"), "NULL");
+    // New run ids continue after the old ones (8 > 7), and the new columns hold data.
+    EXPECT_GT(run, 7);
+    EXPECT_EQ(r.Int("SELECT op_id FROM flows WHERE flow_id=2"), 3);
+    EXPECT_TRUE(r.Columns("runs").count("ns3_version"));
+    EXPECT_TRUE(r.Columns("ops").count("start_ns")); // missing table created
+    // Indexes added: 6 of them.
+    EXPECT_EQ(r.Int("SELECT count(*) FROM sqlite_schema WHERE type='index' AND name LIKE '%_run'"),
+              6);
+}
+
+// A file from a newer ai-fabric is refused untouched.
+TEST_F(ResultsDb, RejectsNewerSchema)
+{
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(m_path.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw, "PRAGMA user_version=99", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+
+    auto db = CreateObject<ResultsDatabase>();
+    try
+    {
+        db->Open(m_path);
+        FAIL() << "Open accepted schema version 99";
+    }
+    catch (const ResultsDatabaseError& e)
+    {
+        // The message names the file and both versions.
+        EXPECT_NE(std::string(e.what()).find(m_path), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("99"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(db->IsOpen());
+    Reader r(m_path);
+    // Still version 99 and no table was created in it.
+    EXPECT_EQ(r.Int("PRAGMA user_version"), 99);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM sqlite_schema"), 0);
+}
+
+// A text file is not a database: refused with its name, its bytes unchanged.
+TEST_F(ResultsDb, RejectsNonDatabaseFile)
+{
+    const std::string content = "this is a CSV file, not SQLite\n1,2,3\n";
+    std::ofstream(m_path) << content;
+    auto db = CreateObject<ResultsDatabase>();
+    try
+    {
+        db->Open(m_path);
+        FAIL() << "Open accepted a text file";
+    }
+    catch (const ResultsDatabaseError& e)
+    {
+        EXPECT_NE(std::string(e.what()).find(m_path), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(ReadFile(m_path), content);
+}
+
+// A path in a directory that does not exist cannot be created: error names it.
+TEST_F(ResultsDb, RejectsUnwritablePath)
+{
+    const std::string bad = m_dir + "/no/such/dir/results.db";
+    auto db = CreateObject<ResultsDatabase>();
+    try
+    {
+        db->Open(bad);
+        FAIL() << "Open created " << bad;
+    }
+    catch (const ResultsDatabaseError& e)
+    {
+        EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+}
+
+// nccl-tests PERFORMANCE.md factors for n = 8.
+TEST(CollectiveBandwidth, BusBwFactors)
+{
+    // allreduce: 2(n-1)/n = 14/8 = 1.75
+    EXPECT_DOUBLE_EQ(CollectiveBusBwFactor("allreduce", 8), 1.75);
+    // reducescatter, allgather, alltoall: (n-1)/n = 7/8 = 0.875; spelling-insensitive
+    EXPECT_DOUBLE_EQ(CollectiveBusBwFactor("reduce_scatter", 8), 0.875);
+    EXPECT_DOUBLE_EQ(CollectiveBusBwFactor("AllGather", 8), 0.875);
+    EXPECT_DOUBLE_EQ(CollectiveBusBwFactor("alltoall", 8), 0.875);
+    // broadcast, reduce, sendrecv: 1 whatever n
+    EXPECT_DOUBLE_EQ(CollectiveBusBwFactor("broadcast", 8), 1.0);
+    EXPECT_DOUBLE_EQ(CollectiveBusBwFactor("reduce", 3), 1.0);
+    EXPECT_DOUBLE_EQ(CollectiveBusBwFactor("sendrecv", 2), 1.0);
+    // one rank moves nothing over the bus: 2(1-1)/1 = 0
+    EXPECT_DOUBLE_EQ(CollectiveBusBwFactor("allreduce", 1), 0.0);
+    EXPECT_THROW(CollectiveBusBwFactor("gossip", 8), std::invalid_argument);
+    EXPECT_THROW(CollectiveBusBwFactor("allreduce", 0), std::invalid_argument);
+}
+
+TEST(CollectiveBandwidth, AlgBwAndBusBw)
+{
+    // 1e9 bytes in 0.1 s = 10 GB/s algbw; allreduce on 8 ranks: x 1.75 = 17.5 GB/s.
+    EXPECT_DOUBLE_EQ(CollectiveAlgBwGbps(1000000000, 100000000), 10.0);
+    EXPECT_DOUBLE_EQ(CollectiveBusBwGbps("allreduce", 8, 1000000000, 100000000), 17.5);
+    // 1 GiB allgather on 4 ranks in 1 ms: 1073741824/1e6 = 1073.741824 GB/s x 3/4.
+    EXPECT_DOUBLE_EQ(CollectiveBusBwGbps("allgather", 4, 1073741824, 1000000), 1073.741824 * 0.75);
+    // zero duration gives 0, not infinity.
+    EXPECT_DOUBLE_EQ(CollectiveAlgBwGbps(1, 0), 0.0);
+}
+
+// Every table's row comes back as written, NULLs included.
+TEST_F(ResultsDb, RowsRoundTrip)
+{
+    auto db = CreateObject<ResultsDatabase>();
+    db->Open(m_path);
+    RunParameters params;
+    params.Set("preset", "dgx-h100");
+    params.Set("gpus", 16);
+    params.Set("rate_gbps", 400.5);
+    params.Set("trace", std::string("a \"quoted\"\\path\nline\x01"));
+    params.Set("ecn", true);
+    const int64_t run = db->BeginRun("rt", "round-trip", 42, params.ToJson());
+    db->AddNode({3, "gpu3", "gpu", 0, 3});
+    db->AddNode({9, "sw0", "nvswitch", 0, -1});
+    db->AddLink({5, "nvlink", 3, 9, 200000000000, 1 << 20, 256, 5000, 7, 65536, 0});
+    db->AddLinkSample(5, 1000, 4096);
+    FlowRecord f;
+    f.flowId = 11;
+    f.plane = "infiniband";
+    f.srcNode = 3;
+    f.dstNode = 4;
+    f.srcRank = 0;
+    f.bytes = 1 << 20;
+    f.packets = 256;
+    f.startNs = 10;
+    f.endNs = 5010;
+    db->AddFlow(f);
+    db->AddCollective({1, "allreduce", "ring", "world", 8, 1000000000, 0, 100000000});
+    db->AddOp({0, 1, "fwd", "compute", 0, 1500});
+    db->EndRun("complete", NanoSeconds(123456), 2.5);
+
+    Reader r(m_path);
+    const std::string where = " WHERE run_id=" + std::to_string(run);
+    EXPECT_EQ(r.Text("SELECT label||'|'||scenario||'|'||status||'|'||seed FROM runs" + where),
+              "rt|round-trip|complete|42");
+    EXPECT_EQ(r.Int("SELECT sim_end_ns FROM runs" + where), 123456);
+    EXPECT_DOUBLE_EQ(r.Real("SELECT wall_seconds FROM runs" + where), 2.5);
+    // versions come from the build: module 0.1.x, ns-3 3.x
+    EXPECT_EQ(r.Text("SELECT module_version FROM runs" + where),
+              ResultsDatabase::GetModuleVersion());
+    EXPECT_EQ(r.Text("SELECT ns3_version FROM runs" + where), ResultsDatabase::GetNs3Version());
+    EXPECT_NE(ResultsDatabase::GetNs3Version(), "unknown");
+    // params is valid JSON and SQLite's JSON functions read the escaped string back exactly.
+    EXPECT_EQ(r.Int("SELECT json_valid(params) FROM runs" + where), 1);
+    EXPECT_EQ(r.Text("SELECT json_extract(params, '$.trace') FROM runs" + where),
+              "a \"quoted\"\\path\nline\x01");
+    EXPECT_EQ(r.Int("SELECT json_extract(params, '$.gpus') FROM runs" + where), 16);
+    EXPECT_EQ(r.Text("SELECT json_extract(params, '$.preset') FROM runs" + where), "dgx-h100");
+    // rank NULL for a switch, 3 for gpu3
+    EXPECT_EQ(r.Text("SELECT rank FROM nodes WHERE node_id=9 AND run_id=" + std::to_string(run)),
+              "NULL");
+    EXPECT_EQ(r.Int("SELECT rank FROM nodes WHERE node_id=3 AND run_id=" + std::to_string(run)), 3);
+    EXPECT_EQ(r.Int("SELECT rate_bps FROM links" + where), 200000000000);
+    EXPECT_EQ(r.Int("SELECT tx_bytes + credit_stall_ns FROM links" + where), (1 << 20) + 7);
+    EXPECT_EQ(r.Int("SELECT tx_bytes FROM link_samples" + where + " AND t_ns=1000"), 4096);
+    // dst_rank and op_id not given: NULL; src_rank 0 is a real rank, not NULL
+    EXPECT_EQ(r.Text("SELECT coalesce(dst_rank,'NULL')||','||coalesce(op_id,'NULL')||','||src_rank "
+                     "FROM flows" +
+                     where),
+              "NULL,NULL,0");
+    EXPECT_EQ(r.Int("SELECT end_ns - start_ns FROM flows" + where), 5000);
+    // 1e9 bytes in 0.1 s: algbw 10 GB/s, busbw 10 x 1.75 = 17.5 GB/s
+    EXPECT_DOUBLE_EQ(r.Real("SELECT algbw_gbps FROM collectives" + where), 10.0);
+    EXPECT_DOUBLE_EQ(r.Real("SELECT busbw_gbps FROM collectives" + where), 17.5);
+    EXPECT_EQ(r.Text("SELECT label||','||kind||','||end_ns FROM ops" + where), "fwd,compute,1500");
+}
+
+// Dropping the database without EndRun keeps the rows and marks the run failed.
+TEST_F(ResultsDb, CloseWithoutEndRunMarksFailed)
+{
+    int64_t run;
+    {
+        auto db = CreateObject<ResultsDatabase>();
+        db->Open(m_path);
+        run = db->BeginRun("x", "unfinished", 1, "{}");
+        db->AddOp({0, 1, "a", "compute", 0, 10});
+        db->Close();
+    }
+    Reader r(m_path);
+    EXPECT_EQ(r.Text("SELECT status FROM runs WHERE run_id=" + std::to_string(run)), "failed");
+    // the one op buffered before Close was written
+    EXPECT_EQ(r.Int("SELECT count(*) FROM ops WHERE run_id=" + std::to_string(run)), 1);
+}
+
+// Two processes, each with its own connection, each writing 10,000 complete
+// runs at the same time: 20,000 runs, 20,000 flows, 20,000 ops, none lost.
+TEST_F(ResultsDb, TwoProcessesLoseNothing)
+{
+    {
+        // Create the schema first so that both writers only append.
+        auto db = CreateObject<ResultsDatabase>();
+        db->Open(m_path);
+    }
+    const int runs = 10000;
+    pid_t pids[2];
+    for (int w = 0; w < 2; ++w)
+    {
+        pids[w] = fork();
+        ASSERT_GE(pids[w], 0);
+        if (pids[w] == 0)
+        {
+            _exit(WriteRuns(m_path, runs, w));
+        }
+    }
+    for (pid_t pid : pids)
+    {
+        int status = 0;
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        // each writer exits 0: no SQLITE_BUSY escaped the retry logic
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    }
+    Reader r(m_path);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM runs WHERE status='complete'"), 2 * runs);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows"), 2 * runs);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM ops"), 2 * runs);
+    // each writer's runs are all there: 10,000 distinct seeds per label
+    EXPECT_EQ(r.Int("SELECT count(DISTINCT seed) FROM runs WHERE label='w0'"), runs);
+    EXPECT_EQ(r.Int("SELECT count(DISTINCT seed) FROM runs WHERE label='w1'"), runs);
+    EXPECT_EQ(r.Text("PRAGMA integrity_check"), "ok");
+}
+
+// SIGKILL while a run is writing batches: the file stays sound, the earlier run
+// is complete with all its rows, the killed run is still 'running'.
+TEST_F(ResultsDb, KilledRunLeavesSoundFile)
+{
+    int ready[2];
+    ASSERT_EQ(pipe(ready), 0);
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0)
+    {
+        close(ready[0]);
+        try
+        {
+            auto db = CreateObject<ResultsDatabase>();
+            db->SetAttribute("BatchRows", UintegerValue(500)); // many commits to interrupt
+            db->Open(m_path);
+            db->BeginRun("before", "kill", 1, "{}");
+            for (int i = 0; i < 1000; ++i)
+            {
+                db->AddFlow({i, "nvlink", 0, 1, 0, 1, 4096, 1, 0, 10});
+            }
+            db->EndRun("complete", NanoSeconds(10));
+            db->BeginRun("killed", "kill", 2, "{}");
+            for (int64_t i = 0;; ++i)
+            {
+                db->AddFlow({i, "nvlink", 0, 1, 0, 1, 4096, 1, 0, 10});
+                if (i == 5000)
+                {
+                    [[maybe_unused]] auto n = write(ready[1], "r", 1);
+                }
+            }
+        }
+        catch (...)
+        {
+        }
+        _exit(3);
+    }
+    close(ready[1]);
+    char c;
+    ASSERT_EQ(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50)); // mid-batch, most likely
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    // it died of SIGKILL, not by finishing
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+    Reader r(m_path);
+    EXPECT_EQ(r.Text("PRAGMA integrity_check"), "ok");
+    // the first run: complete with exactly the 1000 flows it wrote
+    EXPECT_EQ(r.Text("SELECT status FROM runs WHERE label='before'"), "complete");
+    EXPECT_EQ(r.Int("SELECT count(*) FROM flows f JOIN runs USING(run_id) WHERE label='before'"),
+              1000);
+    // the killed run stays 'running', with whole batches of 500 only (>= 5000 flushed)
+    EXPECT_EQ(r.Text("SELECT status FROM runs WHERE label='killed'"), "running");
+    const int64_t killedRows =
+        r.Int("SELECT count(*) FROM flows f JOIN runs USING(run_id) WHERE label='killed'");
+    EXPECT_GE(killedRows, 5000);
+    EXPECT_EQ(killedRows % 500, 0);
+    // and the file takes new runs
+    auto db = CreateObject<ResultsDatabase>();
+    db->Open(m_path);
+    db->BeginRun("after", "kill", 3, "{}");
+    db->EndRun("complete", NanoSeconds(0));
+}
+
+// The sampler writes one row per link per Interval and, with the progress
+// reporter also ticking, neither keeps Simulator::Run from returning.
+TEST_F(ResultsDb, LinkSamplerStopsWhenIdle)
+{
+    auto db = CreateObject<ResultsDatabase>();
+    db->Open(m_path);
+    const int64_t run = db->BeginRun("s", "sampler", 1, "{}");
+    auto sampler = CreateObject<LinkSampler>();
+    sampler->SetAttribute("Interval", TimeValue(MicroSeconds(10)));
+    // 1 byte per ns on link 0, constant 7 on link 1
+    sampler->AddLink(0, MakeCallback(+[]() -> uint64_t {
+                         return static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+                     }));
+    sampler->AddLink(1, MakeCallback(+[]() -> uint64_t { return 7; }));
+    std::ostringstream progressOut;
+    auto progress = CreateObject<ProgressReporter>();
+    progress->SetAttribute("Force", BooleanValue(true));
+    progress->SetAttribute("WallInterval", TimeValue(MilliSeconds(1)));
+    progress->SetStream(&progressOut);
+    Simulator::Schedule(
+        MicroSeconds(95),
+        +[]() {});
+    sampler->Start(db);
+    progress->Start(MicroSeconds(95));
+    Simulator::Run(); // returns: the observers stop once only they are left
+    progress->Stop();
+    db->EndRun("complete", Simulator::Now());
+    Simulator::Destroy();
+
+    Reader r(m_path);
+    const std::string where = " WHERE run_id=" + std::to_string(run);
+    // samples at 0, 10, ..., 100 us: 11 per link (the 100 us one sees the idle queue)
+    EXPECT_EQ(r.Int("SELECT count(*) FROM link_samples" + where + " AND link_id=0"), 11);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM link_samples" + where + " AND link_id=1"), 11);
+    // link 0's counter equals the sample time in ns
+    EXPECT_EQ(r.Int("SELECT count(*) FROM link_samples" + where +
+                    " AND link_id=0 AND "
+                    "tx_bytes=t_ns"),
+              11);
+    EXPECT_EQ(r.Int("SELECT max(t_ns) FROM link_samples" + where), 100000);
+    // the final line is always printed by Stop
+    EXPECT_GE(progress->GetReportCount(), 1u);
+    EXPECT_NE(progressOut.str().find("events/s"), std::string::npos);
+}
+
+// scripts/plot draws four non-empty PNGs from a small database.
+TEST_F(ResultsDb, PlotScriptWritesPngs)
+{
+    const std::string python =
+        access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+    if (std::system((python + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) != 0)
+    {
+        GTEST_SKIP() << python << " has no matplotlib (apt-get install python3-matplotlib)";
+    }
+    auto db = CreateObject<ResultsDatabase>();
+    db->Open(m_path);
+    db->BeginRun("plot", "plot", 1, "{}");
+    const char* planes[] = {"nvlink", "infiniband", "ethernet"};
+    for (int l = 0; l < 3; ++l)
+    {
+        db->AddLink({l, planes[l], 0, 1, 100000000000, 1000000, 1000, 0, 0, 0, 0});
+        for (int t = 0; t <= 10; ++t)
+        {
+            db->AddLinkSample(l, t * 10000, t * 100000 * (l + 1));
+        }
+    }
+    for (int i = 0; i < 50; ++i)
+    {
+        db->AddFlow({i, planes[i % 3], 0, 1, 0, 1, 4096 * (i + 1), i + 1, i * 100, i * 250 + 500});
+    }
+    for (int s = 0; s < 6; ++s)
+    {
+        const int64_t bytes = int64_t(1024) << (2 * s);
+        db->AddCollective({s, "allreduce", "ring", "world", 8, bytes, 0, 1000 + bytes / 10});
+    }
+    for (int rank = 0; rank < 4; ++rank)
+    {
+        db->AddOp({rank, 0, "fwd", "compute", 0, 4000});
+        db->AddOp({rank, 1, "ar", "collective", 4000, 6000 + rank * 100});
+    }
+    db->EndRun("complete", NanoSeconds(100000));
+    db->Close();
+
+    const std::string out = m_dir + "/plots";
+    const std::string cmd = python + " '" + AI_FABRIC_SOURCE_DIR + "/scripts/plot' '" + m_path +
+                            "' --out '" + out + "'";
+    // exit status 0
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    for (const char* png : {"link-utilisation.png",
+                            "flow-completion-cdf.png",
+                            "collective-busbw.png",
+                            "rank-timeline.png"})
+    {
+        struct stat st
+        {
+        };
+
+        // each PNG exists and holds an image (a blank 1x1 PNG is ~70 bytes; a plot is kBs)
+        ASSERT_EQ(stat((out + "/" + png).c_str(), &st), 0) << png;
+        EXPECT_GT(st.st_size, 1000) << png;
+    }
+}
