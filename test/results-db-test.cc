@@ -162,6 +162,70 @@ WriteRuns(const std::string& path, int runs, int writer)
     }
 }
 
+// A small run with every table filled; figures chosen so that the queries'
+// results can be worked out by hand (see QueriesRunOnSampleRun).
+void
+WriteSampleRun(const std::string& path)
+{
+    auto db = CreateObject<ResultsDatabase>();
+    db->Open(path);
+    db->BeginRun("plot", "plot", 1, "{}");
+    const char* planes[] = {"nvlink", "infiniband", "ethernet"};
+    for (int l = 0; l < 3; ++l)
+    {
+        db->AddLink({l, planes[l], 0, 1, 100000000000, 1000000, 1000, 0, 0, 0, 0});
+        for (int t = 0; t <= 10; ++t)
+        {
+            db->AddLinkSample(l, t * 10000, t * 40000 * (l + 1));
+        }
+    }
+    for (int i = 0; i < 50; ++i)
+    {
+        db->AddFlow({i, planes[i % 3], 0, 1, 0, 1, 4096 * (i + 1), i + 1, i * 100, i * 250 + 500});
+    }
+    for (int s = 0; s < 6; ++s)
+    {
+        const int64_t bytes = int64_t(1024) << (2 * s);
+        db->AddCollective({s, "allreduce", "ring", "world", 8, bytes, 0, 1000 + bytes / 10});
+    }
+    for (int rank = 0; rank < 4; ++rank)
+    {
+        db->AddOp({rank, 0, "fwd", "compute", 0, 4000});
+        db->AddOp({rank, 1, "ar", "collective", 3000, 6000 + rank * 100});
+    }
+    db->EndRun("complete", NanoSeconds(100000));
+    db->Close();
+}
+
+// Runs the one statement of a scenarios/queries file; rows as column -> text.
+std::vector<std::map<std::string, std::string>>
+RunQueryFile(const std::string& dbPath, const std::string& name)
+{
+    const std::string sql =
+        ReadFile(std::string(AI_FABRIC_SOURCE_DIR) + "/scenarios/queries/" + name);
+    std::vector<std::map<std::string, std::string>> rows;
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(dbPath.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
+    {
+        ADD_FAILURE() << name << ": " << sqlite3_errmsg(db);
+    }
+    while (stmt && sqlite3_step(stmt) == SQLITE_ROW)
+    {
+        std::map<std::string, std::string> row;
+        for (int c = 0; c < sqlite3_column_count(stmt); ++c)
+        {
+            const unsigned char* t = sqlite3_column_text(stmt, c);
+            row[sqlite3_column_name(stmt, c)] = t ? reinterpret_cast<const char*>(t) : "NULL";
+        }
+        rows.push_back(row);
+    }
+    sqlite3_finalize(stmt);
+    sqlite3_close_v2(db);
+    return rows;
+}
+
 } // namespace
 
 // Every table and every contract column exists, WAL is on, version is current.
@@ -623,34 +687,7 @@ TEST_F(ResultsDb, PlotScriptWritesPngs)
     {
         GTEST_SKIP() << python << " has no matplotlib (apt-get install python3-matplotlib)";
     }
-    auto db = CreateObject<ResultsDatabase>();
-    db->Open(m_path);
-    db->BeginRun("plot", "plot", 1, "{}");
-    const char* planes[] = {"nvlink", "infiniband", "ethernet"};
-    for (int l = 0; l < 3; ++l)
-    {
-        db->AddLink({l, planes[l], 0, 1, 100000000000, 1000000, 1000, 0, 0, 0, 0});
-        for (int t = 0; t <= 10; ++t)
-        {
-            db->AddLinkSample(l, t * 10000, t * 100000 * (l + 1));
-        }
-    }
-    for (int i = 0; i < 50; ++i)
-    {
-        db->AddFlow({i, planes[i % 3], 0, 1, 0, 1, 4096 * (i + 1), i + 1, i * 100, i * 250 + 500});
-    }
-    for (int s = 0; s < 6; ++s)
-    {
-        const int64_t bytes = int64_t(1024) << (2 * s);
-        db->AddCollective({s, "allreduce", "ring", "world", 8, bytes, 0, 1000 + bytes / 10});
-    }
-    for (int rank = 0; rank < 4; ++rank)
-    {
-        db->AddOp({rank, 0, "fwd", "compute", 0, 4000});
-        db->AddOp({rank, 1, "ar", "collective", 4000, 6000 + rank * 100});
-    }
-    db->EndRun("complete", NanoSeconds(100000));
-    db->Close();
+    WriteSampleRun(m_path);
 
     const std::string out = m_dir + "/plots";
     const std::string cmd = python + " '" + AI_FABRIC_SOURCE_DIR + "/scripts/plot' '" + m_path +
@@ -670,4 +707,53 @@ TEST_F(ResultsDb, PlotScriptWritesPngs)
         ASSERT_EQ(stat((out + "/" + png).c_str(), &st), 0) << png;
         EXPECT_GT(st.st_size, 1000) << png;
     }
+}
+
+// Every query of scenarios/queries runs on the sample run and gives the
+// figures worked out by hand from WriteSampleRun.
+TEST_F(ResultsDb, QueriesRunOnSampleRun)
+{
+    WriteSampleRun(m_path);
+
+    auto planes = RunQueryFile(m_path, "plane-traffic.sql");
+    // one row per plane: nvlink, infiniband, ethernet
+    ASSERT_EQ(planes.size(), 3u);
+    for (const auto& row : planes)
+    {
+        // 1e6 bytes x 8 over 100 Gb/s x 100 us = 8e6 / 1e7 = 0.8
+        EXPECT_DOUBLE_EQ(std::stod(row.at("mean_util")), 0.8) << row.at("plane");
+        if (row.at("plane") == "infiniband")
+        {
+            // samples grow 2 x 40000 bytes per 10 us: 640 kbit / 1 Mbit = 0.64
+            EXPECT_DOUBLE_EQ(std::stod(row.at("peak_util")), 0.64);
+        }
+    }
+
+    auto slow = RunQueryFile(m_path, "slowest-flows.sql");
+    // 50 flows, top 20; the slowest is flow 49: (49 x 250 + 500) - 49 x 100 = 7850 ns
+    ASSERT_EQ(slow.size(), 20u);
+    EXPECT_EQ(slow.front().at("flow_id"), "49");
+    EXPECT_EQ(slow.front().at("fct_ns"), "7850");
+
+    auto busbw = RunQueryFile(m_path, "collective-busbw.sql");
+    // six sizes of allreduce, 1 KiB .. 1 MiB in steps of 4x
+    ASSERT_EQ(busbw.size(), 6u);
+    // 1 KiB in 1000 + 102 ns: 1024/1102 GB/s x 1.75 = 1.626 GB/s
+    EXPECT_NEAR(std::stod(busbw.front().at("busbw_gbps")), 1024.0 / 1102 * 1.75, 1e-3);
+
+    auto timeline = RunQueryFile(m_path, "rank-timeline.sql");
+    // 4 ranks x 2 ops
+    ASSERT_EQ(timeline.size(), 8u);
+
+    auto breakdown = RunQueryFile(m_path, "iteration-breakdown.sql");
+    ASSERT_EQ(breakdown.size(), 4u);
+    // rank 0: compute 0-4000, collective 3000-6000: compute 4000 ns, hidden
+    // communication 1000 ns (3000-4000), exposed 2000 ns (4000-6000), no idle.
+    EXPECT_EQ(breakdown[0].at("span_ns"), "6000");
+    EXPECT_EQ(breakdown[0].at("compute_ns"), "4000");
+    EXPECT_EQ(breakdown[0].at("overlapped_comm_ns"), "1000");
+    EXPECT_EQ(breakdown[0].at("exposed_comm_ns"), "2000");
+    EXPECT_EQ(breakdown[0].at("idle_ns"), "0");
+    // rank 3's collective ends 300 ns later: exposed 2300 ns
+    EXPECT_EQ(breakdown[3].at("exposed_comm_ns"), "2300");
 }
