@@ -1,0 +1,171 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "credit-link-channel.h"
+
+#include "credit-link-net-device.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CreditLinkChannel");
+
+NS_OBJECT_ENSURE_REGISTERED(CreditLinkChannel);
+
+TypeId
+CreditLinkChannel::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::CreditLinkChannel")
+                            .SetParent<Channel>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<CreditLinkChannel>()
+                            .AddAttribute("Delay",
+                                          "Propagation delay of each direction",
+                                          TimeValue(NanoSeconds(0)),
+                                          MakeTimeAccessor(&CreditLinkChannel::m_delay),
+                                          MakeTimeChecker(Time(0)));
+    return tid;
+}
+
+CreditLinkChannel::CreditLinkChannel()
+    : m_nDevices(0)
+{
+}
+
+void
+CreditLinkChannel::DoDispose()
+{
+    for (auto& d : m_directions)
+    {
+        d.delivery.Cancel();
+        d.scheduled = false;
+        d.wire.clear();
+    }
+    m_devices = {nullptr, nullptr};
+    Channel::DoDispose();
+}
+
+void
+CreditLinkChannel::Attach(Ptr<CreditLinkNetDevice> device)
+{
+    NS_ABORT_MSG_IF(m_nDevices == 2, "CreditLinkChannel already connects two devices");
+    m_devices[m_nDevices++] = device;
+}
+
+std::size_t
+CreditLinkChannel::GetNDevices() const
+{
+    return m_nDevices;
+}
+
+Ptr<NetDevice>
+CreditLinkChannel::GetDevice(std::size_t i) const
+{
+    return i < m_nDevices ? m_devices[i] : nullptr;
+}
+
+uint32_t
+CreditLinkChannel::IndexOf(const CreditLinkNetDevice* device) const
+{
+    return PeekPointer(m_devices[0]) == device ? 0 : 1;
+}
+
+Ptr<CreditLinkNetDevice>
+CreditLinkChannel::GetPeer(const CreditLinkNetDevice* self) const
+{
+    NS_ABORT_MSG_IF(m_nDevices != 2, "CreditLinkChannel used with only one device attached");
+    return m_devices[1 - IndexOf(self)];
+}
+
+Time
+CreditLinkChannel::GetDelay() const
+{
+    return m_delay;
+}
+
+void
+CreditLinkChannel::Push(uint32_t dir, InFlight&& frame)
+{
+    Direction& d = m_directions[dir];
+    const Time arrival = frame.arrival;
+    d.wire.push_back(std::move(frame));
+    if (!d.scheduled)
+    {
+        d.scheduled = true;
+        Ptr<CreditLinkNetDevice> dst = m_devices[1 - dir];
+        const uint32_t context = dst->GetNode() ? dst->GetNode()->GetId() : 0;
+        Simulator::ScheduleWithContext(context,
+                                       arrival - Simulator::Now(),
+                                       &CreditLinkChannel::Deliver,
+                                       this,
+                                       dir);
+    }
+}
+
+void
+CreditLinkChannel::TransmitData(const CreditLinkNetDevice* from,
+                                Ptr<Packet> packet,
+                                uint32_t vc,
+                                Time txTime)
+{
+    NS_ABORT_MSG_IF(m_nDevices != 2, "CreditLinkChannel used with only one device attached");
+    Push(IndexOf(from), InFlight{Simulator::Now() + txTime + m_delay, packet, vc, 0});
+}
+
+void
+CreditLinkChannel::TransmitCredits(const CreditLinkNetDevice* from,
+                                   uint32_t vc,
+                                   uint32_t credits,
+                                   Time txTime)
+{
+    Push(IndexOf(from), InFlight{Simulator::Now() + txTime + m_delay, nullptr, vc, credits});
+}
+
+uint32_t
+CreditLinkChannel::GetPeerReceiveBufferBytes(const CreditLinkNetDevice* from, uint32_t vc) const
+{
+    return GetPeer(from)->GetReceiveBufferBytes(vc);
+}
+
+bool
+CreditLinkChannel::HasFramesInFlight() const
+{
+    return !m_directions[0].wire.empty() || !m_directions[1].wire.empty();
+}
+
+void
+CreditLinkChannel::Deliver(uint32_t dir)
+{
+    Direction& d = m_directions[dir];
+    Ptr<CreditLinkNetDevice> dst = m_devices[1 - dir];
+    const Time now = Simulator::Now();
+    d.scheduled = false;
+    while (!d.wire.empty() && d.wire.front().arrival <= now)
+    {
+        InFlight frame = std::move(d.wire.front());
+        d.wire.pop_front();
+        if (frame.packet)
+        {
+            dst->ReceiveData(frame.packet, frame.vc);
+        }
+        else
+        {
+            dst->ReceiveCredits(frame.vc, frame.credits);
+        }
+    }
+    if (!d.wire.empty() && !d.scheduled)
+    {
+        d.scheduled = true;
+        d.delivery = Simulator::Schedule(d.wire.front().arrival - now,
+                                         &CreditLinkChannel::Deliver,
+                                         this,
+                                         dir);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,87 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_CREDIT_LINK_CHANNEL_H
+#define AI_FABRIC_CREDIT_LINK_CHANNEL_H
+
+#include "ns3/channel.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/packet.h"
+#include "ns3/ptr.h"
+
+#include <array>
+#include <cstdint>
+#include <deque>
+
+namespace ns3
+{
+
+class CreditLinkNetDevice;
+
+/**
+ * \ingroup ai-fabric
+ * Full-duplex point-to-point wire between exactly two CreditLinkNetDevices.
+ * Every interaction between the two ends (data, credit updates, initial
+ * credits) goes through here, so a distributed variant can override it.
+ * Deliveries on one direction are FIFO, so in-flight frames sit in a deque
+ * with a single pending delivery event per direction.
+ */
+class CreditLinkChannel : public Channel
+{
+  public:
+    static TypeId GetTypeId();
+    CreditLinkChannel();
+
+    void Attach(Ptr<CreditLinkNetDevice> device);
+    std::size_t GetNDevices() const override;
+    Ptr<NetDevice> GetDevice(std::size_t i) const override;
+    Ptr<CreditLinkNetDevice> GetPeer(const CreditLinkNetDevice* self) const;
+    Time GetDelay() const;
+
+    /// A data frame whose last bit leaves \p from after \p txTime.
+    virtual void TransmitData(const CreditLinkNetDevice* from,
+                              Ptr<Packet> packet,
+                              uint32_t vc,
+                              Time txTime);
+    /// A flow-control frame returning \p credits on \p vc; last bit leaves after \p txTime.
+    virtual void TransmitCredits(const CreditLinkNetDevice* from,
+                                 uint32_t vc,
+                                 uint32_t credits,
+                                 Time txTime);
+    /// Receive buffer the peer of \p from advertises on \p vc (the initial credits).
+    virtual uint32_t GetPeerReceiveBufferBytes(const CreditLinkNetDevice* from, uint32_t vc) const;
+    bool HasFramesInFlight() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct InFlight
+    {
+        Time arrival;
+        Ptr<Packet> packet; //!< null for a credit update
+        uint32_t vc;
+        uint32_t credits;
+    };
+
+    struct Direction
+    {
+        std::deque<InFlight> wire;
+        EventId delivery;
+        bool scheduled{false};
+    };
+
+    uint32_t IndexOf(const CreditLinkNetDevice* device) const;
+    void Push(uint32_t dir, InFlight&& frame);
+    void Deliver(uint32_t dir);
+
+    Time m_delay;
+    std::array<Ptr<CreditLinkNetDevice>, 2> m_devices;
+    uint32_t m_nDevices;
+    std::array<Direction, 2> m_directions; //!< index = sending device
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,890 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "credit-link-net-device.h"
+
+#include "credit-link-header.h"
+#include "credit-link-watchdog.h"
+#include "credit-switch.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CreditLinkNetDevice");
+
+NS_OBJECT_ENSURE_REGISTERED(CreditLinkNetDevice);
+
+TypeId
+CreditLinkNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CreditLinkNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<CreditLinkNetDevice>()
+            .AddAttribute("NumVcs",
+                          "Number of virtual channels (1-32); both ends must agree",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&CreditLinkNetDevice::SetNumVcs,
+                                               &CreditLinkNetDevice::GetNumVcs),
+                          MakeUintegerChecker<uint32_t>(1, 32))
+            .AddAttribute("TxQueueBytes",
+                          "Bound of each VC's transmit queue; a Send beyond it is refused",
+                          UintegerValue(1 << 20),
+                          MakeUintegerAccessor(&CreditLinkNetDevice::m_txQueueBytes),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("ReceiveBufferBytes",
+                          "Receive buffer of every VC; the peer's initial credits",
+                          UintegerValue(65536),
+                          MakeUintegerAccessor(&CreditLinkNetDevice::SetReceiveBufferAll,
+                                               &CreditLinkNetDevice::GetReceiveBufferAll),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("CreditUnitBytes",
+                          "Bytes of receive buffer one credit stands for (InfiniBand: 64)",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&CreditLinkNetDevice::m_creditUnitBytes),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("DataRate",
+                          "Signalling rate; frames get DataRate x EncodingEfficiency",
+                          DataRateValue(DataRate("100Gbps")),
+                          MakeDataRateAccessor(&CreditLinkNetDevice::m_signallingRate),
+                          MakeDataRateChecker())
+            .AddAttribute("EncodingEfficiency",
+                          "Share of the signalling rate left to frames by line coding",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&CreditLinkNetDevice::m_encodingEfficiency),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("OverheadBytes",
+                          "Wire bytes per data packet beyond the packet (framing, link CRC)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&CreditLinkNetDevice::m_overheadBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("FlowControlFrameBytes",
+                          "Wire bytes of one per-VC flow-control frame (InfiniBand: 6)",
+                          UintegerValue(6),
+                          MakeUintegerAccessor(&CreditLinkNetDevice::m_fcFrameBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("CreditUpdatePolicy",
+                          "When released receive buffer is reported to the peer",
+                          EnumValue(CREDIT_UPDATE_IMMEDIATE),
+                          MakeEnumAccessor(&CreditLinkNetDevice::m_creditPolicy),
+                          MakeEnumChecker(CREDIT_UPDATE_IMMEDIATE,
+                                          "Immediate",
+                                          CREDIT_UPDATE_PERIODIC,
+                                          "Periodic"))
+            .AddAttribute("CreditUpdateInterval",
+                          "Minimum time between flow-control frames with policy Periodic",
+                          TimeValue(NanoSeconds(100)),
+                          MakeTimeAccessor(&CreditLinkNetDevice::m_creditInterval),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("ReceiveDrainRate",
+                          "Rate at which a host consumes received packets; 0 = at once",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&CreditLinkNetDevice::m_drainRate),
+                          MakeDataRateChecker())
+            .AddAttribute("Mtu",
+                          "Largest packet Send accepts, bytes",
+                          UintegerValue(4096 + 128),
+                          MakeUintegerAccessor(&CreditLinkNetDevice::m_mtu),
+                          MakeUintegerChecker<uint16_t>())
+            .AddAttribute("Arbiter",
+                          "VC arbiter; a RoundRobinArbiter when unset",
+                          PointerValue(),
+                          MakePointerAccessor(&CreditLinkNetDevice::m_arbiter),
+                          MakePointerChecker<CreditArbiter>())
+            .AddTraceSource("TxBegin",
+                            "A data packet starts on the wire",
+                            MakeTraceSourceAccessor(&CreditLinkNetDevice::m_txBeginTrace),
+                            "ns3::CreditLinkNetDevice::PacketVcTracedCallback")
+            .AddTraceSource("TxEnd",
+                            "A data packet's last bit left",
+                            MakeTraceSourceAccessor(&CreditLinkNetDevice::m_txEndTrace),
+                            "ns3::CreditLinkNetDevice::PacketVcTracedCallback")
+            .AddTraceSource("Rx",
+                            "A data packet fully received",
+                            MakeTraceSourceAccessor(&CreditLinkNetDevice::m_rxTrace),
+                            "ns3::CreditLinkNetDevice::PacketVcTracedCallback")
+            .AddTraceSource("QueueLength",
+                            "Transmit queue bytes of a VC after a change",
+                            MakeTraceSourceAccessor(&CreditLinkNetDevice::m_queueLengthTrace),
+                            "ns3::CreditLinkNetDevice::VcBytesTracedCallback")
+            .AddTraceSource("CreditStallBegin",
+                            "A VC's head packet waits for credits",
+                            MakeTraceSourceAccessor(&CreditLinkNetDevice::m_creditStallBeginTrace),
+                            "ns3::CreditLinkNetDevice::VcTracedCallback")
+            .AddTraceSource("CreditStallEnd",
+                            "A VC's head packet is covered again; with the stall duration",
+                            MakeTraceSourceAccessor(&CreditLinkNetDevice::m_creditStallEndTrace),
+                            "ns3::CreditLinkNetDevice::VcTimeTracedCallback")
+            .AddTraceSource("Backpressure",
+                            "Send refused a packet because its VC queue is full",
+                            MakeTraceSourceAccessor(&CreditLinkNetDevice::m_backpressureTrace),
+                            "ns3::CreditLinkNetDevice::PacketVcTracedCallback")
+            .AddTraceSource("CreditUpdate",
+                            "A flow-control frame returns credits on a VC",
+                            MakeTraceSourceAccessor(&CreditLinkNetDevice::m_creditUpdateTrace),
+                            "ns3::CreditLinkNetDevice::VcCreditsTracedCallback");
+    return tid;
+}
+
+CreditLinkNetDevice::CreditLinkNetDevice()
+    : m_numVcs(1),
+      m_txQueueBytes(1 << 20),
+      m_creditUnitBytes(64),
+      m_encodingEfficiency(1.0),
+      m_overheadBytes(0),
+      m_fcFrameBytes(6),
+      m_creditPolicy(CREDIT_UPDATE_IMMEDIATE),
+      m_mtu(4096 + 128),
+      m_vcs(1),
+      m_creditsReady(false),
+      m_busy(false),
+      m_currentVc(0),
+      m_pendingFcMask(0),
+      m_lastFcTime(Seconds(-1)),
+      m_ownQueueBytes(0),
+      m_linkStalled(false),
+      m_draining(false),
+      m_address(Mac48Address::Allocate()),
+      m_ifIndex(0),
+      m_switchPort(0)
+{
+}
+
+void
+CreditLinkNetDevice::DoDispose()
+{
+    m_txEvent.Cancel();
+    m_fcTimer.Cancel();
+    m_drainEvent.Cancel();
+    m_vcs.clear();
+    m_drainQueue.clear();
+    m_current = nullptr;
+    m_channel = nullptr;
+    m_node = nullptr;
+    m_switch = nullptr;
+    m_watchdog = nullptr;
+    m_arbiter = nullptr;
+    m_rxCallback = NetDevice::ReceiveCallback();
+    m_promiscCallback = NetDevice::PromiscReceiveCallback();
+    m_txReadyCallback = TxReadyCallback();
+    m_classifyCallback = ClassifyCallback();
+    NetDevice::DoDispose();
+}
+
+void
+CreditLinkNetDevice::DoInitialize()
+{
+    EnsureCredits();
+    NetDevice::DoInitialize();
+}
+
+void
+CreditLinkNetDevice::SetNumVcs(uint32_t n)
+{
+    NS_ABORT_MSG_IF(m_creditsReady, "CreditLinkNetDevice NumVcs changed after traffic started");
+    const uint32_t buffer = m_vcs.empty() ? 0 : m_vcs[0].receiveBufferBytes;
+    m_numVcs = n;
+    m_vcs.resize(n);
+    for (auto& v : m_vcs)
+    {
+        v.receiveBufferBytes = buffer;
+    }
+}
+
+uint32_t
+CreditLinkNetDevice::GetNumVcs() const
+{
+    return m_numVcs;
+}
+
+void
+CreditLinkNetDevice::SetReceiveBufferAll(uint32_t bytes)
+{
+    for (auto& v : m_vcs)
+    {
+        v.receiveBufferBytes = bytes;
+    }
+}
+
+uint32_t
+CreditLinkNetDevice::GetReceiveBufferAll() const
+{
+    return m_vcs.empty() ? 0 : m_vcs[0].receiveBufferBytes;
+}
+
+void
+CreditLinkNetDevice::SetReceiveBufferBytes(uint32_t vc, uint32_t bytes)
+{
+    NS_ABORT_MSG_IF(vc >= m_numVcs, "ReceiveBufferBytes: VC " << vc << " >= NumVcs " << m_numVcs);
+    m_vcs[vc].receiveBufferBytes = bytes;
+}
+
+uint32_t
+CreditLinkNetDevice::GetReceiveBufferBytes(uint32_t vc) const
+{
+    NS_ABORT_MSG_IF(vc >= m_numVcs,
+                    "CreditLinkNetDevice: VC " << vc << " >= NumVcs " << m_numVcs
+                                               << " (both ends of a link need the same NumVcs)");
+    return m_vcs[vc].receiveBufferBytes;
+}
+
+uint32_t
+CreditLinkNetDevice::GetCreditUnitBytes() const
+{
+    return m_creditUnitBytes;
+}
+
+uint32_t
+CreditLinkNetDevice::CreditsFor(uint32_t packetBytes) const
+{
+    return (packetBytes + m_creditUnitBytes - 1) / m_creditUnitBytes;
+}
+
+uint32_t
+CreditLinkNetDevice::GetCredits(uint32_t vc) const
+{
+    return m_vcs.at(vc).credits;
+}
+
+uint32_t
+CreditLinkNetDevice::GetInitialCredits(uint32_t vc) const
+{
+    return m_vcs.at(vc).initialCredits;
+}
+
+uint64_t
+CreditLinkNetDevice::GetQueueBytes(uint32_t vc) const
+{
+    return m_vcs.at(vc).queueBytes;
+}
+
+uint32_t
+CreditLinkNetDevice::GetReceiveOccupancy(uint32_t vc) const
+{
+    return m_vcs.at(vc).rxOccupiedCredits;
+}
+
+const CreditLinkNetDevice::Counters&
+CreditLinkNetDevice::GetCounters() const
+{
+    return m_counters;
+}
+
+const SerializationClock&
+CreditLinkNetDevice::GetClock() const
+{
+    return m_clock;
+}
+
+Ptr<CreditLinkNetDevice>
+CreditLinkNetDevice::GetPeer() const
+{
+    return m_channel ? m_channel->GetPeer(this) : nullptr;
+}
+
+std::string
+CreditLinkNetDevice::GetLinkName() const
+{
+    std::ostringstream os;
+    os << "n" << (m_node ? m_node->GetId() : 0) << "/" << m_ifIndex;
+    if (m_channel && m_channel->GetNDevices() == 2)
+    {
+        Ptr<CreditLinkNetDevice> peer = GetPeer();
+        os << "-n" << (peer->GetNode() ? peer->GetNode()->GetId() : 0) << "/" << peer->GetIfIndex();
+    }
+    return os.str();
+}
+
+bool
+CreditLinkNetDevice::Attach(Ptr<CreditLinkChannel> channel)
+{
+    m_channel = channel;
+    m_channel->Attach(this);
+    return true;
+}
+
+void
+CreditLinkNetDevice::EnsureCredits()
+{
+    if (m_creditsReady || !m_channel || m_channel->GetNDevices() != 2)
+    {
+        return;
+    }
+    Ptr<CreditLinkNetDevice> peer = GetPeer();
+    NS_ABORT_MSG_IF(peer->GetNumVcs() != m_numVcs,
+                    "CreditLinkNetDevice NumVcs differ across link "
+                        << GetLinkName() << ": " << m_numVcs << " vs " << peer->GetNumVcs());
+    NS_ABORT_MSG_IF(peer->GetCreditUnitBytes() != m_creditUnitBytes,
+                    "CreditLinkNetDevice CreditUnitBytes differ across link " << GetLinkName());
+    for (uint32_t vc = 0; vc < m_numVcs; ++vc)
+    {
+        Vc& v = m_vcs[vc];
+        v.initialCredits = m_channel->GetPeerReceiveBufferBytes(this, vc) / m_creditUnitBytes;
+        v.credits = v.initialCredits;
+    }
+    m_clock.SetRate(m_signallingRate, m_encodingEfficiency);
+    if (!m_arbiter)
+    {
+        m_arbiter = CreateObject<RoundRobinArbiter>();
+    }
+    m_creditsReady = true;
+}
+
+void
+CreditLinkNetDevice::SetTxReadyCallback(TxReadyCallback cb)
+{
+    m_txReadyCallback = cb;
+}
+
+void
+CreditLinkNetDevice::SetClassifyCallback(ClassifyCallback cb)
+{
+    m_classifyCallback = cb;
+}
+
+void
+CreditLinkNetDevice::AttachToSwitch(Ptr<CreditSwitch> sw, uint32_t port)
+{
+    m_switch = sw;
+    m_switchPort = port;
+}
+
+void
+CreditLinkNetDevice::SetWatchdog(Ptr<CreditLinkWatchdog> watchdog)
+{
+    m_watchdog = watchdog;
+}
+
+bool
+CreditLinkNetDevice::SendOnVc(Ptr<Packet> packet, uint32_t vc)
+{
+    NS_ABORT_MSG_IF(vc >= m_numVcs, "SendOnVc: VC " << vc << " >= NumVcs " << m_numVcs);
+    NS_ABORT_MSG_IF(m_switch,
+                    "SendOnVc on switch port " << GetLinkName() << ": the switch feeds it");
+    EnsureCredits();
+    const uint32_t size = packet->GetSize();
+    NS_ABORT_MSG_IF(size > m_txQueueBytes,
+                    "packet of " << size << " B exceeds TxQueueBytes " << m_txQueueBytes);
+    NS_ABORT_MSG_IF(m_creditsReady && CreditsFor(size) > m_vcs[vc].initialCredits,
+                    "packet of " << size << " B needs " << CreditsFor(size)
+                                 << " credits but the peer's ReceiveBufferBytes on VC " << vc
+                                 << " gives " << m_vcs[vc].initialCredits << " on "
+                                 << GetLinkName());
+    Vc& v = m_vcs[vc];
+    if (v.queueBytes + size > m_txQueueBytes)
+    {
+        v.refused = true;
+        m_backpressureTrace(packet, vc);
+        return false;
+    }
+    const bool wasEmpty = v.queue.empty();
+    v.queue.push_back(packet);
+    v.queueBytes += size;
+    m_ownQueueBytes += size;
+    if (m_ownQueueBytes > m_counters.peakQueueBytes)
+    {
+        m_counters.peakQueueBytes = m_ownQueueBytes;
+    }
+    m_queueLengthTrace(vc, v.queueBytes);
+    if (m_watchdog)
+    {
+        m_watchdog->Arm();
+    }
+    if (wasEmpty)
+    {
+        UpdateVcStall(vc, size);
+    }
+    TryTransmit();
+    return true;
+}
+
+void
+CreditLinkNetDevice::NotifyDataAvailable(uint32_t vc)
+{
+    UpdateVcStall(vc, HeadBytes(vc));
+    TryTransmit();
+}
+
+uint32_t
+CreditLinkNetDevice::HeadBytes(uint32_t vc) const
+{
+    if (m_switch)
+    {
+        return m_switch->PeekHeadBytes(m_switchPort, vc);
+    }
+    const Vc& v = m_vcs[vc];
+    return v.queue.empty() ? 0 : v.queue.front()->GetSize();
+}
+
+void
+CreditLinkNetDevice::UpdateVcStall(uint32_t vc, uint32_t headBytes)
+{
+    if (!m_creditsReady)
+    {
+        return;
+    }
+    Vc& v = m_vcs[vc];
+    const bool stalled = headBytes != 0 && v.credits < CreditsFor(headBytes);
+    if (stalled == v.stalled)
+    {
+        return;
+    }
+    v.stalled = stalled;
+    if (stalled)
+    {
+        v.stallStart = Simulator::Now();
+        m_creditStallBeginTrace(vc);
+    }
+    else
+    {
+        m_creditStallEndTrace(vc, Simulator::Now() - v.stallStart);
+    }
+}
+
+void
+CreditLinkNetDevice::TryTransmit()
+{
+    if (m_busy || !m_creditsReady)
+    {
+        return;
+    }
+    if (m_pendingFcMask != 0)
+    {
+        const Time now = Simulator::Now();
+        if (m_creditPolicy == CREDIT_UPDATE_IMMEDIATE || now >= m_lastFcTime + m_creditInterval)
+        {
+            SendFlowControl();
+            return;
+        }
+        if (!m_fcTimer.IsRunning())
+        {
+            m_fcTimer = Simulator::Schedule(m_lastFcTime + m_creditInterval - now,
+                                            &CreditLinkNetDevice::TryTransmit,
+                                            this);
+        }
+    }
+    uint32_t eligible = 0;
+    uint32_t waiting = 0;
+    for (uint32_t vc = 0; vc < m_numVcs; ++vc)
+    {
+        const uint32_t head = HeadBytes(vc);
+        if (head == 0)
+        {
+            continue;
+        }
+        waiting |= 1u << vc;
+        if (m_vcs[vc].credits >= CreditsFor(head))
+        {
+            eligible |= 1u << vc;
+        }
+        UpdateVcStall(vc, head);
+    }
+    if (eligible == 0)
+    {
+        if (waiting != 0 && !m_linkStalled)
+        {
+            m_linkStalled = true;
+            m_linkStallStart = Simulator::Now();
+        }
+        if (waiting == 0)
+        {
+            m_clock.Reset(); // line idle: no fractional ns to carry
+        }
+        return;
+    }
+    const int32_t chosen = m_arbiter->Select(eligible);
+    if (chosen < 0)
+    {
+        return; // the arbitration table serves none of the eligible VCs
+    }
+    const auto vc = static_cast<uint32_t>(chosen);
+    if (m_linkStalled)
+    {
+        m_linkStalled = false;
+        m_counters.creditStallTime += Simulator::Now() - m_linkStallStart;
+    }
+    // Busy before dequeuing: the switch may call back into this device.
+    m_busy = true;
+    Vc& v = m_vcs[vc];
+    Ptr<Packet> packet;
+    bool wakeSender = false;
+    if (m_switch)
+    {
+        packet = m_switch->Dequeue(m_switchPort, vc);
+    }
+    else
+    {
+        packet = v.queue.front();
+        v.queue.pop_front();
+        v.queueBytes -= packet->GetSize();
+        m_ownQueueBytes -= packet->GetSize();
+        m_queueLengthTrace(vc, v.queueBytes);
+        wakeSender = v.refused;
+        v.refused = false;
+    }
+    const uint32_t size = packet->GetSize();
+    v.credits -= CreditsFor(size);
+    m_arbiter->NotifySent(vc, size);
+    UpdateVcStall(vc, HeadBytes(vc));
+    const Time txTime = m_clock.NextTransmitTime(size + m_overheadBytes);
+    m_counters.txPackets++;
+    m_counters.txBytes += size;
+    m_counters.busyTime += txTime;
+    m_current = packet;
+    m_currentVc = vc;
+    m_txBeginTrace(packet, vc);
+    m_channel->TransmitData(this, packet, vc, txTime);
+    m_txEvent = Simulator::Schedule(txTime, &CreditLinkNetDevice::TransmitComplete, this);
+    if (wakeSender && !m_txReadyCallback.IsNull())
+    {
+        m_txReadyCallback(this, vc);
+    }
+}
+
+void
+CreditLinkNetDevice::SendFlowControl()
+{
+    const uint32_t frames = __builtin_popcount(m_pendingFcMask);
+    const Time txTime = m_clock.NextTransmitTime(static_cast<uint64_t>(frames) * m_fcFrameBytes);
+    for (uint32_t mask = m_pendingFcMask; mask != 0; mask &= mask - 1)
+    {
+        const uint32_t vc = __builtin_ctz(mask);
+        m_channel->TransmitCredits(this, vc, m_vcs[vc].pendingCreditReturn, txTime);
+        m_creditUpdateTrace(vc, m_vcs[vc].pendingCreditReturn);
+        m_vcs[vc].pendingCreditReturn = 0;
+    }
+    m_pendingFcMask = 0;
+    m_lastFcTime = Simulator::Now();
+    m_counters.txFlowControlFrames += frames;
+    m_counters.busyTime += txTime;
+    m_busy = true;
+    m_current = nullptr;
+    m_txEvent = Simulator::Schedule(txTime, &CreditLinkNetDevice::TransmitComplete, this);
+}
+
+void
+CreditLinkNetDevice::TransmitComplete()
+{
+    m_busy = false;
+    if (m_current)
+    {
+        Ptr<Packet> done = m_current;
+        m_current = nullptr;
+        m_txEndTrace(done, m_currentVc);
+    }
+    TryTransmit();
+}
+
+void
+CreditLinkNetDevice::ReceiveCredits(uint32_t vc, uint32_t credits)
+{
+    EnsureCredits();
+    Vc& v = m_vcs[vc];
+    v.credits += credits;
+    NS_ABORT_MSG_IF(v.credits > v.initialCredits,
+                    "credit accounting broken on " << GetLinkName() << " VC " << vc << ": "
+                                                   << v.credits << " > initial "
+                                                   << v.initialCredits);
+    UpdateVcStall(vc, HeadBytes(vc));
+    TryTransmit();
+}
+
+void
+CreditLinkNetDevice::ReceiveData(Ptr<Packet> packet, uint32_t vc)
+{
+    EnsureCredits();
+    const uint32_t size = packet->GetSize();
+    Vc& v = m_vcs[vc];
+    v.rxOccupiedCredits += CreditsFor(size);
+    NS_ABORT_MSG_IF(static_cast<uint64_t>(v.rxOccupiedCredits) * m_creditUnitBytes >
+                        v.receiveBufferBytes,
+                    "receive buffer overflow on " << GetLinkName() << " VC " << vc
+                                                  << ": the sender ignored credits");
+    m_counters.rxPackets++;
+    m_counters.rxBytes += size;
+    m_rxTrace(packet, vc);
+    if (m_switch)
+    {
+        m_switch->ReceiveFromPort(m_switchPort, packet, vc);
+    }
+    else if (m_drainRate.GetBitRate() == 0)
+    {
+        DeliverUp(packet);
+        ReleaseReceiveBuffer(vc, size);
+    }
+    else
+    {
+        m_drainQueue.emplace_back(packet, vc);
+        if (!m_draining)
+        {
+            m_draining = true;
+            m_drainEvent = Simulator::Schedule(m_drainRate.CalculateBytesTxTime(size),
+                                               &CreditLinkNetDevice::DrainComplete,
+                                               this);
+        }
+    }
+}
+
+void
+CreditLinkNetDevice::DrainComplete()
+{
+    auto [packet, vc] = m_drainQueue.front();
+    m_drainQueue.pop_front();
+    DeliverUp(packet);
+    ReleaseReceiveBuffer(vc, packet->GetSize());
+    if (m_drainQueue.empty())
+    {
+        m_draining = false;
+        return;
+    }
+    m_drainEvent =
+        Simulator::Schedule(m_drainRate.CalculateBytesTxTime(m_drainQueue.front().first->GetSize()),
+                            &CreditLinkNetDevice::DrainComplete,
+                            this);
+}
+
+void
+CreditLinkNetDevice::DeliverUp(Ptr<Packet> packet)
+{
+    if (m_rxCallback.IsNull() && m_promiscCallback.IsNull())
+    {
+        return;
+    }
+    const uint16_t protocol = ExtractProtocol(packet);
+    const Address from = GetPeer()->GetAddress();
+    if (!m_promiscCallback.IsNull())
+    {
+        m_promiscCallback(this, packet, protocol, from, m_address, NetDevice::PACKET_HOST);
+    }
+    if (!m_rxCallback.IsNull())
+    {
+        m_rxCallback(this, packet, protocol, from);
+    }
+}
+
+void
+CreditLinkNetDevice::ReleaseReceiveBuffer(uint32_t vc, uint32_t packetBytes)
+{
+    Vc& v = m_vcs[vc];
+    const uint32_t credits = CreditsFor(packetBytes);
+    NS_ABORT_MSG_IF(credits > v.rxOccupiedCredits,
+                    "ReleaseReceiveBuffer on " << GetLinkName() << " VC " << vc << " frees "
+                                               << credits << " credits, only "
+                                               << v.rxOccupiedCredits << " held");
+    v.rxOccupiedCredits -= credits;
+    v.pendingCreditReturn += credits;
+    m_pendingFcMask |= 1u << vc;
+    TryTransmit();
+}
+
+bool
+CreditLinkNetDevice::HasPendingWork() const
+{
+    return m_ownQueueBytes != 0 || m_busy || m_pendingFcMask != 0 || !m_drainQueue.empty();
+}
+
+uint32_t
+CreditLinkNetDevice::ReportStuckVcs(std::ostream& os) const
+{
+    uint32_t stuck = 0;
+    for (uint32_t vc = 0; vc < m_numVcs; ++vc)
+    {
+        const uint32_t head = HeadBytes(vc);
+        if (head != 0 && m_vcs[vc].credits < CreditsFor(head))
+        {
+            os << "  link " << GetLinkName() << " vc " << vc << ": head packet " << head
+               << " B needs " << CreditsFor(head) << " credits, has " << m_vcs[vc].credits << " of "
+               << m_vcs[vc].initialCredits << "\n";
+            ++stuck;
+        }
+    }
+    return stuck;
+}
+
+uint32_t
+CreditLinkNetDevice::ClassifyVc(Ptr<const Packet> packet) const
+{
+    if (packet->GetSize() < CreditLinkHeader::SIZE_BYTES)
+    {
+        return 0;
+    }
+    CreditLinkHeader header;
+    packet->PeekHeader(header);
+    return header.GetVc();
+}
+
+uint16_t
+CreditLinkNetDevice::ExtractProtocol(Ptr<const Packet> packet) const
+{
+    if (packet->GetSize() < CreditLinkHeader::SIZE_BYTES)
+    {
+        return 0;
+    }
+    CreditLinkHeader header;
+    packet->PeekHeader(header);
+    return header.GetProtocol();
+}
+
+void
+CreditLinkNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+CreditLinkNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+CreditLinkNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+CreditLinkNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+Address
+CreditLinkNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+CreditLinkNetDevice::SetMtu(const uint16_t mtu)
+{
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+CreditLinkNetDevice::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+CreditLinkNetDevice::IsLinkUp() const
+{
+    return m_channel != nullptr;
+}
+
+void
+CreditLinkNetDevice::AddLinkChangeCallback(Callback<void> callback)
+{
+}
+
+bool
+CreditLinkNetDevice::IsBroadcast() const
+{
+    return true;
+}
+
+Address
+CreditLinkNetDevice::GetBroadcast() const
+{
+    return Mac48Address::GetBroadcast();
+}
+
+bool
+CreditLinkNetDevice::IsMulticast() const
+{
+    return true;
+}
+
+Address
+CreditLinkNetDevice::GetMulticast(Ipv4Address multicastGroup) const
+{
+    return Mac48Address::GetMulticast(multicastGroup);
+}
+
+Address
+CreditLinkNetDevice::GetMulticast(Ipv6Address addr) const
+{
+    return Mac48Address::GetMulticast(addr);
+}
+
+bool
+CreditLinkNetDevice::IsPointToPoint() const
+{
+    return true;
+}
+
+bool
+CreditLinkNetDevice::IsBridge() const
+{
+    return false;
+}
+
+bool
+CreditLinkNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
+{
+    const uint32_t vc =
+        m_classifyCallback.IsNull() ? ClassifyVc(packet) : m_classifyCallback(packet);
+    return SendOnVc(packet, vc);
+}
+
+bool
+CreditLinkNetDevice::SendFrom(Ptr<Packet> packet,
+                              const Address& source,
+                              const Address& dest,
+                              uint16_t protocolNumber)
+{
+    return Send(packet, dest, protocolNumber);
+}
+
+Ptr<Node>
+CreditLinkNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+CreditLinkNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+CreditLinkNetDevice::NeedsArp() const
+{
+    return false;
+}
+
+void
+CreditLinkNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
+{
+    m_rxCallback = cb;
+}
+
+void
+CreditLinkNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
+{
+    m_promiscCallback = cb;
+}
+
+bool
+CreditLinkNetDevice::SupportsSendFrom() const
+{
+    return false;
+}
+
+} // namespace ns3

@@ -1,0 +1,232 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_CREDIT_LINK_NET_DEVICE_H
+#define AI_FABRIC_CREDIT_LINK_NET_DEVICE_H
+
+#include "ns3/credit-arbiter.h"
+#include "ns3/credit-link-channel.h"
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/traced-callback.h"
+#include "ns3/wire-timing.h"
+
+#include <deque>
+#include <ostream>
+#include <vector>
+
+namespace ns3
+{
+
+class CreditSwitch;
+class CreditLinkWatchdog;
+
+/**
+ * \ingroup ai-fabric
+ * One end of a lossless, credit-flow-controlled point-to-point link.
+ *
+ * Transmit side: NumVcs virtual channels, each a FIFO bounded by TxQueueBytes,
+ * and per-VC credits (CreditUnitBytes each) for the peer's free receive
+ * buffer.  A packet starts only when credits cover all of it; the arbiter
+ * picks among such VCs.  Credits charge the packet bytes; OverheadBytes
+ * (framing, CRCs not in the packet) only cost wire time.  Flow-control frames
+ * have priority on the wire and cost FlowControlFrameBytes each.
+ *
+ * Receive side: a packet holds its receive buffer until it is released: at
+ * once by a host (or at ReceiveDrainRate), or by the CreditSwitch when the
+ * packet leaves its input buffer.  Counters describe the transmit direction.
+ */
+class CreditLinkNetDevice : public NetDevice
+{
+  public:
+    enum CreditUpdatePolicy
+    {
+        CREDIT_UPDATE_IMMEDIATE, //!< a flow-control frame as soon as buffer is released
+        CREDIT_UPDATE_PERIODIC,  //!< at most one per CreditUpdateInterval, coalesced
+    };
+
+    struct Counters
+    {
+        uint64_t txPackets{0};
+        uint64_t txBytes{0}; //!< packet bytes, without OverheadBytes
+        uint64_t txFlowControlFrames{0};
+        uint64_t rxPackets{0};
+        uint64_t rxBytes{0};
+        uint64_t peakQueueBytes{0}; //!< all VCs of this device's own transmit queue
+        Time busyTime;              //!< data and flow-control frames on the wire
+        Time creditStallTime;       //!< wire idle, data waiting, no VC with credits
+    };
+
+    /// Fired when a VC that refused a Send has room again.
+    typedef Callback<void, Ptr<CreditLinkNetDevice>, uint32_t> TxReadyCallback;
+    /// Technology hook: VC of a packet given to Send().
+    typedef Callback<uint32_t, Ptr<const Packet>> ClassifyCallback;
+
+    static TypeId GetTypeId();
+    CreditLinkNetDevice();
+
+    bool Attach(Ptr<CreditLinkChannel> channel);
+
+    /// Queue \p packet on \p vc; false (never a drop) when the VC queue is full.
+    bool SendOnVc(Ptr<Packet> packet, uint32_t vc);
+    void SetTxReadyCallback(TxReadyCallback cb);
+    void SetClassifyCallback(ClassifyCallback cb);
+
+    uint32_t GetNumVcs() const;
+    void SetReceiveBufferBytes(uint32_t vc, uint32_t bytes);
+    uint32_t GetReceiveBufferBytes(uint32_t vc) const;
+    uint32_t GetCreditUnitBytes() const;
+    uint32_t CreditsFor(uint32_t packetBytes) const;
+    uint32_t GetCredits(uint32_t vc) const;
+    uint32_t GetInitialCredits(uint32_t vc) const;
+    uint64_t GetQueueBytes(uint32_t vc) const;
+    /// Receive buffer of \p vc held by packets not yet released, in credits.
+    uint32_t GetReceiveOccupancy(uint32_t vc) const;
+    const Counters& GetCounters() const;
+    const SerializationClock& GetClock() const;
+    Ptr<CreditLinkNetDevice> GetPeer() const;
+    /// "n<node>/<if>-n<node>/<if>", used in deadlock reports.
+    std::string GetLinkName() const;
+
+    /// Channel side.
+    void ReceiveData(Ptr<Packet> packet, uint32_t vc);
+    void ReceiveCredits(uint32_t vc, uint32_t credits);
+
+    /// The receive buffer of \p packetBytes on \p vc is free again: credit the peer.
+    void ReleaseReceiveBuffer(uint32_t vc, uint32_t packetBytes);
+
+    /// Switch side: the switch supplies this port's transmit data and takes its receptions.
+    void AttachToSwitch(Ptr<CreditSwitch> sw, uint32_t port);
+    void NotifyDataAvailable(uint32_t vc);
+
+    /// Watchdog side.
+    void SetWatchdog(Ptr<CreditLinkWatchdog> watchdog);
+    bool HasPendingWork() const;
+    /// Appends one line per VC that holds data its credits do not cover; \return their count.
+    uint32_t ReportStuckVcs(std::ostream& os) const;
+
+    // NetDevice
+    void SetIfIndex(const uint32_t index) override;
+    uint32_t GetIfIndex() const override;
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override;
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+    bool IsBroadcast() const override;
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override;
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsPointToPoint() const override;
+    bool IsBridge() const override;
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+    Ptr<Node> GetNode() const override;
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
+    bool SupportsSendFrom() const override;
+
+  protected:
+    void DoDispose() override;
+    void DoInitialize() override;
+
+    /// VC of a packet handed to Send(); default: the CreditLinkHeader's VC.
+    virtual uint32_t ClassifyVc(Ptr<const Packet> packet) const;
+    /// Protocol reported to the node's receive callback; default: the CreditLinkHeader's.
+    virtual uint16_t ExtractProtocol(Ptr<const Packet> packet) const;
+
+  private:
+    struct Vc
+    {
+        std::deque<Ptr<Packet>> queue;
+        uint64_t queueBytes{0};
+        uint32_t credits{0};
+        uint32_t initialCredits{0};
+        uint32_t receiveBufferBytes{0};
+        uint32_t rxOccupiedCredits{0};
+        uint32_t pendingCreditReturn{0};
+        bool stalled{false};
+        bool refused{false};
+        Time stallStart;
+    };
+
+    void SetNumVcs(uint32_t n);
+    void SetReceiveBufferAll(uint32_t bytes);
+    uint32_t GetReceiveBufferAll() const;
+    void EnsureCredits();
+    uint32_t HeadBytes(uint32_t vc) const;
+    void UpdateVcStall(uint32_t vc, uint32_t headBytes);
+    void TryTransmit();
+    void SendFlowControl();
+    void TransmitComplete();
+    void DeliverUp(Ptr<Packet> packet);
+    void DrainComplete();
+
+    // attributes
+    uint32_t m_numVcs;
+    uint32_t m_txQueueBytes;
+    uint32_t m_creditUnitBytes;
+    DataRate m_signallingRate;
+    double m_encodingEfficiency;
+    uint32_t m_overheadBytes;
+    uint32_t m_fcFrameBytes;
+    CreditUpdatePolicy m_creditPolicy;
+    Time m_creditInterval;
+    DataRate m_drainRate;
+    uint16_t m_mtu;
+    Ptr<CreditArbiter> m_arbiter;
+
+    std::vector<Vc> m_vcs;
+    bool m_creditsReady;
+    SerializationClock m_clock;
+    bool m_busy;
+    Ptr<Packet> m_current;
+    uint32_t m_currentVc;
+    uint32_t m_pendingFcMask;
+    Time m_lastFcTime;
+    EventId m_fcTimer;
+    EventId m_txEvent;
+    EventId m_drainEvent;
+    uint64_t m_ownQueueBytes;
+    bool m_linkStalled;
+    Time m_linkStallStart;
+    Counters m_counters;
+
+    std::deque<std::pair<Ptr<Packet>, uint32_t>> m_drainQueue;
+    bool m_draining;
+
+    Ptr<CreditLinkChannel> m_channel;
+    Ptr<Node> m_node;
+    Mac48Address m_address;
+    uint32_t m_ifIndex;
+    Ptr<CreditSwitch> m_switch;
+    uint32_t m_switchPort;
+    Ptr<CreditLinkWatchdog> m_watchdog;
+    NetDevice::ReceiveCallback m_rxCallback;
+    NetDevice::PromiscReceiveCallback m_promiscCallback;
+    TxReadyCallback m_txReadyCallback;
+    ClassifyCallback m_classifyCallback;
+
+    TracedCallback<Ptr<const Packet>, uint32_t> m_txBeginTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t> m_txEndTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t> m_rxTrace;
+    TracedCallback<uint32_t, uint64_t> m_queueLengthTrace;
+    TracedCallback<uint32_t> m_creditStallBeginTrace;
+    TracedCallback<uint32_t, Time> m_creditStallEndTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t> m_backpressureTrace;
+    TracedCallback<uint32_t, uint32_t> m_creditUpdateTrace;
+};
+
+} // namespace ns3
+
+#endif

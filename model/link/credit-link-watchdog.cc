@@ -1,0 +1,185 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "credit-link-watchdog.h"
+
+#include "credit-link-net-device.h"
+#include "credit-switch.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CreditLinkWatchdog");
+
+NS_OBJECT_ENSURE_REGISTERED(CreditLinkWatchdog);
+
+TypeId
+CreditLinkWatchdog::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CreditLinkWatchdog")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<CreditLinkWatchdog>()
+            .AddAttribute("Timeout",
+                          "Simulated time without any frame sent, while packets are queued, "
+                          "that counts as a deadlock",
+                          TimeValue(MicroSeconds(100)),
+                          MakeTimeAccessor(&CreditLinkWatchdog::m_timeout),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("StopSimulation",
+                          "Call Simulator::Stop when a deadlock is found",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&CreditLinkWatchdog::m_stop),
+                          MakeBooleanChecker())
+            .AddAttribute("AbortOnDeadlock",
+                          "End the process with the report (NS_FATAL_ERROR)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&CreditLinkWatchdog::m_abort),
+                          MakeBooleanChecker())
+            .AddTraceSource("Deadlock",
+                            "The report naming the stuck links and VCs",
+                            MakeTraceSourceAccessor(&CreditLinkWatchdog::m_deadlockTrace),
+                            "ns3::CreditLinkWatchdog::ReportTracedCallback");
+    return tid;
+}
+
+CreditLinkWatchdog::CreditLinkWatchdog()
+    : m_abort(false),
+      m_stop(true),
+      m_armed(false),
+      m_fired(false),
+      m_lastProgress(0)
+{
+}
+
+void
+CreditLinkWatchdog::DoDispose()
+{
+    m_devices.clear();
+    m_switches.clear();
+    Object::DoDispose();
+}
+
+void
+CreditLinkWatchdog::Watch(Ptr<CreditLinkNetDevice> device)
+{
+    m_devices.push_back(device);
+    device->SetWatchdog(this);
+}
+
+void
+CreditLinkWatchdog::Watch(Ptr<CreditSwitch> sw)
+{
+    m_switches.push_back(sw);
+    sw->SetWatchdog(this);
+}
+
+void
+CreditLinkWatchdog::Arm()
+{
+    if (m_armed || m_fired)
+    {
+        return;
+    }
+    m_armed = true;
+    m_lastProgress = Progress();
+    Simulator::Schedule(m_timeout, &CreditLinkWatchdog::Check, this);
+}
+
+uint64_t
+CreditLinkWatchdog::Progress() const
+{
+    uint64_t frames = 0;
+    for (const auto& d : m_devices)
+    {
+        frames += d->GetCounters().txPackets + d->GetCounters().txFlowControlFrames;
+    }
+    return frames;
+}
+
+bool
+CreditLinkWatchdog::HasPendingWork() const
+{
+    for (const auto& s : m_switches)
+    {
+        if (s->GetBufferedPackets() != 0)
+        {
+            return true;
+        }
+    }
+    for (const auto& d : m_devices)
+    {
+        if (d->HasPendingWork())
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+CreditLinkWatchdog::Check()
+{
+    m_armed = false;
+    if (m_devices.empty() || !HasPendingWork())
+    {
+        return; // idle: the next queued packet re-arms
+    }
+    const uint64_t progress = Progress();
+    if (progress != m_lastProgress)
+    {
+        m_armed = true;
+        m_lastProgress = progress;
+        Simulator::Schedule(m_timeout, &CreditLinkWatchdog::Check, this);
+        return;
+    }
+    Fire();
+}
+
+void
+CreditLinkWatchdog::Fire()
+{
+    std::ostringstream os;
+    os << "credit deadlock: nothing sent for " << m_timeout.As(Time::US)
+       << " at t=" << Simulator::Now().As(Time::US)
+       << " with packets queued; stuck links and VCs:\n";
+    uint32_t stuck = 0;
+    for (const auto& d : m_devices)
+    {
+        stuck += d->ReportStuckVcs(os);
+    }
+    if (stuck == 0)
+    {
+        os << "  none waits for credits (check arbitration tables and receive drain)\n";
+    }
+    m_report = os.str();
+    m_fired = true;
+    m_deadlockTrace(m_report);
+    NS_ABORT_MSG_IF(m_abort, m_report);
+    if (m_stop)
+    {
+        Simulator::Stop();
+    }
+}
+
+bool
+CreditLinkWatchdog::HasFired() const
+{
+    return m_fired;
+}
+
+const std::string&
+CreditLinkWatchdog::GetReport() const
+{
+    return m_report;
+}
+
+} // namespace ns3

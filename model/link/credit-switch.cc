@@ -1,0 +1,324 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "credit-switch.h"
+
+#include "credit-link-header.h"
+#include "credit-link-watchdog.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CreditSwitch");
+
+NS_OBJECT_ENSURE_REGISTERED(CreditSwitch);
+
+TypeId
+CreditSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CreditSwitch")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<CreditSwitch>()
+            .AddAttribute("VirtualOutputQueues",
+                          "One FIFO per (input, VC, output) instead of per (input, VC)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&CreditSwitch::m_voq),
+                          MakeBooleanChecker())
+            .AddAttribute("TraversalLatency",
+                          "Time from a packet's full arrival until it may leave",
+                          TimeValue(NanoSeconds(0)),
+                          MakeTimeAccessor(&CreditSwitch::m_latency),
+                          MakeTimeChecker(Time(0)))
+            .AddTraceSource("Forward",
+                            "A packet leaves its input buffer: (packet, in port, out port)",
+                            MakeTraceSourceAccessor(&CreditSwitch::m_forwardTrace),
+                            "ns3::CreditSwitch::ForwardTracedCallback");
+    return tid;
+}
+
+CreditSwitch::CreditSwitch()
+    : m_voq(false),
+      m_frozen(false),
+      m_numVcs(0),
+      m_buffered(0),
+      m_forwarded(0)
+{
+}
+
+void
+CreditSwitch::DoDispose()
+{
+    m_ports.clear();
+    m_queues.clear();
+    m_ready.clear();
+    m_pipes.clear();
+    m_watchdog = nullptr;
+    m_routeCallback = RouteCallback();
+    Object::DoDispose();
+}
+
+uint32_t
+CreditSwitch::AddPort(Ptr<CreditLinkNetDevice> device)
+{
+    NS_ABORT_MSG_IF(m_frozen, "CreditSwitch::AddPort after traffic reached the switch");
+    const auto port = static_cast<uint32_t>(m_ports.size());
+    m_ports.push_back(device);
+    device->AttachToSwitch(this, port);
+    return port;
+}
+
+uint32_t
+CreditSwitch::GetNPorts() const
+{
+    return static_cast<uint32_t>(m_ports.size());
+}
+
+Ptr<CreditLinkNetDevice>
+CreditSwitch::GetPort(uint32_t port) const
+{
+    return m_ports.at(port);
+}
+
+uint32_t
+CreditSwitch::GetPortIndex(Ptr<const NetDevice> device) const
+{
+    for (uint32_t i = 0; i < m_ports.size(); ++i)
+    {
+        if (PeekPointer(m_ports[i]) == PeekPointer(device))
+        {
+            return i;
+        }
+    }
+    return GetNPorts();
+}
+
+void
+CreditSwitch::SetRoute(uint32_t destination, const std::vector<uint32_t>& ports)
+{
+    NS_ABORT_MSG_IF(ports.empty(), "CreditSwitch::SetRoute: no port for " << destination);
+    if (destination >= m_routes.size())
+    {
+        m_routes.resize(destination + 1);
+    }
+    m_routes[destination] = ports;
+}
+
+void
+CreditSwitch::SetRouteCallback(RouteCallback cb)
+{
+    m_routeCallback = cb;
+}
+
+void
+CreditSwitch::SetWatchdog(Ptr<CreditLinkWatchdog> watchdog)
+{
+    m_watchdog = watchdog;
+}
+
+uint64_t
+CreditSwitch::GetBufferedPackets() const
+{
+    return m_buffered;
+}
+
+uint64_t
+CreditSwitch::GetForwardedPackets() const
+{
+    return m_forwarded;
+}
+
+uint32_t
+CreditSwitch::ExtractDestination(Ptr<const Packet> packet) const
+{
+    CreditLinkHeader header;
+    NS_ABORT_MSG_IF(packet->GetSize() < CreditLinkHeader::SIZE_BYTES,
+                    "CreditSwitch: packet of " << packet->GetSize()
+                                               << " B carries no CreditLinkHeader");
+    packet->PeekHeader(header);
+    return header.GetDestination();
+}
+
+uint32_t
+CreditSwitch::Route(Ptr<const Packet> packet, uint32_t inPort, uint32_t vc)
+{
+    if (!m_routeCallback.IsNull())
+    {
+        return m_routeCallback(packet, inPort, vc);
+    }
+    const uint32_t destination = ExtractDestination(packet);
+    if (destination >= m_routes.size() || m_routes[destination].empty())
+    {
+        Ptr<Node> node = m_ports[inPort]->GetNode();
+        NS_FATAL_ERROR("CreditSwitch on node " << (node ? node->GetId() : 0)
+                                               << ": no route for destination " << destination);
+    }
+    const std::vector<uint32_t>& candidates = m_routes[destination];
+    uint32_t best = candidates[0];
+    for (std::size_t i = 1; i < candidates.size(); ++i)
+    {
+        if (m_bytesForOutput[candidates[i]] < m_bytesForOutput[best])
+        {
+            best = candidates[i];
+        }
+    }
+    return best;
+}
+
+uint32_t
+CreditSwitch::SelectOutputVc(Ptr<const Packet> packet,
+                             uint32_t inPort,
+                             uint32_t inVc,
+                             uint32_t outPort)
+{
+    return inVc;
+}
+
+void
+CreditSwitch::Freeze()
+{
+    m_frozen = true;
+    for (const auto& port : m_ports)
+    {
+        m_numVcs = std::max(m_numVcs, port->GetNumVcs());
+    }
+    const std::size_t k = m_ports.size();
+    m_queues.resize(k * m_numVcs * (m_voq ? k : 1));
+    m_ready.resize(k * m_numVcs);
+    m_bytesForOutput.assign(k, 0);
+    m_pipes.resize(k);
+}
+
+uint32_t
+CreditSwitch::QueueIndex(uint32_t inPort, uint32_t inVc, uint32_t outPort) const
+{
+    const uint32_t fifo = inPort * m_numVcs + inVc;
+    return m_voq ? fifo * GetNPorts() + outPort : fifo;
+}
+
+uint32_t
+CreditSwitch::RingIndex(uint32_t outPort, uint32_t outVc) const
+{
+    return outPort * m_numVcs + outVc;
+}
+
+void
+CreditSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc)
+{
+    if (!m_frozen)
+    {
+        Freeze();
+    }
+    const uint32_t out = Route(packet, inPort, vc);
+    NS_ABORT_MSG_IF(out >= m_ports.size(),
+                    "CreditSwitch: route gave port " << out << " of " << m_ports.size());
+    const uint32_t outVc = SelectOutputVc(packet, inPort, vc, out);
+    NS_ABORT_MSG_IF(outVc >= m_ports[out]->GetNumVcs(),
+                    "CreditSwitch: output VC " << outVc << " >= NumVcs of port " << out);
+    const uint32_t bytes = packet->GetSize();
+    m_buffered++;
+    m_bytesForOutput[out] += bytes;
+    if (m_watchdog)
+    {
+        m_watchdog->Arm();
+    }
+    Entry entry{packet, inPort, vc, out, outVc, bytes};
+    if (m_latency.IsZero())
+    {
+        Enqueue(std::move(entry));
+        return;
+    }
+    // Fixed latency keeps each input's arrivals in order: one pending event per input.
+    LatencyPipe& pipe = m_pipes[inPort];
+    pipe.entries.emplace_back(Simulator::Now() + m_latency, std::move(entry));
+    if (!pipe.scheduled)
+    {
+        pipe.scheduled = true;
+        Simulator::Schedule(m_latency, &CreditSwitch::PipeDeliver, this, inPort);
+    }
+}
+
+void
+CreditSwitch::PipeDeliver(uint32_t inPort)
+{
+    LatencyPipe& pipe = m_pipes[inPort];
+    pipe.scheduled = false;
+    const Time now = Simulator::Now();
+    while (!pipe.entries.empty() && pipe.entries.front().first <= now)
+    {
+        Entry entry = std::move(pipe.entries.front().second);
+        pipe.entries.pop_front();
+        Enqueue(std::move(entry));
+    }
+    if (!pipe.entries.empty() && !pipe.scheduled)
+    {
+        pipe.scheduled = true;
+        Simulator::Schedule(pipe.entries.front().first - now,
+                            &CreditSwitch::PipeDeliver,
+                            this,
+                            inPort);
+    }
+}
+
+void
+CreditSwitch::Enqueue(Entry&& entry)
+{
+    const uint32_t q = QueueIndex(entry.inPort, entry.inVc, entry.outPort);
+    const uint32_t out = entry.outPort;
+    const uint32_t outVc = entry.outVc;
+    std::deque<Entry>& queue = m_queues[q];
+    queue.push_back(std::move(entry));
+    if (queue.size() == 1)
+    {
+        m_ready[RingIndex(out, outVc)].push_back(q);
+        m_ports[out]->NotifyDataAvailable(outVc);
+    }
+}
+
+uint32_t
+CreditSwitch::PeekHeadBytes(uint32_t outPort, uint32_t outVc) const
+{
+    if (!m_frozen)
+    {
+        return 0;
+    }
+    const std::deque<uint32_t>& ring = m_ready[RingIndex(outPort, outVc)];
+    return ring.empty() ? 0 : m_queues[ring.front()].front().bytes;
+}
+
+Ptr<Packet>
+CreditSwitch::Dequeue(uint32_t outPort, uint32_t outVc)
+{
+    std::deque<uint32_t>& ring = m_ready[RingIndex(outPort, outVc)];
+    NS_ABORT_MSG_IF(ring.empty(), "CreditSwitch::Dequeue with nothing for port " << outPort);
+    const uint32_t q = ring.front();
+    ring.pop_front();
+    std::deque<Entry>& queue = m_queues[q];
+    Entry entry = std::move(queue.front());
+    queue.pop_front();
+    m_buffered--;
+    m_forwarded++;
+    m_bytesForOutput[outPort] -= entry.bytes;
+    if (!queue.empty())
+    {
+        // Back of the ring it now belongs to: round-robin among inputs.
+        const Entry& head = queue.front();
+        m_ready[RingIndex(head.outPort, head.outVc)].push_back(q);
+        if (head.outPort != outPort || head.outVc != outVc)
+        {
+            m_ports[head.outPort]->NotifyDataAvailable(head.outVc);
+        }
+    }
+    m_forwardTrace(entry.packet, entry.inPort, outPort);
+    m_ports[entry.inPort]->ReleaseReceiveBuffer(entry.inVc, entry.bytes);
+    return entry.packet;
+}
+
+} // namespace ns3

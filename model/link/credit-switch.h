@@ -1,0 +1,118 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_CREDIT_SWITCH_H
+#define AI_FABRIC_CREDIT_SWITCH_H
+
+#include "ns3/callback.h"
+#include "ns3/credit-link-net-device.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+#include <vector>
+
+namespace ns3
+{
+
+class CreditLinkWatchdog;
+
+/**
+ * \ingroup ai-fabric
+ * Input-buffered switch core over K CreditLinkNetDevice ports, aggregated to a
+ * node.  A packet stays in its input port's receive buffer (so in the
+ * upstream credits) until its output port starts sending it; the output
+ * port pulls, round-robin over the inputs whose head is for it.  Inputs are
+ * FIFO per VC (head-of-line blocking is real) unless VirtualOutputQueues is
+ * set, which keeps one FIFO per (input, VC, output) over the same shared
+ * receive buffer.  Routing, destination extraction and output VC are
+ * virtual so a technology replaces them; nothing is ever dropped.
+ */
+class CreditSwitch : public Object
+{
+  public:
+    /// Output port of a packet arriving on (inPort, vc).
+    typedef Callback<uint32_t, Ptr<const Packet>, uint32_t, uint32_t> RouteCallback;
+
+    static TypeId GetTypeId();
+    CreditSwitch();
+
+    /// \return the port index; all ports must be added before traffic arrives.
+    uint32_t AddPort(Ptr<CreditLinkNetDevice> device);
+    uint32_t GetNPorts() const;
+    Ptr<CreditLinkNetDevice> GetPort(uint32_t port) const;
+    /// \return the port index of \p device, or GetNPorts() when it is not a port.
+    uint32_t GetPortIndex(Ptr<const NetDevice> device) const;
+
+    /// Candidates for \p destination; several = adaptive (least bytes queued for it).
+    void SetRoute(uint32_t destination, const std::vector<uint32_t>& ports);
+    void SetRouteCallback(RouteCallback cb);
+
+    void SetWatchdog(Ptr<CreditLinkWatchdog> watchdog);
+    uint64_t GetBufferedPackets() const;
+    uint64_t GetForwardedPackets() const;
+
+    /// Port side.
+    void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc);
+    uint32_t PeekHeadBytes(uint32_t outPort, uint32_t outVc) const;
+    Ptr<Packet> Dequeue(uint32_t outPort, uint32_t outVc);
+
+  protected:
+    void DoDispose() override;
+
+    /// Destination id of a packet; default: the CreditLinkHeader's.
+    virtual uint32_t ExtractDestination(Ptr<const Packet> packet) const;
+    /// Output port; default: route callback if set, else the table.
+    virtual uint32_t Route(Ptr<const Packet> packet, uint32_t inPort, uint32_t vc);
+    /// VC on the output link; default: unchanged.
+    virtual uint32_t SelectOutputVc(Ptr<const Packet> packet,
+                                    uint32_t inPort,
+                                    uint32_t inVc,
+                                    uint32_t outPort);
+
+  private:
+    struct Entry
+    {
+        Ptr<Packet> packet;
+        uint32_t inPort;
+        uint32_t inVc;
+        uint32_t outPort;
+        uint32_t outVc;
+        uint32_t bytes;
+    };
+
+    struct LatencyPipe
+    {
+        std::deque<std::pair<Time, Entry>> entries;
+        bool scheduled{false};
+    };
+
+    void Freeze();
+    uint32_t QueueIndex(uint32_t inPort, uint32_t inVc, uint32_t outPort) const;
+    uint32_t RingIndex(uint32_t outPort, uint32_t outVc) const;
+    void Enqueue(Entry&& entry);
+    void PipeDeliver(uint32_t inPort);
+
+    bool m_voq;
+    Time m_latency;
+
+    std::vector<Ptr<CreditLinkNetDevice>> m_ports;
+    std::vector<std::vector<uint32_t>> m_routes;
+    RouteCallback m_routeCallback;
+    bool m_frozen;
+    uint32_t m_numVcs;
+    std::vector<std::deque<Entry>> m_queues;
+    std::vector<std::deque<uint32_t>> m_ready; //!< per (output, VC): queues whose head is for it
+    std::vector<uint64_t> m_bytesForOutput;
+    std::vector<LatencyPipe> m_pipes;
+    uint64_t m_buffered;
+    uint64_t m_forwarded;
+    Ptr<CreditLinkWatchdog> m_watchdog;
+
+    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_forwardTrace;
+};
+
+} // namespace ns3
+
+#endif
