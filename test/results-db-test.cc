@@ -3,11 +3,19 @@
  */
 #include "ns3/boolean.h"
 #include "ns3/collective-bandwidth.h"
+#include "ns3/flow-monitor-helper.h"
+#include "ns3/flow-monitor-importer.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-address-helper.h"
 #include "ns3/link-sampler.h"
 #include "ns3/progress-reporter.h"
 #include "ns3/results-database.h"
 #include "ns3/run-parameters.h"
+#include "ns3/simple-net-device-helper.h"
 #include "ns3/simulator.h"
+#include "ns3/socket.h"
+#include "ns3/udp-socket-factory.h"
 #include "ns3/uinteger.h"
 
 #include <chrono>
@@ -756,4 +764,61 @@ TEST_F(ResultsDb, QueriesRunOnSampleRun)
     EXPECT_EQ(breakdown[0].at("idle_ns"), "0");
     // rank 3's collective ends 300 ns later: exposed 2300 ns
     EXPECT_EQ(breakdown[3].at("exposed_comm_ns"), "2300");
+}
+
+// FlowMonitor's IP flows become 'ethernet' flows rows with node ids and ranks.
+TEST_F(ResultsDb, FlowMonitorImport)
+{
+    NodeContainer nodes;
+    nodes.Create(2);
+    SimpleNetDeviceHelper link;
+    NetDeviceContainer devices = link.Install(nodes);
+    InternetStackHelper internet;
+    internet.Install(nodes);
+    Ipv4AddressHelper addresses("10.0.0.0", "255.255.255.0");
+    Ipv4InterfaceContainer ifaces = addresses.Assign(devices);
+    FlowMonitorHelper flowHelper;
+    Ptr<FlowMonitor> monitor = flowHelper.InstallAll();
+
+    Ptr<Socket> sink = Socket::CreateSocket(nodes.Get(1), UdpSocketFactory::GetTypeId());
+    sink->Bind(InetSocketAddress(Ipv4Address::GetAny(), 9));
+    Ptr<Socket> source = Socket::CreateSocket(nodes.Get(0), UdpSocketFactory::GetTypeId());
+    source->Connect(InetSocketAddress(ifaces.GetAddress(1), 9));
+    // 5 ms apart: ARP's request jitter (up to 10 ms) then holds at most 3 packets,
+    // which its pending queue (3) keeps, so all 10 arrive.
+    for (int i = 0; i < 10; ++i)
+    {
+        Simulator::Schedule(MilliSeconds(1 + 5 * i),
+                            [source]() { source->Send(Create<Packet>(1000)); });
+    }
+    Simulator::Stop(MilliSeconds(100));
+    Simulator::Run();
+
+    auto db = CreateObject<ResultsDatabase>();
+    db->Open(m_path);
+    const int64_t run = db->BeginRun("fm", "flow-monitor", 1, "{}");
+    const auto rows =
+        FlowMonitorImporter::Import(*db,
+                                    monitor,
+                                    DynamicCast<Ipv4FlowClassifier>(flowHelper.GetClassifier()),
+                                    {{1, 5}},
+                                    1000);
+    db->EndRun("complete", Simulator::Now());
+    Simulator::Destroy();
+
+    // one UDP flow, node 0 -> node 1
+    EXPECT_EQ(rows, 1u);
+    Reader r(m_path);
+    const std::string where = " FROM flows WHERE run_id=" + std::to_string(run);
+    // id offset 1000 + FlowMonitor's first id 1; IP flows are the ethernet plane
+    EXPECT_EQ(r.Text("SELECT flow_id||','||plane||','||src_node||','||dst_node" + where),
+              "1001,ethernet,0,1");
+    // node 0 has no rank (NULL); node 1 was given rank 5
+    EXPECT_EQ(r.Text("SELECT coalesce(src_rank,'NULL')||','||dst_rank" + where), "NULL,5");
+    // 10 packets of 1000 B payload + 8 B UDP + 20 B IPv4 = 10,280 B sent and received, none lost
+    EXPECT_EQ(r.Text("SELECT packets||','||bytes||','||rx_bytes||','||lost_packets" + where),
+              "10,10280,10280,0");
+    // first sent at 1 ms (start_ns is the IP send time); the last is sent at 46 ms
+    EXPECT_EQ(r.Int("SELECT start_ns" + where), 1000000);
+    EXPECT_GE(r.Int("SELECT end_ns" + where), 46000000);
 }
