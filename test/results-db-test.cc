@@ -464,6 +464,7 @@ TEST_F(ResultsDb, RowsRoundTrip)
     params.Set("rate_gbps", 400.5);
     params.Set("trace", std::string("a \"quoted\"\\path\nline\x01"));
     params.Set("ecn", true);
+    params.AddGlobalValues();
     const int64_t run = db->BeginRun("rt", "round-trip", 42, params.ToJson());
     db->AddNode({3, "gpu3", "gpu", 0, 3});
     db->AddNode({9, "sw0", "nvswitch", 0, -1});
@@ -501,6 +502,12 @@ TEST_F(ResultsDb, RowsRoundTrip)
               "a \"quoted\"\\path\nline\x01");
     EXPECT_EQ(r.Int("SELECT json_extract(params, '$.gpus') FROM runs" + where), 16);
     EXPECT_EQ(r.Text("SELECT json_extract(params, '$.preset') FROM runs" + where), "dgx-h100");
+    // ns-3's GlobalValues ride along: RngSeed is 1 unless changed
+    EXPECT_EQ(r.Text("SELECT json_extract(params, '$.\"global.RngSeed\"') FROM runs" + where), "1");
+    // a status other than complete/failed is refused (the run stays open)
+    db->BeginRun("bad", "round-trip", 1, "{}");
+    EXPECT_THROW(db->EndRun("done", NanoSeconds(0)), ResultsDatabaseError);
+    db->EndRun("failed", NanoSeconds(0));
     // rank NULL for a switch, 3 for gpu3
     EXPECT_EQ(r.Text("SELECT rank FROM nodes WHERE node_id=9 AND run_id=" + std::to_string(run)),
               "NULL");

@@ -460,6 +460,13 @@ ResultsDatabase::Open(const std::string& path)
         {
             Fail("not a usable SQLite database", rc);
         }
+        // SQLite silently opens a write-protected file read-only; say so now
+        // rather than at the first insert in the middle of a run.
+        if (sqlite3_db_readonly(m_db, "main") == 1)
+        {
+            throw ResultsDatabaseError("results database '" + path +
+                                       "' is read-only (no write permission)");
+        }
         // WAL: readers never block the writer and a killed writer leaves the
         // main file consistent. NORMAL sync is corruption-safe under WAL.
         ExecRetry("PRAGMA journal_mode=WAL");
@@ -735,6 +742,11 @@ ResultsDatabase::EndRun(const std::string& status, Time simEnd, double wallSecon
 {
     NS_LOG_FUNCTION(this << status << simEnd << wallSeconds);
     RequireRun("EndRun()");
+    if (status != "complete" && status != "failed")
+    {
+        throw ResultsDatabaseError("results database '" + m_path + "': EndRun status '" + status +
+                                   "' is neither 'complete' nor 'failed'");
+    }
     if (wallSeconds < 0)
     {
         wallSeconds =
