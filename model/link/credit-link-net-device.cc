@@ -168,6 +168,7 @@ CreditLinkNetDevice::DoDispose()
 {
     m_txEvent.Cancel();
     m_fcTimer.Cancel();
+    m_wakeup.Cancel();
     m_drainEvent.Cancel();
     m_vcs.clear();
     m_drainQueue.clear();
@@ -461,20 +462,31 @@ CreditLinkNetDevice::TryTransmit()
     {
         return;
     }
-    if (m_pendingFcMask != 0)
+    const Time now = Simulator::Now();
+    if (m_pendingFcMask != 0 && now >= m_fcBusyUntil)
     {
-        const Time now = Simulator::Now();
         if (m_creditPolicy == CREDIT_UPDATE_IMMEDIATE || now >= m_lastFcTime + m_creditInterval)
         {
             SendFlowControl();
-            return;
         }
-        if (!m_fcTimer.IsRunning())
+        else if (!m_fcTimer.IsRunning())
         {
             m_fcTimer = Simulator::Schedule(m_lastFcTime + m_creditInterval - now,
                                             &CreditLinkNetDevice::TryTransmit,
                                             this);
         }
+    }
+    if (now < m_fcBusyUntil)
+    {
+        // A flow-control frame holds the wire.  It ends without an event of its
+        // own (the reverse direction of a one-way flow carries nothing else), so
+        // wake up only if something waits for the wire.
+        if (!m_wakeup.IsRunning() && (m_pendingFcMask != 0 || HasDataWaiting()))
+        {
+            m_wakeup =
+                Simulator::Schedule(m_fcBusyUntil - now, &CreditLinkNetDevice::TryTransmit, this);
+        }
+        return;
     }
     uint32_t eligible = 0;
     uint32_t waiting = 0;
@@ -570,9 +582,24 @@ CreditLinkNetDevice::SendFlowControl()
     m_lastFcTime = Simulator::Now();
     m_counters.txFlowControlFrames += frames;
     m_counters.busyTime += txTime;
-    m_busy = true;
-    m_current = nullptr;
-    m_txEvent = Simulator::Schedule(txTime, &CreditLinkNetDevice::TransmitComplete, this);
+    m_fcBusyUntil = Simulator::Now() + txTime;
+}
+
+bool
+CreditLinkNetDevice::HasDataWaiting() const
+{
+    if (!m_switch)
+    {
+        return m_ownQueueBytes != 0;
+    }
+    for (uint32_t vc = 0; vc < m_numVcs; ++vc)
+    {
+        if (HeadBytes(vc) != 0)
+        {
+            return true;
+        }
+    }
+    return false;
 }
 
 void
@@ -693,7 +720,8 @@ CreditLinkNetDevice::ReleaseReceiveBuffer(uint32_t vc, uint32_t packetBytes)
 bool
 CreditLinkNetDevice::HasPendingWork() const
 {
-    return m_ownQueueBytes != 0 || m_busy || m_pendingFcMask != 0 || !m_drainQueue.empty();
+    return m_ownQueueBytes != 0 || m_busy || m_pendingFcMask != 0 || !m_drainQueue.empty() ||
+           Simulator::Now() < m_fcBusyUntil;
 }
 
 uint32_t

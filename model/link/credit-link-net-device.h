@@ -168,6 +168,7 @@ class CreditLinkNetDevice : public NetDevice
     void UpdateVcStall(uint32_t vc, uint32_t headBytes);
     void TryTransmit();
     void SendFlowControl();
+    bool HasDataWaiting() const;
     void TransmitComplete();
     void DeliverUp(Ptr<Packet> packet);
     void DrainComplete();
@@ -196,6 +197,8 @@ class CreditLinkNetDevice : public NetDevice
     Time m_lastFcTime;
     EventId m_fcTimer;
     EventId m_txEvent;
+    EventId m_wakeup;
+    Time m_fcBusyUntil;
     EventId m_drainEvent;
     uint64_t m_ownQueueBytes;
     bool m_linkStalled;
