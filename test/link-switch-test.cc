@@ -203,6 +203,9 @@ TEST_F(LinkSwitchTest, IncastDeliversEverythingWithOutputSaturated)
         EXPECT_EQ(s.next, perSender); // all offered packets accepted: nothing dropped
     }
     EXPECT_EQ(core->GetBufferedPackets(), 0u);
+    // Input buffers hold at most 8 x 2 packets, all of them for the output.
+    EXPECT_LE(core->GetPeakBytesForOutput(senders), uint64_t{senders} * 2 * bytes);
+    EXPECT_GT(core->GetPeakBytesForOutput(senders), uint64_t{senders} * bytes);
     const Time active = out.last - out.first;
     const double busy = outPort->GetCounters().busyTime.GetSeconds() / active.GetSeconds();
     EXPECT_GT(busy, 0.99); // issue requirement: output busy > 99 %

@@ -130,6 +130,12 @@ CreditSwitch::GetBufferedPackets() const
 }
 
 uint64_t
+CreditSwitch::GetPeakBytesForOutput(uint32_t port) const
+{
+    return port < m_peakBytesForOutput.size() ? m_peakBytesForOutput[port] : 0;
+}
+
+uint64_t
 CreditSwitch::GetForwardedPackets() const
 {
     return m_forwarded;
@@ -193,6 +199,7 @@ CreditSwitch::Freeze()
     m_queues.resize(k * m_numVcs * (m_voq ? k : 1));
     m_ready.resize(k * m_numVcs);
     m_bytesForOutput.assign(k, 0);
+    m_peakBytesForOutput.assign(k, 0);
     m_pipes.resize(k);
 }
 
@@ -223,8 +230,15 @@ CreditSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc)
     NS_ABORT_MSG_IF(outVc >= m_ports[out]->GetNumVcs(),
                     "CreditSwitch: output VC " << outVc << " >= NumVcs of port " << out);
     const uint32_t bytes = packet->GetSize();
+    const Ptr<CreditLinkNetDevice> outDevice = m_ports[out];
+    NS_ABORT_MSG_IF(outDevice->GetInitialCredits(outVc) != 0 &&
+                        outDevice->CreditsFor(bytes) > outDevice->GetInitialCredits(outVc),
+                    "CreditSwitch: packet of " << bytes << " B can never pass "
+                                               << outDevice->GetLinkName() << " VC " << outVc
+                                               << ": the next ReceiveBufferBytes is smaller");
     m_buffered++;
     m_bytesForOutput[out] += bytes;
+    m_peakBytesForOutput[out] = std::max(m_peakBytesForOutput[out], m_bytesForOutput[out]);
     if (m_watchdog)
     {
         m_watchdog->Arm();

@@ -52,6 +52,8 @@ class CreditSwitch : public Object
     void SetWatchdog(Ptr<CreditLinkWatchdog> watchdog);
     uint64_t GetBufferedPackets() const;
     uint64_t GetForwardedPackets() const;
+    /// Peak bytes held in input buffers waiting for \p port (its output queue).
+    uint64_t GetPeakBytesForOutput(uint32_t port) const;
 
     /// Port side.
     void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc);
@@ -105,6 +107,7 @@ class CreditSwitch : public Object
     std::vector<std::deque<Entry>> m_queues;
     std::vector<std::deque<uint32_t>> m_ready; //!< per (output, VC): queues whose head is for it
     std::vector<uint64_t> m_bytesForOutput;
+    std::vector<uint64_t> m_peakBytesForOutput;
     std::vector<LatencyPipe> m_pipes;
     uint64_t m_buffered;
     uint64_t m_forwarded;
