@@ -1,0 +1,182 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_WORKLOAD_TRACE_H
+#define AI_FABRIC_WORKLOAD_TRACE_H
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Bad workload input.  what() is the full message
+ * ("trace.txt:12: field 'bytes': expected a size like 64MiB, got '64XB'");
+ * the parts are kept so that a scenario can store them in a failed run row.
+ */
+class WorkloadError : public std::runtime_error
+{
+  public:
+    WorkloadError(const std::string& file,
+                  uint32_t line,
+                  const std::string& field,
+                  const std::string& message);
+
+    const std::string& GetFile() const;
+    uint32_t GetLine() const; ///< 0 when the error is not tied to one line
+    const std::string& GetField() const;
+    const std::string& GetDetail() const;
+
+  private:
+    std::string m_file;
+    uint32_t m_line;
+    std::string m_field;
+    std::string m_detail;
+};
+
+enum class WorkloadOpKind : uint8_t
+{
+    Compute,
+    Send,
+    Recv,
+    SendRecv,
+    AllReduce,
+    AllGather,
+    ReduceScatter,
+    AllToAll,
+    Broadcast,
+    Reduce,
+};
+
+const char* WorkloadOpKindName(WorkloadOpKind kind);
+/// False for unknown names; \p kind is then untouched.
+bool WorkloadOpKindFromName(const std::string& name, WorkloadOpKind* kind);
+bool IsCollective(WorkloadOpKind kind);
+
+/// One op of one rank.  Indices (deps, peers' ops) refer to WorkloadTrace::ops[rank].
+struct WorkloadOp
+{
+    WorkloadOpKind kind = WorkloadOpKind::Compute;
+    std::string label;   ///< expanded label, unique per rank ("fwd0.3")
+    uint64_t timeNs = 0; ///< compute only
+    uint64_t bytes = 0;
+    uint32_t stream = 0;
+    int32_t group = -1;             ///< collectives: index into WorkloadTrace::groups
+    int32_t to = -1;                ///< send, sendrecv: destination rank
+    int32_t from = -1;              ///< recv, sendrecv: source rank
+    int32_t root = -1;              ///< broadcast/reduce root rank (-1: group's first member)
+    std::string algorithm;          ///< free text for the collectives layer ("" = default)
+    std::vector<std::string> after; ///< explicit dependencies as written (expanded labels)
+
+    // Resolved by WorkloadTraceBuilder::Build().
+    std::vector<uint32_t> deps; ///< same-stream predecessor first, then after= labels
+    int64_t collective = -1;    ///< index into WorkloadTrace::collectives
+    int64_t sendPeerOp = -1;    ///< send/sendrecv: index of the matching op in ops[to]
+    int64_t recvPeerOp = -1;    ///< recv/sendrecv: index of the matching op in ops[from]
+
+    uint32_t line = 0;      ///< source line, for diagnostics
+    uint32_t statement = 0; ///< ops created by one source line (instance) share this
+};
+
+struct WorkloadGroup
+{
+    std::string name;
+    std::vector<uint32_t> ranks; ///< sorted, unique
+};
+
+/// One collective call: the same label on every member of a group.
+struct WorkloadCollective
+{
+    WorkloadOpKind kind;
+    int32_t group;
+    std::string label;
+    uint64_t bytes;
+    /// (rank, index into ops[rank]) in group order
+    std::vector<std::pair<uint32_t, uint32_t>> members;
+};
+
+/**
+ * \ingroup ai-fabric
+ * A workload as per-rank DAGs.  Every op of ops[r] depends on the ops listed
+ * in deps (all of rank r); a recv additionally waits for its matched send
+ * (sends are eager: they complete without the receiver); the members of one
+ * WorkloadCollective start it together.  Build() guarantees all of this is
+ * consistent and acyclic.
+ */
+struct WorkloadTrace
+{
+    std::string source; ///< file name used in messages
+    uint32_t numRanks = 0;
+    std::vector<WorkloadGroup> groups;
+    std::vector<std::vector<WorkloadOp>> ops; ///< [rank][i], in program order
+    std::vector<WorkloadCollective> collectives;
+    std::vector<std::string> warnings; ///< "file:line: ..." accepted but suspicious input
+
+    int32_t FindGroup(const std::string& name) const;
+    uint64_t CountOps() const;
+    /// Sum of bytes over ops of \p kind on rank \p rank.
+    uint64_t SumBytes(uint32_t rank, WorkloadOpKind kind) const;
+};
+
+/**
+ * \ingroup ai-fabric
+ * Collects groups and ops from any front end, then resolves labels into
+ * dependencies, matches collectives and send/recv and checks for cycles.
+ */
+class WorkloadTraceBuilder
+{
+  public:
+    explicit WorkloadTraceBuilder(std::string source);
+
+    void SetNumRanks(uint32_t ranks, uint32_t line);
+    uint32_t GetNumRanks() const;
+    /// Returns the group's index; a duplicate name is an error.
+    int32_t AddGroup(const std::string& name, std::vector<uint32_t> ranks, uint32_t line);
+    int32_t FindGroup(const std::string& name) const;
+    const WorkloadGroup& GetGroup(int32_t index) const;
+    void AddOp(uint32_t rank, WorkloadOp op);
+    void AddWarning(uint32_t line, const std::string& text);
+    /// Throws WorkloadError on the first inconsistency.
+    WorkloadTrace Build();
+
+    /// Refuses traces beyond this many ops (memory guard for hostile input).
+    static constexpr uint64_t MAX_OPS = 50'000'000;
+
+  private:
+    [[noreturn]] void Fail(uint32_t line, const std::string& field, const std::string& message);
+    void ResolveDependencies();
+    void MatchCollectives();
+    void MatchPointToPoint();
+    void CheckAcyclic();
+
+    WorkloadTrace m_trace;
+    bool m_haveRanks = false;
+    uint64_t m_opCount = 0;
+    std::map<std::string, int32_t> m_groupIndex;
+};
+
+/// "1.5ms" -> 1500000; false on a bad unit, syntax or overflow.
+bool ParseTimeNs(const std::string& text, uint64_t* timeNs);
+/// "64MiB" -> 67108864; false on a bad unit, syntax or overflow.
+bool ParseBytes(const std::string& text, uint64_t* bytes);
+/// Shortest exact spelling: 1500000 -> "1500us", 67108864 -> "64MiB".
+std::string FormatTimeNs(uint64_t timeNs);
+std::string FormatBytes(uint64_t bytes);
+/// Decimal without sign; false on anything else or overflow of uint64.
+bool ParseUnsigned(const std::string& text, uint64_t* value);
+/// "0-7,9,12-15" -> sorted unique ranks; false with \p why on error.
+bool ParseRankList(const std::string& text,
+                   uint32_t numRanks,
+                   std::vector<uint32_t>* ranks,
+                   std::string* why);
+/// Inverse of ParseRankList: "0-7,9,12-15".
+std::string FormatRankList(const std::vector<uint32_t>& sortedRanks);
+
+} // namespace ns3
+
+#endif
