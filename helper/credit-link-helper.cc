@@ -3,6 +3,7 @@
  */
 #include "credit-link-helper.h"
 
+#include "ns3/abort.h"
 #include "ns3/credit-link-channel.h"
 #include "ns3/credit-link-net-device.h"
 #include "ns3/pointer.h"
@@ -95,6 +96,14 @@ CreditLinkHelper::InstallDevice(Ptr<Node> node)
     }
     GetWatchdog()->Watch(device);
     return device;
+}
+
+NetDeviceContainer
+CreditLinkHelper::Install(NodeContainer c)
+{
+    NS_ABORT_MSG_IF(c.GetN() != 2,
+                    "CreditLinkHelper::Install needs exactly two nodes, got " << c.GetN());
+    return Install(c.Get(0), c.Get(1));
 }
 
 NetDeviceContainer

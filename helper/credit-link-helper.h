@@ -7,6 +7,7 @@
 #include "ns3/credit-link-watchdog.h"
 #include "ns3/credit-switch.h"
 #include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
 
@@ -37,6 +38,8 @@ class CreditLinkHelper
 
     /// Two devices joined by a new channel: [0] on \p a, [1] on \p b.
     NetDeviceContainer Install(Ptr<Node> a, Ptr<Node> b);
+    /// The same for a container of exactly two nodes.
+    NetDeviceContainer Install(NodeContainer c);
     /// Aggregates a CreditSwitch to \p node (or returns the one it has).
     Ptr<CreditSwitch> InstallSwitch(Ptr<Node> node);
 

@@ -84,6 +84,26 @@ struct RxLog
     }
 };
 
+struct StallLog
+{
+    uint32_t begins{0};
+    uint32_t ends{0};
+    uint32_t longer{0}; // frame times rounded to whole ns leave 0-1 ns waits inside a window
+    Time total;
+
+    void Begin(uint32_t)
+    {
+        ++begins;
+    }
+
+    void End(uint32_t, Time duration)
+    {
+        ++ends;
+        longer += duration > NanoSeconds(1) ? 1 : 0;
+        total += duration;
+    }
+};
+
 void
 ExpectCreditsRestored(const NetDeviceContainer& devices)
 {
@@ -112,7 +132,7 @@ class CreditLinkTest : public ::testing::Test
     NetDeviceContainer Link(CreditLinkHelper& helper)
     {
         nodes.Create(2);
-        return helper.Install(nodes.Get(0), nodes.Get(1));
+        return helper.Install(nodes);
     }
 
     NodeContainer nodes;
@@ -181,9 +201,20 @@ TEST_F(CreditLinkTest, SmallBufferLimitsThroughputToBufferOverCreditRoundTrip)
     Source src{DynamicCast<CreditLinkNetDevice>(devs.Get(0)), 0, 4096, 2000};
     RxLog log;
     devs.Get(1)->TraceConnectWithoutContext("Rx", MakeCallback(&RxLog::Rx, &log));
+    StallLog stalls;
+    devs.Get(0)->TraceConnectWithoutContext("CreditStallBegin",
+                                            MakeCallback(&StallLog::Begin, &stalls));
+    devs.Get(0)->TraceConnectWithoutContext("CreditStallEnd",
+                                            MakeCallback(&StallLog::End, &stalls));
     src.Start();
     Simulator::Run();
     ASSERT_EQ(log.times.size(), 2000u);
+    // One real stall per 4-packet window after the first: 499, each ended.
+    EXPECT_EQ(stalls.begins, stalls.ends);
+    EXPECT_EQ(stalls.longer, 499u);
+    // Per-VC stall traces and the link counter measure the same waits (one VC).
+    EXPECT_EQ(stalls.total,
+              DynamicCast<CreditLinkNetDevice>(devs.Get(0))->GetCounters().creditStallTime);
     // Whole windows only: packet 4 and packet 1996 both start a window.
     const double seconds = (log.times[1996] - log.times[4]).GetSeconds();
     const double throughputBps = 1992.0 * 4096 * 8 / seconds;

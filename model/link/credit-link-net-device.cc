@@ -120,10 +120,11 @@ CreditLinkNetDevice::GetTypeId()
                             "Transmit queue bytes of a VC after a change",
                             MakeTraceSourceAccessor(&CreditLinkNetDevice::m_queueLengthTrace),
                             "ns3::CreditLinkNetDevice::VcBytesTracedCallback")
-            .AddTraceSource("CreditStallBegin",
-                            "A VC's head packet waits for credits",
-                            MakeTraceSourceAccessor(&CreditLinkNetDevice::m_creditStallBeginTrace),
-                            "ns3::CreditLinkNetDevice::VcTracedCallback")
+            .AddTraceSource(
+                "CreditStallBegin",
+                "A VC's head packet waits for credits (its own previous packet is off the wire)",
+                MakeTraceSourceAccessor(&CreditLinkNetDevice::m_creditStallBeginTrace),
+                "ns3::CreditLinkNetDevice::VcTracedCallback")
             .AddTraceSource("CreditStallEnd",
                             "A VC's head packet is covered again; with the stall duration",
                             MakeTraceSourceAccessor(&CreditLinkNetDevice::m_creditStallEndTrace),
@@ -438,7 +439,9 @@ CreditLinkNetDevice::UpdateVcStall(uint32_t vc, uint32_t headBytes)
         return;
     }
     Vc& v = m_vcs[vc];
-    const bool stalled = headBytes != 0 && v.credits < CreditsFor(headBytes);
+    // A VC is not stalled while its own previous packet is still on the wire.
+    const bool stalled =
+        headBytes != 0 && v.credits < CreditsFor(headBytes) && !(m_busy && m_currentVc == vc);
     if (stalled == v.stalled)
     {
         return;
@@ -530,6 +533,7 @@ CreditLinkNetDevice::TryTransmit()
     }
     // Busy before dequeuing: the switch may call back into this device.
     m_busy = true;
+    m_currentVc = vc;
     Vc& v = m_vcs[vc];
     Ptr<Packet> packet;
     bool wakeSender = false;
@@ -556,7 +560,6 @@ CreditLinkNetDevice::TryTransmit()
     m_counters.txBytes += size;
     m_counters.busyTime += txTime;
     m_current = packet;
-    m_currentVc = vc;
     m_txBeginTrace(packet, vc);
     m_channel->TransmitData(this, packet, vc, txTime);
     m_txEvent = Simulator::Schedule(txTime, &CreditLinkNetDevice::TransmitComplete, this);
@@ -606,12 +609,10 @@ void
 CreditLinkNetDevice::TransmitComplete()
 {
     m_busy = false;
-    if (m_current)
-    {
-        Ptr<Packet> done = m_current;
-        m_current = nullptr;
-        m_txEndTrace(done, m_currentVc);
-    }
+    Ptr<Packet> done = m_current;
+    m_current = nullptr;
+    m_txEndTrace(done, m_currentVc);
+    UpdateVcStall(m_currentVc, HeadBytes(m_currentVc));
     TryTransmit();
 }
 
