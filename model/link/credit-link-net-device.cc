@@ -59,12 +59,14 @@ CreditLinkNetDevice::GetTypeId()
             .AddAttribute("DataRate",
                           "Signalling rate; frames get DataRate x EncodingEfficiency",
                           DataRateValue(DataRate("100Gbps")),
-                          MakeDataRateAccessor(&CreditLinkNetDevice::m_signallingRate),
+                          MakeDataRateAccessor(&CreditLinkNetDevice::SetDataRate,
+                                               &CreditLinkNetDevice::GetDataRate),
                           MakeDataRateChecker())
             .AddAttribute("EncodingEfficiency",
                           "Share of the signalling rate left to frames by line coding",
                           DoubleValue(1.0),
-                          MakeDoubleAccessor(&CreditLinkNetDevice::m_encodingEfficiency),
+                          MakeDoubleAccessor(&CreditLinkNetDevice::SetEncodingEfficiency,
+                                             &CreditLinkNetDevice::GetEncodingEfficiency),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("OverheadBytes",
                           "Wire bytes per data packet beyond the packet (framing, link CRC)",
@@ -144,6 +146,7 @@ CreditLinkNetDevice::CreditLinkNetDevice()
     : m_numVcs(1),
       m_txQueueBytes(1 << 20),
       m_creditUnitBytes(64),
+      m_signallingRate(DataRate("100Gbps")),
       m_encodingEfficiency(1.0),
       m_overheadBytes(0),
       m_fcFrameBytes(6),
@@ -210,6 +213,34 @@ uint32_t
 CreditLinkNetDevice::GetNumVcs() const
 {
     return m_numVcs;
+}
+
+void
+CreditLinkNetDevice::SetDataRate(DataRate signallingRate)
+{
+    m_signallingRate = signallingRate;
+    m_clock.SetRate(m_signallingRate, m_encodingEfficiency);
+}
+
+DataRate
+CreditLinkNetDevice::GetDataRate() const
+{
+    return m_signallingRate;
+}
+
+void
+CreditLinkNetDevice::SetEncodingEfficiency(double efficiency)
+{
+    NS_ABORT_MSG_IF(efficiency <= 0.0 || efficiency > 1.0,
+                    "CreditLinkNetDevice EncodingEfficiency must be in (0, 1], got " << efficiency);
+    m_encodingEfficiency = efficiency;
+    m_clock.SetRate(m_signallingRate, m_encodingEfficiency);
+}
+
+double
+CreditLinkNetDevice::GetEncodingEfficiency() const
+{
+    return m_encodingEfficiency;
 }
 
 void
@@ -337,7 +368,6 @@ CreditLinkNetDevice::EnsureCredits()
         v.initialCredits = m_channel->GetPeerReceiveBufferBytes(this, vc) / m_creditUnitBytes;
         v.credits = v.initialCredits;
     }
-    m_clock.SetRate(m_signallingRate, m_encodingEfficiency);
     if (!m_arbiter)
     {
         m_arbiter = CreateObject<RoundRobinArbiter>();

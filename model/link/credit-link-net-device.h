@@ -161,6 +161,10 @@ class CreditLinkNetDevice : public NetDevice
     };
 
     void SetNumVcs(uint32_t n);
+    void SetDataRate(DataRate signallingRate);
+    DataRate GetDataRate() const;
+    void SetEncodingEfficiency(double efficiency);
+    double GetEncodingEfficiency() const;
     void SetReceiveBufferAll(uint32_t bytes);
     uint32_t GetReceiveBufferAll() const;
     void EnsureCredits();

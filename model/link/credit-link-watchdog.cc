@@ -11,6 +11,7 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
+#include <iostream>
 #include <sstream>
 
 namespace ns3
@@ -164,6 +165,7 @@ CreditLinkWatchdog::Fire()
     m_fired = true;
     m_deadlockTrace(m_report);
     NS_ABORT_MSG_IF(m_abort, m_report);
+    std::cerr << "CreditLinkWatchdog: " << m_report;
     if (m_stop)
     {
         Simulator::Stop();
