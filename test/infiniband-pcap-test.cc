@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
 #include <string>
 #include <unistd.h>
 
@@ -110,4 +111,41 @@ TEST(InfinibandPcap, TsharkDecodesLrhAndBth)
     EXPECT_NE(verbose.find("Source Local ID: 3"), std::string::npos) << verbose;
     EXPECT_NE(verbose.find("Destination Queue Pair: 0x00abcd"), std::string::npos) << verbose;
     EXPECT_EQ(verbose.find("Malformed"), std::string::npos) << verbose;
+}
+
+// A flow-control packet record: 24-byte pcap file header, 16-byte pcap record
+// header, ERF header with type 25 and rlen 22 / wlen 6, then the 6 FC bytes.
+TEST(InfinibandPcap, LinkPacketRecordLayout)
+{
+    const std::string file = "/tmp/infiniband-pcap-link-" + std::to_string(getpid()) + ".pcap";
+    InfinibandFlowControlPacket fc;
+    fc.SetVl(3);
+    fc.SetFctbs(100);
+    fc.SetFccl(200);
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(fc);
+    {
+        InfinibandPcapWriter writer;
+        writer.Open(file);
+        writer.WriteLinkPacket(Seconds(2), p);
+    }
+    std::ifstream in(file, std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+    std::remove(file.c_str());
+    ASSERT_EQ(bytes.size(), 24U + 16U + 16U + 6U);
+    EXPECT_EQ(bytes[20], 197); // link type ERF, little-endian file header
+    const uint8_t* erf = bytes.data() + 40;
+    EXPECT_EQ(erf[4], 2);  // seconds in the upper half of the timestamp
+    EXPECT_EQ(erf[8], 25); // InfiniBand link
+    EXPECT_EQ(erf[11], 22);
+    EXPECT_EQ(erf[15], 6);
+    const std::vector<uint8_t> payload(erf + 16, erf + 22);
+    std::vector<uint8_t> expected(6);
+    p->CopyData(expected.data(), 6);
+    EXPECT_EQ(payload, expected);
+    EXPECT_EQ(payload[0], 0x00); // Op 0, FCTBS 100 = 0x064
+    EXPECT_EQ(payload[1], 0x64);
+    EXPECT_EQ(payload[2], 0x30); // VL 3, FCCL 200 = 0x0c8
+    EXPECT_EQ(payload[3], 0xc8);
 }
