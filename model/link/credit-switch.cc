@@ -48,6 +48,7 @@ CreditSwitch::CreditSwitch()
     : m_voq(false),
       m_frozen(false),
       m_numVcs(0),
+      m_adaptiveTurn(0),
       m_buffered(0),
       m_forwarded(0)
 {
@@ -167,12 +168,20 @@ CreditSwitch::Route(Ptr<const Packet> packet, uint32_t inPort, uint32_t vc)
                                                << ": no route for destination " << destination);
     }
     const std::vector<uint32_t>& candidates = m_routes[destination];
-    uint32_t best = candidates[0];
-    for (std::size_t i = 1; i < candidates.size(); ++i)
+    if (candidates.size() == 1)
     {
-        if (m_bytesForOutput[candidates[i]] < m_bytesForOutput[best])
+        return candidates[0];
+    }
+    // Least bytes waiting for the port; ties rotate so idle candidates share the load.
+    const std::size_t n = candidates.size();
+    const std::size_t start = m_adaptiveTurn++ % n;
+    uint32_t best = candidates[start];
+    for (std::size_t i = 1; i < n; ++i)
+    {
+        const uint32_t c = candidates[(start + i) % n];
+        if (m_bytesForOutput[c] < m_bytesForOutput[best])
         {
-            best = candidates[i];
+            best = c;
         }
     }
     return best;

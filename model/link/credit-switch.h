@@ -45,7 +45,8 @@ class CreditSwitch : public Object
     /// \return the port index of \p device, or GetNPorts() when it is not a port.
     uint32_t GetPortIndex(Ptr<const NetDevice> device) const;
 
-    /// Candidates for \p destination; several = adaptive (least bytes queued for it).
+    /// Candidates for \p destination; several = adaptive: least bytes waiting for the
+    /// port, ties taken in turn.
     void SetRoute(uint32_t destination, const std::vector<uint32_t>& ports);
     void SetRouteCallback(RouteCallback cb);
 
@@ -109,6 +110,7 @@ class CreditSwitch : public Object
     std::vector<uint64_t> m_bytesForOutput;
     std::vector<uint64_t> m_peakBytesForOutput;
     std::vector<LatencyPipe> m_pipes;
+    uint64_t m_adaptiveTurn;
     uint64_t m_buffered;
     uint64_t m_forwarded;
     Ptr<CreditLinkWatchdog> m_watchdog;
