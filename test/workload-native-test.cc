@@ -119,6 +119,29 @@ repeat 2 start=5 {
     EXPECT_EQ(t.collectives.size(), 6u); // 2 * 3 allreduces
 }
 
+// shift D offsets the innermost repeat's number: a loop whose body holds
+// micro-batch i+2's forward and micro-batch i's backward labels both by micro-batch.
+TEST(WorkloadNative, ShiftBlocks)
+{
+    std::string text = std::string(kHead) + R"(repeat 2 start=2 {
+  0 f compute time=1us
+  shift -2 {
+    0 b compute time=1us
+    repeat 2 {
+      0 bl compute time=1ns
+    }
+  }
+}
+)";
+    WorkloadTrace t = NativeTraceParser::ParseString(text, "shift.trace");
+    ASSERT_EQ(t.ops[0].size(), 8u);
+    EXPECT_EQ(t.ops[0][0].label, "f.2");
+    EXPECT_EQ(t.ops[0][1].label, "b.0");
+    EXPECT_EQ(t.ops[0][3].label, "bl.0.1");
+    EXPECT_EQ(t.ops[0][4].label, "f.3");
+    EXPECT_EQ(t.ops[0][5].label, "b.1");
+}
+
 TEST(WorkloadNative, Units)
 {
     uint64_t v = 0;
@@ -190,7 +213,7 @@ TEST(WorkloadNative, ErrorsNameLineAndField)
     EXPECT_EQ(ErrorOf(h + "0 a compute time=1us junk\n"),
               "trace.txt:4: column 22: expected key=value, got 'junk'");
     EXPECT_EQ(ErrorOf(h + "repeat 2 {\n0 a compute time=1us\n"),
-              "trace.txt:4: field 'repeat': repeat block is never closed with '}'");
+              "trace.txt:4: field 'repeat': block is never closed with '}'");
     EXPECT_EQ(ErrorOf("ranks 4\n"), "trace.txt:1: column 1: expected the header 'fabric-trace 1'");
     EXPECT_EQ(ErrorOf(h + "1 r recv from=0 bytes=1KiB\n0 r send to=1 bytes=2KiB\n"),
               "trace.txt:4: field 'bytes': recv 'r' on rank 1 expects 1024 bytes but the send "

@@ -36,6 +36,8 @@ struct Statement
     std::vector<std::string> after;
     // repeat block
     bool isRepeat = false;
+    bool isShift = false;
+    int64_t shift = 0;
     uint64_t count = 0;
     uint64_t start = 0;
     std::vector<Statement> body;
@@ -178,6 +180,35 @@ class Parser
                 stack[depth] = &opened->body;
                 continue;
             }
+            if (head == "shift")
+            {
+                // shift D { ... }: inside, the innermost repeat's iteration number is
+                // offset by D (for labels of ops that run a fixed distance apart).
+                if (openBlocks.empty() || depth >= NativeTraceParser::MAX_NESTING)
+                {
+                    Fail("shift", m_tokens[0].column, "shift must be inside a repeat block");
+                }
+                Statement block;
+                block.isShift = true;
+                block.line = line;
+                const std::string d = m_tokens.size() > 1 ? m_tokens[1].text : "";
+                uint64_t mag = 0;
+                const bool neg = !d.empty() && d[0] == '-';
+                const std::string digits =
+                    (!d.empty() && (d[0] == '-' || d[0] == '+')) ? d.substr(1) : d;
+                if (m_tokens.size() != 3 || m_tokens[2].text != "{" ||
+                    !ParseUnsigned(digits, &mag) || mag > 1000000000)
+                {
+                    Fail("shift", m_tokens[0].column, "expected 'shift D {' with a whole number D");
+                }
+                block.shift = neg ? -static_cast<int64_t>(mag) : static_cast<int64_t>(mag);
+                stack[depth]->push_back(std::move(block));
+                Statement* opened = &stack[depth]->back();
+                openBlocks.push_back(opened);
+                ++depth;
+                stack[depth] = &opened->body;
+                continue;
+            }
             if (head == "}")
             {
                 if (m_tokens.size() != 1)
@@ -186,16 +217,21 @@ class Parser
                 }
                 if (depth == 0)
                 {
-                    Fail("", m_tokens[0].column, "'}' without repeat");
+                    Fail("", m_tokens[0].column, "'}' without repeat or shift");
                 }
                 --depth;
                 openBlocks.pop_back();
                 continue;
             }
             Statement st = OpLine();
-            if (!openBlocks.empty())
+            Statement* owner = nullptr; // innermost repeat: shift blocks own no labels
+            for (auto it = openBlocks.rbegin(); it != openBlocks.rend() && !owner; ++it)
             {
-                openBlocks.back()->labels.insert(st.label);
+                owner = (*it)->isRepeat ? *it : nullptr;
+            }
+            if (owner)
+            {
+                owner->labels.insert(st.label);
             }
             else
             {
@@ -215,7 +251,7 @@ class Parser
             throw WorkloadError(m_source,
                                 openBlocks.back()->line,
                                 "repeat",
-                                "repeat block is never closed with '}'");
+                                "block is never closed with '}'");
         }
         if (m_builder.GetNumRanks() == 0)
         {
@@ -301,7 +337,8 @@ class Parser
         {
             Fail("",
                  m_tokens[0].column,
-                 "expected ranks, 'group', 'repeat' or '}', got '" + m_tokens[0].text + "'");
+                 "expected ranks, 'group', 'repeat', 'shift' or '}', got '" + m_tokens[0].text +
+                     "'");
         }
         st.ranks = Ranks(m_tokens[0]);
         if (!IsLabel(m_tokens[1].text))
@@ -527,6 +564,23 @@ class Parser
             if (++m_work > 4 * WorkloadTraceBuilder::MAX_OPS)
             {
                 throw WorkloadError(m_source, st.line, "repeat", "trace expands too far");
+            }
+            if (st.isShift)
+            {
+                const uint64_t saved = iters.back();
+                const int64_t shifted = static_cast<int64_t>(saved) + st.shift;
+                if (shifted < 0)
+                {
+                    throw WorkloadError(m_source,
+                                        st.line,
+                                        "shift",
+                                        "iteration " + std::to_string(saved) + " shifted by " +
+                                            std::to_string(st.shift) + " is negative");
+                }
+                iters.back() = static_cast<uint64_t>(shifted);
+                Expand(st.body, scopes, iters);
+                iters.back() = saved;
+                continue;
             }
             if (st.isRepeat)
             {

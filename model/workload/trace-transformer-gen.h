@@ -1,0 +1,74 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_TRACE_TRANSFORMER_GEN_H
+#define AI_FABRIC_TRACE_TRANSFORMER_GEN_H
+
+#include "ns3/workload-trace.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/// A GPT-style transformer and its parallel layout (flags of scenarios/trace-gen).
+struct TransformerTraceConfig
+{
+    uint32_t layers = 24;
+    uint32_t hidden = 2048;
+    uint32_t seq = 2048;
+    uint32_t vocab = 51200;
+    uint32_t microBatch = 1;  ///< sequences per micro-batch
+    uint32_t globalBatch = 8; ///< sequences per iteration
+    uint32_t dtypeBytes = 2;
+    uint32_t experts = 0; ///< 0: dense MLP; else every layer's MLP is MoE
+    uint32_t topk = 2;
+    uint32_t tp = 1;
+    uint32_t pp = 1;
+    uint32_t dp = 1;
+    uint32_t ep = 1;               ///< divides dp; experts sharded over ep DP ranks
+    std::string schedule = "1f1b"; ///< or "gpipe"
+    uint32_t microBatches = 0;     ///< 0: globalBatch / (microBatch * dp)
+    uint32_t zero = 0;             ///< 0, 1 or 3
+    bool sequenceParallel = false;
+    std::string gpu = "H100";
+    double efficiency = 0.5; ///< achieved fraction of peak dense BF16
+    uint32_t iterations = 1;
+    std::string mapping = "tp-inner";   ///< or "dp-inner"
+    uint64_t bucketBytes = 25ULL << 20; ///< DP gradient bucket (PyTorch DDP default 25 MiB)
+};
+
+/**
+ * \ingroup ai-fabric
+ * Writes the native trace of a transformer training job: TP collectives per
+ * layer, pipeline send/recv in 1F1B or GPipe order, DP gradient buckets
+ * overlapped with the last micro-batch's backward, ZeRO-1/3 collectives, MoE
+ * all-to-alls.  Compute time = FLOPs / (GPU peak x efficiency).
+ *
+ * Rank layout, tp-inner: rank = (stage * dp + d) * tp + t (TP groups are
+ * consecutive ranks, inside one NVLink domain); dp-inner: rank = (stage * tp + t) * dp + d.
+ */
+class TransformerTraceGenerator
+{
+  public:
+    explicit TransformerTraceGenerator(TransformerTraceConfig config);
+
+    /// Throws WorkloadError naming the offending flag.
+    void Validate() const;
+    std::string Generate() const;
+    WorkloadTrace GenerateTrace() const;
+
+    uint32_t GetMicroBatches() const;
+    uint32_t RankOf(uint32_t stage, uint32_t d, uint32_t t) const;
+    /// Parameters whose gradients stage \p stage's ranks reduce over DP (per rank).
+    uint64_t DenseParamsPerRank(uint32_t stage) const;
+    /// Peak dense BF16 FLOP/s of a --gpu preset; false if unknown.
+    static bool GpuPeakFlops(const std::string& gpu, double* flops);
+
+  private:
+    TransformerTraceConfig m_c;
+};
+
+} // namespace ns3
+
+#endif

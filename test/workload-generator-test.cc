@@ -1,0 +1,250 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/trace-native.h"
+#include "ns3/trace-transformer-gen.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+namespace
+{
+
+TransformerTraceConfig
+Small()
+{
+    TransformerTraceConfig c;
+    c.layers = 8;
+    c.hidden = 256;
+    c.seq = 128;
+    c.vocab = 1000;
+    c.microBatch = 1;
+    c.globalBatch = 8;
+    return c;
+}
+
+// "F3" / "B5": micro-batch phases of a rank in program order, read from the labels
+// of the first layer's attention compute ("fa.<mb>.0", "ba.<mb>.0", "lba.0" = last mb).
+std::vector<std::string>
+Phases(const WorkloadTrace& t, uint32_t rank, uint32_t lastMb)
+{
+    std::vector<std::string> out;
+    for (const auto& op : t.ops[rank])
+    {
+        const auto& l = op.label;
+        if (l.rfind("fa.", 0) == 0 && l.size() > 2 && l.substr(l.size() - 2) == ".0")
+        {
+            out.push_back("F" + l.substr(3, l.size() - 5));
+        }
+        else if (l.rfind("ba.", 0) == 0 && l.substr(l.size() - 2) == ".0")
+        {
+            out.push_back("B" + l.substr(3, l.size() - 5));
+        }
+        else if (l == "lba.0")
+        {
+            out.push_back("B" + std::to_string(lastMb));
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+// Pure DP (tp = pp = 1, dp = 4): every rank all-reduces each parameter's gradient
+// once per iteration, so the allreduce bytes are exactly params x dtypeBytes
+// (buckets hold whole layers: no rounding).  params = layers x 12h^2 + vocab x h.
+TEST(WorkloadGenerator, PureDpAllreduceBytesEqualParameters)
+{
+    auto c = Small();
+    c.dp = 4;
+    c.bucketBytes = 2 << 20;
+    TransformerTraceGenerator gen(c);
+    auto t = gen.GenerateTrace();
+    const uint64_t params = 8ULL * 12 * 256 * 256 + 1000ULL * 256; // 6291456 + 256000
+    EXPECT_EQ(gen.DenseParamsPerRank(0), params);
+    for (uint32_t r = 0; r < 4; ++r)
+    {
+        EXPECT_EQ(t.SumBytes(r, WorkloadOpKind::AllReduce), params * 2);
+    }
+    // bucket allreduces run on stream 1 after a backward compute (overlap)
+    size_t buckets = 0;
+    for (const auto& op : t.ops[0])
+    {
+        if (op.kind == WorkloadOpKind::AllReduce)
+        {
+            ++buckets;
+            EXPECT_EQ(op.stream, 1u);
+            ASSERT_EQ(op.after.size(), 1u);
+            EXPECT_EQ(op.after[0].rfind("lba.", 0), 0u);
+        }
+    }
+    // 1.5 MiB of gradients per layer, 2 MiB buckets: one closes every second layer -> 4
+    EXPECT_EQ(buckets, 4u);
+}
+
+// 1F1B on p = 4 stages, m = 8 micro-batches: each stage boundary carries exactly m
+// activation sends and m gradient sends; stage s runs p-1-s warm-up forwards, then
+// alternates, then drains.
+TEST(WorkloadGenerator, OneFOneBOrderAndCounts)
+{
+    auto c = Small();
+    c.pp = 4;
+    c.microBatches = 8;
+    TransformerTraceGenerator gen(c);
+    auto t = gen.GenerateTrace();
+    ASSERT_EQ(t.numRanks, 4u);
+    for (uint32_t s = 0; s + 1 < 4; ++s)
+    {
+        size_t fwd = 0;
+        size_t bwd = 0;
+        for (const auto& op : t.ops[s])
+        {
+            fwd += op.kind == WorkloadOpKind::Send && op.to == int32_t(s + 1);
+        }
+        for (const auto& op : t.ops[s + 1])
+        {
+            bwd += op.kind == WorkloadOpKind::Send && op.to == int32_t(s);
+        }
+        EXPECT_EQ(fwd, 8u) << "boundary " << s;
+        EXPECT_EQ(bwd, 8u) << "boundary " << s;
+    }
+    for (uint32_t s = 0; s < 4; ++s)
+    {
+        std::vector<std::string> expected;
+        const uint32_t w = 3 - s;
+        for (uint32_t k = 0; k < w; ++k)
+        {
+            expected.push_back("F" + std::to_string(k));
+        }
+        for (uint32_t i = 0; i + w < 8; ++i)
+        {
+            expected.push_back("F" + std::to_string(w + i));
+            expected.push_back("B" + std::to_string(i));
+        }
+        for (uint32_t k = 8 - w; k < 8; ++k)
+        {
+            expected.push_back("B" + std::to_string(k));
+        }
+        EXPECT_EQ(Phases(t, s, 7), expected) << "stage " << s;
+    }
+}
+
+TEST(WorkloadGenerator, GpipeRunsAllForwardsFirst)
+{
+    auto c = Small();
+    c.pp = 2;
+    c.microBatches = 3;
+    c.schedule = "gpipe";
+    auto t = TransformerTraceGenerator(c).GenerateTrace();
+    EXPECT_EQ(Phases(t, 0, 2), (std::vector<std::string>{"F0", "F1", "F2", "B0", "B1", "B2"}));
+}
+
+// Every feature at once re-parses, prints as a fixed point, and gives the
+// expected collective mix: SP turns each TP allreduce into RS + AG, MoE adds two
+// all-to-alls per layer per direction, ZeRO-1 reduce-scatters then all-gathers.
+TEST(WorkloadGenerator, AllFeaturesReparse)
+{
+    auto c = Small();
+    c.tp = 2;
+    c.pp = 2;
+    c.dp = 4;
+    c.ep = 2;
+    c.experts = 4;
+    c.zero = 1;
+    c.sequenceParallel = true;
+    c.iterations = 2;
+    c.globalBatch = 8; // m = 2
+    TransformerTraceGenerator gen(c);
+    auto t = gen.GenerateTrace();
+    ASSERT_EQ(t.numRanks, 16u);
+    std::string printed = NativeTracePrinter::Print(t);
+    EXPECT_EQ(NativeTracePrinter::Print(NativeTraceParser::ParseString(printed, "p")), printed);
+    size_t a2a = 0;
+    size_t ar = 0;
+    for (const auto& op : t.ops[0])
+    {
+        a2a += op.kind == WorkloadOpKind::AllToAll;
+        ar += op.kind == WorkloadOpKind::AllReduce;
+    }
+    // 4 layers/stage x 2 micro-batches x (2 fwd + 2 bwd) x 2 iterations
+    EXPECT_EQ(a2a, 4u * 2 * 4 * 2);
+    // TP: none (SP); DP: none (ZeRO-1); expert grads: one xdp allreduce per layer per iteration
+    EXPECT_EQ(ar, 4u * 2);
+    EXPECT_GT(t.SumBytes(0, WorkloadOpKind::ReduceScatter), 0u);
+}
+
+// ZeRO-3 gathers each layer's parameters before its forward and backward compute.
+TEST(WorkloadGenerator, Zero3GathersParameters)
+{
+    auto c = Small();
+    c.dp = 2;
+    c.zero = 3;
+    c.microBatches = 2;
+    c.globalBatch = 4;
+    auto t = TransformerTraceGenerator(c).GenerateTrace();
+    size_t gathers = 0;
+    for (const auto& op : t.ops[1])
+    {
+        gathers += op.kind == WorkloadOpKind::AllGather;
+    }
+    EXPECT_EQ(gathers, 8u * 2 * 2); // layers x micro-batches x (fwd + bwd)
+}
+
+// Layouts: tp=2, pp=2, dp=2.  tp-inner: rank = (stage*dp + d)*tp + t;
+// dp-inner: rank = (stage*tp + t)*dp + d.
+TEST(WorkloadGenerator, RankMapping)
+{
+    auto c = Small();
+    c.tp = 2;
+    c.pp = 2;
+    c.dp = 2;
+    c.globalBatch = 4;
+    TransformerTraceGenerator inner(c);
+    EXPECT_EQ(inner.RankOf(0, 1, 0), 2u);
+    EXPECT_EQ(inner.RankOf(1, 0, 1), 5u);
+    auto t = inner.GenerateTrace();
+    EXPECT_EQ(t.groups[t.FindGroup("tp_s0_d1")].ranks, (std::vector<uint32_t>{2, 3}));
+    c.mapping = "dp-inner";
+    TransformerTraceGenerator outer(c);
+    EXPECT_EQ(outer.RankOf(0, 1, 0), 1u);
+    auto u = outer.GenerateTrace();
+    EXPECT_EQ(u.groups[u.FindGroup("tp_s0_d1")].ranks, (std::vector<uint32_t>{1, 3}));
+    EXPECT_EQ(u.groups[u.FindGroup("dp_s0_t1")].ranks, (std::vector<uint32_t>{2, 3}));
+}
+
+// Attention forward of b=1, s=2048, h=4096 on an H100 at 50 %:
+// (8bsh^2 + 4bs^2h) = 343597383680 FLOP / (989e12 x 0.5) = 694838 ns.
+TEST(WorkloadGenerator, ComputeTimeFromFlops)
+{
+    TransformerTraceConfig c;
+    c.layers = 1;
+    c.hidden = 4096;
+    c.seq = 2048;
+    c.vocab = 1000;
+    c.globalBatch = 1;
+    c.gpu = "H100";
+    c.efficiency = 0.5;
+    auto t = TransformerTraceGenerator(c).GenerateTrace();
+    ASSERT_EQ(t.ops[0][0].label, "fa.0.0");
+    EXPECT_EQ(t.ops[0][0].timeNs, 694838u);
+    double a100 = 0;
+    EXPECT_TRUE(TransformerTraceGenerator::GpuPeakFlops("A100", &a100));
+    EXPECT_EQ(a100, 312e12);
+}
+
+TEST(WorkloadGenerator, BadLayoutNamesTheFlag)
+{
+    auto c = Small();
+    c.pp = 3; // 8 layers
+    try
+    {
+        TransformerTraceGenerator(c).Generate();
+        FAIL();
+    }
+    catch (const WorkloadError& e)
+    {
+        EXPECT_EQ(std::string(e.what()), "trace-gen: field 'pp': pp 3 must divide layers 8");
+    }
+}
