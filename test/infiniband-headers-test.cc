@@ -149,6 +149,27 @@ TEST(InfinibandHeaders, IcrcMasksVariantFields)
     EXPECT_EQ(InfinibandIcrc::Compute(ones, sizeof(ones)), 0x1bdce28fU);
 }
 
+// Global packet (LNH 3): LRH, GRH TClass/FlowLabel/HopLmt and BTH byte 4 are
+// variant (IBA §7.8.1); IPVer, PayLen, NxtHdr, SGID, DGID and the BTH are not.
+TEST(InfinibandHeaders, IcrcOfGlobalPacket)
+{
+    std::vector<uint8_t> pkt(8 + 40 + 12 + 8, 0x11);
+    pkt[1] = 0x03; // LNH = 3
+    const uint32_t base = InfinibandIcrc::Compute(pkt.data(), pkt.size());
+    for (size_t variant : {0, 1, 2, 3, 6, 7, 8 + 1, 8 + 3, 8 + 7, 48 + 4})
+    {
+        auto copy = pkt;
+        copy[variant] ^= 0x0c; // in byte 1 this spares LNH
+        EXPECT_EQ(InfinibandIcrc::Compute(copy.data(), copy.size()), base) << variant;
+    }
+    for (size_t invariant : {8 + 4, 8 + 6, 8 + 8, 8 + 24, 48, 48 + 7, 60})
+    {
+        auto copy = pkt;
+        copy[invariant] ^= 0x0c;
+        EXPECT_NE(InfinibandIcrc::Compute(copy.data(), copy.size()), base) << invariant;
+    }
+}
+
 // A 4096-byte RC SEND ONLY packet: LRH 8 + BTH 12 + 4096 + ICRC 4 + VCRC 2 =
 // 4122 bytes on the wire (Linux ib_pack.h header sizes), PktLen = 4120/4.
 TEST(InfinibandHeaders, SendOnlyWireSizeAndCrcs)

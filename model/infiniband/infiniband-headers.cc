@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/log.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <vector>
 
@@ -536,6 +537,8 @@ InfinibandIcrc::Compute(const uint8_t* bytes, size_t length)
         const size_t grhBytes = 40;
         NS_ABORT_MSG_IF(length < grh + grhBytes + InfinibandBth::SIZE_BYTES,
                         "InfinibandIcrc: " << length << " bytes cannot hold LRH, GRH and BTH");
+        // Routers rewrite the LRH of a global packet: all of it is variant.
+        std::fill(masked.begin(), masked.begin() + InfinibandLrh::SIZE_BYTES, 0xff);
         masked[grh] |= 0x0f;    // TClass high nibble
         masked[grh + 1] = 0xff; // TClass low nibble, FlowLabel
         masked[grh + 2] = 0xff;

@@ -155,8 +155,11 @@ class InfinibandBth : public Header
 /**
  * \ingroup ai-fabric
  * Invariant CRC trailer, 4 bytes (IBA vol. 1 §7.8.1): CRC-32 of IEEE 802.3
- * over LRH..payload with the variant fields (LRH.VL; GRH TClass, FlowLabel,
- * HopLmt; BTH byte 4 with FECN/BECN) set to all ones.  Transmitted in the
+ * over LRH..payload with the variant fields set to all ones: LRH.VL and BTH
+ * byte 4 (Resv8a, later FECN/BECN) of a local packet; the whole LRH, GRH
+ * TClass, FlowLabel, HopLmt and BTH byte 4 of a global one (IBA §7.8.1 as
+ * given in Shanley, "InfiniBand Network Architecture" ch. 25; the 8 bytes of
+ * ones rxe_icrc.c feeds for RoCE's missing LRH agree).  Transmitted in the
  * byte order of the Ethernet FCS, as Linux drivers/infiniband/sw/rxe/rxe_icrc.c
  * (which interoperates with HCAs) stores it.
  */
