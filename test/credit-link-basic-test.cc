@@ -11,6 +11,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/node-container.h"
+#include "ns3/node.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -349,5 +350,60 @@ TEST_F(CreditLinkTest, ReceiveDrainRatePacesTheSender)
     // The first packet arrives after 0.33 us, then the host consumes 500 x 4096 B
     // at 10 Gb/s back to back (credits keep its buffer non-empty): 1638.4 us.  Within 0.1 %.
     EXPECT_NEAR(host.last.GetSeconds() * 1e6, 1638.4 + 0.33, 1638.4 * 0.001);
+    ExpectCreditsRestored(devs);
+}
+
+namespace
+{
+struct ProtocolRx
+{
+    uint64_t packets{0};
+    uint16_t protocol{0};
+    uint64_t txBegins{0};
+    uint32_t txVc{99};
+
+    void Receive(Ptr<NetDevice>,
+                 Ptr<const Packet>,
+                 uint16_t proto,
+                 const Address&,
+                 const Address&,
+                 NetDevice::PacketType)
+    {
+        ++packets;
+        protocol = proto;
+    }
+
+    void TxBegin(Ptr<const Packet>, uint32_t vc)
+    {
+        ++txBegins;
+        txVc = vc;
+    }
+};
+} // namespace
+
+// The device works with ns-3's node machinery: NetDevice::Send classifies the
+// VC from the header, the node's protocol handler gets the header's protocol,
+// and trace sources are reachable through Config paths.
+TEST_F(CreditLinkTest, WorksWithNodeProtocolHandlersAndConfigPaths)
+{
+    CreditLinkHelper helper;
+    helper.SetDeviceAttribute("NumVcs", UintegerValue(2));
+    NetDeviceContainer devs = Link(helper);
+    ProtocolRx rx;
+    nodes.Get(1)->RegisterProtocolHandler(MakeCallback(&ProtocolRx::Receive, &rx),
+                                          0x88b5,
+                                          devs.Get(1));
+    Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::CreditLinkNetDevice/TxBegin",
+                                  MakeCallback(&ProtocolRx::TxBegin, &rx));
+    Ptr<Packet> p = Create<Packet>(100);
+    p->AddHeader(CreditLinkHeader(1, 1, 0x88b5));
+    ASSERT_TRUE(devs.Get(0)->Send(p, devs.Get(1)->GetAddress(), 0x88b5));
+    Simulator::Run();
+    EXPECT_EQ(rx.packets, 1u);
+    EXPECT_EQ(rx.protocol, 0x88b5);
+    EXPECT_EQ(rx.txBegins, 1u); // the data packet; flow-control frames are not TxBegin
+    EXPECT_EQ(rx.txVc, 1u);     // VC taken from the header by ClassifyVc
+    auto tx = DynamicCast<CreditLinkNetDevice>(devs.Get(0));
+    EXPECT_EQ(tx->GetCounters().txPackets, 1u);
     ExpectCreditsRestored(devs);
 }
