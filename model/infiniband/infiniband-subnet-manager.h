@@ -57,6 +57,8 @@ class InfinibandSubnetManager : public Object
     void SetRootSwitches(const std::vector<uint32_t>& roots);
 
     /// Assigns LIDs, routes, checks for credit loops.  Returns "" or the error.
+    /// After a refused (credit-loop) routing the tables and the loop stay
+    /// readable for diagnosis; program devices only after success.
     std::string TryRoute();
     /// As TryRoute, aborting on error.
     void Route();
