@@ -89,7 +89,7 @@ struct StallLog
 {
     uint32_t begins{0};
     uint32_t ends{0};
-    uint32_t longer{0}; // frame times rounded to whole ns leave 0-1 ns waits inside a window
+    uint32_t longer{0}; // whole-ns frame times leave waits of a few ns inside a window
     Time total;
 
     void Begin(uint32_t)
@@ -100,7 +100,7 @@ struct StallLog
     void End(uint32_t, Time duration)
     {
         ++ends;
-        longer += duration > NanoSeconds(1) ? 1 : 0;
+        longer += duration > NanoSeconds(100) ? 1 : 0;
         total += duration;
     }
 };
