@@ -584,7 +584,7 @@ CreditLinkNetDevice::TryTransmit()
     v.credits -= CreditsFor(size);
     m_arbiter->NotifySent(vc, size);
     UpdateVcStall(vc, HeadBytes(vc));
-    const Time txTime = m_clock.NextTransmitTime(size + m_overheadBytes);
+    const Time txTime = m_clock.NextTransmitTime(size + GetWireOverheadBytes(packet));
     m_counters.txPackets++;
     m_counters.txBytes += size;
     m_counters.busyTime += txTime;
@@ -782,6 +782,12 @@ CreditLinkNetDevice::ClassifyVc(Ptr<const Packet> packet) const
     CreditLinkHeader header;
     packet->PeekHeader(header);
     return header.GetVc();
+}
+
+uint32_t
+CreditLinkNetDevice::GetWireOverheadBytes(Ptr<const Packet> packet) const
+{
+    return m_overheadBytes;
 }
 
 uint16_t

@@ -144,6 +144,9 @@ class CreditLinkNetDevice : public NetDevice
     virtual uint32_t ClassifyVc(Ptr<const Packet> packet) const;
     /// Protocol reported to the node's receive callback; default: the CreditLinkHeader's.
     virtual uint16_t ExtractProtocol(Ptr<const Packet> packet) const;
+    /// Wire bytes beyond the packet's own bytes; default: OverheadBytes.  A simulated
+    /// packet that stands for several real ones (NVLink bursts) charges each one's.
+    virtual uint32_t GetWireOverheadBytes(Ptr<const Packet> packet) const;
 
   private:
     struct Vc
