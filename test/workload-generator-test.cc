@@ -248,3 +248,23 @@ TEST(WorkloadGenerator, BadLayoutNamesTheFlag)
         EXPECT_EQ(std::string(e.what()), "trace-gen: field 'pp': pp 3 must divide layers 8");
     }
 }
+
+// The shipped GPT-3 175B trace (96 layers, h 12288, s 2048, tp 8, pp 8, dp 2, 32
+// micro-batches) parses; rank 16 (stage 1) all-reduces per iteration
+// TP: 32 mb x 12 layers x 4 x 48 MiB = 77309411328 B, plus
+// DP: 12 layers x 12h^2/8 params x 2 B = 5435817984 B; it sends 32 activations
+// to stage 2 and 32 gradients to stage 0.
+TEST(WorkloadGenerator, ShippedGpt3TraceParses)
+{
+    auto t = NativeTraceParser::ParseFile(AI_FABRIC_SOURCE_DIR
+                                          "/scenarios/traces/gpt3-175b-tp8-pp8-dp2.trace");
+    ASSERT_EQ(t.numRanks, 128u);
+    EXPECT_EQ(t.SumBytes(16, WorkloadOpKind::AllReduce), 77309411328ULL + 5435817984ULL);
+    size_t sends = 0;
+    for (const auto& op : t.ops[16])
+    {
+        sends += op.kind == WorkloadOpKind::Send;
+    }
+    EXPECT_EQ(sends, 64u);
+    EXPECT_TRUE(t.warnings.empty());
+}

@@ -92,7 +92,7 @@ GoalScheduleImporter::ImportString(const std::string& text, const std::string& s
             {
                 fail("num_ranks", "expected one 'num_ranks N' line");
             }
-            numRanks = number("num_ranks", tok[1], 1000000);
+            numRanks = number("num_ranks", tok[1], WorkloadTraceBuilder::GetMaxRanks());
             if (numRanks == 0)
             {
                 fail("num_ranks", "expected at least 1 rank");

@@ -109,10 +109,13 @@ class Parser
             if (head == "ranks")
             {
                 uint64_t n = 0;
-                if (m_tokens.size() != 2 || !ParseUnsigned(m_tokens[1].text, &n) || n > 1000000 ||
-                    n == 0)
+                if (m_tokens.size() != 2 || !ParseUnsigned(m_tokens[1].text, &n) ||
+                    n > WorkloadTraceBuilder::GetMaxRanks() || n == 0)
                 {
-                    Fail("ranks", 0, "expected 'ranks N' with 1 <= N <= 1000000");
+                    Fail("ranks",
+                         0,
+                         "expected 'ranks N' with 1 <= N <= " +
+                             std::to_string(WorkloadTraceBuilder::GetMaxRanks()));
                 }
                 if (m_builder.GetNumRanks() != 0)
                 {
@@ -561,7 +564,7 @@ class Parser
     {
         for (const auto& st : body)
         {
-            if (++m_work > 4 * WorkloadTraceBuilder::MAX_OPS)
+            if (++m_work > 4 * WorkloadTraceBuilder::GetMaxOps())
             {
                 throw WorkloadError(m_source, st.line, "repeat", "trace expands too far");
             }
@@ -590,7 +593,7 @@ class Parser
                 {
                     iters.back() = st.start + i;
                     Expand(st.body, scopes, iters);
-                    if (st.body.empty() && ++m_work > 4 * WorkloadTraceBuilder::MAX_OPS)
+                    if (st.body.empty() && ++m_work > 4 * WorkloadTraceBuilder::GetMaxOps())
                     {
                         throw WorkloadError(m_source, st.line, "repeat", "trace expands too far");
                     }

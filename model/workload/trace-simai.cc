@@ -329,7 +329,7 @@ SimAiWorkloadImporter::ToTrace(const SimAiWorkload& w,
     WorkloadTraceBuilder b(src);
     b.SetNumRanks(n, 1);
     // Group of each kind for each rank.
-    std::vector<int32_t> tpOf(n), dpOf(n), epOf(n), dpepOf(n);
+    std::vector<int32_t> tpOf(n, -1), dpOf(n, -1), epOf(n, -1), dpepOf(n, -1);
     for (uint32_t s = 0; s < pp; ++s)
     {
         for (uint32_t d = 0; d < dp; ++d)
@@ -338,6 +338,10 @@ SimAiWorkloadImporter::ToTrace(const SimAiWorkload& w,
             for (uint32_t t = 0; t < tp; ++t)
             {
                 ranks.push_back(rankOf(s, d, t));
+            }
+            if (tp < 2)
+            {
+                continue; // one-rank groups move nothing
             }
             int32_t g = b.AddGroup("tp" + std::to_string(s * dp + d), ranks, 1);
             for (uint32_t r : ranks)
@@ -352,10 +356,14 @@ SimAiWorkloadImporter::ToTrace(const SimAiWorkload& w,
             {
                 ranks.push_back(rankOf(s, d, t));
             }
-            int32_t g = b.AddGroup("dp" + std::to_string(s * tp + t), ranks, 1);
-            for (uint32_t r : ranks)
+            int32_t g = -1;
+            if (dp > 1)
             {
-                dpOf[r] = g;
+                g = b.AddGroup("dp" + std::to_string(s * tp + t), ranks, 1);
+                for (uint32_t r : ranks)
+                {
+                    dpOf[r] = g;
+                }
             }
             if (ep > 1)
             {

@@ -407,6 +407,31 @@ WorkloadTrace::SumBytes(uint32_t rank, WorkloadOpKind kind) const
     return sum;
 }
 
+namespace
+{
+uint32_t g_maxRanks = 1000000;
+uint64_t g_maxOps = 20000000;
+} // namespace
+
+void
+WorkloadTraceBuilder::SetLimits(uint32_t maxRanks, uint64_t maxOps)
+{
+    g_maxRanks = maxRanks;
+    g_maxOps = maxOps;
+}
+
+uint32_t
+WorkloadTraceBuilder::GetMaxRanks()
+{
+    return g_maxRanks;
+}
+
+uint64_t
+WorkloadTraceBuilder::GetMaxOps()
+{
+    return g_maxOps;
+}
+
 WorkloadTraceBuilder::WorkloadTraceBuilder(std::string source)
 {
     m_trace.source = std::move(source);
@@ -425,9 +450,12 @@ WorkloadTraceBuilder::SetNumRanks(uint32_t ranks, uint32_t line)
     {
         Fail(line, "ranks", "rank count given twice");
     }
-    if (ranks == 0 || ranks > 1000000)
+    if (ranks == 0 || ranks > g_maxRanks)
     {
-        Fail(line, "ranks", "expected 1 to 1000000 ranks, got " + std::to_string(ranks));
+        Fail(line,
+             "ranks",
+             "expected 1 to " + std::to_string(g_maxRanks) + " ranks, got " +
+                 std::to_string(ranks));
     }
     m_haveRanks = true;
     m_trace.numRanks = ranks;
@@ -481,9 +509,9 @@ WorkloadTraceBuilder::AddOp(uint32_t rank, WorkloadOp op)
     {
         Fail(op.line, "ranks", "rank " + std::to_string(rank) + " out of range");
     }
-    if (++m_opCount > MAX_OPS)
+    if (++m_opCount > g_maxOps)
     {
-        Fail(op.line, "", "trace expands to more than " + std::to_string(MAX_OPS) + " ops");
+        Fail(op.line, "", "trace expands to more than " + std::to_string(g_maxOps) + " ops");
     }
     m_trace.ops[rank].push_back(std::move(op));
 }

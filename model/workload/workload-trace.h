@@ -144,8 +144,11 @@ class WorkloadTraceBuilder
     /// Throws WorkloadError on the first inconsistency.
     WorkloadTrace Build();
 
-    /// Refuses traces beyond this many ops (memory guard for hostile input).
-    static constexpr uint64_t MAX_OPS = 50'000'000;
+    /// Memory guards for hostile input: every front end refuses more ranks or
+    /// ops than this (defaults 1000000 ranks, 20000000 ops, about 6 GB).
+    static void SetLimits(uint32_t maxRanks, uint64_t maxOps);
+    static uint32_t GetMaxRanks();
+    static uint64_t GetMaxOps();
 
   private:
     [[noreturn]] void Fail(uint32_t line, const std::string& field, const std::string& message);
