@@ -157,6 +157,10 @@ TEST(WorkloadNative, Units)
     EXPECT_FALSE(ParseBytes("99999999999999999999GiB", &v)); // overflow
     EXPECT_FALSE(ParseTimeNs("20000000000s", &v));           // 2e19 ns > 2^64
     EXPECT_FALSE(ParseTimeNs(".s", &v));
+    // 128-bit intermediate would wrap: 2^64 x 1e12 (fraction digits) x 2^30
+    EXPECT_FALSE(ParseBytes("18446744073709551615.999999999999GiB", &v));
+    EXPECT_TRUE(ParseBytes("0.000000000001GiB", &v)); // rounds to 0 B
+    EXPECT_EQ(v, 0u);
     EXPECT_EQ(FormatBytes(3ULL << 30), "3GiB");
     EXPECT_EQ(FormatBytes(2000000), "2MB");
     EXPECT_EQ(FormatTimeNs(1500000), "1500us");

@@ -120,7 +120,13 @@ ParseScaled(const std::string& text,
     {
         return false;
     }
-    unsigned __int128 scaled = mantissa * factor; // mantissa < 2^64 * 1e12, factor < 2^41
+    // mantissa < 2^64 * 1e12: the product may not fit 128 bits, but then the
+    // value (>= product / 1e12) is far beyond 64 bits anyway.
+    if (mantissa > ~static_cast<unsigned __int128>(0) / factor)
+    {
+        return false;
+    }
+    unsigned __int128 scaled = mantissa * factor;
     unsigned __int128 value = (scaled + divisor / 2) / divisor;
     if (value > UINT64_MAX)
     {
