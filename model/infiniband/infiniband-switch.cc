@@ -1,0 +1,347 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/infiniband-switch.h"
+
+#include "ns3/boolean.h"
+#include "ns3/infiniband-headers.h"
+#include "ns3/infiniband-link-preset.h"
+#include "ns3/infiniband-net-device.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("InfinibandSwitch");
+NS_OBJECT_ENSURE_REGISTERED(InfinibandSwitch);
+
+TypeId
+InfinibandSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::InfinibandSwitch")
+            .SetParent<CreditSwitch>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<InfinibandSwitch>()
+            .AddAttribute("Lid",
+                          "LID of the switch (port 0)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&InfinibandSwitch::m_lid),
+                          MakeUintegerChecker<uint16_t>())
+            .AddAttribute("AdaptiveRouting",
+                          "Route over the subnet manager's AR group (least bytes waiting) "
+                          "instead of the single LFT port",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&InfinibandSwitch::m_adaptive),
+                          MakeBooleanChecker())
+            .AddAttribute("PortToPortLatency",
+                          "Switch traversal latency after full arrival; drives "
+                          "CreditSwitch::TraversalLatency.  Default 130 ns: NVIDIA claims "
+                          "~130-150 ns for NDR Quantum-2 [unconfirmed]",
+                          TimeValue(NanoSeconds(130)),
+                          MakeTimeAccessor(&InfinibandSwitch::SetPortToPortLatency,
+                                           &InfinibandSwitch::GetPortToPortLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("SlToVl",
+                          "Default SL->VL table of every (in, out) port pair: 16 "
+                          "comma-separated VLs; empty = SL modulo the output's DataVls",
+                          StringValue(""),
+                          MakeStringAccessor(&InfinibandSwitch::SetDefaultSlToVl,
+                                             &InfinibandSwitch::GetDefaultSlToVl),
+                          MakeStringChecker())
+            .AddAttribute("CcEnabled",
+                          "Mark BTH.FECN when the output port is congested (IBA Annex A10)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&InfinibandSwitch::m_ccEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("CcThresholdBytes",
+                          "Bytes waiting for an output port above which packets are marked",
+                          UintegerValue(32768),
+                          MakeUintegerAccessor(&InfinibandSwitch::m_ccThresholdBytes),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("CcMarkingRate",
+                          "Mark one in this many packets above the threshold (Marking_Rate+1)",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&InfinibandSwitch::m_ccMarkingRate),
+                          MakeUintegerChecker<uint32_t>(1));
+    return tid;
+}
+
+InfinibandSwitch::InfinibandSwitch()
+    : m_lid(0),
+      m_adaptive(false),
+      m_latency(NanoSeconds(130)),
+      m_constructed(false),
+      m_ccEnabled(false),
+      m_ccThresholdBytes(32768),
+      m_ccMarkingRate(1),
+      m_fecnMarked(0)
+{
+}
+
+void
+InfinibandSwitch::NotifyConstructionCompleted()
+{
+    CreditSwitch::NotifyConstructionCompleted();
+    m_constructed = true;
+    // Not in the constructor: the TypeId that finds trace sources is set after it.
+    TraceConnectWithoutContext("Forward", MakeCallback(&InfinibandSwitch::OnForward, this));
+    SetAttribute("TraversalLatency", TimeValue(m_latency));
+}
+
+void
+InfinibandSwitch::DoDispose()
+{
+    m_slToVl.clear();
+    CreditSwitch::DoDispose();
+}
+
+void
+InfinibandSwitch::SetPortToPortLatency(Time latency)
+{
+    m_latency = latency;
+    if (m_constructed)
+    {
+        SetAttribute("TraversalLatency", TimeValue(m_latency));
+    }
+}
+
+Time
+InfinibandSwitch::GetPortToPortLatency() const
+{
+    return m_latency;
+}
+
+void
+InfinibandSwitch::SetLid(uint16_t lid)
+{
+    m_lid = lid;
+}
+
+uint16_t
+InfinibandSwitch::GetLid() const
+{
+    return m_lid;
+}
+
+uint32_t
+InfinibandSwitch::AddIbPort(Ptr<CreditLinkNetDevice> device, uint32_t ibPort)
+{
+    NS_ABORT_MSG_IF(ibPort == 0 || ibPort > 254, "InfinibandSwitch: IB port " << ibPort);
+    const uint32_t index = AddPort(device);
+    if (m_indexOfIbPort.size() <= ibPort)
+    {
+        m_indexOfIbPort.resize(ibPort + 1, UINT32_MAX);
+    }
+    m_indexOfIbPort[ibPort] = index;
+    return index;
+}
+
+uint32_t
+InfinibandSwitch::IndexOfIbPort(uint32_t ibPort) const
+{
+    if (m_indexOfIbPort.empty())
+    {
+        return ibPort - 1;
+    }
+    NS_ABORT_MSG_IF(ibPort >= m_indexOfIbPort.size() || m_indexOfIbPort[ibPort] == UINT32_MAX,
+                    "InfinibandSwitch: no device on IB port " << ibPort);
+    return m_indexOfIbPort[ibPort];
+}
+
+void
+InfinibandSwitch::SetForwardingTable(const std::vector<uint8_t>& lft,
+                                     const std::vector<std::vector<uint8_t>>& arGroups)
+{
+    m_lft = lft;
+    for (uint32_t dlid = 0; dlid < lft.size(); ++dlid)
+    {
+        const uint8_t port = lft[dlid];
+        if (port == 0 || port == 0xff)
+        {
+            continue; // own LID (management, not modelled) or unreachable
+        }
+        std::vector<uint32_t> candidates;
+        if (m_adaptive && dlid < arGroups.size() && arGroups[dlid].size() > 1)
+        {
+            for (uint8_t p : arGroups[dlid])
+            {
+                candidates.push_back(IndexOfIbPort(p));
+            }
+        }
+        else
+        {
+            candidates.push_back(IndexOfIbPort(port));
+        }
+        SetRoute(dlid, candidates);
+    }
+}
+
+uint8_t
+InfinibandSwitch::GetLftEntry(uint16_t dlid) const
+{
+    return dlid < m_lft.size() ? m_lft[dlid] : 0xff;
+}
+
+void
+InfinibandSwitch::SetSlToVl(uint32_t inIbPort,
+                            uint32_t outIbPort,
+                            const std::vector<uint8_t>& table)
+{
+    NS_ABORT_MSG_IF(table.size() != 16, "InfinibandSwitch::SetSlToVl: need 16 entries");
+    std::array<uint8_t, 16> t{};
+    std::copy(table.begin(), table.end(), t.begin());
+    m_slToVl[static_cast<uint64_t>(IndexOfIbPort(inIbPort)) << 32 | IndexOfIbPort(outIbPort)] = t;
+}
+
+std::string
+InfinibandSwitch::Validate() const
+{
+    const std::vector<uint8_t>& defaults = m_defaultTable;
+    std::ostringstream where;
+    where << "InfinibandSwitch on node " << (GetNPorts() ? GetPort(0)->GetNode()->GetId() : 0);
+    for (uint32_t out = 0; out < GetNPorts(); ++out)
+    {
+        const uint32_t vls = GetPort(out)->GetNumVcs();
+        if (!defaults.empty())
+        {
+            const std::string e = InfinibandValidateSlToVl(defaults, vls);
+            if (!e.empty())
+            {
+                return where.str() + " SlToVl towards port " + std::to_string(out + 1) + ": " + e;
+            }
+        }
+        for (uint32_t in = 0; in < GetNPorts(); ++in)
+        {
+            auto it = m_slToVl.find(static_cast<uint64_t>(in) << 32 | out);
+            if (it == m_slToVl.end())
+            {
+                continue;
+            }
+            const std::string e =
+                InfinibandValidateSlToVl(std::vector<uint8_t>(it->second.begin(), it->second.end()),
+                                         vls);
+            if (!e.empty())
+            {
+                return where.str() + " SL->VL from port " + std::to_string(in + 1) + " to port " +
+                       std::to_string(out + 1) + ": " + e;
+            }
+        }
+    }
+    return "";
+}
+
+void
+InfinibandSwitch::SetDefaultSlToVl(std::string text)
+{
+    m_defaultSlToVl = text;
+    m_defaultTable.clear();
+    std::istringstream is(text);
+    std::string item;
+    while (std::getline(is, item, ','))
+    {
+        m_defaultTable.push_back(static_cast<uint8_t>(std::stoul(item)));
+    }
+}
+
+std::string
+InfinibandSwitch::GetDefaultSlToVl() const
+{
+    return m_defaultSlToVl;
+}
+
+uint64_t
+InfinibandSwitch::GetFecnMarked() const
+{
+    return m_fecnMarked;
+}
+
+uint32_t
+InfinibandSwitch::ExtractDestination(Ptr<const Packet> packet) const
+{
+    InfinibandLrh lrh;
+    packet->PeekHeader(lrh);
+    return lrh.GetDlid();
+}
+
+void
+InfinibandSwitch::OnForward(Ptr<const Packet> packet, uint32_t inPort, uint32_t outPort)
+{
+    m_waitingBytes[outPort] -= packet->GetSize();
+}
+
+uint32_t
+InfinibandSwitch::SelectOutputVc(Ptr<const Packet> packet,
+                                 uint32_t inPort,
+                                 uint32_t inVc,
+                                 uint32_t outPort)
+{
+    if (m_waitingBytes.size() < GetNPorts())
+    {
+        m_waitingBytes.resize(GetNPorts(), 0);
+        m_overThresholdCount.resize(GetNPorts(), 0);
+    }
+    InfinibandLrh lrh;
+    packet->PeekHeader(lrh);
+    const uint8_t sl = lrh.GetSl();
+    uint32_t vl;
+    auto it = m_slToVl.empty() ? m_slToVl.end()
+                               : m_slToVl.find(static_cast<uint64_t>(inPort) << 32 | outPort);
+    if (it != m_slToVl.end())
+    {
+        vl = it->second[sl];
+    }
+    else if (m_defaultTable.size() == 16)
+    {
+        vl = m_defaultTable[sl];
+    }
+    else
+    {
+        vl = sl % GetPort(outPort)->GetNumVcs();
+    }
+    bool mark = false;
+    if (m_ccEnabled && m_waitingBytes[outPort] > m_ccThresholdBytes &&
+        lrh.GetLnh() == InfinibandLrh::LNH_IBA_LOCAL)
+    {
+        mark = ++m_overThresholdCount[outPort] % m_ccMarkingRate == 0;
+    }
+    m_waitingBytes[outPort] += packet->GetSize();
+    if (vl != lrh.GetVl() || mark)
+    {
+        // The switch owns the packet (CreditSwitch holds the only reference in flight).
+        Ptr<Packet> p = ConstCast<Packet>(packet);
+        InfinibandVcrc vcrc;
+        p->RemoveTrailer(vcrc);
+        p->RemoveHeader(lrh);
+        if (mark)
+        {
+            InfinibandBth bth;
+            p->RemoveHeader(bth);
+            if (!bth.GetFecn() && bth.GetOpcode() != InfinibandNetDevice::OPCODE_CNP)
+            {
+                bth.SetFecn(true);
+                m_fecnMarked++;
+            }
+            p->AddHeader(bth);
+        }
+        lrh.SetVl(static_cast<uint8_t>(vl));
+        p->AddHeader(lrh);
+        RewriteVcrc(p);
+    }
+    return vl;
+}
+
+void
+InfinibandSwitch::RewriteVcrc(Ptr<Packet> packet)
+{
+    m_scratch.resize(packet->GetSize());
+    packet->CopyData(m_scratch.data(), m_scratch.size());
+    packet->AddTrailer(InfinibandVcrc(InfinibandVcrc::Compute(m_scratch.data(), m_scratch.size())));
+}
+
+} // namespace ns3

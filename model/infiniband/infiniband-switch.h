@@ -1,0 +1,99 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_INFINIBAND_SWITCH_H
+#define AI_FABRIC_INFINIBAND_SWITCH_H
+
+#include "ns3/credit-link-watchdog.h"
+#include "ns3/credit-switch.h"
+#include "ns3/nstime.h"
+
+#include <array>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class InfinibandNetDevice;
+
+/**
+ * \ingroup ai-fabric
+ * InfiniBand switch core on CreditSwitch: forwards by LRH.DLID through the
+ * linear forwarding table programmed from the subnet manager (or, with
+ * AdaptiveRouting, over the SM's AR group: least bytes waiting), maps
+ * SL -> output VL per (input port, output port), and, with CcEnabled, marks
+ * BTH.FECN on packets whose output port has more than CcThresholdBytes waiting
+ * (IBA Annex A10).  When it changes LRH.VL or BTH.FECN it recomputes the VCRC;
+ * the ICRC does not cover those fields.
+ *
+ * Ports are numbered as in IBA from 1; CreditSwitch port index = IB port - 1
+ * when ports are added in port order (InfinibandHelper does so).
+ */
+class InfinibandSwitch : public CreditSwitch
+{
+  public:
+    static TypeId GetTypeId();
+    InfinibandSwitch();
+
+    void SetLid(uint16_t lid);
+    uint16_t GetLid() const;
+
+    /// Adds \p device as IB port \p ibPort; without this, CreditSwitch index = IB port - 1.
+    uint32_t AddIbPort(Ptr<CreditLinkNetDevice> device, uint32_t ibPort);
+    /// CreditSwitch port index of IB port \p ibPort.
+    uint32_t IndexOfIbPort(uint32_t ibPort) const;
+
+    /// Programs the LFT: \p lft[dlid] = IB port (0 = self, 255 = none), \p ar optional groups.
+    void SetForwardingTable(const std::vector<uint8_t>& lft,
+                            const std::vector<std::vector<uint8_t>>& arGroups = {});
+    /// IB output port for \p dlid from the LFT (255 when none).
+    uint8_t GetLftEntry(uint16_t dlid) const;
+
+    /// SL->VL table for packets from \p inIbPort to \p outIbPort (IB port numbers).
+    void SetSlToVl(uint32_t inIbPort, uint32_t outIbPort, const std::vector<uint8_t>& table);
+    /// Empty if every table maps only to VLs the output port has, else the problem.
+    std::string Validate() const;
+
+    uint64_t GetFecnMarked() const;
+
+  protected:
+    void DoDispose() override;
+    void NotifyConstructionCompleted() override;
+    uint32_t ExtractDestination(Ptr<const Packet> packet) const override;
+    uint32_t SelectOutputVc(Ptr<const Packet> packet,
+                            uint32_t inPort,
+                            uint32_t inVc,
+                            uint32_t outPort) override;
+
+  private:
+    void SetPortToPortLatency(Time latency);
+    Time GetPortToPortLatency() const;
+    void SetDefaultSlToVl(std::string text);
+    std::string GetDefaultSlToVl() const;
+    void OnForward(Ptr<const Packet> packet, uint32_t inPort, uint32_t outPort);
+    void RewriteVcrc(Ptr<Packet> packet);
+
+    uint16_t m_lid;
+    bool m_adaptive;
+    Time m_latency;
+    bool m_constructed;
+    std::string m_defaultSlToVl;
+    std::vector<uint8_t> m_defaultTable;
+    bool m_ccEnabled;
+    uint64_t m_ccThresholdBytes;
+    uint32_t m_ccMarkingRate;
+
+    std::vector<uint8_t> m_lft;
+    std::vector<uint32_t> m_indexOfIbPort;                          //!< empty: index = IB port - 1
+    std::unordered_map<uint64_t, std::array<uint8_t, 16>> m_slToVl; //!< (in << 32 | out)
+    std::vector<uint64_t> m_waitingBytes; //!< per CreditSwitch port, bytes routed not yet sent
+    std::vector<uint32_t> m_overThresholdCount;
+    uint64_t m_fecnMarked;
+    std::vector<uint8_t> m_scratch;
+};
+
+} // namespace ns3
+
+#endif
