@@ -56,14 +56,33 @@ af_install_packages() {
     af_as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# Configures (first time) and builds the standalone tree in build/.
+# Configures (first time) and builds a standalone tree: build/ by default,
+# build-sanitize/ with AI_FABRIC_SANITIZE=1 (ASan + UBSan).
+af_build_dir() {
+    if [ "${AI_FABRIC_SANITIZE:-0}" = 1 ]; then
+        echo "$AI_FABRIC_ROOT/build-sanitize"
+    else
+        echo "$AI_FABRIC_ROOT/build"
+    fi
+}
+
 af_build_standalone() {
-    local build_dir=$AI_FABRIC_ROOT/build
+    local build_dir
+    build_dir=$(af_build_dir)
     local werror=OFF
     [ "${CI:-}" = "true" ] && werror=ON
+    local extra=()
+    if [ "${AI_FABRIC_SANITIZE:-0}" = 1 ]; then
+        extra=(-DCMAKE_BUILD_TYPE=RelWithDebInfo
+            "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+            "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
+            "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined")
+    else
+        extra=(-DCMAKE_BUILD_TYPE=Release)
+    fi
     mkdir -p "$CCACHE_DIR"
     if [ ! -f "$build_dir/CMakeCache.txt" ] || [ "${AI_FABRIC_RECONFIGURE:-}" = 1 ]; then
-        cmake -S "$AI_FABRIC_ROOT" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
+        cmake -S "$AI_FABRIC_ROOT" -B "$build_dir" "${extra[@]}" \
             -DAI_FABRIC_WERROR=$werror >"$build_dir.configure.log" 2>&1 || {
             cat "$build_dir.configure.log" >&2
             return 1
