@@ -77,7 +77,8 @@ main(int argc, char* argv[])
         }).Bind(&hostOfLid, &fct, &delivered));
     for (uint32_t h = 1; h < hosts; ++h)
     {
-        fabric.GetHostDevice(h)->SendMessage(fabric.hostLids[0], 0, 1, bytes);
+        // QPs 0 and 1 are the management QPs (SMI/GSI): use ordinary ones.
+        fabric.GetHostDevice(h)->SendMessage(fabric.hostLids[0], 0, 0x100 + h, bytes);
     }
     Simulator::Run();
 

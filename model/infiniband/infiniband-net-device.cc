@@ -199,10 +199,11 @@ InfinibandNetDevice::GetTypeId()
                           MakeUintegerAccessor(&InfinibandNetDevice::m_messageQueueBytes),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("LocalQp",
-                          "Source QP number written into DETH/used for CNPs",
-                          UintegerValue(1),
+                          "QP of this port's IPoIB UD queue pair (DETH SrcQP, DestQP of IPoIB "
+                          "packets) and of its CNPs; not 0 or 1, which are the SMI/GSI QPs",
+                          UintegerValue(0x100),
                           MakeUintegerAccessor(&InfinibandNetDevice::m_localQp),
-                          MakeUintegerChecker<uint32_t>(0, 0xffffff))
+                          MakeUintegerChecker<uint32_t>(2, 0xffffff))
             .AddAttribute("CcEnabled",
                           "IBA Annex A10 congestion control at this HCA (CNP return, CCT)",
                           BooleanValue(false),
@@ -251,7 +252,7 @@ InfinibandNetDevice::InfinibandNetDevice()
       m_vlArbHighLimit(0),
       m_computeCrcs(true),
       m_messageQueueBytes(16384),
-      m_localQp(1),
+      m_localQp(0x100),
       m_ccEnabled(false),
       m_cctiIncrease(1),
       m_cctiLimit(127),
