@@ -408,7 +408,8 @@ CreditLinkNetDevice::SendOnVc(Ptr<Packet> packet, uint32_t vc)
                     "SendOnVc on switch port " << GetLinkName() << ": the switch feeds it");
     EnsureCredits();
     const uint32_t size = packet->GetSize();
-    NS_ABORT_MSG_IF(size > m_mtu, "packet of " << size << " B exceeds Mtu " << m_mtu);
+    NS_ABORT_MSG_IF(size > GetMaxPacketBytes(),
+                    "packet of " << size << " B exceeds Mtu " << GetMaxPacketBytes());
     NS_ABORT_MSG_IF(size > m_txQueueBytes,
                     "packet of " << size << " B exceeds TxQueueBytes " << m_txQueueBytes);
     NS_ABORT_MSG_IF(m_creditsReady && CreditsFor(size) > m_vcs[vc].initialCredits,
@@ -788,6 +789,12 @@ uint32_t
 CreditLinkNetDevice::GetWireOverheadBytes(Ptr<const Packet> packet) const
 {
     return m_overheadBytes;
+}
+
+uint32_t
+CreditLinkNetDevice::GetMaxPacketBytes() const
+{
+    return m_mtu;
 }
 
 uint16_t

@@ -147,6 +147,9 @@ class CreditLinkNetDevice : public NetDevice
     /// Wire bytes beyond the packet's own bytes; default: OverheadBytes.  A simulated
     /// packet that stands for several real ones (NVLink bursts) charges each one's.
     virtual uint32_t GetWireOverheadBytes(Ptr<const Packet> packet) const;
+    /// Largest packet SendOnVc accepts; default: Mtu.  NetDevice's Mtu is 16-bit, so a
+    /// technology with larger simulated packets (64 KiB NVLink bursts) overrides this.
+    virtual uint32_t GetMaxPacketBytes() const;
 
   private:
     struct Vc

@@ -56,8 +56,10 @@ class CreditSwitch : public Object
     /// Peak bytes held in input buffers waiting for \p port (its output queue).
     uint64_t GetPeakBytesForOutput(uint32_t port) const;
 
-    /// Port side.
-    void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc);
+    /// Port side.  Virtual so a technology can take a packet out of the forwarding path
+    /// (NVLS reductions hold it, still charged to the input buffer, and hand it back
+    /// here later); the packet's input buffer is released when it leaves by Dequeue.
+    virtual void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc);
     uint32_t PeekHeadBytes(uint32_t outPort, uint32_t outVc) const;
     Ptr<Packet> Dequeue(uint32_t outPort, uint32_t outVc);
 

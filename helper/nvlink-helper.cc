@@ -1,0 +1,390 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "nvlink-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/credit-link-channel.h"
+#include "ns3/enum.h"
+#include "ns3/nstime.h"
+#include "ns3/uinteger.h"
+
+#include <numeric>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+NvLinkFabricSpec
+Uniform(const std::string& name, uint32_t generation, uint32_t switches, uint32_t linksEach)
+{
+    NvLinkFabricSpec spec;
+    spec.name = name;
+    spec.generation = generation;
+    spec.switches = switches;
+    spec.linksPerSwitch.assign(switches, linksEach);
+    return spec;
+}
+
+} // namespace
+
+std::vector<std::string>
+NvLinkHelper::GetPresetNames()
+{
+    return {"dgx-a100", "dgx-h100", "gb200-nvl72"};
+}
+
+std::string
+NvLinkHelper::FindPreset(const std::string& name, NvLinkFabricSpec& spec)
+{
+    if (name == "dgx-a100")
+    {
+        // NVIDIA DGX A100 user guide / system architecture: 8 A100 (NVLink3, 12 links),
+        // 6 NVSwitch gen2, each GPU 2 links to every switch.
+        spec = Uniform(name, 3, 6, 2);
+        return "";
+    }
+    if (name == "dgx-h100")
+    {
+        // Hot Chips 34 (NVLink4 NVSwitch) via public write-ups: 8 H100 (18 links),
+        // 4 NVSwitch gen3 with 64 NVLink4 ports; links 5+4+4+5 to the four switches.
+        spec.name = name;
+        spec.generation = 4;
+        spec.switches = 4;
+        spec.linksPerSwitch = {5, 4, 4, 5};
+        spec.linksPerPair.clear();
+        spec.directLinks.clear();
+        spec.switchPorts = 0;
+        return "";
+    }
+    if (name == "gb200-nvl72")
+    {
+        // DGX SuperPOD GB200 reference architecture: 72 B200 (NVLink5, 18 links),
+        // 9 switch trays x 2 NVSwitch gen4 (72 ports) = 18, one link per GPU and switch.
+        spec = Uniform(name, 5, 18, 1);
+        return "";
+    }
+    std::ostringstream os;
+    os << "unknown NVLink preset '" << name << "'; valid presets:";
+    for (const auto& n : GetPresetNames())
+    {
+        os << " " << n;
+    }
+    return os.str();
+}
+
+std::string
+NvLinkHelper::Validate(const NvLinkFabricSpec& spec, uint32_t gpus)
+{
+    std::ostringstream os;
+    const std::string genError = CheckNvLinkGeneration(spec.generation);
+    if (!genError.empty())
+    {
+        return spec.name + ": " + genError;
+    }
+    const NvLinkGeneration& gen = GetNvLinkGeneration(spec.generation);
+    if (gpus == 0)
+    {
+        return spec.name + ": no GPUs";
+    }
+    if (gpus > 0xfffe)
+    {
+        os << spec.name << ": " << gpus << " GPUs exceed the 16-bit GPU id";
+        return os.str();
+    }
+    if (spec.linksPerPair.empty() && spec.linksPerSwitch.size() != spec.switches)
+    {
+        os << spec.name << ": linksPerSwitch has " << spec.linksPerSwitch.size() << " entries for "
+           << spec.switches << " switches";
+        return os.str();
+    }
+    if (!spec.linksPerPair.empty())
+    {
+        if (spec.linksPerPair.size() != gpus)
+        {
+            os << spec.name << ": linksPerPair has " << spec.linksPerPair.size() << " rows for "
+               << gpus << " GPUs";
+            return os.str();
+        }
+        for (uint32_t g = 0; g < gpus; ++g)
+        {
+            if (spec.linksPerPair[g].size() != spec.switches)
+            {
+                os << spec.name << ": linksPerPair row of GPU " << g << " has "
+                   << spec.linksPerPair[g].size() << " entries for " << spec.switches
+                   << " switches";
+                return os.str();
+            }
+        }
+    }
+    std::vector<uint64_t> gpuLinks(gpus, 0);
+    for (const auto& d : spec.directLinks)
+    {
+        if (d.gpuA >= gpus || d.gpuB >= gpus || d.gpuA == d.gpuB || d.links == 0)
+        {
+            os << spec.name << ": direct link " << d.gpuA << "-" << d.gpuB << " with " << d.links
+               << " links is invalid for " << gpus << " GPUs";
+            return os.str();
+        }
+        gpuLinks[d.gpuA] += d.links;
+        gpuLinks[d.gpuB] += d.links;
+    }
+    const uint32_t ports = spec.switchPorts != 0 ? spec.switchPorts : gen.switchPorts;
+    for (uint32_t s = 0; s < spec.switches; ++s)
+    {
+        uint64_t used = 0;
+        for (uint32_t g = 0; g < gpus; ++g)
+        {
+            const uint32_t l =
+                spec.linksPerPair.empty() ? spec.linksPerSwitch[s] : spec.linksPerPair[g][s];
+            used += l;
+            gpuLinks[g] += l;
+        }
+        if (used > ports)
+        {
+            os << spec.name << ": " << gpus << " GPUs need " << used << " ports on switch " << s
+               << ", an NVSwitch gen" << gen.switchGeneration << " has " << ports;
+            return os.str();
+        }
+    }
+    for (uint32_t g = 0; g < gpus; ++g)
+    {
+        if (gpuLinks[g] == 0)
+        {
+            os << spec.name << ": GPU " << g << " has zero NVLink links";
+            return os.str();
+        }
+        if (gpuLinks[g] > gen.linksPerGpu)
+        {
+            os << spec.name << ": GPU " << g << " has " << gpuLinks[g] << " links, an NVLink"
+               << spec.generation << " GPU has " << gen.linksPerGpu;
+            return os.str();
+        }
+    }
+    return "";
+}
+
+NvLinkHelper::NvLinkHelper()
+{
+    m_deviceFactory.SetTypeId("ns3::NvLinkNetDevice");
+    m_channelFactory.SetTypeId("ns3::CreditLinkChannel");
+    m_switchFactory.SetTypeId("ns3::NvSwitch");
+    m_gpuFactory.SetTypeId("ns3::NvLinkGpu");
+    m_watchdogFactory.SetTypeId("ns3::CreditLinkWatchdog");
+    // NVLink buffer sizes, flow control and latencies are not public [unconfirmed].
+    // 1 MiB of receive buffer per VC covers the bandwidth-delay product of an 18-link
+    // NVLink5 bundle (900 GB/s x ~1 us) and 16 bursts of 64 KiB; credits return at
+    // most every 100 ns in a 16-byte header-only frame (real NVLink piggybacks them),
+    // so flow control costs < 0.2% of the reverse wire at any granularity.
+    m_deviceFactory.Set("ReceiveBufferBytes", UintegerValue(1 << 20));
+    m_deviceFactory.Set("TxQueueBytes", UintegerValue(1 << 20));
+    m_deviceFactory.Set("CreditUpdatePolicy",
+                        EnumValue(CreditLinkNetDevice::CREDIT_UPDATE_PERIODIC));
+    m_deviceFactory.Set("CreditUpdateInterval", TimeValue(NanoSeconds(100)));
+    m_deviceFactory.Set("FlowControlFrameBytes", UintegerValue(16));
+    // ~1 m of copper/board trace; NVSwitch port-to-port ~100 ns [unconfirmed].
+    m_channelFactory.Set("Delay", TimeValue(NanoSeconds(5)));
+    m_switchFactory.Set("TraversalLatency", TimeValue(NanoSeconds(100)));
+    // A crossbar with per-output queues: FIFO inputs would cap an all-to-all by
+    // head-of-line blocking, which NVSwitch's buffering avoids.
+    m_switchFactory.Set("VirtualOutputQueues", BooleanValue(true));
+    FindPreset("dgx-h100", m_spec);
+}
+
+void
+NvLinkHelper::SetPreset(const std::string& name)
+{
+    NvLinkFabricSpec spec;
+    const std::string error = FindPreset(name, spec);
+    NS_ABORT_MSG_IF(!error.empty(), "NvLinkHelper: " << error);
+    m_spec = spec;
+}
+
+void
+NvLinkHelper::SetFabric(const NvLinkFabricSpec& spec)
+{
+    m_spec = spec;
+}
+
+const NvLinkFabricSpec&
+NvLinkHelper::GetFabric() const
+{
+    return m_spec;
+}
+
+void
+NvLinkHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
+{
+    m_deviceFactory.Set(name, value);
+}
+
+void
+NvLinkHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
+{
+    m_channelFactory.Set(name, value);
+}
+
+void
+NvLinkHelper::SetSwitchAttribute(std::string name, const AttributeValue& value)
+{
+    m_switchFactory.Set(name, value);
+}
+
+void
+NvLinkHelper::SetGpuAttribute(std::string name, const AttributeValue& value)
+{
+    m_gpuFactory.Set(name, value);
+}
+
+void
+NvLinkHelper::SetWatchdogAttribute(std::string name, const AttributeValue& value)
+{
+    NS_ABORT_MSG_IF(m_watchdog, "SetWatchdogAttribute after the watchdog was created");
+    m_watchdogFactory.Set(name, value);
+}
+
+Ptr<CreditLinkWatchdog>
+NvLinkHelper::GetWatchdog()
+{
+    if (!m_watchdog)
+    {
+        m_watchdog = m_watchdogFactory.Create<CreditLinkWatchdog>();
+    }
+    return m_watchdog;
+}
+
+uint32_t
+NvLinkHelper::Links(uint32_t gpu, uint32_t sw) const
+{
+    return m_spec.linksPerPair.empty() ? m_spec.linksPerSwitch[sw] : m_spec.linksPerPair[gpu][sw];
+}
+
+Ptr<NvLinkNetDevice>
+NvLinkHelper::NewDevice(Ptr<Node> node, uint32_t links)
+{
+    Ptr<NvLinkNetDevice> device = m_deviceFactory.Create<NvLinkNetDevice>();
+    device->SetAttribute("Generation", UintegerValue(m_spec.generation));
+    device->SetAttribute("Links", UintegerValue(links));
+    node->AddDevice(device);
+    GetWatchdog()->Watch(Ptr<CreditLinkNetDevice>(device));
+    return device;
+}
+
+NetDeviceContainer
+NvLinkHelper::Install(NodeContainer gpus)
+{
+    const std::string error = Validate(m_spec, gpus.GetN());
+    NS_ABORT_MSG_IF(!error.empty(), "NvLinkHelper::Install: " << error);
+    NS_ABORT_MSG_IF(!m_gpus.empty(), "NvLinkHelper::Install called twice on one helper");
+    const NvLinkGeneration& gen = GetNvLinkGeneration(m_spec.generation);
+    const uint32_t n = gpus.GetN();
+
+    m_switchNodes.Create(m_spec.switches);
+    for (uint32_t s = 0; s < m_spec.switches; ++s)
+    {
+        Ptr<NvSwitch> sw = m_switchFactory.Create<NvSwitch>();
+        sw->SetAttribute("Generation", UintegerValue(gen.switchGeneration));
+        m_switchNodes.Get(s)->AggregateObject(sw);
+        GetWatchdog()->Watch(Ptr<CreditSwitch>(sw));
+        m_switches.push_back(sw);
+    }
+    for (uint32_t g = 0; g < n; ++g)
+    {
+        Ptr<NvLinkGpu> gpu = m_gpuFactory.Create<NvLinkGpu>();
+        gpu->SetAttribute("GpuId", UintegerValue(g));
+        gpus.Get(g)->AggregateObject(gpu);
+        m_gpus.push_back(gpu);
+    }
+
+    NetDeviceContainer result;
+    m_gpuDevices.assign(n, std::vector<Ptr<NvLinkNetDevice>>(m_spec.switches));
+    for (uint32_t g = 0; g < n; ++g)
+    {
+        for (uint32_t s = 0; s < m_spec.switches; ++s)
+        {
+            const uint32_t links = Links(g, s);
+            if (links == 0)
+            {
+                continue;
+            }
+            Ptr<CreditLinkChannel> channel = m_channelFactory.Create<CreditLinkChannel>();
+            Ptr<NvLinkNetDevice> gpuDevice = NewDevice(gpus.Get(g), links);
+            Ptr<NvLinkNetDevice> switchDevice = NewDevice(m_switchNodes.Get(s), links);
+            const uint32_t port = m_switches[s]->AddPort(switchDevice);
+            gpuDevice->Attach(channel);
+            switchDevice->Attach(channel);
+            m_switches[s]->SetRoute(g, {port});
+            m_gpus[g]->AddDevice(gpuDevice, NvLinkGpu::NO_PEER);
+            m_gpuDevices[g][s] = gpuDevice;
+            result.Add(gpuDevice);
+        }
+    }
+    for (const auto& d : m_spec.directLinks)
+    {
+        Ptr<CreditLinkChannel> channel = m_channelFactory.Create<CreditLinkChannel>();
+        Ptr<NvLinkNetDevice> a = NewDevice(gpus.Get(d.gpuA), d.links);
+        Ptr<NvLinkNetDevice> b = NewDevice(gpus.Get(d.gpuB), d.links);
+        a->Attach(channel);
+        b->Attach(channel);
+        m_gpus[d.gpuA]->AddDevice(a, d.gpuB);
+        m_gpus[d.gpuB]->AddDevice(b, d.gpuA);
+        result.Add(a);
+        result.Add(b);
+    }
+    for (const auto& gpu : m_gpus)
+    {
+        gpu->SetDomain(m_gpus);
+    }
+    return result;
+}
+
+NodeContainer
+NvLinkHelper::GetSwitchNodes() const
+{
+    return m_switchNodes;
+}
+
+Ptr<NvSwitch>
+NvLinkHelper::GetSwitch(uint32_t i) const
+{
+    return m_switches.at(i);
+}
+
+uint32_t
+NvLinkHelper::GetNSwitches() const
+{
+    return static_cast<uint32_t>(m_switches.size());
+}
+
+Ptr<NvLinkGpu>
+NvLinkHelper::GetGpu(uint32_t gpuId) const
+{
+    return m_gpus.at(gpuId);
+}
+
+Ptr<NvLinkNetDevice>
+NvLinkHelper::GetGpuDevice(uint32_t gpuId, uint32_t sw) const
+{
+    return m_gpuDevices.at(gpuId).at(sw);
+}
+
+void
+NvLinkHelper::RegisterNvlsGroup(uint32_t groupId, const std::vector<uint32_t>& gpuIds)
+{
+    NS_ABORT_MSG_IF(m_switches.empty(), "NvLinkHelper::RegisterNvlsGroup: no switches installed");
+    for (uint32_t id : gpuIds)
+    {
+        NS_ABORT_MSG_IF(id >= m_gpus.size(),
+                        "NvLinkHelper::RegisterNvlsGroup: GPU " << id << " is not installed");
+    }
+    for (const auto& sw : m_switches)
+    {
+        sw->RegisterNvlsGroup(groupId, gpuIds);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,105 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_NVLINK_HELPER_H
+#define AI_FABRIC_NVLINK_HELPER_H
+
+#include "ns3/credit-link-watchdog.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/nvlink-gpu.h"
+#include "ns3/nvswitch-core.h"
+#include "ns3/object-factory.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// A GPU<->GPU bundle without a switch.
+struct NvLinkDirectLink
+{
+    uint32_t gpuA;
+    uint32_t gpuB;
+    uint32_t links;
+};
+
+/// Shape of an NVLink domain: a preset or a custom one.
+struct NvLinkFabricSpec
+{
+    std::string name{"custom"};
+    uint32_t generation{4}; //!< NVLink generation (2-5); switches are the matching NVSwitch
+    uint32_t switches{0};
+    /// Links from every GPU to switch s (size = switches) ...
+    std::vector<uint32_t> linksPerSwitch;
+    /// ... or per (GPU, switch) pair, [gpu][switch]; overrides linksPerSwitch when set.
+    std::vector<std::vector<uint32_t>> linksPerPair;
+    std::vector<NvLinkDirectLink> directLinks;
+    uint32_t switchPorts{0}; //!< 0 = the ports of the generation's NVSwitch
+};
+
+/**
+ * \ingroup ai-fabric
+ * Builds an NVLink domain like PointToPointHelper builds links: one
+ * NvLinkNetDevice pair per (GPU, switch) with links > 0 (and per direct
+ * link), NvSwitch cores on new switch nodes with routes to every GPU, and an
+ * NvLinkGpu aggregated to each GPU node.  All devices and switches are
+ * watched by one CreditLinkWatchdog.
+ */
+class NvLinkHelper
+{
+  public:
+    NvLinkHelper();
+
+    static std::vector<std::string> GetPresetNames();
+    /// Fills \p spec with preset \p name; \return empty, or an error listing valid names.
+    static std::string FindPreset(const std::string& name, NvLinkFabricSpec& spec);
+    /// Empty, or why \p spec cannot connect \p gpus GPUs (port counts, zero links, ...).
+    static std::string Validate(const NvLinkFabricSpec& spec, uint32_t gpus);
+
+    /// Aborts on an unknown name, listing the valid ones.
+    void SetPreset(const std::string& name);
+    void SetFabric(const NvLinkFabricSpec& spec);
+    const NvLinkFabricSpec& GetFabric() const;
+
+    void SetDeviceAttribute(std::string name, const AttributeValue& value);
+    void SetChannelAttribute(std::string name, const AttributeValue& value);
+    void SetSwitchAttribute(std::string name, const AttributeValue& value);
+    void SetGpuAttribute(std::string name, const AttributeValue& value);
+    void SetWatchdogAttribute(std::string name, const AttributeValue& value);
+
+    /// Builds the fabric for \p gpus (GPU id = index); aborts with Validate's message.
+    /// \return the GPU-side devices, GPU by GPU, switch planes in order, then direct links.
+    NetDeviceContainer Install(NodeContainer gpus);
+
+    NodeContainer GetSwitchNodes() const;
+    Ptr<NvSwitch> GetSwitch(uint32_t i) const;
+    uint32_t GetNSwitches() const;
+    Ptr<NvLinkGpu> GetGpu(uint32_t gpuId) const;
+    /// The GPU-side device towards switch \p sw, or null.
+    Ptr<NvLinkNetDevice> GetGpuDevice(uint32_t gpuId, uint32_t sw) const;
+    /// Registers an NVLS group on every switch (aborts on switches before gen3).
+    void RegisterNvlsGroup(uint32_t groupId, const std::vector<uint32_t>& gpuIds);
+    Ptr<CreditLinkWatchdog> GetWatchdog();
+
+  private:
+    uint32_t Links(uint32_t gpu, uint32_t sw) const;
+    Ptr<NvLinkNetDevice> NewDevice(Ptr<Node> node, uint32_t links);
+
+    NvLinkFabricSpec m_spec;
+    ObjectFactory m_deviceFactory;
+    ObjectFactory m_channelFactory;
+    ObjectFactory m_switchFactory;
+    ObjectFactory m_gpuFactory;
+    ObjectFactory m_watchdogFactory;
+    Ptr<CreditLinkWatchdog> m_watchdog;
+    NodeContainer m_switchNodes;
+    std::vector<Ptr<NvSwitch>> m_switches;
+    std::vector<Ptr<NvLinkGpu>> m_gpus;
+    std::vector<std::vector<Ptr<NvLinkNetDevice>>> m_gpuDevices; //!< [gpu][switch]
+};
+
+} // namespace ns3
+
+#endif

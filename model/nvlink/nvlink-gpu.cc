@@ -1,0 +1,405 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "nvlink-gpu.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("NvLinkGpu");
+
+NS_OBJECT_ENSURE_REGISTERED(NvLinkGpu);
+
+TypeId
+NvLinkGpu::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::NvLinkGpu")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<NvLinkGpu>()
+            .AddAttribute("GpuId",
+                          "Id of this GPU in its NVLink domain (the switches route on it)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&NvLinkGpu::m_gpuId),
+                          MakeUintegerChecker<uint32_t>(0, 0xfffe))
+            .AddAttribute("Vc",
+                          "Virtual channel the GPU sends on",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&NvLinkGpu::m_vc),
+                          MakeUintegerChecker<uint32_t>(0, 31))
+            .AddTraceSource("MessageReceived",
+                            "A whole transfer arrived: (source GPU, message id, payload bytes)",
+                            MakeTraceSourceAccessor(&NvLinkGpu::m_messageReceivedTrace),
+                            "ns3::NvLinkGpu::MessageTracedCallback")
+            .AddTraceSource("NvlsChunkReceived",
+                            "A reduced NVLS chunk arrived: (group, chunk, payload bytes)",
+                            MakeTraceSourceAccessor(&NvLinkGpu::m_nvlsChunkTrace),
+                            "ns3::NvLinkGpu::NvlsChunkTracedCallback");
+    return tid;
+}
+
+NvLinkGpu::NvLinkGpu()
+    : m_gpuId(0),
+      m_vc(0),
+      m_nextMessageId(0),
+      m_pendingBytes(0),
+      m_blockedDevice(0),
+      m_pumping(false)
+{
+}
+
+void
+NvLinkGpu::DoDispose()
+{
+    m_devices.clear();
+    m_domain.clear();
+    m_sendDone.clear();
+    m_nvlsOps.clear();
+    m_blockedPacket = nullptr;
+    Object::DoDispose();
+}
+
+uint32_t
+NvLinkGpu::GetGpuId() const
+{
+    return m_gpuId;
+}
+
+void
+NvLinkGpu::AddDevice(Ptr<NvLinkNetDevice> device, uint32_t peerGpu)
+{
+    m_devices.push_back(device);
+    m_peers.push_back(peerGpu);
+    device->SetTxReadyCallback(MakeCallback(&NvLinkGpu::TxReady, this));
+    device->SetReceiveCallback(MakeCallback(&NvLinkGpu::Receive, this));
+    RebuildSprays();
+}
+
+void
+NvLinkGpu::SetDomain(const std::vector<Ptr<NvLinkGpu>>& gpus)
+{
+    m_domain = gpus;
+}
+
+uint32_t
+NvLinkGpu::GetNDevices() const
+{
+    return static_cast<uint32_t>(m_devices.size());
+}
+
+Ptr<NvLinkNetDevice>
+NvLinkGpu::GetDevice(uint32_t i) const
+{
+    return m_devices.at(i);
+}
+
+uint32_t
+NvLinkGpu::GetGranularityBytes() const
+{
+    NS_ABORT_MSG_IF(m_devices.empty(), "NvLinkGpu " << m_gpuId << " has no NVLink device");
+    return m_devices[0]->GetGranularityBytes();
+}
+
+uint64_t
+NvLinkGpu::GetPendingBytes() const
+{
+    return m_pendingBytes;
+}
+
+void
+NvLinkGpu::BuildSpray(Spray& spray,
+                      const std::vector<uint32_t>& devices,
+                      const std::vector<uint32_t>& weights)
+{
+    // Smooth weighted round-robin (as in nginx): each plane's turns are spread
+    // evenly over the cycle of sum(weights) packets instead of coming in runs.
+    spray.sequence.clear();
+    spray.next = 0;
+    uint64_t total = 0;
+    for (uint32_t w : weights)
+    {
+        total += w;
+    }
+    std::vector<int64_t> current(devices.size(), 0);
+    for (uint64_t step = 0; step < total; ++step)
+    {
+        std::size_t best = 0;
+        for (std::size_t i = 0; i < devices.size(); ++i)
+        {
+            current[i] += weights[i];
+            if (current[i] > current[best])
+            {
+                best = i;
+            }
+        }
+        current[best] -= static_cast<int64_t>(total);
+        spray.sequence.push_back(devices[best]);
+    }
+}
+
+void
+NvLinkGpu::RebuildSprays()
+{
+    std::vector<uint32_t> devices;
+    std::vector<uint32_t> weights;
+    uint32_t maxPeer = 0;
+    for (uint32_t i = 0; i < m_devices.size(); ++i)
+    {
+        if (m_peers[i] == NO_PEER)
+        {
+            devices.push_back(i);
+            weights.push_back(m_devices[i]->GetLinks());
+        }
+        else
+        {
+            maxPeer = std::max(maxPeer, m_peers[i] + 1);
+        }
+    }
+    BuildSpray(m_switchSpray, devices, weights);
+    m_directSpray.assign(maxPeer, Spray());
+    for (uint32_t peer = 0; peer < maxPeer; ++peer)
+    {
+        devices.clear();
+        weights.clear();
+        for (uint32_t i = 0; i < m_devices.size(); ++i)
+        {
+            if (m_peers[i] == peer)
+            {
+                devices.push_back(i);
+                weights.push_back(m_devices[i]->GetLinks());
+            }
+        }
+        BuildSpray(m_directSpray[peer], devices, weights);
+    }
+}
+
+uint32_t
+NvLinkGpu::PlaneForChunk(uint32_t chunk) const
+{
+    NS_ABORT_MSG_IF(m_switchSpray.sequence.empty(),
+                    "NvLinkGpu " << m_gpuId << " has no switch plane (NVLS needs NVSwitches)");
+    return m_switchSpray.sequence[chunk % m_switchSpray.sequence.size()];
+}
+
+uint32_t
+NvLinkGpu::StartTransfer(Transfer&& t)
+{
+    uint32_t index;
+    if (m_freeTransfers.empty())
+    {
+        index = static_cast<uint32_t>(m_transfers.size());
+        m_transfers.push_back(t);
+    }
+    else
+    {
+        index = m_freeTransfers.back();
+        m_freeTransfers.pop_back();
+        m_transfers[index] = t;
+    }
+    m_pendingBytes += t.remaining;
+    m_active.push_back(index);
+    Pump();
+    return index;
+}
+
+uint32_t
+NvLinkGpu::Send(uint32_t dstGpu, uint64_t bytes, SendDoneCallback done)
+{
+    NS_ABORT_MSG_IF(dstGpu == m_gpuId, "NvLinkGpu " << m_gpuId << ": Send to itself");
+    const bool direct = dstGpu < m_directSpray.size() && !m_directSpray[dstGpu].sequence.empty();
+    NS_ABORT_MSG_IF(!direct && m_switchSpray.sequence.empty(),
+                    "NvLinkGpu " << m_gpuId << " has no NVLink path to GPU " << dstGpu);
+    const uint64_t granularity = GetGranularityBytes();
+    const uint64_t packets = std::max<uint64_t>(1, (bytes + granularity - 1) / granularity);
+    NS_ABORT_MSG_IF(packets > std::numeric_limits<uint32_t>::max(),
+                    "NvLinkGpu: transfer of " << bytes << " B needs too many packets");
+    const uint32_t id = m_nextMessageId++;
+    if (!done.IsNull())
+    {
+        m_sendDone[id] = done;
+    }
+    Transfer t;
+    t.type = NvLinkHeader::DATA;
+    t.target = dstGpu;
+    t.tag = id;
+    t.packets = static_cast<uint32_t>(packets);
+    t.remaining = bytes;
+    StartTransfer(std::move(t));
+    return id;
+}
+
+uint32_t
+NvLinkGpu::NvlsReduce(uint32_t groupId, uint32_t firstChunk, uint64_t bytes, NvlsDoneCallback done)
+{
+    NS_ABORT_MSG_IF(bytes == 0, "NvLinkGpu::NvlsReduce of 0 bytes");
+    PlaneForChunk(firstChunk); // aborts without switch planes
+    const uint64_t granularity = GetGranularityBytes();
+    const uint64_t chunks = (bytes + granularity - 1) / granularity;
+    NS_ABORT_MSG_IF(chunks > std::numeric_limits<uint32_t>::max() - firstChunk,
+                    "NvLinkGpu::NvlsReduce: chunk ids overflow");
+    m_nvlsOps.push_back(NvlsOp{groupId, firstChunk, static_cast<uint32_t>(chunks), 0, done});
+    Transfer t;
+    t.type = NvLinkHeader::NVLS_REDUCE;
+    t.target = groupId;
+    t.tag = groupId;
+    t.nextChunk = firstChunk;
+    t.packets = static_cast<uint32_t>(chunks);
+    t.remaining = bytes;
+    StartTransfer(std::move(t));
+    return static_cast<uint32_t>(chunks);
+}
+
+void
+NvLinkGpu::Pump()
+{
+    if (m_pumping)
+    {
+        return;
+    }
+    m_pumping = true;
+    while (true)
+    {
+        if (m_blockedPacket)
+        {
+            if (!m_devices[m_blockedDevice]->SendOnVc(m_blockedPacket, m_vc))
+            {
+                break;
+            }
+            m_blockedPacket = nullptr;
+        }
+        if (m_active.empty())
+        {
+            break;
+        }
+        const uint32_t index = m_active.front();
+        m_active.pop_front();
+        Transfer& t = m_transfers[index];
+        const auto payload =
+            static_cast<uint32_t>(std::min<uint64_t>(GetGranularityBytes(), t.remaining));
+        NvLinkHeader h;
+        h.source = static_cast<uint16_t>(m_gpuId);
+        h.type = t.type;
+        h.vc = static_cast<uint8_t>(m_vc);
+        h.tag = t.tag;
+        uint32_t device;
+        if (t.type == NvLinkHeader::DATA)
+        {
+            h.destination = static_cast<uint16_t>(t.target);
+            h.count = t.packets;
+            Spray& spray =
+                t.target < m_directSpray.size() && !m_directSpray[t.target].sequence.empty()
+                    ? m_directSpray[t.target]
+                    : m_switchSpray;
+            device = spray.sequence[spray.next];
+            spray.next = (spray.next + 1) % spray.sequence.size();
+        }
+        else
+        {
+            h.destination = 0xffff; // consumed by the switch
+            h.count = t.nextChunk;
+            device = PlaneForChunk(t.nextChunk);
+            t.nextChunk++;
+        }
+        t.remaining -= payload;
+        t.sent++;
+        m_pendingBytes -= payload;
+        if (t.sent < t.packets)
+        {
+            m_active.push_back(index);
+        }
+        else
+        {
+            m_freeTransfers.push_back(index);
+        }
+        Ptr<Packet> packet = Create<Packet>(payload);
+        packet->AddHeader(h);
+        if (!m_devices[device]->SendOnVc(packet, m_vc))
+        {
+            m_blockedPacket = packet;
+            m_blockedDevice = device;
+            break;
+        }
+    }
+    m_pumping = false;
+}
+
+void
+NvLinkGpu::TxReady(Ptr<CreditLinkNetDevice> device, uint32_t vc)
+{
+    Pump();
+}
+
+bool
+NvLinkGpu::Receive(Ptr<NetDevice> device,
+                   Ptr<const Packet> packet,
+                   uint16_t protocol,
+                   const Address& from)
+{
+    NvLinkHeader h;
+    packet->PeekHeader(h);
+    const uint32_t payload = packet->GetSize() - NvLinkHeader::SIZE_BYTES;
+    if (h.type == NvLinkHeader::DATA)
+    {
+        NS_ABORT_MSG_IF(h.destination != m_gpuId,
+                        "NvLinkGpu " << m_gpuId << " got a packet for GPU " << h.destination);
+        const uint64_t key = (static_cast<uint64_t>(h.source) << 32) | h.tag;
+        Incoming& in = m_incoming[key];
+        in.packets++;
+        in.bytes += payload;
+        if (in.packets == h.count)
+        {
+            const uint64_t bytes = in.bytes;
+            m_incoming.erase(key);
+            m_messageReceivedTrace(h.source, h.tag, bytes);
+            if (h.source < m_domain.size() && m_domain[h.source])
+            {
+                m_domain[h.source]->NotifyDelivered(m_gpuId, h.tag);
+            }
+        }
+        return true;
+    }
+    NS_ABORT_MSG_IF(h.type != NvLinkHeader::NVLS_MULTICAST,
+                    "NvLinkGpu " << m_gpuId << " got an NVLS reduce request");
+    m_nvlsChunkTrace(h.tag, h.count, payload);
+    for (auto it = m_nvlsOps.begin(); it != m_nvlsOps.end(); ++it)
+    {
+        if (it->group == h.tag && h.count - it->firstChunk < it->chunks)
+        {
+            if (++it->received == it->chunks)
+            {
+                const NvlsOp op = *it;
+                m_nvlsOps.erase(it);
+                if (!op.done.IsNull())
+                {
+                    op.done(op.group, op.firstChunk);
+                }
+            }
+            return true;
+        }
+    }
+    NS_FATAL_ERROR("NvLinkGpu " << m_gpuId << ": reduced chunk " << h.count << " of NVLS group "
+                                << h.tag << " matches no NvlsReduce of this GPU");
+    return false;
+}
+
+void
+NvLinkGpu::NotifyDelivered(uint32_t dst, uint32_t messageId)
+{
+    auto it = m_sendDone.find(messageId);
+    if (it == m_sendDone.end())
+    {
+        return;
+    }
+    SendDoneCallback cb = it->second;
+    m_sendDone.erase(it);
+    cb(dst, messageId);
+}
+
+} // namespace ns3

@@ -1,0 +1,150 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_NVLINK_GPU_H
+#define AI_FABRIC_NVLINK_GPU_H
+
+#include "ns3/callback.h"
+#include "ns3/nvlink-header.h"
+#include "ns3/nvlink-net-device.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+#include <limits>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * NVLink endpoint of a GPU node (aggregated to it by NvLinkHelper): cuts
+ * transfers into Granularity-sized packets and sprays them over the GPU's
+ * NVLink devices.
+ *
+ * Spraying: successive packets go to the switch planes by smooth weighted
+ * round-robin with the bundles' link counts as weights (DGX H100: 5:4:4:5), as
+ * the hardware stripes a GPU's traffic over all its links; a destination with
+ * direct GPU<->GPU bundles uses those instead.  The order is strict: when the
+ * chosen device's queue is full the GPU waits for it (its TxReady), so the
+ * split stays exactly proportional.  Active transfers take turns packet by
+ * packet.  NVLS chunks go to plane PlaneForChunk(chunk), which every member
+ * computes alike, so all contributions of a chunk meet in the same switch.
+ */
+class NvLinkGpu : public Object
+{
+  public:
+    static constexpr uint32_t NO_PEER = std::numeric_limits<uint32_t>::max();
+
+    /// Fired at the sender when the receiver has got the whole transfer: (dst, message id).
+    typedef Callback<void, uint32_t, uint32_t> SendDoneCallback;
+    /// Fired at a member when every reduced chunk of an NvlsReduce came back: (group, first).
+    typedef Callback<void, uint32_t, uint32_t> NvlsDoneCallback;
+
+    static TypeId GetTypeId();
+    NvLinkGpu();
+
+    uint32_t GetGpuId() const;
+    /// A device of this GPU; \p peerGpu is the GPU at its other end, NO_PEER for a switch.
+    void AddDevice(Ptr<NvLinkNetDevice> device, uint32_t peerGpu);
+    /// Every GPU of the NVLink domain, indexed by GPU id (for completion callbacks).
+    void SetDomain(const std::vector<Ptr<NvLinkGpu>>& gpus);
+    uint32_t GetNDevices() const;
+    Ptr<NvLinkNetDevice> GetDevice(uint32_t i) const;
+    uint32_t GetGranularityBytes() const;
+
+    /// Queues \p bytes to \p dstGpu; \return its message id.
+    uint32_t Send(uint32_t dstGpu, uint64_t bytes, SendDoneCallback done = SendDoneCallback());
+    /// Contributes \p bytes to an NVLS all-reduce of \p groupId as chunks firstChunk,
+    /// firstChunk + 1, ... of Granularity bytes (all members must use the same chunk
+    /// ids and sizes); \p done fires when every reduced chunk has come back.
+    /// \return the number of chunks.
+    uint32_t NvlsReduce(uint32_t groupId,
+                        uint32_t firstChunk,
+                        uint64_t bytes,
+                        NvlsDoneCallback done = NvlsDoneCallback());
+    /// Switch-plane device index (into GetDevice) that carries NVLS chunk \p chunk.
+    uint32_t PlaneForChunk(uint32_t chunk) const;
+    /// Payload bytes accepted by Send/NvlsReduce and not yet handed to a device.
+    uint64_t GetPendingBytes() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct Transfer
+    {
+        NvLinkHeader::Type type{NvLinkHeader::DATA};
+        uint32_t target{0}; //!< destination GPU, or NVLS group
+        uint32_t tag{0};    //!< message id, or NVLS group
+        uint32_t nextChunk{0};
+        uint32_t packets{0}; //!< packets of the transfer
+        uint32_t sent{0};
+        uint64_t remaining{0};
+    };
+
+    // Smooth weighted round-robin sequence over device indices.
+    struct Spray
+    {
+        std::vector<uint32_t> sequence;
+        std::size_t next{0};
+    };
+
+    struct Incoming
+    {
+        uint32_t packets{0};
+        uint64_t bytes{0};
+    };
+
+    struct NvlsOp
+    {
+        uint32_t group;
+        uint32_t firstChunk;
+        uint32_t chunks;
+        uint32_t received;
+        NvlsDoneCallback done;
+    };
+
+    static void BuildSpray(Spray& spray,
+                           const std::vector<uint32_t>& devices,
+                           const std::vector<uint32_t>& weights);
+    void RebuildSprays();
+    uint32_t StartTransfer(Transfer&& t);
+    void Pump();
+    void TxReady(Ptr<CreditLinkNetDevice> device, uint32_t vc);
+    bool Receive(Ptr<NetDevice> device,
+                 Ptr<const Packet> packet,
+                 uint16_t protocol,
+                 const Address& from);
+    void NotifyDelivered(uint32_t dst, uint32_t messageId);
+
+    uint32_t m_gpuId;
+    uint32_t m_vc;
+    std::vector<Ptr<NvLinkNetDevice>> m_devices;
+    std::vector<uint32_t> m_peers;
+    Spray m_switchSpray;
+    std::vector<Spray> m_directSpray; //!< by destination GPU; empty sequence = via switches
+    std::vector<Ptr<NvLinkGpu>> m_domain;
+
+    std::vector<Transfer> m_transfers;
+    std::vector<uint32_t> m_freeTransfers;
+    std::deque<uint32_t> m_active; //!< transfers with bytes left, in turn order
+    uint32_t m_nextMessageId;
+    uint64_t m_pendingBytes;
+    Ptr<Packet> m_blockedPacket;
+    uint32_t m_blockedDevice;
+    bool m_pumping;
+
+    std::unordered_map<uint32_t, SendDoneCallback> m_sendDone; //!< by message id
+    std::unordered_map<uint64_t, Incoming> m_incoming;         //!< by (source, message id)
+    std::vector<NvlsOp> m_nvlsOps;
+
+    TracedCallback<uint32_t, uint32_t, uint64_t> m_messageReceivedTrace;
+    TracedCallback<uint32_t, uint32_t, uint32_t> m_nvlsChunkTrace;
+};
+
+} // namespace ns3
+
+#endif

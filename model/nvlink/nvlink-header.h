@@ -1,0 +1,55 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_NVLINK_HEADER_H
+#define AI_FABRIC_NVLINK_HEADER_H
+
+#include "ns3/header.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Routing header of a simulated NVLink packet (16 bytes).  NVLink's real packet
+ * format is not public; these 16 bytes stand for the header of the first real
+ * packet of a burst (NvLinkNetDevice charges the others as wire overhead).
+ *
+ * Data: tag = message id of the source, count = packets of the message.
+ * NVLS reduce contribution / multicast result: tag = group, count = chunk id.
+ */
+class NvLinkHeader : public Header
+{
+  public:
+    static constexpr uint32_t SIZE_BYTES = 16;
+
+    enum Type : uint8_t
+    {
+        DATA = 0,
+        NVLS_REDUCE = 1,    //!< one member's contribution to (group, chunk)
+        NVLS_MULTICAST = 2, //!< the reduced (group, chunk), switch to member
+    };
+
+    NvLinkHeader();
+
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    uint16_t destination{0}; //!< GPU id in the NVLink domain
+    uint16_t source{0};
+    Type type{DATA};
+    uint8_t vc{0};
+    uint16_t protocol{0};
+    uint32_t tag{0};
+    uint32_t count{0};
+};
+
+} // namespace ns3
+
+#endif

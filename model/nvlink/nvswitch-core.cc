@@ -1,0 +1,232 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "nvswitch-core.h"
+
+#include "nvlink-header.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/uinteger.h"
+
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("NvSwitch");
+
+NS_OBJECT_ENSURE_REGISTERED(NvSwitch);
+
+TypeId
+NvSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::NvSwitch")
+            .SetParent<CreditSwitch>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<NvSwitch>()
+            // gen1 DGX-2, gen2 DGX A100, gen3 DGX H100 (first with SHARP/NVLS), gen4 GB200.
+            .AddAttribute("Generation",
+                          "NVSwitch generation 1-4; NVLS needs 3 or later",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&NvSwitch::m_generation),
+                          MakeUintegerChecker<uint32_t>(1, 4))
+            .AddTraceSource("NvlsReduce",
+                            "All contributions of a chunk arrived: (group, chunk, payload bytes)",
+                            MakeTraceSourceAccessor(&NvSwitch::m_nvlsReduceTrace),
+                            "ns3::NvSwitch::NvlsReduceTracedCallback");
+    return tid;
+}
+
+NvSwitch::NvSwitch()
+    : m_generation(3),
+      m_reducedChunks(0),
+      m_pendingChunks(0)
+{
+}
+
+void
+NvSwitch::DoDispose()
+{
+    m_groups.clear();
+    m_slots.clear();
+    m_freeSlots.clear();
+    CreditSwitch::DoDispose();
+}
+
+uint32_t
+NvSwitch::GetGeneration() const
+{
+    return m_generation;
+}
+
+bool
+NvSwitch::SupportsNvls() const
+{
+    return m_generation >= 3;
+}
+
+std::string
+NvSwitch::CheckNvlsGroup(uint32_t groupId, const std::vector<uint32_t>& members) const
+{
+    std::ostringstream os;
+    if (!SupportsNvls())
+    {
+        os << "NVLS (in-switch reduction and multicast) needs NVSwitch gen3 or later; this "
+              "switch is gen"
+           << m_generation;
+    }
+    else if (members.size() < 2)
+    {
+        os << "NVLS group " << groupId << " needs at least 2 members, has " << members.size();
+    }
+    else if (m_groups.count(groupId) != 0)
+    {
+        os << "NVLS group " << groupId << " is already registered";
+    }
+    else
+    {
+        std::vector<bool> seen;
+        for (uint32_t m : members)
+        {
+            if (m >= seen.size())
+            {
+                seen.resize(m + 1, false);
+            }
+            if (seen[m])
+            {
+                os << "NVLS group " << groupId << " lists GPU " << m << " twice";
+                break;
+            }
+            seen[m] = true;
+        }
+    }
+    return os.str();
+}
+
+void
+NvSwitch::RegisterNvlsGroup(uint32_t groupId, const std::vector<uint32_t>& members)
+{
+    const std::string error = CheckNvlsGroup(groupId, members);
+    NS_ABORT_MSG_IF(!error.empty(), "NvSwitch::RegisterNvlsGroup: " << error);
+    Group& g = m_groups[groupId];
+    g.members = members;
+    for (uint32_t i = 0; i < members.size(); ++i)
+    {
+        if (members[i] >= g.memberIndex.size())
+        {
+            g.memberIndex.resize(members[i] + 1, -1);
+        }
+        g.memberIndex[members[i]] = static_cast<int32_t>(i);
+    }
+}
+
+uint64_t
+NvSwitch::GetNvlsReducedChunks() const
+{
+    return m_reducedChunks;
+}
+
+uint32_t
+NvSwitch::GetNvlsPendingChunks() const
+{
+    return m_pendingChunks;
+}
+
+uint32_t
+NvSwitch::ExtractDestination(Ptr<const Packet> packet) const
+{
+    NvLinkHeader header;
+    NS_ABORT_MSG_IF(packet->GetSize() < NvLinkHeader::SIZE_BYTES,
+                    "NvSwitch: packet of " << packet->GetSize() << " B carries no NvLinkHeader");
+    packet->PeekHeader(header);
+    return header.destination;
+}
+
+void
+NvSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc)
+{
+    NvLinkHeader header;
+    packet->PeekHeader(header);
+    if (header.type == NvLinkHeader::NVLS_REDUCE)
+    {
+        ReceiveNvls(inPort, packet, vc);
+        return;
+    }
+    CreditSwitch::ReceiveFromPort(inPort, packet, vc);
+}
+
+void
+NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc)
+{
+    NvLinkHeader header;
+    packet->PeekHeader(header);
+    const uint32_t nodeId = GetPort(inPort)->GetNode()->GetId();
+    NS_ABORT_MSG_IF(!SupportsNvls(),
+                    "NvSwitch on node " << nodeId << " is gen" << m_generation
+                                        << ": NVLS reduction needs gen3 or later");
+    auto git = m_groups.find(header.tag);
+    NS_ABORT_MSG_IF(git == m_groups.end(),
+                    "NvSwitch on node " << nodeId << ": NVLS group " << header.tag
+                                        << " is not registered");
+    Group& g = git->second;
+    NS_ABORT_MSG_IF(header.source >= g.memberIndex.size() || g.memberIndex[header.source] < 0,
+                    "NvSwitch on node " << nodeId << ": GPU " << header.source
+                                        << " is not a member of NVLS group " << header.tag);
+    const auto member = static_cast<uint32_t>(g.memberIndex[header.source]);
+
+    auto [it, inserted] = g.pending.try_emplace(header.count, 0);
+    if (inserted)
+    {
+        if (m_freeSlots.empty())
+        {
+            m_slots.emplace_back();
+            m_freeSlots.push_back(static_cast<uint32_t>(m_slots.size() - 1));
+        }
+        it->second = m_freeSlots.back();
+        m_freeSlots.pop_back();
+        m_slots[it->second].held.assign(g.members.size(), Held());
+        m_slots[it->second].arrived = 0;
+        m_pendingChunks++;
+    }
+    Slot& slot = m_slots[it->second];
+    NS_ABORT_MSG_IF(slot.held[member].packet,
+                    "NvSwitch: GPU " << header.source << " contributed chunk " << header.count
+                                     << " of NVLS group " << header.tag << " twice");
+    slot.held[member] = Held{packet, inPort, vc};
+    slot.arrived++;
+    if (slot.arrived < g.members.size())
+    {
+        return;
+    }
+
+    // Every contribution is in: the reduced chunk goes back to each member, each copy
+    // using the input buffer its contribution held (released when the copy leaves).
+    const uint32_t chunk = header.count;
+    const uint32_t slotIndex = it->second;
+    g.pending.erase(it);
+    m_pendingChunks--;
+    m_reducedChunks++;
+    const uint32_t bytes = slot.held[0].packet->GetSize();
+    m_nvlsReduceTrace(header.tag, chunk, bytes - NvLinkHeader::SIZE_BYTES);
+    for (uint32_t i = 0; i < slot.held.size(); ++i)
+    {
+        Held held = std::move(slot.held[i]);
+        NS_ABORT_MSG_IF(held.packet->GetSize() != bytes,
+                        "NvSwitch: NVLS group "
+                            << header.tag << " chunk " << chunk << " contributions differ in size ("
+                            << held.packet->GetSize() << " vs " << bytes << " B)");
+        NvLinkHeader h;
+        held.packet->RemoveHeader(h);
+        h.type = NvLinkHeader::NVLS_MULTICAST;
+        h.destination = static_cast<uint16_t>(g.members[i]);
+        held.packet->AddHeader(h);
+        CreditSwitch::ReceiveFromPort(held.inPort, held.packet, held.vc);
+    }
+    slot.held.clear();
+    m_freeSlots.push_back(slotIndex);
+}
+
+} // namespace ns3

@@ -1,0 +1,90 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_NVSWITCH_CORE_H
+#define AI_FABRIC_NVSWITCH_CORE_H
+
+// Complete type for the base class's implicit destructor (its Ptr member).
+#include "ns3/credit-link-watchdog.h"
+#include "ns3/credit-switch.h"
+#include "ns3/traced-callback.h"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * NVSwitch on the credit switch core: routes NvLinkHeader packets by destination
+ * GPU (the helper programs SetRoute(gpu, {port})), traversal latency is the core's
+ * TraversalLatency.
+ *
+ * NVLS (gen3+, SHARP engines): RegisterNvlsGroup(group, members).  An
+ * NVLS_REDUCE packet for (group, chunk) is held out of the forwarding path, still
+ * occupying its input buffer (so its upstream credits), until every member's
+ * contribution of that chunk has arrived; then each contribution becomes the
+ * reduced NVLS_MULTICAST chunk for the member it came from and is forwarded to
+ * it.  Its input buffer is released when it leaves, as for any packet, so one
+ * chunk costs each member link about its size once in each direction.
+ */
+class NvSwitch : public CreditSwitch
+{
+  public:
+    static TypeId GetTypeId();
+    NvSwitch();
+
+    uint32_t GetGeneration() const;
+    bool SupportsNvls() const;
+    /// Empty, or why (group, members) cannot be registered on this switch.
+    std::string CheckNvlsGroup(uint32_t groupId, const std::vector<uint32_t>& members) const;
+    /// Aborts with CheckNvlsGroup's message (e.g. NVLS on a gen2 switch).
+    void RegisterNvlsGroup(uint32_t groupId, const std::vector<uint32_t>& members);
+    uint64_t GetNvlsReducedChunks() const;
+    /// Chunks with some but not all contributions held.
+    uint32_t GetNvlsPendingChunks() const;
+
+    void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc) override;
+
+  protected:
+    void DoDispose() override;
+    uint32_t ExtractDestination(Ptr<const Packet> packet) const override;
+
+  private:
+    struct Held
+    {
+        Ptr<Packet> packet;
+        uint32_t inPort{0};
+        uint32_t vc{0};
+    };
+
+    struct Slot
+    {
+        std::vector<Held> held; //!< index = member index
+        uint32_t arrived{0};
+    };
+
+    struct Group
+    {
+        std::vector<uint32_t> members;
+        std::vector<int32_t> memberIndex;               //!< by GPU id, -1 = not a member
+        std::unordered_map<uint32_t, uint32_t> pending; //!< chunk -> slot
+    };
+
+    void ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc);
+
+    uint32_t m_generation;
+    std::unordered_map<uint32_t, Group> m_groups;
+    std::vector<Slot> m_slots; //!< reused, so a chunk allocates nothing once warm
+    std::vector<uint32_t> m_freeSlots;
+    uint64_t m_reducedChunks;
+    uint32_t m_pendingChunks;
+
+    TracedCallback<uint32_t, uint32_t, uint32_t> m_nvlsReduceTrace;
+};
+
+} // namespace ns3
+
+#endif
