@@ -225,6 +225,43 @@ TEST_F(InfinibandDeviceTest, VlArbitrationWeightsSplitBandwidth)
     EXPECT_NEAR(static_cast<double>(perVl[0]) / perVl[1], 3.0, 0.06);
 }
 
+// SL->VL per (in, out) port pair: switch s1 maps every SL from its port 2 to its port 1
+// onto VL1, so host 1 receives SL0 packets on VL1 (LRH.VL = 1, VC 1) while SL stays 0,
+// and the rewritten VCRC (and the untouched ICRC) check out.
+TEST_F(InfinibandDeviceTest, SwitchSlToVlRemapsAndKeepsCrcsValid)
+{
+    InfinibandHelper ib;
+    ib.SetDeviceAttribute("DataVls", UintegerValue(2));
+    InfinibandFabric f = ib.Build(Line());
+    f.switchCores[1]->SetSlToVl(2, 1, std::vector<uint8_t>(16, 1));
+    ASSERT_EQ(ib.Validate(), "");
+
+    struct Seen
+    {
+        uint32_t packets{0};
+        uint32_t onVl1{0};
+        uint32_t crcOk{0};
+        uint32_t sl0{0};
+    } seen;
+
+    f.GetHostDevice(1)->TraceConnectWithoutContext(
+        "Rx",
+        MakeCallback(+[](Seen* s, Ptr<const Packet> p, uint32_t vc) {
+            InfinibandLrh lrh;
+            p->PeekHeader(lrh);
+            s->packets++;
+            s->onVl1 += vc == 1 && lrh.GetVl() == 1;
+            s->sl0 += lrh.GetSl() == 0;
+            s->crcOk += InfinibandCheckCrcs(p);
+        }).Bind(&seen));
+    f.GetHostDevice(0)->SendMessage(f.hostLids[1], 0, 0x100, 3 * 4096);
+    Simulator::Run();
+    EXPECT_EQ(seen.packets, 3u);
+    EXPECT_EQ(seen.onVl1, 3u);
+    EXPECT_EQ(seen.sl0, 3u);
+    EXPECT_EQ(seen.crcOk, 3u);
+}
+
 // Min-hop on a 5-switch ring with AllowCreditLoops: every host sends to the host two
 // switches clockwise, so all routes turn the same way and the channel dependency graph
 // is a cycle.  With one-packet receive buffers the ring fills and stops; the watchdog

@@ -510,7 +510,14 @@ InfinibandNetDevice::BuildPacket(Ptr<Packet> payload,
     payload->AddHeader(lrh);
     if (m_computeCrcs)
     {
-        InfinibandAddCrcs(payload);
+        // As InfinibandAddCrcs, with a reused buffer: no heap allocation per packet.
+        const uint32_t size = payload->GetSize();
+        m_crcScratch.resize(size + InfinibandIcrc::SIZE_BYTES);
+        payload->CopyData(m_crcScratch.data(), size);
+        payload->AddTrailer(InfinibandIcrc(InfinibandIcrc::Compute(m_crcScratch.data(), size)));
+        payload->CopyData(m_crcScratch.data(), m_crcScratch.size());
+        payload->AddTrailer(
+            InfinibandVcrc(InfinibandVcrc::Compute(m_crcScratch.data(), m_crcScratch.size())));
     }
     else
     {

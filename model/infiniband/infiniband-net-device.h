@@ -266,6 +266,7 @@ class InfinibandNetDevice : public CreditLinkNetDevice
     EventId m_cctiEvent;
     Ptr<InfinibandIpoibTable> m_ipoib;
     IbCounters m_ibCounters;
+    mutable std::vector<uint8_t> m_crcScratch;
     NetDevice::ReceiveCallback m_userRx;
     NetDevice::PromiscReceiveCallback m_userPromisc;
     MessageReceivedCallback m_messageRx;
