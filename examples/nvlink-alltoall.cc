@@ -159,7 +159,10 @@ main(int argc, char* argv[])
                     100 * maxUtil,
                     static_cast<unsigned long long>(sw->GetForwardedPackets()));
     }
-    std::printf("simulated %.3f us, %.2f s wall clock\n", end_s * 1e6, wall_s);
+    std::printf("simulated %.3f us, %llu events, %.2f s wall clock\n",
+                end_s * 1e6,
+                static_cast<unsigned long long>(Simulator::GetEventCount()),
+                wall_s);
     Simulator::Destroy();
     return 0;
 }
