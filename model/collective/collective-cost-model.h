@@ -1,0 +1,84 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_COLLECTIVE_COST_MODEL_H
+#define AI_FABRIC_COLLECTIVE_COST_MODEL_H
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * Alpha-beta reference costs of the collectives (seconds), p ranks, n bytes
+ * (nccl-tests' size), formulas of shared/reference/fabric-facts.md plus the
+ * pipelined ones the engine actually runs (doc/collectives.md).  α is the
+ * cost of one message apart from its bytes, β the wire time of one payload byte.
+ */
+class CollectiveCostModel
+{
+  public:
+    CollectiveCostModel(double alphaSeconds, double betaSecondsPerByte);
+
+    /**
+     * α and β of a message crossing \p hops links of \p rate through hops-1
+     * store-and-forward switches: β = 1 / (rate × efficiency × payload/wire bytes);
+     * α = software latency + hops × propagation + (hops-1) × (switch latency +
+     * one full packet's serialisation).
+     */
+    static CollectiveCostModel FromLink(DataRate signallingRate,
+                                        double encodingEfficiency,
+                                        uint32_t payloadBytesPerPacket,
+                                        uint32_t overheadBytesPerPacket,
+                                        Time softwareLatency,
+                                        uint32_t hops,
+                                        Time propagationPerHop,
+                                        Time switchLatency);
+
+    double Alpha() const;
+    double Beta() const;
+
+    /// 2(p−1)α + 2((p−1)/p)nβ
+    double RingAllReduce(uint32_t p, double n) const;
+    /// (p−1)α + ((p−1)/p)nβ; n = whole buffer
+    double RingAllGather(uint32_t p, double n) const;
+    double RingReduceScatter(uint32_t p, double n) const;
+    /// 2·log2(p)·α + 2((p−1)/p)nβ for p = 2^k; otherwise Rabenseifner's extra
+    /// pre/post exchange of the whole buffer, + 2(α + nβ), on the largest power of two.
+    double HalvingDoublingAllReduce(uint32_t p, double n) const;
+    /// Fact sheet's unpipelined reduce + broadcast binary tree: 2·log2(p)(α + nβ).
+    double TreeAllReduce(uint32_t p, double n) const;
+    /**
+     * Pipelined double binary tree (each tree n/2 in chunks of c, depth D): an
+     * interior rank injects 4c per chunk pair (c up + 2c down in its interior
+     * tree, c up as a leaf of the other), so steady state costs 2nβ; the first
+     * chunk adds the pipeline fill 2D(α + cβ) less the 4cβ it already counts.
+     */
+    double DoubleBinaryTreeAllReduce(uint32_t depth, double n, double chunkBytes) const;
+    /// (p−1)(α + (n/p)β): every rank at its injection limit.
+    double AllToAll(uint32_t p, double n) const;
+    /// Pipelined chain of K = ceil(n/c) chunks: (p−1)(α + cβ) + (K−1)cβ — the later
+    /// chunks queue behind the first, so their α overlaps the link's busy time.
+    double ChainBroadcast(uint32_t p, double n, double chunkBytes) const;
+    /**
+     * Reduce-scatter in each domain of L ranks (intra), ring allreduce of n/L
+     * across D domains per rail (inter), allgather in each domain (intra).
+     */
+    static double HierarchicalAllReduce(const CollectiveCostModel& intra,
+                                        const CollectiveCostModel& inter,
+                                        uint32_t ranksPerDomain,
+                                        uint32_t numDomains,
+                                        double n);
+
+  private:
+    double m_alpha;
+    double m_beta;
+};
+
+} // namespace ns3
+
+#endif

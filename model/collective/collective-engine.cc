@@ -1,0 +1,553 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/collective-engine.h"
+
+#include "ns3/collective-bandwidth.h"
+#include "ns3/log.h"
+#include "ns3/results-database.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CollectiveEngine");
+NS_OBJECT_ENSURE_REGISTERED(CollectiveEngine);
+
+namespace
+{
+const std::map<std::string, std::vector<std::string>>&
+ValidAlgorithms()
+{
+    static const std::map<std::string, std::vector<std::string>> table{
+        {"allreduce", {"ring", "tree", "halvingdoubling", "hierarchical", "nvls"}},
+        {"allgather", {"ring", "direct"}},
+        {"reducescatter", {"ring", "direct"}},
+        {"alltoall", {"direct"}},
+        {"broadcast", {"ring"}},
+        {"reduce", {"ring"}},
+        {"sendrecv", {"direct"}},
+    };
+    return table;
+}
+
+std::string
+Join(const std::vector<std::string>& v)
+{
+    std::string out;
+    for (const auto& s : v)
+    {
+        out += (out.empty() ? "" : ", ") + s;
+    }
+    return out;
+}
+
+[[noreturn]] void
+Reject(const std::string& what)
+{
+    throw CollectiveError("collective rejected: " + what);
+}
+} // namespace
+
+TypeId
+CollectiveEngine::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CollectiveEngine")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<CollectiveEngine>()
+            .AddAttribute("ChunkBytes",
+                          "Bytes per ring/chain step of one channel (NCCL chunk); the buffer is "
+                          "walked in loops of NumChannels x ranks x ChunkBytes",
+                          UintegerValue(512 * 1024),
+                          MakeUintegerAccessor(&CollectiveEngine::m_chunkBytes),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("TreeChunkBytes",
+                          "Pipeline chunk of the double binary tree",
+                          UintegerValue(256 * 1024),
+                          MakeUintegerAccessor(&CollectiveEngine::m_treeChunkBytes),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute(
+                "NumChannels",
+                "Ring channels (parallel transport streams, each its share of the buffer)",
+                UintegerValue(1),
+                MakeUintegerAccessor(&CollectiveEngine::m_numChannels),
+                MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("ElementBytes",
+                          "Data type size: pieces are rounded to whole elements",
+                          UintegerValue(4),
+                          MakeUintegerAccessor(&CollectiveEngine::m_elementBytes),
+                          MakeUintegerChecker<uint32_t>(1, 16))
+            .AddAttribute("NvlsMinRanks",
+                          "auto picks NVLS only from this many ranks in one NVLink domain",
+                          UintegerValue(5),
+                          MakeUintegerAccessor(&CollectiveEngine::m_nvlsMinRanks),
+                          MakeUintegerChecker<uint32_t>(2))
+            .AddAttribute("TreeMaxBytes",
+                          "auto picks the tree for allreduce up to this size ...",
+                          UintegerValue(1024 * 1024),
+                          MakeUintegerAccessor(&CollectiveEngine::m_treeMaxBytes),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("TreeMinRanks",
+                          "... on at least this many ranks",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&CollectiveEngine::m_treeMinRanks),
+                          MakeUintegerChecker<uint32_t>(2))
+            .AddAttribute("FirstCollectiveId",
+                          "Id of the first collective (collectives.coll_id)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&CollectiveEngine::m_nextId),
+                          MakeUintegerChecker<uint64_t>())
+            .AddTraceSource("CollectiveBegin",
+                            "A collective started (id, kind, algorithm, ranks, bytes)",
+                            MakeTraceSourceAccessor(&CollectiveEngine::m_beginTrace),
+                            "ns3::CollectiveEngine::BeginTracedCallback")
+            .AddTraceSource("CollectiveEnd",
+                            "A collective ended (id, duration, busbw GB/s)",
+                            MakeTraceSourceAccessor(&CollectiveEngine::m_endTrace),
+                            "ns3::CollectiveEngine::EndTracedCallback");
+    return tid;
+}
+
+CollectiveEngine::CollectiveEngine()
+    : m_chunkBytes(512 * 1024),
+      m_treeChunkBytes(256 * 1024),
+      m_numChannels(1),
+      m_elementBytes(4),
+      m_nvlsMinRanks(5),
+      m_treeMaxBytes(1024 * 1024),
+      m_treeMinRanks(16),
+      m_nextId(0)
+{
+}
+
+CollectiveEngine::~CollectiveEngine() = default;
+
+void
+CollectiveEngine::SetTransport(Ptr<GpuTransport> transport)
+{
+    m_transport = transport;
+}
+
+Ptr<GpuTransport>
+CollectiveEngine::GetTransport() const
+{
+    return m_transport;
+}
+
+void
+CollectiveEngine::SetResultsDatabase(Ptr<ResultsDatabase> db)
+{
+    m_db = db;
+}
+
+void
+CollectiveEngine::SetDomainMap(const std::map<uint32_t, uint32_t>& domainOfRank)
+{
+    m_domainOfRank = domainOfRank;
+}
+
+CollectiveSplit
+CollectiveEngine::GetSplit() const
+{
+    return CollectiveSplit{m_chunkBytes, m_numChannels, m_elementBytes};
+}
+
+std::string
+CollectiveEngine::Canonical(const std::string& name)
+{
+    std::string out;
+    for (char c : name)
+    {
+        if (c != '_' && c != '-')
+        {
+            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+    }
+    if (out == "hd" || out == "rabenseifner")
+    {
+        return "halvingdoubling";
+    }
+    return out;
+}
+
+std::vector<std::vector<uint32_t>>
+CollectiveEngine::Domains(const CollectiveSpec& spec) const
+{
+    const auto& map = spec.domainOfRank.empty() ? m_domainOfRank : spec.domainOfRank;
+    std::map<uint32_t, std::vector<uint32_t>> byDomain;
+    for (uint32_t r : spec.ranks)
+    {
+        auto it = map.find(r);
+        if (it == map.end())
+        {
+            return {}; // no (complete) domain map: the group's domains are unknown
+        }
+        byDomain[it->second].push_back(r);
+    }
+    std::vector<std::vector<uint32_t>> out;
+    for (auto& [d, ranks] : byDomain)
+    {
+        out.push_back(std::move(ranks));
+    }
+    return out;
+}
+
+InSwitchReductionPlane*
+CollectiveEngine::FindInSwitchPlane(const std::vector<uint32_t>& ranks) const
+{
+    for (uint32_t i = 0; i < m_transport->GetNPlanes(); ++i)
+    {
+        auto* plane = dynamic_cast<InSwitchReductionPlane*>(PeekPointer(m_transport->GetPlane(i)));
+        if (plane && plane->CanReduceInSwitch(ranks))
+        {
+            return plane;
+        }
+    }
+    return nullptr;
+}
+
+std::string
+CollectiveEngine::Validate(const CollectiveSpec& spec) const
+{
+    if (!m_transport)
+    {
+        Reject("the engine has no transport");
+    }
+    const std::string kind = Canonical(spec.kind);
+    auto valid = ValidAlgorithms().find(kind);
+    if (valid == ValidAlgorithms().end())
+    {
+        Reject("unknown collective \"" + spec.kind +
+               "\" (allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv)");
+    }
+    if (spec.ranks.empty())
+    {
+        Reject(kind + " on an empty group");
+    }
+    std::set<uint32_t> seen;
+    for (uint32_t r : spec.ranks)
+    {
+        if (!seen.insert(r).second)
+        {
+            Reject("rank " + std::to_string(r) + " appears twice in group " + spec.groupName);
+        }
+        if (!m_transport->HasRank(r))
+        {
+            Reject("rank " + std::to_string(r) + " of group " + spec.groupName +
+                   " is not attached to any transport plane");
+        }
+    }
+    if ((kind == "broadcast" || kind == "reduce") && !seen.count(spec.root))
+    {
+        Reject("root " + std::to_string(spec.root) + " is not in group " + spec.groupName);
+    }
+    const std::string algorithm = Canonical(spec.algorithm);
+    if (algorithm == "auto")
+    {
+        return kind;
+    }
+    const auto& algos = valid->second;
+    if (std::find(algos.begin(), algos.end(), algorithm) == algos.end())
+    {
+        Reject("algorithm \"" + spec.algorithm + "\" cannot run " + kind + " (valid: auto, " +
+               Join(algos) + ")");
+    }
+    return kind;
+}
+
+std::string
+CollectiveEngine::ResolveAlgorithm(const CollectiveSpec& spec) const
+{
+    const std::string kind = Validate(spec);
+    const std::string requested = Canonical(spec.algorithm);
+    const uint32_t p = spec.ranks.size();
+    const auto domains = Domains(spec);
+    if (requested == "nvls")
+    {
+        if (!FindInSwitchPlane(spec.ranks))
+        {
+            std::string planes;
+            for (uint32_t i = 0; i < m_transport->GetNPlanes(); ++i)
+            {
+                planes += (planes.empty() ? "" : ", ") + m_transport->GetPlane(i)->GetPlaneName();
+            }
+            Reject("algorithm nvls needs in-switch reduction (NVSwitch gen3+) over all " +
+                   std::to_string(p) + " ranks of group " + spec.groupName +
+                   "; no plane offers it (planes: " + planes + ")");
+        }
+        return requested;
+    }
+    if (requested == "hierarchical")
+    {
+        if (domains.size() < 2)
+        {
+            Reject("hierarchical allreduce needs a group spanning at least two domains "
+                   "(give every rank a domain: CollectiveSpec::domainOfRank or SetDomainMap)");
+        }
+        for (const auto& d : domains)
+        {
+            if (d.size() != domains.front().size())
+            {
+                Reject("hierarchical allreduce needs the same number of ranks in every domain");
+            }
+        }
+        return requested;
+    }
+    if (requested != "auto")
+    {
+        return requested;
+    }
+    if (kind == "allreduce")
+    {
+        if (domains.size() <= 1 && p >= m_nvlsMinRanks && FindInSwitchPlane(spec.ranks))
+        {
+            return "nvls";
+        }
+        bool equal = domains.size() >= 2 && domains.front().size() >= 2;
+        for (const auto& d : domains)
+        {
+            equal = equal && d.size() == domains.front().size();
+        }
+        if (equal)
+        {
+            return "hierarchical";
+        }
+        if (p >= m_treeMinRanks && spec.bytes <= m_treeMaxBytes)
+        {
+            return "tree";
+        }
+        return "ring";
+    }
+    if (kind == "alltoall" || kind == "sendrecv")
+    {
+        return "direct";
+    }
+    return "ring";
+}
+
+CollectiveSchedule
+CollectiveEngine::Build(const CollectiveSpec& spec, const std::string& algorithm) const
+{
+    using namespace CollectiveBuild;
+    const std::string kind = Canonical(spec.kind);
+    CollectiveSchedule s;
+    const CollectiveSplit split = GetSplit();
+    const auto& ranks = spec.ranks;
+    const uint32_t rootPos = std::find(ranks.begin(), ranks.end(), spec.root) - ranks.begin();
+    PerRank exits;
+    if (kind == "allreduce")
+    {
+        if (algorithm == "ring")
+        {
+            exits = RingAllReduce(s, ranks, spec.bytes, split, {});
+        }
+        else if (algorithm == "tree")
+        {
+            CollectiveSplit treeSplit = split;
+            treeSplit.chunkBytes = m_treeChunkBytes;
+            exits = DoubleBinaryTreeAllReduce(s, ranks, spec.bytes, treeSplit, {});
+        }
+        else if (algorithm == "halvingdoubling")
+        {
+            exits = HalvingDoublingAllReduce(s, ranks, spec.bytes, split, {});
+        }
+        else if (algorithm == "hierarchical")
+        {
+            exits = HierarchicalAllReduce(s, Domains(spec), spec.bytes, split);
+        }
+    }
+    else if (kind == "allgather")
+    {
+        exits = algorithm == "ring" ? RingAllGather(s, ranks, spec.bytes, split, {})
+                                    : DirectAllGather(s, ranks, spec.bytes, split, {});
+    }
+    else if (kind == "reducescatter")
+    {
+        exits = algorithm == "ring" ? RingReduceScatter(s, ranks, spec.bytes, split, {})
+                                    : DirectReduceScatter(s, ranks, spec.bytes, split, {});
+    }
+    else if (kind == "alltoall")
+    {
+        exits = DirectAllToAll(s, ranks, spec.bytes, split, {});
+    }
+    else if (kind == "broadcast")
+    {
+        exits = ChainBroadcast(s, ranks, spec.bytes, rootPos, split, {});
+    }
+    else if (kind == "reduce")
+    {
+        exits = ChainReduce(s, ranks, spec.bytes, rootPos, split, {});
+    }
+    else if (kind == "sendrecv")
+    {
+        exits = RingSendRecv(s, ranks, spec.bytes, split, {});
+    }
+    // Reachability now, so a fabric that cannot run the algorithm fails before any traffic.
+    for (const auto& step : s.GetSteps())
+    {
+        if (!step.join && m_transport->SelectPlane(step.src, step.dst) < 0)
+        {
+            Reject("algorithm " + algorithm + " needs rank " + std::to_string(step.src) +
+                   " -> rank " + std::to_string(step.dst) + ", which no plane reaches");
+        }
+    }
+    return s;
+}
+
+CollectiveSchedule
+CollectiveEngine::BuildSchedule(const CollectiveSpec& spec) const
+{
+    const std::string algorithm = ResolveAlgorithm(spec);
+    if (algorithm == "nvls")
+    {
+        Reject("nvls runs in the switches: it has no message schedule");
+    }
+    return Build(spec, algorithm);
+}
+
+uint64_t
+CollectiveEngine::Start(const CollectiveSpec& spec, DoneCallback done)
+{
+    const std::string algorithm = ResolveAlgorithm(spec);
+    auto run = std::make_unique<Running>();
+    Running* r = run.get();
+    r->spec = spec;
+    r->spec.kind = Canonical(spec.kind);
+    r->algorithm = algorithm;
+    r->start = Simulator::Now();
+    r->done = done;
+    if (algorithm != "nvls")
+    {
+        r->schedule = Build(spec, algorithm);
+    }
+    r->id = m_nextId++;
+    m_running.emplace(r->id, std::move(run));
+    m_beginTrace(r->id, r->spec.kind, algorithm, spec.ranks.size(), spec.bytes);
+    NS_LOG_INFO("collective " << r->id << " " << r->spec.kind << " " << algorithm << " on "
+                              << spec.ranks.size() << " ranks, " << spec.bytes << " B, "
+                              << r->schedule.GetNumMessages() << " messages");
+    if (algorithm == "nvls")
+    {
+        r->remaining = spec.ranks.size();
+        FindInSwitchPlane(spec.ranks)
+            ->StartInSwitchAllReduce(spec.ranks,
+                                     spec.bytes,
+                                     Callback<void, uint32_t>([this, r](uint32_t) {
+                                         if (--r->remaining == 0)
+                                         {
+                                             Finish(r);
+                                         }
+                                     }));
+        return r->id;
+    }
+    auto& steps = r->schedule.GetSteps();
+    r->remaining = steps.size();
+    if (steps.empty())
+    {
+        Simulator::ScheduleNow(&CollectiveEngine::Finish, this, r);
+        return r->id;
+    }
+    std::vector<uint32_t> roots;
+    for (uint32_t i = 0; i < steps.size(); ++i)
+    {
+        if (steps[i].numDeps == 0)
+        {
+            roots.push_back(i);
+        }
+    }
+    for (uint32_t i : roots)
+    {
+        Launch(r, i);
+    }
+    return r->id;
+}
+
+void
+CollectiveEngine::Launch(Running* run, uint32_t step)
+{
+    const auto& s = run->schedule.GetSteps()[step];
+    if (s.join)
+    {
+        StepDone(run, step);
+        return;
+    }
+    m_transport->SendMessage(s.src,
+                             s.dst,
+                             s.bytes,
+                             GpuTransport::DoneCallback(),
+                             Callback<void>([this, run, step]() { StepDone(run, step); }),
+                             s.channel);
+}
+
+void
+CollectiveEngine::StepDone(Running* run, uint32_t step)
+{
+    auto& steps = run->schedule.GetSteps();
+    for (uint32_t next : steps[step].successors)
+    {
+        if (--steps[next].numDeps == 0)
+        {
+            Launch(run, next);
+        }
+    }
+    if (--run->remaining == 0)
+    {
+        Finish(run);
+    }
+}
+
+void
+CollectiveEngine::Finish(Running* run)
+{
+    CollectiveResult res;
+    res.id = run->id;
+    res.kind = run->spec.kind;
+    res.algorithm = run->algorithm;
+    res.numRanks = run->spec.ranks.size();
+    res.bytes = run->spec.bytes;
+    res.start = run->start;
+    res.end = Simulator::Now();
+    res.messages = run->schedule.GetNumMessages();
+    const int64_t ns = (res.end - res.start).GetNanoSeconds();
+    res.algbwGbps = CollectiveAlgBwGbps(res.bytes, ns);
+    res.busbwGbps = CollectiveBusBwGbps(res.kind, res.numRanks, res.bytes, ns);
+    if (m_db)
+    {
+        CollectiveRecord row;
+        row.collId = res.id;
+        row.kind = res.kind;
+        row.algorithm = res.algorithm;
+        row.groupName = run->spec.groupName;
+        row.numRanks = res.numRanks;
+        row.bytes = res.bytes;
+        row.startNs = res.start.GetNanoSeconds();
+        row.endNs = res.end.GetNanoSeconds();
+        m_db->AddCollective(row);
+    }
+    m_endTrace(res.id, res.end - res.start, res.busbwGbps);
+    DoneCallback done = run->done;
+    m_running.erase(run->id);
+    if (!done.IsNull())
+    {
+        done(res);
+    }
+}
+
+void
+CollectiveEngine::DoDispose()
+{
+    m_running.clear();
+    m_transport = nullptr;
+    m_db = nullptr;
+    Object::DoDispose();
+}
+
+} // namespace ns3

@@ -1,0 +1,658 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/collective-schedule.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ns3
+{
+
+uint32_t
+CollectiveSchedule::Add(Step&& step, const std::vector<int64_t>& deps)
+{
+    const uint32_t index = m_steps.size();
+    for (int64_t d : deps)
+    {
+        if (d == NONE)
+        {
+            continue;
+        }
+        if (d < 0 || static_cast<uint64_t>(d) >= index)
+        {
+            throw std::logic_error("CollectiveSchedule: dependency on a later step");
+        }
+        m_steps[d].successors.push_back(index);
+        ++step.numDeps;
+    }
+    m_steps.push_back(std::move(step));
+    return index;
+}
+
+uint32_t
+CollectiveSchedule::AddMessage(uint32_t src,
+                               uint32_t dst,
+                               uint64_t bytes,
+                               uint32_t channel,
+                               const std::vector<int64_t>& deps)
+{
+    Step s;
+    s.src = src;
+    s.dst = dst;
+    s.bytes = bytes;
+    s.channel = channel;
+    ++m_messages;
+    return Add(std::move(s), deps);
+}
+
+uint32_t
+CollectiveSchedule::AddJoin(const std::vector<int64_t>& deps)
+{
+    Step s;
+    s.join = true;
+    return Add(std::move(s), deps);
+}
+
+const std::vector<CollectiveSchedule::Step>&
+CollectiveSchedule::GetSteps() const
+{
+    return m_steps;
+}
+
+std::vector<CollectiveSchedule::Step>&
+CollectiveSchedule::GetSteps()
+{
+    return m_steps;
+}
+
+uint64_t
+CollectiveSchedule::GetNumMessages() const
+{
+    return m_messages;
+}
+
+std::vector<uint64_t>
+CollectiveSchedule::GetRxBytesPerRank() const
+{
+    std::vector<uint64_t> rx;
+    for (const auto& s : m_steps)
+    {
+        if (s.join)
+        {
+            continue;
+        }
+        if (rx.size() <= s.dst)
+        {
+            rx.resize(s.dst + 1, 0);
+        }
+        rx[s.dst] += s.bytes;
+    }
+    return rx;
+}
+
+namespace
+{
+uint64_t
+DivUp(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+uint64_t
+RoundUp(uint64_t a, uint64_t g)
+{
+    return DivUp(a, g) * g;
+}
+} // namespace
+
+std::vector<RingPiece>
+SplitRing(uint64_t bytes, uint32_t p, const CollectiveSplit& split)
+{
+    std::vector<RingPiece> pieces;
+    const uint64_t e = std::max<uint32_t>(split.elementBytes, 1);
+    const uint64_t chunk = std::max(RoundUp(split.chunkBytes, e), e);
+    const uint64_t loopBytes = chunk * split.numChannels * p;
+    for (uint64_t loop = 0; loop < bytes; loop += loopBytes)
+    {
+        const uint64_t real =
+            std::min(chunk, RoundUp(DivUp(bytes - loop, uint64_t(split.numChannels) * p), e));
+        for (uint32_t c = 0; c < split.numChannels; ++c)
+        {
+            for (uint32_t j = 0; j < p; ++j)
+            {
+                const uint64_t offset = loop + (uint64_t(c) * p + j) * real;
+                const uint64_t n = offset >= bytes ? 0 : std::min(real, bytes - offset);
+                pieces.push_back(RingPiece{c, j, n});
+            }
+        }
+    }
+    return pieces;
+}
+
+std::vector<uint64_t>
+SplitEven(uint64_t bytes, uint32_t parts, uint32_t elementBytes)
+{
+    const uint64_t e = std::max<uint32_t>(elementBytes, 1);
+    const uint64_t share = RoundUp(DivUp(bytes, parts), e);
+    std::vector<uint64_t> out(parts, 0);
+    uint64_t offset = 0;
+    for (uint32_t i = 0; i < parts; ++i)
+    {
+        out[i] = offset >= bytes ? 0 : std::min(share, bytes - offset);
+        offset += out[i];
+    }
+    return out;
+}
+
+namespace CollectiveBuild
+{
+namespace
+{
+constexpr int64_t NONE = CollectiveSchedule::NONE;
+
+int64_t
+EntryOf(const PerRank& entry, uint32_t pos)
+{
+    return entry.empty() ? NONE : entry[pos];
+}
+
+PerRank
+Exits(CollectiveSchedule& s, const std::vector<std::vector<int64_t>>& recv, const PerRank& entry)
+{
+    PerRank out(recv.size());
+    for (uint32_t i = 0; i < recv.size(); ++i)
+    {
+        std::vector<int64_t> deps = recv[i];
+        deps.push_back(EntryOf(entry, i));
+        out[i] = s.AddJoin(deps);
+    }
+    return out;
+}
+
+// Ring passes: piece j moves `hops` times, starting at position (j + first) mod p.
+PerRank
+RingPass(CollectiveSchedule& s,
+         const std::vector<uint32_t>& ranks,
+         uint64_t bytes,
+         const CollectiveSplit& split,
+         const PerRank& entry,
+         uint32_t first,
+         uint32_t hops)
+{
+    const uint32_t p = ranks.size();
+    std::vector<std::vector<int64_t>> recv(p);
+    if (p > 1)
+    {
+        for (const RingPiece& piece : SplitRing(bytes, p, split))
+        {
+            if (piece.bytes == 0)
+            {
+                continue;
+            }
+            int64_t prev = NONE;
+            for (uint32_t h = 0; h < hops; ++h)
+            {
+                const uint32_t from = (piece.index + first + h) % p;
+                const uint32_t to = (from + 1) % p;
+                prev = s.AddMessage(ranks[from],
+                                    ranks[to],
+                                    piece.bytes,
+                                    piece.channel,
+                                    {h == 0 ? EntryOf(entry, from) : prev});
+                recv[to].push_back(prev);
+            }
+        }
+    }
+    return Exits(s, recv, entry);
+}
+} // namespace
+
+PerRank
+RingReduceScatter(CollectiveSchedule& s,
+                  const std::vector<uint32_t>& ranks,
+                  uint64_t bytes,
+                  const CollectiveSplit& split,
+                  const PerRank& entry)
+{
+    // Piece j ends, fully reduced, at its owner position j.
+    return RingPass(s, ranks, bytes, split, entry, 1, ranks.size() - 1);
+}
+
+PerRank
+RingAllGather(CollectiveSchedule& s,
+              const std::vector<uint32_t>& ranks,
+              uint64_t bytes,
+              const CollectiveSplit& split,
+              const PerRank& entry)
+{
+    return RingPass(s, ranks, bytes, split, entry, 0, ranks.size() - 1);
+}
+
+PerRank
+RingAllReduce(CollectiveSchedule& s,
+              const std::vector<uint32_t>& ranks,
+              uint64_t bytes,
+              const CollectiveSplit& split,
+              const PerRank& entry)
+{
+    return RingPass(s, ranks, bytes, split, entry, 0, 2 * (ranks.size() - 1));
+}
+
+PerRank
+HalvingDoublingAllReduce(CollectiveSchedule& s,
+                         const std::vector<uint32_t>& ranks,
+                         uint64_t bytes,
+                         const CollectiveSplit& split,
+                         const PerRank& entry)
+{
+    const uint32_t p = ranks.size();
+    std::vector<std::vector<int64_t>> recv(p);
+    if (p < 2)
+    {
+        return Exits(s, recv, entry);
+    }
+    uint32_t q = 1;
+    while (q * 2 <= p)
+    {
+        q *= 2;
+    }
+    const uint32_t extra = p - q;
+    // Non-power-of-two (Rabenseifner): odd positions 2i+1 < 2*extra hand their whole
+    // buffer to 2i first and get the result back at the end.
+    std::vector<uint32_t> posOf(q);
+    std::vector<int64_t> ready(q);
+    for (uint32_t v = 0; v < q; ++v)
+    {
+        if (v < extra)
+        {
+            posOf[v] = 2 * v;
+            const int64_t pre =
+                s.AddMessage(ranks[2 * v + 1], ranks[2 * v], bytes, 0, {EntryOf(entry, 2 * v + 1)});
+            recv[2 * v].push_back(pre);
+            ready[v] = s.AddJoin({pre, EntryOf(entry, 2 * v)});
+        }
+        else
+        {
+            posOf[v] = v + extra;
+            ready[v] = EntryOf(entry, v + extra);
+        }
+    }
+    const std::vector<uint64_t> block = SplitEven(bytes, q, split.elementBytes);
+    auto rangeBytes = [&block](uint32_t lo, uint32_t hi) {
+        uint64_t b = 0;
+        for (uint32_t i = lo; i < hi; ++i)
+        {
+            b += block[i];
+        }
+        return b;
+    };
+    std::vector<uint32_t> lo(q, 0);
+    std::vector<uint32_t> hi(q, q);
+    // One exchange round: every v sends `sendBytes(v)` to v ^ d after `ready[v]`.
+    auto exchange = [&](uint32_t d, const std::vector<uint64_t>& sendBytes) {
+        std::vector<int64_t> got(q);
+        for (uint32_t v = 0; v < q; ++v)
+        {
+            const uint32_t w = v ^ d;
+            got[w] = s.AddMessage(ranks[posOf[v]], ranks[posOf[w]], sendBytes[v], 0, {ready[v]});
+            recv[posOf[w]].push_back(got[w]);
+        }
+        ready = got;
+    };
+    for (uint32_t d = q / 2; d >= 1; d /= 2)
+    {
+        std::vector<uint64_t> send(q);
+        for (uint32_t v = 0; v < q; ++v)
+        {
+            const uint32_t mid = (lo[v] + hi[v]) / 2;
+            const bool keepLow = v < mid;
+            send[v] = keepLow ? rangeBytes(mid, hi[v]) : rangeBytes(lo[v], mid);
+        }
+        exchange(d, send);
+        for (uint32_t v = 0; v < q; ++v)
+        {
+            const uint32_t mid = (lo[v] + hi[v]) / 2;
+            (v < mid ? hi[v] : lo[v]) = mid;
+        }
+    }
+    for (uint32_t d = 1; d < q; d *= 2)
+    {
+        std::vector<uint64_t> send(q);
+        for (uint32_t v = 0; v < q; ++v)
+        {
+            send[v] = rangeBytes(lo[v], hi[v]);
+        }
+        exchange(d, send);
+        std::vector<uint32_t> nlo(q);
+        std::vector<uint32_t> nhi(q);
+        for (uint32_t v = 0; v < q; ++v)
+        {
+            nlo[v] = std::min(lo[v], lo[v ^ d]);
+            nhi[v] = std::max(hi[v], hi[v ^ d]);
+        }
+        lo = nlo;
+        hi = nhi;
+    }
+    for (uint32_t v = 0; v < extra; ++v)
+    {
+        const int64_t post = s.AddMessage(ranks[2 * v], ranks[2 * v + 1], bytes, 0, {ready[v]});
+        recv[2 * v + 1].push_back(post);
+    }
+    return Exits(s, recv, entry);
+}
+
+std::vector<int32_t>
+BinaryTreeParents(uint32_t p)
+{
+    std::vector<int32_t> parent(p, -1);
+    for (uint32_t r = 1; r < p; ++r)
+    {
+        uint32_t bit = 1;
+        while (!(bit & r))
+        {
+            bit <<= 1;
+        }
+        uint32_t up = (r ^ bit) | (bit << 1);
+        if (up >= p)
+        {
+            up = r ^ bit;
+        }
+        parent[r] = up;
+    }
+    return parent;
+}
+
+std::vector<int32_t>
+ComplementaryTreeParents(uint32_t p)
+{
+    const std::vector<int32_t> t0 = BinaryTreeParents(p);
+    std::vector<int32_t> t1(p, -1);
+    for (uint32_t r = 0; r < p; ++r)
+    {
+        // NCCL: mirror for even p, shift by one for odd p.
+        const uint32_t r0 = (p % 2 == 0) ? p - 1 - r : (r + p - 1) % p;
+        const int32_t parent0 = t0[r0];
+        if (parent0 >= 0)
+        {
+            t1[r] = (p % 2 == 0) ? int32_t(p - 1 - parent0) : int32_t((parent0 + 1) % p);
+        }
+    }
+    return t1;
+}
+
+namespace
+{
+std::vector<uint32_t>
+Depths(const std::vector<int32_t>& parents)
+{
+    std::vector<uint32_t> depth(parents.size(), 0);
+    for (uint32_t r = 0; r < parents.size(); ++r)
+    {
+        for (int32_t x = parents[r]; x >= 0; x = parents[x])
+        {
+            ++depth[r];
+        }
+    }
+    return depth;
+}
+} // namespace
+
+uint32_t
+TreeDepth(const std::vector<int32_t>& parents)
+{
+    const std::vector<uint32_t> d = Depths(parents);
+    return d.empty() ? 0 : *std::max_element(d.begin(), d.end());
+}
+
+PerRank
+DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
+                          const std::vector<uint32_t>& ranks,
+                          uint64_t bytes,
+                          const CollectiveSplit& split,
+                          const PerRank& entry)
+{
+    const uint32_t p = ranks.size();
+    std::vector<std::vector<int64_t>> recv(p);
+    if (p < 2)
+    {
+        return Exits(s, recv, entry);
+    }
+    const std::vector<uint64_t> halves = SplitEven(bytes, 2, split.elementBytes);
+    const uint64_t e = std::max<uint32_t>(split.elementBytes, 1);
+    const uint64_t chunk = std::max(RoundUp(split.chunkBytes, e), e);
+    for (uint32_t t = 0; t < 2; ++t)
+    {
+        const std::vector<int32_t> parent =
+            t == 0 ? BinaryTreeParents(p) : ComplementaryTreeParents(p);
+        const std::vector<uint32_t> depth = Depths(parent);
+        std::vector<uint32_t> upOrder(p); // deepest first
+        for (uint32_t i = 0; i < p; ++i)
+        {
+            upOrder[i] = i;
+        }
+        std::stable_sort(upOrder.begin(), upOrder.end(), [&depth](uint32_t a, uint32_t b) {
+            return depth[a] > depth[b];
+        });
+        std::vector<std::vector<uint32_t>> children(p);
+        uint32_t root = 0;
+        for (uint32_t r : upOrder)
+        {
+            if (parent[r] >= 0)
+            {
+                children[parent[r]].push_back(r);
+            }
+            else
+            {
+                root = r;
+            }
+        }
+        for (uint64_t off = 0; off < halves[t]; off += chunk)
+        {
+            const uint64_t n = std::min(chunk, halves[t] - off);
+            std::vector<int64_t> up(p, NONE);
+            std::vector<int64_t> reduced(p, NONE); // all of a rank's children arrived
+            for (uint32_t r : upOrder)
+            {
+                std::vector<int64_t> deps{EntryOf(entry, r)};
+                for (uint32_t c : children[r])
+                {
+                    deps.push_back(up[c]);
+                }
+                if (parent[r] >= 0)
+                {
+                    up[r] = s.AddMessage(ranks[r], ranks[parent[r]], n, t, deps);
+                    recv[parent[r]].push_back(up[r]);
+                }
+                else
+                {
+                    reduced[r] = s.AddJoin(deps);
+                }
+            }
+            std::vector<int64_t> down(p, NONE);
+            down[root] = reduced[root];
+            for (auto it = upOrder.rbegin(); it != upOrder.rend(); ++it)
+            {
+                for (uint32_t c : children[*it])
+                {
+                    down[c] = s.AddMessage(ranks[*it], ranks[c], n, t, {down[*it]});
+                    recv[c].push_back(down[c]);
+                }
+            }
+        }
+    }
+    return Exits(s, recv, entry);
+}
+
+PerRank
+DirectAllToAll(CollectiveSchedule& s,
+               const std::vector<uint32_t>& ranks,
+               uint64_t bytes,
+               const CollectiveSplit& split,
+               const PerRank& entry)
+{
+    const uint32_t p = ranks.size();
+    std::vector<std::vector<int64_t>> recv(p);
+    const std::vector<uint64_t> piece = SplitEven(bytes, p, split.elementBytes);
+    for (uint32_t i = 0; i < p; ++i)
+    {
+        for (uint32_t k = 1; k < p; ++k)
+        {
+            const uint32_t j = (i + k) % p; // staggered start, as NCCL's p2p schedule
+            if (piece[j] > 0)
+            {
+                recv[j].push_back(
+                    s.AddMessage(ranks[i], ranks[j], piece[j], 0, {EntryOf(entry, i)}));
+            }
+        }
+    }
+    return Exits(s, recv, entry);
+}
+
+PerRank
+DirectAllGather(CollectiveSchedule& s,
+                const std::vector<uint32_t>& ranks,
+                uint64_t bytes,
+                const CollectiveSplit& split,
+                const PerRank& entry)
+{
+    const uint32_t p = ranks.size();
+    std::vector<std::vector<int64_t>> recv(p);
+    const std::vector<uint64_t> piece = SplitEven(bytes, p, split.elementBytes);
+    for (uint32_t i = 0; i < p; ++i)
+    {
+        for (uint32_t k = 1; k < p && piece[i] > 0; ++k)
+        {
+            const uint32_t j = (i + k) % p;
+            recv[j].push_back(s.AddMessage(ranks[i], ranks[j], piece[i], 0, {EntryOf(entry, i)}));
+        }
+    }
+    return Exits(s, recv, entry);
+}
+
+PerRank
+DirectReduceScatter(CollectiveSchedule& s,
+                    const std::vector<uint32_t>& ranks,
+                    uint64_t bytes,
+                    const CollectiveSplit& split,
+                    const PerRank& entry)
+{
+    return DirectAllToAll(s, ranks, bytes, split, entry);
+}
+
+PerRank
+ChainBroadcast(CollectiveSchedule& s,
+               const std::vector<uint32_t>& ranks,
+               uint64_t bytes,
+               uint32_t rootPosition,
+               const CollectiveSplit& split,
+               const PerRank& entry)
+{
+    const uint32_t p = ranks.size();
+    std::vector<std::vector<int64_t>> recv(p);
+    const uint64_t chunk = std::max<uint64_t>(split.chunkBytes, 1);
+    for (uint64_t off = 0; off < bytes && p > 1; off += chunk)
+    {
+        const uint64_t n = std::min(chunk, bytes - off);
+        int64_t prev = NONE;
+        for (uint32_t h = 1; h < p; ++h)
+        {
+            const uint32_t from = (rootPosition + h - 1) % p;
+            const uint32_t to = (rootPosition + h) % p;
+            prev = s.AddMessage(ranks[from], ranks[to], n, 0, {EntryOf(entry, from), prev});
+            recv[to].push_back(prev);
+        }
+    }
+    return Exits(s, recv, entry);
+}
+
+PerRank
+ChainReduce(CollectiveSchedule& s,
+            const std::vector<uint32_t>& ranks,
+            uint64_t bytes,
+            uint32_t rootPosition,
+            const CollectiveSplit& split,
+            const PerRank& entry)
+{
+    const uint32_t p = ranks.size();
+    std::vector<std::vector<int64_t>> recv(p);
+    const uint64_t chunk = std::max<uint64_t>(split.chunkBytes, 1);
+    for (uint64_t off = 0; off < bytes && p > 1; off += chunk)
+    {
+        const uint64_t n = std::min(chunk, bytes - off);
+        int64_t prev = NONE;
+        for (uint32_t h = 1; h < p; ++h)
+        {
+            const uint32_t from = (rootPosition + h) % p;
+            const uint32_t to = (rootPosition + h + 1) % p;
+            prev = s.AddMessage(ranks[from], ranks[to], n, 0, {EntryOf(entry, from), prev});
+            recv[to].push_back(prev);
+        }
+    }
+    return Exits(s, recv, entry);
+}
+
+PerRank
+RingSendRecv(CollectiveSchedule& s,
+             const std::vector<uint32_t>& ranks,
+             uint64_t bytes,
+             const CollectiveSplit& split,
+             const PerRank& entry)
+{
+    const uint32_t p = ranks.size();
+    std::vector<std::vector<int64_t>> recv(p);
+    for (uint32_t i = 0; i < p && p > 1 && bytes > 0; ++i)
+    {
+        const uint32_t j = (i + 1) % p;
+        recv[j].push_back(s.AddMessage(ranks[i], ranks[j], bytes, 0, {EntryOf(entry, i)}));
+    }
+    return Exits(s, recv, entry);
+}
+
+PerRank
+HierarchicalAllReduce(CollectiveSchedule& s,
+                      const std::vector<std::vector<uint32_t>>& domains,
+                      uint64_t bytes,
+                      const CollectiveSplit& split)
+{
+    const uint32_t numDomains = domains.size();
+    const uint32_t local = domains.front().size();
+    std::vector<PerRank> phase1(numDomains);
+    for (uint32_t d = 0; d < numDomains; ++d)
+    {
+        phase1[d] = RingReduceScatter(s, domains[d], bytes, split, {});
+    }
+    // After the reduce-scatter, local index i owns piece i of every ring loop.
+    std::vector<uint64_t> owned(local, 0);
+    for (const RingPiece& piece : SplitRing(bytes, local, split))
+    {
+        owned[piece.index] += piece.bytes;
+    }
+    std::vector<PerRank> phase2(numDomains, PerRank(local));
+    for (uint32_t i = 0; i < local; ++i)
+    {
+        std::vector<uint32_t> rail(numDomains);
+        PerRank entry(numDomains);
+        for (uint32_t d = 0; d < numDomains; ++d)
+        {
+            rail[d] = domains[d][i];
+            entry[d] = phase1[d][i];
+        }
+        const PerRank out = RingAllReduce(s, rail, owned[i], split, entry);
+        for (uint32_t d = 0; d < numDomains; ++d)
+        {
+            phase2[d][i] = out[d];
+        }
+    }
+    PerRank exits;
+    for (uint32_t d = 0; d < numDomains; ++d)
+    {
+        const PerRank out = RingAllGather(s, domains[d], bytes, split, phase2[d]);
+        exits.insert(exits.end(), out.begin(), out.end());
+    }
+    return exits;
+}
+
+} // namespace CollectiveBuild
+
+} // namespace ns3

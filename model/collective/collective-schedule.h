@@ -1,0 +1,176 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_COLLECTIVE_SCHEDULE_H
+#define AI_FABRIC_COLLECTIVE_SCHEDULE_H
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * A collective decomposed into transport messages with dependencies (a DAG).
+ * A step is a message (src rank -> dst rank, bytes, channel) or a join (no
+ * traffic, completes as soon as its dependencies did: "rank r finished phase
+ * k").  A step starts when all its dependencies completed; a message
+ * completes when its receiver holds the last byte.
+ */
+class CollectiveSchedule
+{
+  public:
+    static constexpr int64_t NONE = -1;
+
+    struct Step
+    {
+        uint32_t src{0};
+        uint32_t dst{0};
+        uint64_t bytes{0};
+        uint32_t channel{0};
+        bool join{false};
+        uint32_t numDeps{0};
+        std::vector<uint32_t> successors;
+    };
+
+    /// Dependencies equal to NONE are ignored.  \return the step index.
+    uint32_t AddMessage(uint32_t src,
+                        uint32_t dst,
+                        uint64_t bytes,
+                        uint32_t channel,
+                        const std::vector<int64_t>& deps);
+    uint32_t AddJoin(const std::vector<int64_t>& deps);
+
+    const std::vector<Step>& GetSteps() const;
+    std::vector<Step>& GetSteps();
+    uint64_t GetNumMessages() const;
+    /// Bytes each rank receives, indexed by rank (size: largest rank + 1).
+    std::vector<uint64_t> GetRxBytesPerRank() const;
+
+  private:
+    uint32_t Add(Step&& step, const std::vector<int64_t>& deps);
+    std::vector<Step> m_steps;
+    uint64_t m_messages{0};
+};
+
+/// NCCL's split parameters: ChunkBytes per step, channels, element granularity.
+struct CollectiveSplit
+{
+    uint64_t chunkBytes{512 * 1024};
+    uint32_t numChannels{1};
+    uint32_t elementBytes{4};
+};
+
+/**
+ * One piece of a ring pass: channel, index j of the piece among the p ring
+ * positions, bytes.  Follows NCCL's ring loop: the buffer is walked in loops
+ * of numChannels x p x chunkBytes; in each loop the chunk is
+ * min(chunkBytes, ceil(remaining / (numChannels x p))) rounded up to whole
+ * elements, piece j of channel c starts at loop + (c x p + j) x chunk, and
+ * pieces past the end are short or empty.
+ */
+struct RingPiece
+{
+    uint32_t channel;
+    uint32_t index;
+    uint64_t bytes;
+};
+
+std::vector<RingPiece> SplitRing(uint64_t bytes, uint32_t p, const CollectiveSplit& split);
+
+/// Element-granular split of \p bytes into \p parts: ceil share each, the last ones short.
+std::vector<uint64_t> SplitEven(uint64_t bytes, uint32_t parts, uint32_t elementBytes);
+
+/**
+ * Builders append one algorithm to a schedule over \p ranks (group order).
+ * entry[i] is the step rank i must wait for before sending (NONE: at once);
+ * the return value is, per position, a join step completing when that rank
+ * has received everything of this phase.
+ */
+namespace CollectiveBuild
+{
+typedef std::vector<int64_t> PerRank;
+
+PerRank RingReduceScatter(CollectiveSchedule& s,
+                          const std::vector<uint32_t>& ranks,
+                          uint64_t bytes,
+                          const CollectiveSplit& split,
+                          const PerRank& entry);
+PerRank RingAllGather(CollectiveSchedule& s,
+                      const std::vector<uint32_t>& ranks,
+                      uint64_t bytes,
+                      const CollectiveSplit& split,
+                      const PerRank& entry);
+PerRank RingAllReduce(CollectiveSchedule& s,
+                      const std::vector<uint32_t>& ranks,
+                      uint64_t bytes,
+                      const CollectiveSplit& split,
+                      const PerRank& entry);
+/// Recursive halving then doubling; non-power-of-two: see doc/collectives.md.
+PerRank HalvingDoublingAllReduce(CollectiveSchedule& s,
+                                 const std::vector<uint32_t>& ranks,
+                                 uint64_t bytes,
+                                 const CollectiveSplit& split,
+                                 const PerRank& entry);
+/// NCCL's double binary tree, reduce up and broadcast down, pipelined per chunk.
+PerRank DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
+                                  const std::vector<uint32_t>& ranks,
+                                  uint64_t bytes,
+                                  const CollectiveSplit& split,
+                                  const PerRank& entry);
+PerRank DirectAllToAll(CollectiveSchedule& s,
+                       const std::vector<uint32_t>& ranks,
+                       uint64_t bytes,
+                       const CollectiveSplit& split,
+                       const PerRank& entry);
+PerRank DirectAllGather(CollectiveSchedule& s,
+                        const std::vector<uint32_t>& ranks,
+                        uint64_t bytes,
+                        const CollectiveSplit& split,
+                        const PerRank& entry);
+PerRank DirectReduceScatter(CollectiveSchedule& s,
+                            const std::vector<uint32_t>& ranks,
+                            uint64_t bytes,
+                            const CollectiveSplit& split,
+                            const PerRank& entry);
+/// Pipelined chain root -> root+1 -> ... (broadcast) or root+1 -> ... -> root (reduce).
+PerRank ChainBroadcast(CollectiveSchedule& s,
+                       const std::vector<uint32_t>& ranks,
+                       uint64_t bytes,
+                       uint32_t rootPosition,
+                       const CollectiveSplit& split,
+                       const PerRank& entry);
+PerRank ChainReduce(CollectiveSchedule& s,
+                    const std::vector<uint32_t>& ranks,
+                    uint64_t bytes,
+                    uint32_t rootPosition,
+                    const CollectiveSplit& split,
+                    const PerRank& entry);
+/// nccl-tests sendrecv: every rank sends \p bytes to the next and receives from the previous.
+PerRank RingSendRecv(CollectiveSchedule& s,
+                     const std::vector<uint32_t>& ranks,
+                     uint64_t bytes,
+                     const CollectiveSplit& split,
+                     const PerRank& entry);
+/**
+ * Reduce-scatter inside each domain, ring allreduce across domains among the
+ * ranks of equal local index (a rail), allgather inside.  \p domains lists the
+ * group's ranks per domain, all of equal size.
+ */
+PerRank HierarchicalAllReduce(CollectiveSchedule& s,
+                              const std::vector<std::vector<uint32_t>>& domains,
+                              uint64_t bytes,
+                              const CollectiveSplit& split);
+
+/// Parent of each position in NCCL's binary tree (ncclGetBtree); -1 for the root.
+std::vector<int32_t> BinaryTreeParents(uint32_t p);
+/// The complementary tree of NCCL's double binary tree (mirror for even p, shift for odd).
+std::vector<int32_t> ComplementaryTreeParents(uint32_t p);
+/// Edges from the root to the deepest leaf.
+uint32_t TreeDepth(const std::vector<int32_t>& parents);
+} // namespace CollectiveBuild
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,158 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_GPU_TRANSPORT_H
+#define AI_FABRIC_GPU_TRANSPORT_H
+
+#include "ns3/callback.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+#include "ns3/transport-plane.h"
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class ResultsDatabase;
+
+/**
+ * \ingroup ai-fabric
+ * GPU-to-GPU messages (RDMA writes, NVLink copies) over one or more
+ * TransportPlanes.  A message is segmented into packets of the plane's
+ * GetMaxPayloadBytes(); it waits the plane's SoftwareLatency after
+ * submission, then its packets go out.  Messages of one (src, dst, channel)
+ * are FIFO: only the head message injects.  The heads of all of a rank's
+ * active pairs on one plane share its device round-robin, one packet each
+ * turn, so concurrent messages split the injection bandwidth; a refused
+ * packet parks the rank until the plane's TxReady (no polling).
+ *
+ * Both completion callbacks fire when the receiver holds the last byte: the
+ * return of an RDMA acknowledgement is not modelled, so the sender learns of
+ * completion at the same instant.
+ */
+class GpuTransport : public Object
+{
+  public:
+    typedef Callback<void> DoneCallback;
+    /// (messageId, srcRank, dstRank, bytes)
+    typedef void (*MessageTracedCallback)(uint64_t, uint32_t, uint32_t, uint64_t);
+    /// (messageId, srcRank, dstRank, bytes, duration since submission)
+    typedef void (*MessageDoneTracedCallback)(uint64_t, uint32_t, uint32_t, uint64_t, Time);
+
+    static TypeId GetTypeId();
+    GpuTransport();
+    ~GpuTransport() override;
+
+    /// \return the plane's index; plane selection tries planes in this order.
+    uint32_t AddPlane(Ptr<TransportPlane> plane);
+    uint32_t GetNPlanes() const;
+    Ptr<TransportPlane> GetPlane(uint32_t index) const;
+    /// Explicit choice for one ordered pair, overriding "first plane that can reach".
+    void SetPlaneForPair(uint32_t srcRank, uint32_t dstRank, uint32_t planeIndex);
+    /// Plane index for (src, dst), or -1 when none reaches.
+    int32_t SelectPlane(uint32_t srcRank, uint32_t dstRank) const;
+    /// True when some plane has this rank.
+    bool HasRank(uint32_t rank) const;
+
+    /// Every completed message becomes a `flows` row of \p db.
+    void SetResultsDatabase(Ptr<ResultsDatabase> db);
+
+    /**
+     * Send \p bytes from \p srcRank to \p dstRank.  Messages with the same
+     * (src, dst, channel) complete in submission order.  \p opId goes to the
+     * flows row.  \throws std::invalid_argument if no plane reaches dst or src == dst.
+     * \return the message id.
+     */
+    uint64_t SendMessage(uint32_t srcRank,
+                         uint32_t dstRank,
+                         uint64_t bytes,
+                         DoneCallback onSenderDone,
+                         DoneCallback onReceiverDone,
+                         uint32_t channel = 0,
+                         int64_t opId = -1);
+
+    uint64_t GetRxBytes(uint32_t rank) const;
+    uint64_t GetTxBytes(uint32_t rank) const;
+    uint64_t GetMessagesCompleted() const;
+    uint64_t GetMessagesInFlight() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct PairQueue;
+    struct Injector;
+
+    struct Message
+    {
+        uint64_t id{0};
+        uint32_t src{0};
+        uint32_t dst{0};
+        uint32_t plane{0};
+        uint64_t bytes{0};
+        uint64_t packets{0};
+        uint64_t nextSeq{0};
+        uint64_t injectedBytes{0};
+        uint64_t receivedPackets{0};
+        Time submitted;
+        Time firstInjected;
+        bool eligible{false};
+        int64_t opId{-1};
+        PairQueue* pair{nullptr};
+        DoneCallback senderDone;
+        DoneCallback receiverDone;
+    };
+
+    struct PairQueue
+    {
+        Injector* injector{nullptr};
+        std::deque<Message*> messages;
+        bool inRing{false};
+    };
+
+    struct Injector
+    {
+        uint32_t plane{0};
+        uint32_t src{0};
+        std::deque<PairQueue*> ring; //!< pairs whose head message may inject
+        bool blocked{false};
+        bool pumping{false};
+    };
+
+    Injector* GetInjector(uint32_t plane, uint32_t src);
+    void MakeEligible(Message* m);
+    void Pump(Injector* inj);
+    void PlaneReady(uint32_t plane, uint32_t srcRank);
+    void Deliver(uint32_t plane,
+                 uint32_t srcRank,
+                 uint32_t dstRank,
+                 uint32_t payloadBytes,
+                 TransportTag tag);
+    void Complete(Message* m);
+
+    uint64_t m_nextId;
+    std::vector<Ptr<TransportPlane>> m_planes;
+    std::vector<uint32_t> m_planeMaxPayload;
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_pairPlane;
+    std::unordered_map<uint64_t, std::unique_ptr<Message>> m_messages;
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, std::unique_ptr<PairQueue>>
+        m_pairs;
+    std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<Injector>> m_injectors;
+    std::vector<uint64_t> m_rxBytes;
+    std::vector<uint64_t> m_txBytes;
+    uint64_t m_completed;
+    Ptr<ResultsDatabase> m_db;
+
+    TracedCallback<uint64_t, uint32_t, uint32_t, uint64_t> m_sentTrace;
+    TracedCallback<uint64_t, uint32_t, uint32_t, uint64_t, Time> m_receivedTrace;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/transport-plane.h"
+
+#include "ns3/log.h"
+#include "ns3/string.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TransportPlane");
+NS_OBJECT_ENSURE_REGISTERED(TransportPlane);
+
+TypeId
+TransportPlane::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TransportPlane")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddAttribute(
+                "PlaneName",
+                "Plane name in the flows table: nvlink, infiniband, ethernet, generic",
+                StringValue("generic"),
+                MakeStringAccessor(&TransportPlane::SetPlaneName, &TransportPlane::GetPlaneName),
+                MakeStringChecker())
+            .AddAttribute("SoftwareLatency",
+                          "Software overhead of each message before its first packet "
+                          "(NCCL per-step cost, order of 1 us)",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&TransportPlane::m_softwareLatency),
+                          MakeTimeChecker(Time(0)));
+    return tid;
+}
+
+TransportPlane::TransportPlane()
+    : m_name("generic")
+{
+}
+
+std::string
+TransportPlane::GetPlaneName() const
+{
+    return m_name;
+}
+
+void
+TransportPlane::SetPlaneName(const std::string& name)
+{
+    m_name = name;
+}
+
+Time
+TransportPlane::GetSoftwareLatency() const
+{
+    return m_softwareLatency;
+}
+
+void
+TransportPlane::SetDeliverCallback(DeliverCallback cb)
+{
+    m_deliver = cb;
+}
+
+void
+TransportPlane::SetTxReadyCallback(TxReadyCallback cb)
+{
+    m_txReady = cb;
+}
+
+void
+TransportPlane::DoDispose()
+{
+    m_deliver = DeliverCallback();
+    m_txReady = TxReadyCallback();
+    Object::DoDispose();
+}
+
+void
+TransportPlane::NotifyDelivered(uint32_t srcRank,
+                                uint32_t dstRank,
+                                uint32_t payloadBytes,
+                                const TransportTag& tag)
+{
+    if (!m_deliver.IsNull())
+    {
+        m_deliver(srcRank, dstRank, payloadBytes, tag);
+    }
+}
+
+void
+TransportPlane::NotifyTxReady(uint32_t srcRank)
+{
+    if (!m_txReady.IsNull())
+    {
+        m_txReady(srcRank);
+    }
+}
+
+} // namespace ns3

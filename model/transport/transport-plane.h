@@ -1,0 +1,113 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_TRANSPORT_PLANE_H
+#define AI_FABRIC_TRANSPORT_PLANE_H
+
+#include "ns3/callback.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// Identifies one packet of a transport message; carried by the plane end to end.
+struct TransportTag
+{
+    uint64_t messageId{0};
+    uint32_t sequence{0}; //!< packet index within the message
+};
+
+/**
+ * \ingroup ai-fabric
+ * One fabric a GpuTransport can move message packets over (NVLink domain,
+ * InfiniBand rails, a generic credit-link network).  The transport does the
+ * segmentation, per-peer ordering and round-robin interleaving; a plane only
+ * injects one packet of at most GetMaxPayloadBytes() payload for a rank and
+ * delivers it at the destination rank.
+ *
+ * Contract for an adapter (NVLink, InfiniBand):
+ *  - Inject returns false, without side effects, when the rank's device cannot
+ *    take the packet now; the plane then calls the TxReady callback with that
+ *    rank once it can (no polling: hook the device's own "room again" signal).
+ *  - Every accepted packet is delivered exactly once, with the same tag and
+ *    payload byte count, through the Deliver callback (order may differ if the
+ *    plane sprays; the transport counts bytes, it does not reorder).
+ *  - Packets of one (src, dst) pair injected in order must not starve each other.
+ */
+class TransportPlane : public Object
+{
+  public:
+    /// (srcRank, dstRank, payloadBytes, tag) at the destination.
+    typedef Callback<void, uint32_t, uint32_t, uint32_t, TransportTag> DeliverCallback;
+    /// (srcRank): that rank may inject again.
+    typedef Callback<void, uint32_t> TxReadyCallback;
+
+    static TypeId GetTypeId();
+    TransportPlane();
+
+    /// "nvlink", "infiniband", "ethernet" or "generic": the flows table's plane column.
+    std::string GetPlaneName() const;
+    void SetPlaneName(const std::string& name);
+    /// Per-message software overhead (NCCL per-step cost) before the first packet.
+    Time GetSoftwareLatency() const;
+
+    virtual bool HasRank(uint32_t rank) const = 0;
+    virtual bool CanReach(uint32_t srcRank, uint32_t dstRank) const = 0;
+    virtual uint32_t GetMaxPayloadBytes() const = 0;
+    virtual bool Inject(uint32_t srcRank,
+                        uint32_t dstRank,
+                        uint32_t payloadBytes,
+                        const TransportTag& tag) = 0;
+    /// Node of a rank's device (flows table), or -1 if unknown.
+    virtual int64_t GetNodeId(uint32_t rank) const = 0;
+    /// Wire bytes a packet of \p payloadBytes occupies beyond the payload (headers, framing).
+    virtual uint32_t GetPacketOverheadBytes() const = 0;
+
+    void SetDeliverCallback(DeliverCallback cb);
+    void SetTxReadyCallback(TxReadyCallback cb);
+
+  protected:
+    void DoDispose() override;
+    void NotifyDelivered(uint32_t srcRank,
+                         uint32_t dstRank,
+                         uint32_t payloadBytes,
+                         const TransportTag& tag);
+    void NotifyTxReady(uint32_t srcRank);
+
+  private:
+    std::string m_name;
+    Time m_softwareLatency;
+    DeliverCallback m_deliver;
+    TxReadyCallback m_txReady;
+};
+
+/**
+ * \ingroup ai-fabric
+ * Capability of a plane whose switches reduce in the fabric (NVSwitch gen3+
+ * SHARP, NCCL's NVLS).  A TransportPlane that also derives from this class
+ * lets the collective engine run algorithm "nvls"; when no plane of the
+ * transport does, "nvls" is rejected.  The NVLink plane implements it with
+ * NvSwitch's reduction/multicast engines: each rank sends its buffer to the
+ * switch once, the switch reduces across the group and multicasts the result.
+ */
+class InSwitchReductionPlane
+{
+  public:
+    virtual ~InSwitchReductionPlane() = default;
+    /// True when the switches can reduce over exactly these ranks (one NVLink domain).
+    virtual bool CanReduceInSwitch(const std::vector<uint32_t>& ranks) const = 0;
+    /// Allreduce \p bytes per rank in the switch; \p rankDone(rank) once that rank
+    /// holds the full result.  Called only after CanReduceInSwitch(ranks) returned true.
+    virtual void StartInSwitchAllReduce(const std::vector<uint32_t>& ranks,
+                                        uint64_t bytes,
+                                        Callback<void, uint32_t> rankDone) = 0;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,511 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// Collectives over GpuTransport on CreditSwitch stars, against the alpha-beta
+// model with α and β derived from the simulated links (CollectiveCostModel).
+#include "ns3/boolean.h"
+#include "ns3/collective-bandwidth.h"
+#include "ns3/collective-cost-model.h"
+#include "ns3/collective-engine.h"
+#include "ns3/credit-link-helper.h"
+#include "ns3/credit-link-plane.h"
+#include "ns3/credit-switch.h"
+#include "ns3/data-rate.h"
+#include "ns3/gpu-transport.h"
+#include "ns3/node-container.h"
+#include "ns3/results-database.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+using namespace ns3;
+
+namespace
+{
+
+// Shared star parameters: 64 KiB would not fit the 16-bit Mtu, 32 KiB payload keeps
+// even 1 GiB runs at ~0.5 M packets.
+constexpr uint32_t kPayload = 32768;
+constexpr uint32_t kOverhead = 28; // CreditLinkHeader 8 + TransportHeader 20
+constexpr uint32_t kRxBufferPackets = 32;
+const DataRate kFast("100Gbps");
+const DataRate kSlow("25Gbps");
+const Time kProp = NanoSeconds(100);
+const Time kSwitch = NanoSeconds(150);
+const Time kSoftware = MicroSeconds(2);
+constexpr uint64_t MiB = 1 << 20;
+
+CollectiveCostModel
+Model(DataRate rate)
+{
+    return CollectiveCostModel::FromLink(rate,
+                                         1.0,
+                                         kPayload,
+                                         kOverhead,
+                                         kSoftware,
+                                         2,
+                                         kProp,
+                                         kSwitch);
+}
+
+class CollectiveTest : public ::testing::Test
+{
+  protected:
+    void TearDown() override
+    {
+        Simulator::Destroy();
+    }
+
+    CreditLinkHelper MakeHelper(DataRate rate)
+    {
+        CreditLinkHelper helper;
+        helper.SetDeviceAttribute("DataRate", DataRateValue(rate));
+        helper.SetDeviceAttribute("Mtu", UintegerValue(kPayload + kOverhead));
+        helper.SetDeviceAttribute("ReceiveBufferBytes",
+                                  UintegerValue(kRxBufferPackets * (kPayload + kOverhead)));
+        helper.SetDeviceAttribute("TxQueueBytes", UintegerValue(2 * (kPayload + kOverhead)));
+        helper.SetChannelAttribute("Delay", TimeValue(kProp));
+        helper.SetSwitchAttribute("TraversalLatency", TimeValue(kSwitch));
+        // Non-blocking star: one FIFO per (input, output), no head-of-line blocking.
+        helper.SetSwitchAttribute("VirtualOutputQueues", BooleanValue(true));
+        return helper;
+    }
+
+    Ptr<CreditLinkPlane> MakePlane(const std::string& name)
+    {
+        Ptr<CreditLinkPlane> plane = CreateObject<CreditLinkPlane>();
+        plane->SetAttribute("MaxPayloadBytes", UintegerValue(kPayload));
+        plane->SetAttribute("SoftwareLatency", TimeValue(kSoftware));
+        plane->SetAttribute("PlaneName", StringValue(name));
+        return plane;
+    }
+
+    // A star of `ranks` GPUs (ranks first..first+ranks-1) around one switch.
+    Ptr<CreditLinkPlane> BuildStar(uint32_t first,
+                                   uint32_t ranks,
+                                   DataRate rate,
+                                   const std::string& name)
+    {
+        CreditLinkHelper helper = MakeHelper(rate);
+        Ptr<Node> sw = CreateObject<Node>();
+        Ptr<CreditSwitch> core = helper.InstallSwitch(sw);
+        Ptr<CreditLinkPlane> plane = MakePlane(name);
+        for (uint32_t i = 0; i < ranks; ++i)
+        {
+            const uint32_t r = first + i;
+            if (gpus.GetN() <= r)
+            {
+                gpus.Add(CreateObject<Node>());
+            }
+            NetDeviceContainer d = helper.Install(gpus.Get(r), sw);
+            core->SetRoute(r, {i});
+            plane->AddRank(r, DynamicCast<CreditLinkNetDevice>(d.Get(0)));
+        }
+        return plane;
+    }
+
+    void Star(uint32_t ranks)
+    {
+        transport = CreateObject<GpuTransport>();
+        transport->AddPlane(BuildStar(0, ranks, kFast, "generic"));
+        MakeEngine();
+    }
+
+    // Two domains of 4 at 100 Gb/s; every rank also has a 25 Gb/s uplink to a
+    // second switch joining the domains (one "rail" switch for all local indices).
+    void TwoDomains(bool withUplinks)
+    {
+        transport = CreateObject<GpuTransport>();
+        transport->AddPlane(BuildStar(0, 4, kFast, "nvlink"));
+        transport->AddPlane(BuildStar(4, 4, kFast, "nvlink"));
+        if (withUplinks)
+        {
+            transport->AddPlane(BuildStar(0, 8, kSlow, "infiniband"));
+        }
+        MakeEngine();
+        std::map<uint32_t, uint32_t> domains;
+        for (uint32_t r = 0; r < 8; ++r)
+        {
+            domains[r] = r / 4;
+        }
+        engine->SetDomainMap(domains);
+    }
+
+    void MakeEngine()
+    {
+        engine = CreateObject<CollectiveEngine>();
+        engine->SetTransport(transport);
+    }
+
+    static std::vector<uint32_t> Ranks(uint32_t n)
+    {
+        std::vector<uint32_t> r(n);
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            r[i] = i;
+        }
+        return r;
+    }
+
+    CollectiveResult Run(const std::string& kind,
+                         const std::string& algorithm,
+                         uint32_t p,
+                         uint64_t bytes,
+                         uint32_t root = 0)
+    {
+        CollectiveSpec spec;
+        spec.kind = kind;
+        spec.algorithm = algorithm;
+        spec.ranks = Ranks(p);
+        spec.bytes = bytes;
+        spec.root = root;
+        CollectiveResult out;
+        bool done = false;
+        engine->Start(spec, CollectiveEngine::DoneCallback([&](const CollectiveResult& r) {
+                          out = r;
+                          done = true;
+                      }));
+        Simulator::Run();
+        EXPECT_TRUE(done) << kind << " " << algorithm << " did not complete";
+        EXPECT_EQ(transport->GetMessagesInFlight(), 0u);
+        return out;
+    }
+
+    // Expects CollectiveError whose message contains `needle`.
+    void ExpectRejected(const CollectiveSpec& spec, const std::string& needle)
+    {
+        try
+        {
+            engine->Start(spec, CollectiveEngine::DoneCallback());
+            ADD_FAILURE() << "accepted; expected rejection containing \"" << needle << "\"";
+        }
+        catch (const CollectiveError& e)
+        {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    }
+
+    NodeContainer gpus;
+    Ptr<GpuTransport> transport;
+    Ptr<CollectiveEngine> engine;
+};
+
+// --- allreduce against the model: 3% for >= 64 MiB, 10% at 1 MiB -----------------
+
+struct AllReduceCase
+{
+    std::string algorithm;
+    uint32_t ranks;
+};
+
+class CollectiveAllReduceModelTest : public CollectiveTest,
+                                     public ::testing::WithParamInterface<AllReduceCase>
+{
+};
+
+TEST_P(CollectiveAllReduceModelTest, WithinModel)
+{
+    // ring: 2(p−1)α + 2((p−1)/p)nβ; halving-doubling: 2·log2(p)·α + 2((p−1)/p)nβ;
+    // tree: pipelined double binary tree 2D(α + cβ) + (2n − 4c)β (c = 256 KiB chunk,
+    // D = tree depth) — the fact sheet's unpipelined 2·log2(p)(α + nβ) is an upper bound.
+    // α = 2 µs software + 2 × 100 ns + 150 ns switch + one 32796 B packet at 100 Gb/s
+    // (≈ 4.97 µs); β = 32796/32768 × 0.08 ns/B.  Tolerance 10% at 1 MiB, 3% at 64 MiB.
+    const AllReduceCase c = GetParam();
+    const CollectiveCostModel m = Model(kFast);
+    const uint32_t depth =
+        std::max(CollectiveBuild::TreeDepth(CollectiveBuild::BinaryTreeParents(c.ranks)),
+                 CollectiveBuild::TreeDepth(CollectiveBuild::ComplementaryTreeParents(c.ranks)));
+    for (uint64_t bytes : {1 * MiB, 64 * MiB})
+    {
+        Star(c.ranks);
+        const CollectiveResult r = Run("allreduce", c.algorithm, c.ranks, bytes);
+        double model = 0;
+        if (c.algorithm == "ring")
+        {
+            model = m.RingAllReduce(c.ranks, bytes);
+        }
+        else if (c.algorithm == "halvingdoubling")
+        {
+            model = m.HalvingDoublingAllReduce(c.ranks, bytes);
+        }
+        else
+        {
+            model = m.DoubleBinaryTreeAllReduce(depth, bytes, 256 * 1024);
+            EXPECT_LT((r.end - r.start).GetSeconds(), m.TreeAllReduce(c.ranks, bytes));
+        }
+        const double sim = (r.end - r.start).GetSeconds();
+        std::cout << "[model] allreduce " << c.algorithm << " p=" << c.ranks << " n=" << bytes
+                  << " sim_us=" << sim * 1e6 << " model_us=" << model * 1e6
+                  << " busbw=" << r.busbwGbps << "\n";
+        EXPECT_NEAR(sim / model, 1.0, bytes >= 64 * MiB ? 0.03 : 0.10)
+            << c.algorithm << " p=" << c.ranks << " n=" << bytes;
+        EXPECT_EQ(r.algorithm, c.algorithm);
+        Simulator::Destroy();
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms,
+                         CollectiveAllReduceModelTest,
+                         ::testing::Values(AllReduceCase{"ring", 8},
+                                           AllReduceCase{"ring", 16},
+                                           AllReduceCase{"halvingdoubling", 8},
+                                           AllReduceCase{"halvingdoubling", 16},
+                                           AllReduceCase{"tree", 8},
+                                           AllReduceCase{"tree", 16}),
+                         [](const ::testing::TestParamInfo<AllReduceCase>& info) {
+                             return info.param.algorithm + std::to_string(info.param.ranks);
+                         });
+
+TEST_F(CollectiveTest, RingBusBwFlatAboveQuarterGiB)
+{
+    // Ring allreduce on 8 ranks at 256 MiB, 512 MiB, 1 GiB: busbw tends to
+    // 1/β = 99.9 Gb/s / 8 ≈ 12.49 GB/s; all within 2% of each other and of 1/β.
+    const double limit = 1e-9 / Model(kFast).Beta();
+    std::vector<double> busbw;
+    for (uint64_t bytes : {256 * MiB, 512 * MiB, 1024 * MiB})
+    {
+        Star(8);
+        busbw.push_back(Run("allreduce", "ring", 8, bytes).busbwGbps);
+        std::cout << "[model] ring busbw n=" << bytes << " " << busbw.back() << " GB/s (limit "
+                  << limit << ")\n";
+        EXPECT_NEAR(busbw.back() / limit, 1.0, 0.02);
+        Simulator::Destroy();
+    }
+    const auto [lo, hi] = std::minmax_element(busbw.begin(), busbw.end());
+    EXPECT_LT(*hi / *lo - 1.0, 0.02);
+}
+
+TEST_F(CollectiveTest, AllToAllAtInjectionLimit)
+{
+    // Direct alltoall: each rank injects (p−1)/p·n concurrently to all peers:
+    // (p−1)(α + (n/p)β) with the α overlapped except once; within 3% at 64 MiB.
+    for (uint32_t p : {8u, 16u})
+    {
+        Star(p);
+        const uint64_t bytes = 64 * MiB;
+        const CollectiveResult r = Run("alltoall", "auto", p, bytes);
+        EXPECT_EQ(r.algorithm, "direct");
+        const double model = Model(kFast).AllToAll(p, bytes);
+        const double sim = (r.end - r.start).GetSeconds();
+        std::cout << "[model] alltoall p=" << p << " sim_us=" << sim * 1e6
+                  << " model_us=" << model * 1e6 << "\n";
+        EXPECT_NEAR(sim / model, 1.0, 0.03);
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(CollectiveTest, OtherCollectivesWithinModel)
+{
+    // 64 MiB on 8 ranks, 3%: ring allgather / reducescatter (p−1)α + ((p−1)/p)nβ;
+    // chain broadcast and reduce (p−1)(α + cβ) + (K−1)cβ, K = n / 512 KiB chunks;
+    // sendrecv α + nβ.
+    const CollectiveCostModel m = Model(kFast);
+    const uint64_t n = 64 * MiB;
+
+    struct Case
+    {
+        std::string kind;
+        double model;
+    };
+
+    const double chunk = 512 * 1024;
+    for (const Case& c : {Case{"allgather", m.RingAllGather(8, n)},
+                          Case{"reducescatter", m.RingReduceScatter(8, n)},
+                          Case{"broadcast", m.ChainBroadcast(8, n, chunk)},
+                          Case{"reduce", m.ChainBroadcast(8, n, chunk)},
+                          Case{"sendrecv", m.Alpha() + n * m.Beta()}})
+    {
+        Star(8);
+        const CollectiveResult r = Run(c.kind, "auto", 8, n, 3);
+        const double sim = (r.end - r.start).GetSeconds();
+        std::cout << "[model] " << c.kind << " sim_us=" << sim * 1e6
+                  << " model_us=" << c.model * 1e6 << "\n";
+        EXPECT_NEAR(sim / c.model, 1.0, 0.03) << c.kind;
+        EXPECT_NEAR(r.busbwGbps,
+                    CollectiveBusBwGbps(c.kind, 8, n, (r.end - r.start).GetNanoSeconds()),
+                    1e-9);
+        Simulator::Destroy();
+    }
+}
+
+// --- splitting -------------------------------------------------------------------
+
+TEST_F(CollectiveTest, UnevenSizesSplitAsNccl)
+{
+    // n = 5 MiB + 12 B of floats on 8 ranks, ChunkBytes 512 KiB, 1 channel.  Loop 0
+    // covers 8 × 512 KiB; loop 1 has 1048588 B left: chunk = ceil(1048588 / 8) = 131074
+    // rounded up to 4 B = 131076, so pieces 0..6 get 131076 B and piece 7 the rest,
+    // 131056 B.  Ring allreduce: rank r receives every piece twice except piece r
+    // and piece r+1 (once each): 2n − s_r − s_{r+1}.  Ring allgather: n − s_r.
+    // Alltoall: 7 × (ceil(n/8) rounded to 4 B, last short).
+    const uint64_t n = 5 * MiB + 12;
+    std::vector<uint64_t> s(8, 524288 + 131076);
+    s[7] = 524288 + 131056;
+    Star(8);
+    Run("allreduce", "ring", 8, n);
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        EXPECT_EQ(transport->GetRxBytes(r), 2 * n - s[r] - s[(r + 1) % 8]) << "rank " << r;
+    }
+    Simulator::Destroy();
+    Star(8);
+    Run("allgather", "ring", 8, n);
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        EXPECT_EQ(transport->GetRxBytes(r), n - s[r]) << "rank " << r;
+    }
+    Simulator::Destroy();
+    Star(8);
+    Run("alltoall", "direct", 8, n);
+    const uint64_t share = 655364; // ceil(5242892 / 8) = 655362 → 655364
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        const uint64_t piece = r < 7 ? share : n - 7 * share;
+        EXPECT_EQ(transport->GetRxBytes(r), 7 * piece) << "rank " << r;
+    }
+    Simulator::Destroy();
+    // Non-power-of-two halving-doubling on 6 ranks: 2 extra ranks fold in and out,
+    // every rank still ends with the whole reduced buffer (it completes) and the
+    // extra rank receives exactly n once.
+    Star(6);
+    Run("allreduce", "halvingdoubling", 6, n);
+    EXPECT_EQ(transport->GetRxBytes(1), n);
+    EXPECT_EQ(transport->GetRxBytes(3), n);
+}
+
+// --- hierarchical ----------------------------------------------------------------
+
+TEST_F(CollectiveTest, HierarchicalBoundByInterDomainLinks)
+{
+    // 2 domains × 4 ranks, 100 Gb/s inside, 25 Gb/s uplinks between.  Model:
+    // intra RS (3α + ¾nβ) + inter ring allreduce of n/4 over 2 ranks (2α' + ½·(n/4)·4β)
+    // + intra AG (3α + ¾nβ), within 3% at 64 MiB.  The flat ring crossing the slow
+    // uplinks must be slower than the model's bound for the slow part alone times 2.
+    const uint64_t n = 64 * MiB;
+    TwoDomains(true);
+    CollectiveSpec spec;
+    spec.kind = "allreduce";
+    spec.ranks = Ranks(8);
+    spec.bytes = n;
+    EXPECT_EQ(engine->ResolveAlgorithm(spec), "hierarchical");
+    const CollectiveResult r = Run("allreduce", "auto", 8, n);
+    EXPECT_EQ(r.algorithm, "hierarchical");
+    const double model =
+        CollectiveCostModel::HierarchicalAllReduce(Model(kFast), Model(kSlow), 4, 2, n);
+    const double slowPart = Model(kSlow).RingAllReduce(2, n / 4.0);
+    const double sim = (r.end - r.start).GetSeconds();
+    std::cout << "[model] hierarchical sim_us=" << sim * 1e6 << " model_us=" << model * 1e6
+              << " inter_part_us=" << slowPart * 1e6 << "\n";
+    EXPECT_NEAR(sim / model, 1.0, 0.03);
+    EXPECT_GT(sim, slowPart);
+    Simulator::Destroy();
+    // Flat ring over the same fabric: 2 of its 8 hops cross the slow uplinks, so each
+    // step costs the slow link: 2(p−1)(α' + (n/p)β') on the 25 Gb/s model, 3%.
+    TwoDomains(true);
+    const CollectiveResult flat = Run("allreduce", "ring", 8, n);
+    const double flatModel = Model(kSlow).RingAllReduce(8, n);
+    const double flatSim = (flat.end - flat.start).GetSeconds();
+    std::cout << "[model] flat ring over slow uplinks sim_us=" << flatSim * 1e6
+              << " model_us=" << flatModel * 1e6 << "\n";
+    EXPECT_NEAR(flatSim / flatModel, 1.0, 0.03);
+    EXPECT_GT(flatSim, sim);
+}
+
+// --- rejection -------------------------------------------------------------------
+
+TEST_F(CollectiveTest, InvalidCallsRejected)
+{
+    Star(8);
+    CollectiveSpec spec;
+    spec.kind = "allreduce";
+    spec.bytes = MiB;
+    spec.ranks = {0, 1, 2, 2};
+    ExpectRejected(spec, "rank 2 appears twice");
+    spec.ranks = {0, 1, 9};
+    ExpectRejected(spec, "rank 9 of group world is not attached");
+    spec.ranks = Ranks(8);
+    spec.algorithm = "nvls";
+    ExpectRejected(spec, "algorithm nvls needs in-switch reduction");
+    spec.algorithm = "hierarchical";
+    ExpectRejected(spec, "at least two domains");
+    spec.algorithm = "bogus";
+    ExpectRejected(spec, "cannot run allreduce");
+    spec.kind = "alltoall";
+    spec.algorithm = "ring";
+    ExpectRejected(spec, "algorithm \"ring\" cannot run alltoall");
+    spec.kind = "broadcast";
+    spec.algorithm = "auto";
+    spec.root = 11;
+    spec.ranks = {0, 1, 2};
+    ExpectRejected(spec, "root 11 is not in group");
+    spec.kind = "gather";
+    ExpectRejected(spec, "unknown collective");
+    Simulator::Run();
+    EXPECT_EQ(transport->GetMessagesCompleted(), 0u);
+    Simulator::Destroy();
+    // Two NVLink domains without uplinks: a ring across them cannot run.
+    TwoDomains(false);
+    spec = CollectiveSpec();
+    spec.kind = "allreduce";
+    spec.algorithm = "ring";
+    spec.ranks = Ranks(8);
+    spec.bytes = MiB;
+    ExpectRejected(spec, "rank 3 -> rank 4, which no plane reaches");
+}
+
+// --- results database ------------------------------------------------------------
+
+TEST_F(CollectiveTest, CollectivesAndFlowsRows)
+{
+    char tmpl[] = "/tmp/ai-fabric-collective-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string path = std::string(tmpl) + "/results.db";
+    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+    db->Open(path);
+    db->BeginRun("collective-test", "collective-engine-test", 1, "{}");
+    Star(8);
+    transport->SetResultsDatabase(db);
+    engine->SetResultsDatabase(db);
+    const CollectiveResult r = Run("allreduce", "ring", 8, 8 * MiB);
+    db->EndRun("complete", Simulator::Now());
+    db->Close();
+
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    auto scalar = [h](const std::string& sql) {
+        sqlite3_stmt* st = nullptr;
+        EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+        double v = std::nan("");
+        if (st && sqlite3_step(st) == SQLITE_ROW)
+        {
+            v = sqlite3_column_double(st, 0);
+        }
+        sqlite3_finalize(st);
+        return v;
+    };
+    // 8 MiB ring on 8 ranks, 512 KiB chunks: 2 loops × 8 pieces × 14 steps = 224 messages.
+    EXPECT_EQ(r.messages, 224u);
+    EXPECT_EQ(scalar("SELECT count(*) FROM flows"), 224);
+    EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE plane='generic' AND end_ns IS NOT NULL"
+                     " AND dst_rank = (src_rank + 1) % 8"),
+              224);
+    // 8 pieces × 14 steps × 2 loops × 512 KiB = 14 × 8 MiB.
+    EXPECT_EQ(scalar("SELECT sum(bytes) FROM flows"), 14.0 * 8 * MiB);
+    EXPECT_EQ(scalar("SELECT count(*) FROM collectives WHERE kind='allreduce' AND algorithm='ring'"
+                     " AND num_ranks=8 AND bytes=8388608"),
+              1);
+    const double busbw = scalar("SELECT busbw_gbps FROM collectives");
+    const double expected = 8.0 * MiB / (r.end - r.start).GetSeconds() / 1e9 * 2 * 7 / 8;
+    EXPECT_NEAR(busbw, expected, 1e-6 * expected);
+    EXPECT_NEAR(busbw, r.busbwGbps, 1e-6 * expected);
+    sqlite3_close_v2(h);
+    std::remove(path.c_str());
+}
+
+} // namespace
