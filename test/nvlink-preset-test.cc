@@ -156,3 +156,28 @@ TEST_F(NvLinkPresetTest, ImpossibleCustomFabricsAreRejected)
     direct.generation = 7;
     EXPECT_TRUE(Contains(NvLinkHelper::Validate(direct, 2), "valid: 2, 3, 4, 5"));
 }
+
+// The routing header is 16 bytes and round-trips every field.
+TEST_F(NvLinkPresetTest, HeaderRoundTrip)
+{
+    NvLinkHeader h;
+    h.destination = 71;
+    h.source = 3;
+    h.type = NvLinkHeader::NVLS_MULTICAST;
+    h.vc = 2;
+    h.protocol = 0x88b5;
+    h.tag = 0xdeadbeef;
+    h.count = 123456789;
+    Ptr<Packet> p = Create<Packet>(100);
+    p->AddHeader(h);
+    EXPECT_EQ(p->GetSize(), 100u + NvLinkHeader::SIZE_BYTES);
+    NvLinkHeader r;
+    p->RemoveHeader(r);
+    EXPECT_EQ(r.destination, 71);
+    EXPECT_EQ(r.source, 3);
+    EXPECT_EQ(r.type, NvLinkHeader::NVLS_MULTICAST);
+    EXPECT_EQ(r.vc, 2);
+    EXPECT_EQ(r.protocol, 0x88b5);
+    EXPECT_EQ(r.tag, 0xdeadbeefu);
+    EXPECT_EQ(r.count, 123456789u);
+}
