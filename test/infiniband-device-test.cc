@@ -262,6 +262,38 @@ TEST_F(InfinibandDeviceTest, SwitchSlToVlRemapsAndKeepsCrcsValid)
     EXPECT_EQ(seen.crcOk, 3u);
 }
 
+// Adaptive routing: on a leaf/spine tree (radix 4: 4 leaves of 2 hosts, 2 spines) one
+// message from a host on leaf 0 to a host on leaf 1 uses a single spine with the LFT,
+// and both spines (least bytes waiting, ties in turn) with the AR groups.
+TEST_F(InfinibandDeviceTest, AdaptiveRoutingSpreadsOverSpines)
+{
+    for (bool ar : {false, true})
+    {
+        InfinibandHelper ib;
+        ib.SetSubnetManagerAttribute("AdaptiveRouting", BooleanValue(ar));
+        ib.SetSwitchAttribute("AdaptiveRouting", BooleanValue(ar));
+        InfinibandFabric f = ib.BuildFatTree(4, 8, 1.0);
+        ASSERT_EQ(f.topology.GetTiers(), 2u);
+        uint64_t got = 0;
+        f.GetHostDevice(2)->SetMessageReceivedCallback(
+            MakeCallback(+[](uint64_t* g, uint16_t, uint32_t, uint64_t b) { *g += b; }).Bind(&got));
+        f.GetHostDevice(0)->SendMessage(f.hostLids[2], 0, 0x100, 100 * 4096);
+        Simulator::Run();
+        EXPECT_EQ(got, 100u * 4096);
+        uint32_t spinesUsed = 0;
+        for (uint32_t s = 0; s < f.switches.GetN(); ++s)
+        {
+            const std::string name = f.topology.GetNode(f.topology.GetSwitches()[s]).name;
+            if (name.rfind("spine", 0) == 0 && f.switchCores[s]->GetForwardedPackets() > 0)
+            {
+                ++spinesUsed;
+            }
+        }
+        EXPECT_EQ(spinesUsed, ar ? 2u : 1u);
+        Simulator::Destroy();
+    }
+}
+
 // Min-hop on a 5-switch ring with AllowCreditLoops: every host sends to the host two
 // switches clockwise, so all routes turn the same way and the channel dependency graph
 // is a cycle.  With one-packet receive buffers the ring fills and stops; the watchdog
