@@ -1,0 +1,549 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/cluster-config.h"
+
+#include "ns3/abort.h"
+#include "ns3/command-line.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace ns3
+{
+
+std::string
+ClusterPlaneName(ClusterPlane plane)
+{
+    switch (plane)
+    {
+    case ClusterPlane::NVLINK:
+        return "nvlink";
+    case ClusterPlane::INFINIBAND:
+        return "infiniband";
+    case ClusterPlane::ETHERNET:
+        return "ethernet";
+    }
+    return "?";
+}
+
+std::string
+ClusterPlaneFromName(const std::string& name, ClusterPlane& plane)
+{
+    for (ClusterPlane p : {ClusterPlane::NVLINK, ClusterPlane::INFINIBAND, ClusterPlane::ETHERNET})
+    {
+        if (ClusterPlaneName(p) == name)
+        {
+            plane = p;
+            return "";
+        }
+    }
+    return "unknown plane '" + name + "'; valid: nvlink, infiniband, ethernet";
+}
+
+namespace
+{
+
+struct NvLinkGeneration
+{
+    uint32_t gen;
+    uint32_t linksPerGpu;
+    double linkRate_GBps; // per link and direction
+};
+
+// Fabric fact sheet, NVLink table (NVIDIA NVLink product pages; SGXLS10 manual).
+constexpr NvLinkGeneration kNvLinkGenerations[] = {
+    {2, 6, 25.0},  // V100: 150 GB/s per GPU
+    {3, 12, 25.0}, // A100: 300 GB/s
+    {4, 18, 25.0}, // H100: 450 GB/s
+    {5, 18, 50.0}, // B200: 900 GB/s
+};
+
+// PCIe data rate per direction for x16: GT/s x 16 lanes x 128/130 (PCI-SIG Gen4 16 GT/s, Gen5 32
+// GT/s).
+constexpr double kPcieGen4x16_Gbps = 16.0 * 16 * 128 / 130;
+constexpr double kPcieGen5x16_Gbps = 32.0 * 16 * 128 / 130;
+
+std::string
+Positive(const char* what, double v)
+{
+    if (!(v > 0) || !std::isfinite(v))
+    {
+        std::ostringstream s;
+        s << what << " must be positive and finite, not " << v;
+        return s.str();
+    }
+    return "";
+}
+
+} // namespace
+
+std::vector<std::string>
+ClusterConfig::GetPresetNames()
+{
+    return {"dgx-a100", "dgx-h100", "gb200-nvl72"};
+}
+
+std::string
+ClusterConfig::ApplyNvLinkGeneration(uint32_t gen)
+{
+    for (const auto& g : kNvLinkGenerations)
+    {
+        if (g.gen == gen)
+        {
+            nvlinkGen = gen;
+            nvlinkLinksPerGpu = g.linksPerGpu;
+            nvlinkLinkRate_GBps = g.linkRate_GBps;
+            return "";
+        }
+    }
+    return "unknown NVLink generation " + std::to_string(gen) + "; valid: 2, 3, 4, 5";
+}
+
+std::string
+ClusterConfig::ApplyPreset(const std::string& name)
+{
+    ClusterConfig c;
+    c.preset = name;
+    c.cli = cli;
+    if (name == "dgx-a100")
+    {
+        // DGX A100 user guide / system architecture: 8 A100, 6 NVSwitch gen2 (36 ports),
+        // 2 NVLink3 links from each GPU to every switch (fact sheet).
+        c.gpusPerServer = 8;
+        c.serversPerDomain = 1;
+        c.ApplyNvLinkGeneration(3);
+        c.nvswitchesPerDomain = 6;
+        c.nvswitchPorts = 36;
+        // 8 x ConnectX-6 HDR 200 Gb/s compute rails; Quantum QM8700 switches have 40 HDR ports
+        // (NVIDIA DGX A100 SuperPOD reference architecture).
+        c.ibRate_Gbps = 200.0;
+        c.ibSwitchRadix = 40;
+        // Storage / in-band: 2 x ConnectX-6 200 GbE (DGX A100 user guide), PCIe Gen4 x16.
+        c.ethPortsPerServer = 2;
+        c.ethRate_Gbps = 200.0;
+        c.storageRate_Gbps = 200.0;
+        c.pcieRate_Gbps = kPcieGen4x16_Gbps;
+        c.serversPerRack = 4; // [unconfirmed] power-limited racks of 4 DGX
+    }
+    else if (name == "dgx-h100")
+    {
+        // Fact sheet: 8 H100, 4 NVSwitch gen3 (64 NVLink4 ports), links split 5+4+4+5.
+        c.gpusPerServer = 8;
+        c.serversPerDomain = 1;
+        c.ApplyNvLinkGeneration(4);
+        c.nvswitchesPerDomain = 4;
+        c.nvswitchPorts = 64;
+        // Fact sheet: 8 x 400 Gb/s ConnectX-7 (NDR) rails; Quantum-2 has 64 NDR ports.
+        c.ibRate_Gbps = 400.0;
+        c.ibSwitchRadix = 64;
+        // Fact sheet (DGX BasePOD RA): 2 x 400 GbE front-end per node; PCIe Gen5 x16.
+        c.ethPortsPerServer = 2;
+        c.ethRate_Gbps = 400.0;
+        c.storageRate_Gbps = 400.0;
+        c.pcieRate_Gbps = kPcieGen5x16_Gbps;
+        c.serversPerRack = 4; // DGX SuperPOD H100 RA: 4 DGX per rack [unconfirmed]
+    }
+    else if (name == "gb200-nvl72")
+    {
+        // Fact sheet (DGX SuperPOD GB200 RA): 72 GPUs, 18 compute trays of 4, 18 NVSwitch gen4
+        // (72 ports), one NVLink5 link from each GPU to each switch: 18 x 50 GB/s.
+        c.gpusPerServer = 4;
+        c.serversPerDomain = 18;
+        c.servers = 18;
+        c.ApplyNvLinkGeneration(5);
+        c.nvswitchesPerDomain = 18;
+        c.nvswitchPorts = 72;
+        // One ConnectX-7 400 Gb/s per GPU on the compute fabric (GB200 RA; CX-8 = --ibRate=800).
+        c.ibRate_Gbps = 400.0;
+        c.ibSwitchRadix = 64;
+        // [unconfirmed] 2 x 400 GbE (BlueField-3) per compute tray on the front-end.
+        c.ethPortsPerServer = 2;
+        c.ethRate_Gbps = 400.0;
+        c.storageRate_Gbps = 400.0;
+        // Grace <-> Blackwell is NVLink-C2C, 900 GB/s total = 450 GB/s per direction
+        // (NVIDIA GB200 product page), not PCIe.
+        c.pcieRate_Gbps = 450.0 * 8;
+        c.serversPerRack = 18; // one NVL72 rack = one NVLink domain
+    }
+    else
+    {
+        std::ostringstream s;
+        s << "unknown preset '" << name << "'; valid:";
+        for (const auto& p : GetPresetNames())
+        {
+            s << " " << p;
+        }
+        return s.str();
+    }
+    *this = c;
+    return "";
+}
+
+void
+ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
+{
+    cmd.AddValue("preset", "cluster preset: dgx-a100, dgx-h100, gb200-nvl72", cli.preset);
+    cmd.AddValue("servers",
+                 "servers (DGX chassis or GB200 compute trays); 0 = preset",
+                 cli.servers);
+    cmd.AddValue("gpusPerServer", "GPUs per server; 0 = preset", cli.gpusPerServer);
+    cmd.AddValue("serversPerDomain",
+                 "servers sharing one NVLink domain; 0 = preset",
+                 cli.serversPerDomain);
+    cmd.AddValue("nvlinkGen",
+                 "NVLink generation 2-5 (sets links per GPU and link rate); 0 = preset",
+                 cli.nvlinkGen);
+    cmd.AddValue("nvlinkLinks", "NVLink links per GPU; 0 = preset", cli.nvlinkLinksPerGpu);
+    cmd.AddValue("nvlinkLinkRate",
+                 "NVLink GB/s per link and direction; 0 = preset",
+                 cli.nvlinkLinkRate_GBps);
+    cmd.AddValue("ibRate", "InfiniBand Gb/s per HCA; 0 = preset", cli.ibRate_Gbps);
+    cmd.AddValue("ibRadix", "InfiniBand switch ports; 0 = preset", cli.ibSwitchRadix);
+    cmd.AddValue("oversubscription",
+                 "InfiniBand leaf down:up ratio (>= 1); 0 = preset (1)",
+                 cli.oversubscription);
+    cmd.AddValue("ibTiers", "InfiniBand switch tiers 1-3; 0 = fewest that fit", cli.ibTiers);
+    cmd.AddValue("ibRouting", "subnet manager engine: ftree, updn, minhop", cli.ibRoutingEngine);
+    cmd.AddValue("ethPorts",
+                 "front-end Ethernet ports per server; 0 = preset",
+                 cli.ethPortsPerServer);
+    cmd.AddValue("ethRate", "front-end Gb/s per Ethernet port; 0 = preset", cli.ethRate_Gbps);
+    cmd.AddValue("serversPerRack", "servers per rack; 0 = preset", cli.serversPerRack);
+    cmd.AddValue("racksPerTor", "racks per top-of-rack switch; 0 = preset (1)", cli.racksPerTor);
+    cmd.AddValue("ethAggSwitches",
+                 "front-end aggregation switches; 0 = preset",
+                 cli.ethAggSwitches);
+    cmd.AddValue("ethUplinkRate",
+                 "Gb/s from each ToR to each aggregation switch; 0 = non-blocking",
+                 cli.ethUplinkRate_Gbps);
+    cmd.AddValue("storageNodes",
+                 "storage nodes on the front-end; 0 = preset (1)",
+                 cli.storageNodes);
+    cmd.AddValue("noStorage", "build no storage node", cli.noStorage);
+    cmd.AddValue("storageRate",
+                 "Gb/s of each storage node's link; 0 = preset",
+                 cli.storageRate_Gbps);
+    cmd.AddValue("pcieRate", "GPU<->CPU Gb/s per direction; 0 = preset", cli.pcieRate_Gbps);
+}
+
+std::string
+ClusterConfig::ApplyCommandLine()
+{
+    const Overrides o = cli;
+    std::string error = ApplyPreset(o.preset.empty() ? preset : o.preset);
+    if (!error.empty())
+    {
+        return error;
+    }
+    if (o.nvlinkGen != 0)
+    {
+        error = ApplyNvLinkGeneration(o.nvlinkGen);
+        if (!error.empty())
+        {
+            return error;
+        }
+    }
+    auto set = [](auto& field, auto value) {
+        if (value != 0)
+        {
+            field = value;
+        }
+    };
+    set(servers, o.servers);
+    set(gpusPerServer, o.gpusPerServer);
+    set(serversPerDomain, o.serversPerDomain);
+    set(nvlinkLinksPerGpu, o.nvlinkLinksPerGpu);
+    set(nvlinkLinkRate_GBps, o.nvlinkLinkRate_GBps);
+    set(ibRate_Gbps, o.ibRate_Gbps);
+    set(ibSwitchRadix, o.ibSwitchRadix);
+    set(oversubscription, o.oversubscription);
+    set(ibTiers, o.ibTiers);
+    if (!o.ibRoutingEngine.empty())
+    {
+        ibRoutingEngine = o.ibRoutingEngine;
+    }
+    set(ethPortsPerServer, o.ethPortsPerServer);
+    set(ethRate_Gbps, o.ethRate_Gbps);
+    set(serversPerRack, o.serversPerRack);
+    set(racksPerTor, o.racksPerTor);
+    set(ethAggSwitches, o.ethAggSwitches);
+    set(ethUplinkRate_Gbps, o.ethUplinkRate_Gbps);
+    set(storageNodes, o.storageNodes);
+    set(storageRate_Gbps, o.storageRate_Gbps);
+    set(pcieRate_Gbps, o.pcieRate_Gbps);
+    if (o.noStorage)
+    {
+        storageNodes = 0;
+    }
+    return Validate();
+}
+
+void
+ClusterConfig::ApplyCommandLineOrAbort()
+{
+    const std::string error = ApplyCommandLine();
+    NS_ABORT_MSG_IF(!error.empty(), "cluster: " << error);
+}
+
+std::string
+ClusterConfig::Validate() const
+{
+    std::ostringstream s;
+    const auto presets = GetPresetNames();
+    if (std::find(presets.begin(), presets.end(), preset) == presets.end())
+    {
+        ClusterConfig probe;
+        return probe.ApplyPreset(preset);
+    }
+    if (servers == 0)
+    {
+        return "servers must be at least 1";
+    }
+    if (gpusPerServer == 0)
+    {
+        return "gpusPerServer must be at least 1";
+    }
+    if (serversPerDomain == 0 || servers % serversPerDomain != 0)
+    {
+        s << "servers (" << servers << ") must be a positive multiple of serversPerDomain ("
+          << serversPerDomain << "): " << preset << " NVLink domains are " << serversPerDomain
+          << " servers";
+        return s.str();
+    }
+    for (auto [what, v] : {std::pair<const char*, double>{"nvlinkLinkRate", nvlinkLinkRate_GBps},
+                           {"ibRate", ibRate_Gbps},
+                           {"ethRate", ethRate_Gbps},
+                           {"pcieRate", pcieRate_Gbps},
+                           {"storageRate", storageRate_Gbps},
+                           {"ethDelay", ethDelay_ns + 1},
+                           {"pcieDelay", pcieDelay_ns + 1}})
+    {
+        const std::string e = Positive(what, v);
+        if (!e.empty())
+        {
+            return e;
+        }
+    }
+    if (ethUplinkRate_Gbps < 0 || !std::isfinite(ethUplinkRate_Gbps))
+    {
+        return "ethUplinkRate must be 0 (non-blocking) or positive";
+    }
+    const uint32_t domainGpus = GetGpusPerDomain();
+    if (domainGpus > 1)
+    {
+        if (nvlinkLinksPerGpu == 0 || nvswitchesPerDomain == 0)
+        {
+            return "an NVLink domain of several GPUs needs links and NVSwitches";
+        }
+        // Links spread evenly over the switches; the busiest switch takes ceil(links / switches).
+        const uint32_t perSwitch =
+            (nvlinkLinksPerGpu + nvswitchesPerDomain - 1) / nvswitchesPerDomain;
+        if (static_cast<uint64_t>(domainGpus) * perSwitch > nvswitchPorts)
+        {
+            const uint32_t maxGpus = nvswitchPorts / perSwitch;
+            s << preset << ": " << domainGpus << " GPUs per NVLink domain (" << serversPerDomain
+              << " server(s) x " << gpusPerServer << " GPUs) do not fit: its "
+              << nvswitchesPerDomain << " NVSwitches of " << nvswitchPorts << " ports with "
+              << perSwitch << " link(s) from each GPU take at most " << maxGpus << " GPUs";
+            return s.str();
+        }
+    }
+    if (serversPerRack == 0 || racksPerTor == 0 || ethPortsPerServer == 0 || ethAggSwitches == 0)
+    {
+        return "serversPerRack, racksPerTor, ethPorts and ethAggSwitches must be at least 1";
+    }
+    // Front-end addresses: a /22 per server (see ClusterHelper), at most 4096 servers.
+    if (servers > 4096 || gpusPerServer > 255)
+    {
+        return "front-end addressing takes at most 4096 servers of at most 255 GPUs";
+    }
+    if (ibRoutingEngine != "ftree" && ibRoutingEngine != "updn" && ibRoutingEngine != "minhop")
+    {
+        return "unknown InfiniBand routing engine '" + ibRoutingEngine +
+               "'; valid: ftree, updn, minhop";
+    }
+    return ClusterIbShape::Compute(*this).error;
+}
+
+void
+ClusterConfig::ValidateOrAbort() const
+{
+    const std::string error = Validate();
+    NS_ABORT_MSG_IF(!error.empty(), "cluster: " << error);
+}
+
+uint32_t
+ClusterConfig::GetNRanks() const
+{
+    return servers * gpusPerServer;
+}
+
+uint32_t
+ClusterConfig::GetGpusPerDomain() const
+{
+    return serversPerDomain * gpusPerServer;
+}
+
+uint32_t
+ClusterConfig::GetNDomains() const
+{
+    return serversPerDomain == 0 ? 0 : servers / serversPerDomain;
+}
+
+uint32_t
+ClusterConfig::GetServersPerTor() const
+{
+    return serversPerRack * racksPerTor;
+}
+
+uint32_t
+ClusterConfig::GetNTors() const
+{
+    const uint32_t per = GetServersPerTor();
+    return per == 0 ? 0 : (servers + per - 1) / per;
+}
+
+double
+ClusterConfig::GetTorUplinkRate_Gbps() const
+{
+    if (ethUplinkRate_Gbps > 0)
+    {
+        return ethUplinkRate_Gbps;
+    }
+    const uint32_t perTor = std::min(GetServersPerTor(), servers);
+    return perTor * ethPortsPerServer * ethRate_Gbps / ethAggSwitches;
+}
+
+double
+ClusterConfig::GetNvLinkPerGpu_Gbps() const
+{
+    return GetGpusPerDomain() > 1 ? nvlinkLinksPerGpu * nvlinkLinkRate_GBps * 8 : 0.0;
+}
+
+double
+ClusterConfig::GetIbPerGpu_Gbps() const
+{
+    return ibRate_Gbps;
+}
+
+double
+ClusterConfig::GetEthPerGpu_Gbps() const
+{
+    return ethPortsPerServer * ethRate_Gbps / gpusPerServer;
+}
+
+ClusterIbShape
+ClusterIbShape::Compute(const ClusterConfig& c)
+{
+    ClusterIbShape r;
+    std::ostringstream why;
+    const uint32_t k = c.ibSwitchRadix;
+    const uint32_t n = c.servers;
+    const double os = c.oversubscription;
+    r.rails = c.gpusPerServer;
+    if (k < 2 || k > 254)
+    {
+        why << "InfiniBand switch radix " << k << " outside 2..254";
+        r.error = why.str();
+        return r;
+    }
+    if (!(os >= 1.0) || !std::isfinite(os))
+    {
+        why << "oversubscription " << os << " must be >= 1";
+        r.error = why.str();
+        return r;
+    }
+    if (c.ibTiers > 3)
+    {
+        why << "ibTiers " << c.ibTiers << ": 1, 2 or 3 (0 = fewest that fit)";
+        r.error = why.str();
+        return r;
+    }
+    if (n == 0 || r.rails == 0)
+    {
+        r.error = "no HCAs";
+        return r;
+    }
+    const uint32_t hcas = n * r.rails;
+    // Leaf ports split down:up = oversubscription, as InfinibandTopology::TryFatTree.
+    uint32_t down = static_cast<uint32_t>(std::floor(k * os / (1.0 + os) + 1e-9));
+    down = std::min(std::max(down, 1U), k - 1);
+    r.hostsPerLeaf = std::min(n, down);
+    r.leavesPerRail = (n + r.hostsPerLeaf - 1) / r.hostsPerLeaf;
+    uint32_t needed;
+    if (r.rails == 1 && n <= k)
+    {
+        needed = 1;
+    }
+    else
+    {
+        const uint32_t leaves = r.rails * r.leavesPerRail;
+        const uint32_t half = k / 2;
+        needed = leaves <= k ? 2 : 3;
+        if (needed == 3 && (leaves + half - 1) / half > k)
+        {
+            why << "InfiniBand switch radix " << k << " too small: " << hcas << " HCAs on "
+                << r.rails << " rails need " << leaves << " leaves, more than 3 tiers reach (" << k
+                << " pods of " << half << " leaves)";
+            r.error = why.str();
+            return r;
+        }
+    }
+    if (c.ibTiers != 0 && c.ibTiers < needed)
+    {
+        why << "InfiniBand switch radix " << k << " too small for " << hcas << " HCAs on "
+            << r.rails << " rails in " << c.ibTiers << " tier(s): they need " << needed;
+        r.error = why.str();
+        return r;
+    }
+    r.tiers = c.ibTiers != 0 ? c.ibTiers : needed;
+    if (r.tiers == 1)
+    {
+        r.hostsPerLeaf = n;
+        r.leavesPerRail = 1;
+        r.leaves = 1;
+        r.switches = 1;
+        r.cables = hcas;
+        return r;
+    }
+    r.leaves = r.rails * r.leavesPerRail;
+    // Non-blocking above the leaf unless oversubscribed: up ports = hosts / oversubscription.
+    r.leafUplinks = static_cast<uint32_t>(std::ceil(r.hostsPerLeaf / os - 1e-9));
+    r.leafUplinks = std::min(std::max(r.leafUplinks, 1U), k - r.hostsPerLeaf);
+    if (r.tiers == 2)
+    {
+        // Fewest spines that take every leaf uplink, with the same number of parallel
+        // cables from each leaf to each spine (a divisor of the uplinks).
+        const uint32_t minSpines = (r.leaves * r.leafUplinks + k - 1) / k;
+        uint32_t s = std::max(minSpines, 1U);
+        while (r.leafUplinks % s != 0)
+        {
+            ++s;
+        }
+        r.spines = s;
+        r.linksPerLeafSpine = r.leafUplinks / s;
+        r.switches = r.leaves + r.spines;
+        r.cables = hcas + r.leaves * r.leafUplinks;
+        return r;
+    }
+    // 3 tiers: pods of radix/2 leaves; in each pod one aggregation switch per leaf uplink,
+    // each with radix/2 up ports to its own group of cores; a core reaches every pod.
+    r.podLeaves = k / 2;
+    r.pods = (r.leaves + r.podLeaves - 1) / r.podLeaves;
+    r.spines = r.pods * r.leafUplinks;
+    r.cores = r.leafUplinks * r.podLeaves;
+    r.linksPerLeafSpine = 1;
+    r.switches = r.leaves + r.spines + r.cores;
+    r.cables = hcas + r.leaves * r.leafUplinks + r.spines * r.podLeaves;
+    if (hcas + r.switches > 49151)
+    {
+        why << hcas << " HCAs and " << r.switches
+            << " switches need more than the 49151 unicast LIDs";
+        r.error = why.str();
+    }
+    return r;
+}
+
+} // namespace ns3

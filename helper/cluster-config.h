@@ -1,0 +1,165 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_CLUSTER_CONFIG_H
+#define AI_FABRIC_CLUSTER_CONFIG_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class CommandLine;
+
+/// The three networks of an AI cluster; names match the results database's plane column.
+enum class ClusterPlane
+{
+    NVLINK,
+    INFINIBAND,
+    ETHERNET
+};
+
+std::string ClusterPlaneName(ClusterPlane plane);
+/// "" or why \p name is not a plane name.
+std::string ClusterPlaneFromName(const std::string& name, ClusterPlane& plane);
+
+/**
+ * \ingroup ai-fabric
+ * Everything a ClusterHelper builds, as concrete numbers.  A preset fills
+ * every field; the command line overrides single fields after the preset,
+ * whatever the order of the flags.
+ *
+ * A "server" is the unit with one CPU node and one front-end attachment: a
+ * DGX chassis, or a GB200 compute tray.  An NVLink domain spans
+ * serversPerDomain servers (1 for DGX, 18 trays for GB200 NVL72).
+ */
+struct ClusterConfig
+{
+    std::string preset{"dgx-h100"};
+    uint32_t servers{4};
+    uint32_t gpusPerServer{8};
+    uint32_t serversPerDomain{1};
+
+    // Scale-up (NVLink); per link and direction, data rate.
+    uint32_t nvlinkGen{4};
+    uint32_t nvlinkLinksPerGpu{18};
+    double nvlinkLinkRate_GBps{25.0};
+    uint32_t nvswitchesPerDomain{4};
+    uint32_t nvswitchPorts{64};
+
+    // Scale-out (InfiniBand), one HCA per GPU, rail-optimised.
+    double ibRate_Gbps{400.0};
+    uint32_t ibSwitchRadix{64};
+    double oversubscription{1.0}; //!< leaf down : up ports
+    uint32_t ibTiers{0};          //!< 0: the fewest that fit; else 1, 2 or 3 exactly
+    std::string ibRoutingEngine{"ftree"};
+
+    // Front-end Ethernet: each server's ports bundled as one link of ports x rate.
+    uint32_t ethPortsPerServer{2};
+    double ethRate_Gbps{400.0};
+    uint32_t serversPerRack{4};
+    uint32_t racksPerTor{1};
+    uint32_t ethAggSwitches{2};
+    double ethUplinkRate_Gbps{0.0}; //!< ToR to each aggregation switch; 0 = non-blocking
+    double ethDelay_ns{500.0};      //!< per front-end cable, ~100 m of fibre at 5 ns/m
+    uint32_t storageNodes{1};
+    double storageRate_Gbps{400.0};
+
+    // GPU <-> CPU inside a server, per direction.
+    double pcieRate_Gbps{504.0};
+    double pcieDelay_ns{100.0};
+
+    static std::vector<std::string> GetPresetNames();
+    /// Sets every field from preset \p name; "" or an error listing the valid names.
+    std::string ApplyPreset(const std::string& name);
+    /// Sets the NVLink generation and its per-link rate and links per GPU.
+    std::string ApplyNvLinkGeneration(uint32_t gen);
+
+    /// "" or why this cluster cannot be built; nothing is built before this passes.
+    std::string Validate() const;
+    /// Aborts with Validate()'s message.
+    void ValidateOrAbort() const;
+
+    /**
+     * Registers --preset, --servers, --gpusPerServer, --nvlinkGen, --ibRate,
+     * --ethRate, --oversubscription, --pcieRate, --racksPerTor... on \p cmd.
+     * After cmd.Parse(), call ApplyCommandLine(): it applies the preset, then
+     * the flags given.  This object must stay in place in between.
+     */
+    void AddCommandLineArguments(CommandLine& cmd);
+    /// "" or the error (unknown preset, invalid values per Validate()).
+    std::string ApplyCommandLine();
+    void ApplyCommandLineOrAbort();
+
+    // Derived figures.
+    uint32_t GetNRanks() const;
+    uint32_t GetGpusPerDomain() const;
+    uint32_t GetNDomains() const;
+    uint32_t GetServersPerTor() const;
+    uint32_t GetNTors() const;
+    double GetTorUplinkRate_Gbps() const;
+    /// Per GPU and direction, in Gb/s.
+    double GetNvLinkPerGpu_Gbps() const;
+    double GetIbPerGpu_Gbps() const;
+    double GetEthPerGpu_Gbps() const;
+
+    /// Command-line values; 0 / empty = not given.
+    struct Overrides
+    {
+        std::string preset;
+        uint32_t servers{0};
+        uint32_t gpusPerServer{0};
+        uint32_t serversPerDomain{0};
+        uint32_t nvlinkGen{0};
+        uint32_t nvlinkLinksPerGpu{0};
+        double nvlinkLinkRate_GBps{0};
+        double ibRate_Gbps{0};
+        uint32_t ibSwitchRadix{0};
+        double oversubscription{0};
+        uint32_t ibTiers{0};
+        std::string ibRoutingEngine;
+        uint32_t ethPortsPerServer{0};
+        double ethRate_Gbps{0};
+        uint32_t serversPerRack{0};
+        uint32_t racksPerTor{0};
+        uint32_t ethAggSwitches{0};
+        double ethUplinkRate_Gbps{0};
+        uint32_t storageNodes{0};
+        double storageRate_Gbps{0};
+        double pcieRate_Gbps{0};
+        bool noStorage{false};
+    };
+
+    Overrides cli;
+};
+
+/**
+ * Rail-optimised scale-out shape for a config: rails = GPUs per server, each
+ * rail's HCAs on its own leaves; leaf down:up ports = oversubscription.
+ * Computed before anything is built so Validate() can refuse what does not fit.
+ */
+struct ClusterIbShape
+{
+    uint32_t tiers{0};
+    uint32_t rails{0};
+    uint32_t hostsPerLeaf{0}; //!< down ports used on a full leaf
+    uint32_t leavesPerRail{0};
+    uint32_t leaves{0};
+    uint32_t leafUplinks{0}; //!< up ports used per leaf
+    uint32_t spines{0};      //!< 2 tiers: spines; 3 tiers: aggregation switches in all pods
+    uint32_t linksPerLeafSpine{0};
+    uint32_t podLeaves{0}; //!< 3 tiers
+    uint32_t pods{0};      //!< 3 tiers
+    uint32_t cores{0};     //!< 3 tiers
+    uint32_t switches{0};
+    uint32_t cables{0}; //!< HCA and switch-switch cables
+    std::string error;
+
+    static ClusterIbShape Compute(const ClusterConfig& c);
+};
+
+} // namespace ns3
+
+#endif

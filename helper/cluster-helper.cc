@@ -1,0 +1,878 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/cluster-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/command-line.h"
+#include "ns3/data-rate.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-address-helper.h"
+#include "ns3/ipv4-static-routing-helper.h"
+#include "ns3/ipv4-static-routing.h"
+#include "ns3/log.h"
+#include "ns3/names.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/queue.h"
+#include "ns3/results-database.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ClusterHelper");
+
+namespace
+{
+
+// Front-end address plan: server s owns 10.0.0.0 + s * 1024 (/22); its CPU-ToR link is the
+// first /30, PCIe link of local GPU i the (i+1)-th.  Switch-to-switch and storage links take
+// /30s from 172.16.0.0/12.  Routes then follow the plan (one per server, not per link).
+const Ipv4Mask kServerMask("255.255.252.0");
+const Ipv4Mask kLinkMask("255.255.255.252");
+
+Ipv4Address
+ServerBlock(uint32_t server)
+{
+    return Ipv4Address(Ipv4Address("10.0.0.0").Get() + (server << 10));
+}
+
+Ipv4Address
+Offset(Ipv4Address a, uint32_t n)
+{
+    return Ipv4Address(a.Get() + n);
+}
+
+std::string
+FormatNumber(double v)
+{
+    std::ostringstream s;
+    s << std::setprecision(4) << v;
+    return s.str();
+}
+
+std::string
+FormatGBps(double gbps)
+{
+    return FormatNumber(gbps / 8) + " GB/s";
+}
+
+} // namespace
+
+ClusterHelper::ClusterHelper() = default;
+
+ClusterHelper::ClusterHelper(const ClusterConfig& config)
+    : m_config(config)
+{
+}
+
+void
+ClusterHelper::SetConfig(const ClusterConfig& config)
+{
+    NS_ABORT_MSG_IF(m_built, "ClusterHelper: SetConfig after Build");
+    m_config = config;
+}
+
+const ClusterConfig&
+ClusterHelper::GetConfig() const
+{
+    return m_config;
+}
+
+void
+ClusterHelper::AddCommandLineArguments(CommandLine& cmd)
+{
+    m_config.AddCommandLineArguments(cmd);
+    cmd.AddValue("describe", "print the built cluster", m_describe);
+}
+
+void
+ClusterHelper::ApplyCommandLine()
+{
+    m_config.ApplyCommandLineOrAbort();
+}
+
+bool
+ClusterHelper::GetDescribeFlag() const
+{
+    return m_describe;
+}
+
+void
+ClusterHelper::SetDescribeFlag(bool describe)
+{
+    m_describe = describe;
+}
+
+bool
+ClusterHelper::IsBuilt() const
+{
+    return m_built;
+}
+
+std::string
+ClusterHelper::TryBuild()
+{
+    NS_ABORT_MSG_IF(m_built, "ClusterHelper: Build called twice");
+    const std::string error = m_config.Validate();
+    if (!error.empty())
+    {
+        return error;
+    }
+    // The routed InfiniBand topology is pure data: route it before creating any node, so a
+    // refused routing leaves nothing half built.
+    BuildIbTopology();
+    const std::string routing = m_sm->TryRoute();
+    if (!routing.empty())
+    {
+        return "InfiniBand routing: " + routing;
+    }
+    BuildNodes();
+    BuildFrontEnd();
+    m_built = true;
+    return "";
+}
+
+void
+ClusterHelper::Build()
+{
+    const std::string error = TryBuild();
+    NS_ABORT_MSG_IF(!error.empty(), "cluster: " << error);
+}
+
+void
+ClusterHelper::BuildIbTopology()
+{
+    const ClusterConfig& c = m_config;
+    m_ibShape = ClusterIbShape::Compute(c);
+    const ClusterIbShape& s = m_ibShape;
+    const uint32_t k = c.ibSwitchRadix;
+    const uint32_t ranks = c.GetNRanks();
+    InfinibandTopology& t = m_ibTopology;
+    t = InfinibandTopology();
+    m_hcaNode.assign(ranks, 0);
+    // HCAs first, in rank order: the subnet manager then gives rank r LID r + 1.
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        m_hcaNode[r] = t.AddHca("server" + std::to_string(r / c.gpusPerServer) + "/hca" +
+                                std::to_string(r % c.gpusPerServer));
+    }
+    auto addSwitch = [&](const std::string& name) {
+        const uint32_t node = t.AddSwitch(name, k);
+        m_ibSwitchName[node] = name;
+        return node;
+    };
+    if (s.tiers == 1)
+    {
+        const uint32_t sw = addSwitch("ib/leaf0");
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            t.Connect(m_hcaNode[r], 1, sw, r + 1);
+        }
+    }
+    else
+    {
+        // Leaf index = scalable unit x rails + rail: the leaves of one scalable unit (the
+        // servers sharing a leaf per rail) are consecutive, so 3-tier pods keep them together.
+        std::vector<uint32_t> leaf(s.leaves);
+        for (uint32_t l = 0; l < s.leaves; ++l)
+        {
+            leaf[l] = addSwitch("ib/leaf" + std::to_string(l));
+        }
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            const uint32_t server = r / c.gpusPerServer;
+            const uint32_t rail = r % c.gpusPerServer;
+            const uint32_t l = (server / s.hostsPerLeaf) * s.rails + rail;
+            t.Connect(m_hcaNode[r], 1, leaf[l], server % s.hostsPerLeaf + 1);
+        }
+        const uint32_t firstUp = s.hostsPerLeaf + 1;
+        if (s.tiers == 2)
+        {
+            std::vector<uint32_t> spine(s.spines);
+            for (uint32_t j = 0; j < s.spines; ++j)
+            {
+                spine[j] = addSwitch("ib/spine" + std::to_string(j));
+            }
+            const uint32_t m = s.linksPerLeafSpine;
+            for (uint32_t l = 0; l < s.leaves; ++l)
+            {
+                for (uint32_t u = 0; u < s.leafUplinks; ++u)
+                {
+                    t.Connect(leaf[l], firstUp + u, spine[u / m], l * m + u % m + 1);
+                }
+            }
+        }
+        else
+        {
+            const uint32_t p = s.podLeaves;
+            std::vector<std::vector<uint32_t>> agg(s.pods);
+            for (uint32_t pod = 0; pod < s.pods; ++pod)
+            {
+                for (uint32_t j = 0; j < s.leafUplinks; ++j)
+                {
+                    agg[pod].push_back(
+                        addSwitch("ib/agg" + std::to_string(pod) + "_" + std::to_string(j)));
+                }
+            }
+            std::vector<std::vector<uint32_t>> core(s.leafUplinks);
+            for (uint32_t j = 0; j < s.leafUplinks; ++j)
+            {
+                for (uint32_t i = 0; i < p; ++i)
+                {
+                    core[j].push_back(
+                        addSwitch("ib/core" + std::to_string(j) + "_" + std::to_string(i)));
+                }
+            }
+            for (uint32_t l = 0; l < s.leaves; ++l)
+            {
+                for (uint32_t j = 0; j < s.leafUplinks; ++j)
+                {
+                    t.Connect(leaf[l], firstUp + j, agg[l / p][j], l % p + 1);
+                }
+            }
+            for (uint32_t pod = 0; pod < s.pods; ++pod)
+            {
+                for (uint32_t j = 0; j < s.leafUplinks; ++j)
+                {
+                    for (uint32_t i = 0; i < p; ++i)
+                    {
+                        t.Connect(agg[pod][j], p + 1 + i, core[j][i], pod + 1);
+                    }
+                }
+            }
+        }
+    }
+    m_sm = CreateObject<InfinibandSubnetManager>();
+    m_sm->SetAttribute("RoutingEngine", StringValue(c.ibRoutingEngine));
+    m_sm->SetTopology(t);
+}
+
+void
+ClusterHelper::BuildNodes()
+{
+    const ClusterConfig& c = m_config;
+    m_gpus.Create(c.GetNRanks());
+    m_cpus.Create(c.servers);
+    m_storage.Create(c.storageNodes);
+    m_tors.Create(c.GetNTors());
+    m_aggs.Create(c.ethAggSwitches);
+    // ns-3 names are a tree: "server3/gpu5" needs an object named "server3".  Servers (and
+    // the "eth" group) get a plain Object as the parent of their nodes' names.
+    for (uint32_t s = 0; s < c.servers; ++s)
+    {
+        m_nameGroups.push_back(CreateObject<Object>());
+        Names::Add("server" + std::to_string(s), m_nameGroups.back());
+    }
+    m_nameGroups.push_back(CreateObject<Object>());
+    Names::Add("eth", m_nameGroups.back());
+    for (uint32_t r = 0; r < c.GetNRanks(); ++r)
+    {
+        Names::Add("server" + std::to_string(r / c.gpusPerServer) + "/gpu" +
+                       std::to_string(r % c.gpusPerServer),
+                   m_gpus.Get(r));
+    }
+    for (uint32_t s = 0; s < c.servers; ++s)
+    {
+        Names::Add("server" + std::to_string(s) + "/cpu", m_cpus.Get(s));
+    }
+    for (uint32_t i = 0; i < c.storageNodes; ++i)
+    {
+        Names::Add("storage" + std::to_string(i), m_storage.Get(i));
+    }
+    for (uint32_t t = 0; t < m_tors.GetN(); ++t)
+    {
+        Names::Add("eth/tor" + std::to_string(t), m_tors.Get(t));
+    }
+    for (uint32_t a = 0; a < m_aggs.GetN(); ++a)
+    {
+        Names::Add("eth/agg" + std::to_string(a), m_aggs.Get(a));
+    }
+}
+
+Ipv4Address
+ClusterHelper::NextInfraNetwork()
+{
+    return Ipv4Address(Ipv4Address("172.16.0.0").Get() + 4 * m_infraLinks++);
+}
+
+std::pair<Ipv4Address, Ipv4Address>
+ClusterHelper::Link(Ptr<Node> a,
+                    Ptr<Node> b,
+                    double rate_Gbps,
+                    double delay_ns,
+                    Ipv4Address network,
+                    uint32_t& ifA,
+                    uint32_t& ifB)
+{
+    const uint64_t rate_bps = static_cast<uint64_t>(rate_Gbps * 1e9);
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rate_bps)));
+    p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(static_cast<int64_t>(delay_ns))));
+    NetDeviceContainer devices = p2p.Install(a, b);
+    Ipv4AddressHelper address;
+    address.SetBase(network, kLinkMask);
+    Ipv4InterfaceContainer interfaces = address.Assign(devices);
+    ifA = interfaces.Get(0).second;
+    ifB = interfaces.Get(1).second;
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        m_ethDirections.emplace_back();
+        EthDirection* d = &m_ethDirections.back();
+        d->device = DynamicCast<PointToPointNetDevice>(devices.Get(i));
+        d->srcNode = (i == 0 ? a : b)->GetId();
+        d->dstNode = (i == 0 ? b : a)->GetId();
+        d->rate_bps = rate_bps;
+        d->device->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&EthTxBegin, d));
+        d->device->TraceConnectWithoutContext("MacTxDrop", MakeBoundCallback(&EthDrop, d));
+        d->device->TraceConnectWithoutContext("PhyTxDrop", MakeBoundCallback(&EthDrop, d));
+        d->device->GetQueue()->TraceConnectWithoutContext("Enqueue",
+                                                          MakeBoundCallback(&EthEnqueue, d));
+    }
+    return {interfaces.GetAddress(0), interfaces.GetAddress(1)};
+}
+
+void
+ClusterHelper::EthTxBegin(EthDirection* d, Ptr<const Packet> p)
+{
+    d->txBytes += p->GetSize();
+    d->txPackets++;
+    d->busy_ns += p->GetSize() * 8ULL * 1000000000ULL / d->rate_bps;
+}
+
+void
+ClusterHelper::EthDrop(EthDirection* d, Ptr<const Packet> /* p */)
+{
+    d->drops++;
+}
+
+void
+ClusterHelper::EthEnqueue(EthDirection* d, Ptr<const Packet> /* p */)
+{
+    d->peakQueueBytes = std::max<uint64_t>(d->peakQueueBytes, d->device->GetQueue()->GetNBytes());
+}
+
+void
+ClusterHelper::BuildFrontEnd()
+{
+    const ClusterConfig& c = m_config;
+    InternetStackHelper internet;
+    internet.Install(m_gpus);
+    internet.Install(m_cpus);
+    internet.Install(m_storage);
+    internet.Install(m_tors);
+    internet.Install(m_aggs);
+    Ipv4StaticRoutingHelper staticRouting;
+    auto routing = [&](Ptr<Node> n) {
+        return staticRouting.GetStaticRouting(n->GetObject<Ipv4>());
+    };
+
+    const uint32_t perTor = c.GetServersPerTor();
+    const uint32_t aggs = c.ethAggSwitches;
+    m_gpuAddress.assign(c.GetNRanks(), Ipv4Address());
+    m_cpuAddress.assign(c.servers, Ipv4Address());
+    m_storageAddress.assign(c.storageNodes, Ipv4Address());
+
+    // [tor][agg] -> (ToR address, ToR interface, agg address, agg interface)
+    struct Uplink
+    {
+        Ipv4Address torAddr;
+        uint32_t torIf;
+        Ipv4Address aggAddr;
+        uint32_t aggIf;
+    };
+
+    std::vector<std::vector<Uplink>> uplink(m_tors.GetN(), std::vector<Uplink>(aggs));
+    for (uint32_t t = 0; t < m_tors.GetN(); ++t)
+    {
+        for (uint32_t a = 0; a < aggs; ++a)
+        {
+            Uplink& u = uplink[t][a];
+            auto [ta, aa] = Link(m_tors.Get(t),
+                                 m_aggs.Get(a),
+                                 c.GetTorUplinkRate_Gbps(),
+                                 c.ethDelay_ns,
+                                 NextInfraNetwork(),
+                                 u.torIf,
+                                 u.aggIf);
+            u.torAddr = ta;
+            u.aggAddr = aa;
+            ++m_ethLinks;
+        }
+    }
+    for (uint32_t s = 0; s < c.servers; ++s)
+    {
+        Ptr<Node> cpu = m_cpus.Get(s);
+        const uint32_t t = s / perTor;
+        Ptr<Node> tor = m_tors.Get(t);
+        uint32_t cpuIf;
+        uint32_t torIf;
+        // The server's ports as one link of ports x rate (a LAG); the per-GPU share is what
+        // the 36 : 4 : 1 comparison uses.
+        auto [cpuAddr, torAddr] = Link(cpu,
+                                       tor,
+                                       c.ethPortsPerServer * c.ethRate_Gbps,
+                                       c.ethDelay_ns,
+                                       ServerBlock(s),
+                                       cpuIf,
+                                       torIf);
+        ++m_ethLinks;
+        m_cpuAddress[s] = cpuAddr;
+        routing(cpu)->SetDefaultRoute(torAddr, cpuIf);
+        routing(tor)->AddNetworkRouteTo(ServerBlock(s), kServerMask, cpuAddr, torIf);
+        for (uint32_t a = 0; a < aggs; ++a)
+        {
+            routing(m_aggs.Get(a))
+                ->AddNetworkRouteTo(ServerBlock(s),
+                                    kServerMask,
+                                    uplink[t][a].torAddr,
+                                    uplink[t][a].aggIf);
+        }
+        for (uint32_t i = 0; i < c.gpusPerServer; ++i)
+        {
+            const uint32_t rank = s * c.gpusPerServer + i;
+            Ptr<Node> gpu = m_gpus.Get(rank);
+            uint32_t cpuPcieIf;
+            uint32_t gpuIf;
+            auto [cpuPcie, gpuAddr] = Link(cpu,
+                                           gpu,
+                                           c.pcieRate_Gbps,
+                                           c.pcieDelay_ns,
+                                           Offset(ServerBlock(s), 4 * (i + 1)),
+                                           cpuPcieIf,
+                                           gpuIf);
+            ++m_pcieLinks;
+            m_gpuAddress[rank] = gpuAddr;
+            routing(gpu)->SetDefaultRoute(cpuPcie, gpuIf);
+        }
+    }
+    // Server-to-server traffic across ToRs takes aggregation switch 0; storage i hangs off
+    // aggregation switch i mod aggs and every ToR reaches it through that switch.
+    for (uint32_t t = 0; t < m_tors.GetN(); ++t)
+    {
+        routing(m_tors.Get(t))->SetDefaultRoute(uplink[t][0].aggAddr, uplink[t][0].torIf);
+    }
+    for (uint32_t i = 0; i < c.storageNodes; ++i)
+    {
+        const uint32_t a = i % aggs;
+        uint32_t stIf;
+        uint32_t aggIf;
+        auto [stAddr, aggAddr] = Link(m_storage.Get(i),
+                                      m_aggs.Get(a),
+                                      c.storageRate_Gbps,
+                                      c.ethDelay_ns,
+                                      NextInfraNetwork(),
+                                      stIf,
+                                      aggIf);
+        ++m_ethLinks;
+        m_storageAddress[i] = stAddr;
+        routing(m_storage.Get(i))->SetDefaultRoute(aggAddr, stIf);
+        for (uint32_t t = 0; t < m_tors.GetN(); ++t)
+        {
+            routing(m_tors.Get(t))
+                ->AddHostRouteTo(stAddr, uplink[t][a].aggAddr, uplink[t][a].torIf);
+        }
+    }
+}
+
+void
+ClusterHelper::CheckRank(uint32_t rank) const
+{
+    NS_ABORT_MSG_IF(rank >= m_config.GetNRanks(),
+                    "cluster: rank " << rank << " out of range (" << m_config.GetNRanks()
+                                     << " ranks)");
+}
+
+uint32_t
+ClusterHelper::GetNRanks() const
+{
+    return m_config.GetNRanks();
+}
+
+uint32_t
+ClusterHelper::GetServer(uint32_t rank) const
+{
+    CheckRank(rank);
+    return rank / m_config.gpusPerServer;
+}
+
+uint32_t
+ClusterHelper::GetLocalIndex(uint32_t rank) const
+{
+    CheckRank(rank);
+    return rank % m_config.gpusPerServer;
+}
+
+uint32_t
+ClusterHelper::GetDomain(uint32_t rank) const
+{
+    return GetServer(rank) / m_config.serversPerDomain;
+}
+
+uint32_t
+ClusterHelper::GetRail(uint32_t rank) const
+{
+    return GetLocalIndex(rank);
+}
+
+Ptr<Node>
+ClusterHelper::GetGpuNode(uint32_t rank) const
+{
+    CheckRank(rank);
+    NS_ABORT_MSG_UNLESS(m_built, "cluster: not built");
+    return m_gpus.Get(rank);
+}
+
+Ptr<Node>
+ClusterHelper::GetCpuNode(uint32_t server) const
+{
+    NS_ABORT_MSG_UNLESS(m_built && server < m_cpus.GetN(), "cluster: no server " << server);
+    return m_cpus.Get(server);
+}
+
+NodeContainer
+ClusterHelper::GetGpuNodes() const
+{
+    return m_gpus;
+}
+
+NodeContainer
+ClusterHelper::GetCpuNodes() const
+{
+    return m_cpus;
+}
+
+NodeContainer
+ClusterHelper::GetStorageNodes() const
+{
+    return m_storage;
+}
+
+NodeContainer
+ClusterHelper::GetEthSwitchNodes() const
+{
+    return NodeContainer(m_tors, m_aggs);
+}
+
+NodeContainer
+ClusterHelper::GetNvSwitchNodes() const
+{
+    return m_nvswitches;
+}
+
+NodeContainer
+ClusterHelper::GetIbSwitchNodes() const
+{
+    return m_ibSwitches;
+}
+
+std::map<std::string, uint32_t>
+ClusterHelper::GetNodeCounts() const
+{
+    return {{"gpu", m_gpus.GetN()},
+            {"cpu", m_cpus.GetN()},
+            {"storage", m_storage.GetN()},
+            {"eth-switch", m_tors.GetN() + m_aggs.GetN()},
+            {"nvswitch", m_nvswitches.GetN()},
+            {"ib-switch", m_ibSwitches.GetN()}};
+}
+
+const InfinibandTopology&
+ClusterHelper::GetIbTopology() const
+{
+    return m_ibTopology;
+}
+
+Ptr<InfinibandSubnetManager>
+ClusterHelper::GetSubnetManager() const
+{
+    return m_sm;
+}
+
+const ClusterIbShape&
+ClusterHelper::GetIbShape() const
+{
+    return m_ibShape;
+}
+
+uint32_t
+ClusterHelper::GetHcaTopologyNode(uint32_t rank) const
+{
+    CheckRank(rank);
+    NS_ABORT_MSG_UNLESS(m_built, "cluster: not built");
+    return m_hcaNode[rank];
+}
+
+uint16_t
+ClusterHelper::GetHcaLid(uint32_t rank) const
+{
+    return m_sm->GetLid(GetHcaTopologyNode(rank), 1);
+}
+
+std::string
+ClusterHelper::GetIbSwitchName(uint32_t topologyNode) const
+{
+    auto it = m_ibSwitchName.find(topologyNode);
+    return it == m_ibSwitchName.end() ? "" : it->second;
+}
+
+Ipv4Address
+ClusterHelper::GetGpuAddress(uint32_t rank) const
+{
+    CheckRank(rank);
+    NS_ABORT_MSG_UNLESS(m_built, "cluster: not built");
+    return m_gpuAddress[rank];
+}
+
+Ipv4Address
+ClusterHelper::GetCpuAddress(uint32_t server) const
+{
+    NS_ABORT_MSG_UNLESS(m_built && server < m_cpuAddress.size(), "cluster: no server " << server);
+    return m_cpuAddress[server];
+}
+
+Ipv4Address
+ClusterHelper::GetStorageAddress(uint32_t i) const
+{
+    NS_ABORT_MSG_UNLESS(m_built && i < m_storageAddress.size(), "cluster: no storage node " << i);
+    return m_storageAddress[i];
+}
+
+uint32_t
+ClusterHelper::GetNPcieLinks() const
+{
+    return m_pcieLinks;
+}
+
+uint32_t
+ClusterHelper::GetNEthernetLinks() const
+{
+    return m_ethLinks;
+}
+
+std::string
+ClusterHelper::TrySelectPlane(uint32_t srcRank,
+                              uint32_t dstRank,
+                              ClusterPlane& plane,
+                              const std::string& groupName) const
+{
+    std::ostringstream why;
+    const uint32_t n = m_config.GetNRanks();
+    if (srcRank >= n || dstRank >= n)
+    {
+        why << "rank " << std::max(srcRank, dstRank) << " out of range (" << n << " ranks)";
+        return why.str();
+    }
+    if (srcRank == dstRank)
+    {
+        why << "rank " << srcRank << " to itself uses no plane";
+        return why.str();
+    }
+    const bool sameDomain = GetDomain(srcRank) == GetDomain(dstRank);
+    auto forced = m_forced.find(groupName);
+    if (forced != m_forced.end())
+    {
+        if (forced->second == ClusterPlane::NVLINK && !sameDomain)
+        {
+            why << "group '" << groupName << "' is forced onto nvlink but ranks " << srcRank
+                << " and " << dstRank << " are in NVLink domains " << GetDomain(srcRank) << " and "
+                << GetDomain(dstRank);
+            return why.str();
+        }
+        plane = forced->second;
+        return "";
+    }
+    plane = sameDomain ? ClusterPlane::NVLINK : ClusterPlane::INFINIBAND;
+    return "";
+}
+
+ClusterPlane
+ClusterHelper::SelectPlane(uint32_t srcRank, uint32_t dstRank, const std::string& groupName) const
+{
+    ClusterPlane plane = ClusterPlane::INFINIBAND;
+    const std::string error = TrySelectPlane(srcRank, dstRank, plane, groupName);
+    NS_ABORT_MSG_IF(!error.empty(), "cluster: " << error);
+    return plane;
+}
+
+void
+ClusterHelper::ForcePlane(const std::string& groupName, ClusterPlane plane)
+{
+    m_forced[groupName] = plane;
+}
+
+void
+ClusterHelper::ClearForcedPlanes()
+{
+    m_forced.clear();
+}
+
+double
+ClusterHelper::GetNvLinkBisectionPerDomain_Gbps() const
+{
+    // NVSwitches are non-blocking: half the domain's GPUs can send at full rate to the other half.
+    return m_config.GetGpusPerDomain() / 2 * m_config.GetNvLinkPerGpu_Gbps();
+}
+
+double
+ClusterHelper::GetIbBisection_Gbps() const
+{
+    const uint64_t hcas = m_config.GetNRanks();
+    if (m_ibShape.tiers <= 1)
+    {
+        return hcas / 2 * m_config.ibRate_Gbps;
+    }
+    // Bounded by the HCAs or by the leaf uplinks (oversubscription); above the leaves the
+    // tree is non-blocking.
+    const uint64_t uplinks = static_cast<uint64_t>(m_ibShape.leaves) * m_ibShape.leafUplinks;
+    return std::min(hcas, uplinks) / 2 * m_config.ibRate_Gbps;
+}
+
+double
+ClusterHelper::GetEthBisection_Gbps() const
+{
+    const ClusterConfig& c = m_config;
+    const double servers = c.servers * c.ethPortsPerServer * c.ethRate_Gbps;
+    if (c.GetNTors() <= 1)
+    {
+        return servers / 2;
+    }
+    const double uplinks = c.GetNTors() * c.ethAggSwitches * c.GetTorUplinkRate_Gbps();
+    return std::min(servers, uplinks) / 2;
+}
+
+std::string
+ClusterHelper::Describe() const
+{
+    const ClusterConfig& c = m_config;
+    std::ostringstream o;
+    o << "cluster " << c.preset << ": " << c.servers << " servers x " << c.gpusPerServer
+      << " GPUs = " << c.GetNRanks() << " GPUs; " << c.GetNDomains() << " NVLink domain(s) of "
+      << c.GetGpusPerDomain() << " GPUs; " << m_ibShape.rails << " InfiniBand rails, "
+      << m_ibShape.tiers << " tier(s)\n";
+    o << "nodes:";
+    uint32_t total = 0;
+    for (const char* kind : {"gpu", "cpu", "nvswitch", "ib-switch", "eth-switch", "storage"})
+    {
+        const uint32_t n = GetNodeCounts().at(kind);
+        o << " " << kind << " " << n;
+        total += n;
+    }
+    o << " (total " << total << ")\n";
+    if (m_nvswitches.GetN() == 0 && c.GetGpusPerDomain() > 1)
+    {
+        o << "  NVLink devices not installed: " << c.GetNDomains() * c.nvswitchesPerDomain
+          << " NVSwitches planned\n";
+    }
+    if (m_ibSwitches.GetN() == 0)
+    {
+        o << "  InfiniBand devices not installed: " << m_ibShape.switches
+          << " switches routed by the subnet manager (" << c.ibRoutingEngine << ")\n";
+    }
+    o << "links (both directions): infiniband " << m_ibShape.cables << " cables ("
+      << m_ibShape.leaves << " leaves, " << m_ibShape.spines
+      << (m_ibShape.tiers == 3 ? " aggregation, " : " spines, ") << m_ibShape.cores
+      << " cores); ethernet " << m_ethLinks << "; pcie " << m_pcieLinks << "\n";
+    const double nv = c.GetNvLinkPerGpu_Gbps();
+    const double ib = c.GetIbPerGpu_Gbps();
+    const double eth = c.GetEthPerGpu_Gbps();
+    o << "per-GPU bandwidth, per direction:\n";
+    o << "  nvlink      " << FormatGBps(nv) << "  (NVLink" << c.nvlinkGen << ": "
+      << c.nvlinkLinksPerGpu << " links x " << FormatNumber(c.nvlinkLinkRate_GBps) << " GB/s)\n";
+    o << "  infiniband  " << FormatGBps(ib) << "  (1 HCA x " << FormatNumber(c.ibRate_Gbps)
+      << " Gb/s)\n";
+    o << "  front-end   " << FormatGBps(eth) << "  (" << c.ethPortsPerServer << " x "
+      << FormatNumber(c.ethRate_Gbps) << " GbE per server / " << c.gpusPerServer << " GPUs)\n";
+    o << "  pcie        " << FormatGBps(c.pcieRate_Gbps) << "  (GPU <-> CPU)\n";
+    const double base = std::min({nv > 0 ? nv : ib, ib, eth});
+    o << "ratio nvlink : infiniband : front-end = " << FormatNumber(nv / base) << " : "
+      << FormatNumber(ib / base) << " : " << FormatNumber(eth / base) << "\n";
+    o << "bisection bandwidth, per direction:\n";
+    o << "  nvlink      " << FormatGBps(GetNvLinkBisectionPerDomain_Gbps()) << " per domain x "
+      << c.GetNDomains() << "\n";
+    o << "  infiniband  " << FormatGBps(GetIbBisection_Gbps()) << "  (oversubscription "
+      << FormatNumber(c.oversubscription) << ":1)\n";
+    o << "  ethernet    " << FormatGBps(GetEthBisection_Gbps()) << "  (" << c.GetNTors()
+      << " ToR(s) x " << c.ethAggSwitches << " aggregation uplinks of "
+      << FormatNumber(c.GetTorUplinkRate_Gbps()) << " Gb/s)\n";
+    return o.str();
+}
+
+void
+ClusterHelper::WriteNodes(Ptr<ResultsDatabase> db) const
+{
+    NS_ABORT_MSG_UNLESS(m_built, "cluster: not built");
+    const ClusterConfig& c = m_config;
+    auto add = [&](Ptr<Node> n, const std::string& kind, int64_t server, int64_t rank) {
+        NodeRecord row;
+        row.nodeId = n->GetId();
+        // Full name ("server3/gpu5"), not the leaf of the name tree ("gpu5").
+        const std::string path = Names::FindPath(n);
+        const std::string prefix = "/Names/";
+        row.name = path.compare(0, prefix.size(), prefix) == 0 ? path.substr(prefix.size()) : path;
+        row.kind = kind;
+        row.server = server;
+        row.rank = rank;
+        db->AddNode(row);
+    };
+    for (uint32_t r = 0; r < m_gpus.GetN(); ++r)
+    {
+        add(m_gpus.Get(r), "gpu", r / c.gpusPerServer, r);
+    }
+    for (uint32_t s = 0; s < m_cpus.GetN(); ++s)
+    {
+        add(m_cpus.Get(s), "cpu", s, -1);
+    }
+    for (uint32_t i = 0; i < m_nvswitches.GetN(); ++i)
+    {
+        // A DGX's switches sit in its chassis; NVL72 switch trays belong to the rack.
+        const int64_t server = c.serversPerDomain == 1 ? i / c.nvswitchesPerDomain : -1;
+        add(m_nvswitches.Get(i), "nvswitch", server, -1);
+    }
+    for (uint32_t i = 0; i < m_ibSwitches.GetN(); ++i)
+    {
+        add(m_ibSwitches.Get(i), "ib-switch", -1, -1);
+    }
+    for (uint32_t i = 0; i < m_tors.GetN(); ++i)
+    {
+        add(m_tors.Get(i), "eth-switch", -1, -1);
+    }
+    for (uint32_t i = 0; i < m_aggs.GetN(); ++i)
+    {
+        add(m_aggs.Get(i), "eth-switch", -1, -1);
+    }
+    for (uint32_t i = 0; i < m_storage.GetN(); ++i)
+    {
+        add(m_storage.Get(i), "storage", -1, -1);
+    }
+}
+
+void
+ClusterHelper::WriteLinks(Ptr<ResultsDatabase> db) const
+{
+    NS_ABORT_MSG_UNLESS(m_built, "cluster: not built");
+    int64_t id = 0;
+    for (const EthDirection& d : m_ethDirections)
+    {
+        LinkRecord row;
+        row.linkId = id++;
+        row.plane = "ethernet";
+        row.srcNode = d.srcNode;
+        row.dstNode = d.dstNode;
+        row.rateBps = static_cast<int64_t>(d.rate_bps);
+        row.txBytes = static_cast<int64_t>(d.txBytes);
+        row.txPackets = static_cast<int64_t>(d.txPackets);
+        row.busyNs = static_cast<int64_t>(d.busy_ns);
+        row.creditStallNs = 0;
+        row.peakQueueBytes = static_cast<int64_t>(d.peakQueueBytes);
+        row.drops = static_cast<int64_t>(d.drops);
+        db->AddLink(row);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,196 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_CLUSTER_HELPER_H
+#define AI_FABRIC_CLUSTER_HELPER_H
+
+#include "ns3/cluster-config.h"
+#include "ns3/infiniband-subnet-manager.h"
+#include "ns3/infiniband-topology.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/point-to-point-net-device.h"
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class CommandLine;
+class ResultsDatabase;
+class Packet;
+
+/**
+ * \ingroup ai-fabric
+ * Builds a whole AI cluster from a ClusterConfig in one call: GPU, CPU and
+ * storage nodes, the NVLink scale-up plane, the rail-optimised InfiniBand
+ * scale-out plane and the front-end Ethernet with PCIe links between GPUs and
+ * CPUs.  Node ids: GPUs in rank order, then CPUs, storage, Ethernet switches,
+ * then whatever the plane builders create.
+ *
+ * Front-end: ns-3 PointToPointNetDevices, IPv4, and static routes that follow
+ * the address plan (a /22 per server), because global routing's per-node
+ * shortest-path run dominates the build time at a thousand nodes.  ToR and
+ * aggregation switches are IPv4 routers ("eth-switch"), the CPU forwards to
+ * its GPUs, so storage reaches every GPU through its CPU.
+ */
+class ClusterHelper
+{
+  public:
+    ClusterHelper();
+    explicit ClusterHelper(const ClusterConfig& config);
+    ClusterHelper(const ClusterHelper&) = delete;
+    ClusterHelper& operator=(const ClusterHelper&) = delete;
+
+    void SetConfig(const ClusterConfig& config);
+    const ClusterConfig& GetConfig() const;
+    /// Registers every cluster flag (and --describe) on \p cmd; see ClusterConfig.
+    void AddCommandLineArguments(CommandLine& cmd);
+    /// After cmd.Parse(): applies preset and flags, aborting with the validation message.
+    void ApplyCommandLine();
+    bool GetDescribeFlag() const;
+    void SetDescribeFlag(bool describe);
+
+    /// Validates, then builds; "" or the validation error (then nothing is built).
+    std::string TryBuild();
+    /// As TryBuild, aborting with the error.
+    void Build();
+    bool IsBuilt() const;
+
+    // Ranks, servers, domains, rails.
+    uint32_t GetNRanks() const;
+    uint32_t GetServer(uint32_t rank) const;
+    uint32_t GetLocalIndex(uint32_t rank) const;
+    uint32_t GetDomain(uint32_t rank) const; //!< NVLink domain
+    uint32_t GetRail(uint32_t rank) const;   //!< InfiniBand rail = local GPU index
+
+    // Nodes.
+    Ptr<Node> GetGpuNode(uint32_t rank) const;
+    Ptr<Node> GetCpuNode(uint32_t server) const;
+    NodeContainer GetGpuNodes() const;
+    NodeContainer GetCpuNodes() const;
+    NodeContainer GetStorageNodes() const;
+    NodeContainer GetEthSwitchNodes() const; //!< ToRs, then aggregation switches
+    NodeContainer GetNvSwitchNodes() const;  //!< empty until the NVLink devices are installed
+    NodeContainer GetIbSwitchNodes() const;  //!< empty until the InfiniBand devices are installed
+    /// Node count per kind: gpu, cpu, storage, eth-switch, nvswitch, ib-switch.
+    std::map<std::string, uint32_t> GetNodeCounts() const;
+
+    // Scale-out plane.  The topology and its routing exist from Build() on.
+    const InfinibandTopology& GetIbTopology() const;
+    Ptr<InfinibandSubnetManager> GetSubnetManager() const;
+    const ClusterIbShape& GetIbShape() const;
+    uint32_t GetHcaTopologyNode(uint32_t rank) const;
+    uint16_t GetHcaLid(uint32_t rank) const;
+    /// Topology switch node index -> name ("ib/leaf3").
+    std::string GetIbSwitchName(uint32_t topologyNode) const;
+
+    // Front-end plane.
+    Ipv4Address GetGpuAddress(uint32_t rank) const;   //!< GPU end of its PCIe link
+    Ipv4Address GetCpuAddress(uint32_t server) const; //!< CPU end of its front-end link
+    Ipv4Address GetStorageAddress(uint32_t i) const;
+    /// Front-end links (bidirectional): PCIe, server, ToR uplinks, storage.
+    uint32_t GetNPcieLinks() const;
+    uint32_t GetNEthernetLinks() const;
+
+    /**
+     * Plane of traffic between two ranks: NVLink inside an NVLink domain,
+     * InfiniBand between domains, unless the group's plane is forced.
+     * "" or why the forced plane cannot carry the pair.
+     */
+    std::string TrySelectPlane(uint32_t srcRank,
+                               uint32_t dstRank,
+                               ClusterPlane& plane,
+                               const std::string& groupName = "") const;
+    /// As TrySelectPlane, aborting on error.
+    ClusterPlane SelectPlane(uint32_t srcRank,
+                             uint32_t dstRank,
+                             const std::string& groupName = "") const;
+    /// Traffic of \p groupName goes over \p plane (e.g. DP over InfiniBand inside a server).
+    void ForcePlane(const std::string& groupName, ClusterPlane plane);
+    void ClearForcedPlanes();
+
+    /// Human-readable summary: nodes per kind, per-GPU bandwidth per plane and their ratio,
+    /// bisection bandwidth per plane.
+    std::string Describe() const;
+
+    /// One `nodes` row per node of the cluster (kind "storage" for storage nodes).
+    void WriteNodes(Ptr<ResultsDatabase> db) const;
+    /// One `links` row per direction of every built link, counters as of now (end of run).
+    void WriteLinks(Ptr<ResultsDatabase> db) const;
+
+    /// Bisection bandwidth per direction in Gb/s: NVLink per domain, IB and Ethernet overall.
+    double GetNvLinkBisectionPerDomain_Gbps() const;
+    double GetIbBisection_Gbps() const;
+    double GetEthBisection_Gbps() const;
+
+  private:
+    struct EthDirection
+    {
+        Ptr<PointToPointNetDevice> device;
+        int64_t srcNode{0};
+        int64_t dstNode{0};
+        uint64_t rate_bps{0};
+        uint64_t txBytes{0};
+        uint64_t txPackets{0};
+        uint64_t busy_ns{0};
+        uint64_t peakQueueBytes{0};
+        uint64_t drops{0};
+    };
+
+    static void EthTxBegin(EthDirection* d, Ptr<const Packet> p);
+    static void EthDrop(EthDirection* d, Ptr<const Packet> p);
+    static void EthEnqueue(EthDirection* d, Ptr<const Packet> p);
+
+    void CheckRank(uint32_t rank) const;
+    void BuildNodes();
+    void BuildFrontEnd();
+    void BuildIbTopology();
+    /// Point-to-point link a-b with a /30 from \p network; returns the two addresses.
+    std::pair<Ipv4Address, Ipv4Address> Link(Ptr<Node> a,
+                                             Ptr<Node> b,
+                                             double rate_Gbps,
+                                             double delay_ns,
+                                             Ipv4Address network,
+                                             uint32_t& ifA,
+                                             uint32_t& ifB);
+    Ipv4Address NextInfraNetwork();
+
+    ClusterConfig m_config;
+    bool m_describe{false};
+    bool m_built{false};
+
+    NodeContainer m_gpus;
+    NodeContainer m_cpus;
+    NodeContainer m_storage;
+    NodeContainer m_tors;
+    NodeContainer m_aggs;
+    NodeContainer m_nvswitches;
+    NodeContainer m_ibSwitches;
+    std::vector<Ptr<Object>> m_nameGroups; //!< parents of hierarchical names
+
+    InfinibandTopology m_ibTopology;
+    Ptr<InfinibandSubnetManager> m_sm;
+    ClusterIbShape m_ibShape;
+    std::vector<uint32_t> m_hcaNode;                //!< rank -> topology node
+    std::map<uint32_t, std::string> m_ibSwitchName; //!< topology node -> name
+
+    std::vector<Ipv4Address> m_gpuAddress;
+    std::vector<Ipv4Address> m_cpuAddress;
+    std::vector<Ipv4Address> m_storageAddress;
+    uint32_t m_infraLinks{0};
+    uint32_t m_pcieLinks{0};
+    uint32_t m_ethLinks{0};
+    std::deque<EthDirection> m_ethDirections; //!< deque: trace sinks hold pointers
+
+    std::map<std::string, ClusterPlane> m_forced;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,206 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/bulk-send-helper.h"
+#include "ns3/cluster-helper.h"
+#include "ns3/config.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/names.h"
+#include "ns3/packet-sink-helper.h"
+#include "ns3/packet-sink.h"
+#include "ns3/results-database.h"
+#include "ns3/simulator.h"
+#include "ns3/tcp-socket-factory.h"
+#include "ns3/uinteger.h"
+
+#include <cstdlib>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <string>
+#include <unistd.h>
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr uint32_t kMss = 1448;
+// Wire bytes per full segment: MSS + IPv4 20 + TCP 20 + timestamp option 12 + PPP 2.
+constexpr double kTcpEfficiency = kMss / double(kMss + 20 + 20 + 12 + 2);
+
+class ClusterFrontEnd : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(kMss));
+    }
+
+    void TearDown() override
+    {
+        Simulator::Destroy();
+        Config::Reset();
+        Names::Clear();
+    }
+};
+
+struct SinkStats
+{
+    uint64_t bytes{0};
+    Time last;
+};
+
+void
+OnRx(SinkStats* s, Ptr<const Packet> p, const Address&)
+{
+    s->bytes += p->GetSize();
+    s->last = Simulator::Now();
+}
+
+ClusterConfig
+SmallFrontEnd()
+{
+    ClusterConfig c;
+    EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
+    c.servers = 4;
+    c.serversPerRack = 2; // 2 ToRs, so traffic crosses the aggregation layer
+    c.ethAggSwitches = 1;
+    c.ethPortsPerServer = 1;
+    c.ethRate_Gbps = 10;
+    c.storageRate_Gbps = 2; // the bottleneck of the checkpoint test
+    c.pcieRate_Gbps = 10;
+    return c;
+}
+
+// Starts a BulkSend of bytes from the storage node to address:port on node dst.
+void
+Transfer(Ptr<Node> src,
+         Ptr<Node> dst,
+         Ipv4Address address,
+         uint16_t port,
+         uint64_t bytes,
+         SinkStats* s)
+{
+    PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+    ApplicationContainer sinks = sink.Install(dst);
+    sinks.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnRx, s));
+    BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(address, port));
+    bulk.SetAttribute("MaxBytes", UintegerValue(bytes));
+    bulk.SetAttribute("SendSize", UintegerValue(kMss));
+    bulk.Install(src);
+}
+
+TEST_F(ClusterFrontEnd, CheckpointFromStorageToEveryCpuAtBottleneckRate)
+{
+    ClusterHelper cluster(SmallFrontEnd());
+    ASSERT_EQ(cluster.TryBuild(), "");
+    const uint64_t bytes = 2'000'000;
+    std::vector<SinkStats> stats(4);
+    for (uint32_t s = 0; s < 4; ++s)
+    {
+        Transfer(cluster.GetStorageNodes().Get(0),
+                 cluster.GetCpuNode(s),
+                 cluster.GetCpuAddress(s),
+                 5000,
+                 bytes,
+                 &stats[s]);
+    }
+    Simulator::Stop(Seconds(2));
+    Simulator::Run();
+    Time end;
+    for (const auto& s : stats)
+    {
+        ASSERT_EQ(s.bytes, bytes);
+        end = Max(end, s.last);
+    }
+    // Expected: the storage link (2 Gb/s) is the bottleneck shared by the four flows;
+    // aggregate goodput = 2 Gb/s x TCP payload efficiency.
+    const double expected_bps = 2e9 * kTcpEfficiency;
+    const double measured_bps = 4.0 * bytes * 8 / end.GetSeconds();
+    EXPECT_NEAR(measured_bps / expected_bps, 1.0, 0.05)
+        << "measured " << measured_bps << " expected " << expected_bps;
+}
+
+TEST_F(ClusterFrontEnd, DataLoadingReachesGpusThroughCpuAtPcieRate)
+{
+    ClusterConfig c = SmallFrontEnd();
+    c.storageRate_Gbps = 10;
+    c.pcieRate_Gbps = 1; // now the GPU's PCIe link is the bottleneck
+    ClusterHelper cluster(c);
+    ASSERT_EQ(cluster.TryBuild(), "");
+    const uint64_t bytes = 1'000'000;
+    // A GPU on each ToR.
+    const uint32_t ranks[] = {3, 29};
+    SinkStats stats[2];
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        Transfer(cluster.GetStorageNodes().Get(0),
+                 cluster.GetGpuNode(ranks[i]),
+                 cluster.GetGpuAddress(ranks[i]),
+                 6000,
+                 bytes,
+                 &stats[i]);
+    }
+    Simulator::Stop(Seconds(2));
+    Simulator::Run();
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        ASSERT_EQ(stats[i].bytes, bytes);
+        // Each GPU's own 1 Gb/s PCIe link bounds its flow.
+        const double measured_bps = bytes * 8 / stats[i].last.GetSeconds();
+        EXPECT_NEAR(measured_bps / (1e9 * kTcpEfficiency), 1.0, 0.05) << measured_bps;
+    }
+
+    // nodes and links rows; the CPU -> GPU direction of rank 3's PCIe link carried the data.
+    char dir[] = "/tmp/ai-fabric-cluster-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string path = std::string(dir) + "/results.db";
+    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+    db->Open(path);
+    db->BeginRun("test", "cluster-frontend-test", 1, "{}");
+    cluster.WriteNodes(db);
+    cluster.WriteLinks(db);
+    db->EndRun("complete", Simulator::Now());
+    db->Close();
+    sqlite3* sql = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &sql), SQLITE_OK);
+    auto scalar = [&](const std::string& q) {
+        sqlite3_stmt* st = nullptr;
+        EXPECT_EQ(sqlite3_prepare_v2(sql, q.c_str(), -1, &st, nullptr), SQLITE_OK) << q;
+        int64_t v = -1;
+        if (sqlite3_step(st) == SQLITE_ROW)
+        {
+            v = sqlite3_column_int64(st, 0);
+        }
+        sqlite3_finalize(st);
+        return v;
+    };
+    auto counts = cluster.GetNodeCounts();
+    uint32_t nodes = 0;
+    for (const auto& [kind, n] : counts)
+    {
+        nodes += n;
+    }
+    EXPECT_EQ(scalar("SELECT COUNT(*) FROM nodes"), nodes);
+    EXPECT_EQ(scalar("SELECT COUNT(*) FROM nodes WHERE kind='gpu' AND rank IS NOT NULL"), 32);
+    EXPECT_EQ(scalar("SELECT rank FROM nodes WHERE name='server3/gpu5'"), 29);
+    EXPECT_EQ(scalar("SELECT server FROM nodes WHERE name='server3/cpu'"), 3);
+    EXPECT_EQ(scalar("SELECT COUNT(*) FROM nodes WHERE kind='eth-switch' AND server IS NULL"), 3);
+    // One row per direction of every front-end and PCIe link.
+    EXPECT_EQ(scalar("SELECT COUNT(*) FROM links WHERE plane='ethernet'"),
+              2 * (cluster.GetNEthernetLinks() + cluster.GetNPcieLinks()));
+    const std::string cpu = std::to_string(cluster.GetCpuNode(0)->GetId());
+    const std::string gpu = std::to_string(cluster.GetGpuNode(3)->GetId());
+    const int64_t tx =
+        scalar("SELECT tx_bytes FROM links WHERE src_node=" + cpu + " AND dst_node=" + gpu);
+    EXPECT_GE(tx, static_cast<int64_t>(bytes));
+    EXPECT_LT(tx, static_cast<int64_t>(bytes * 1.1));
+    EXPECT_EQ(scalar("SELECT rate_bps FROM links WHERE src_node=" + cpu + " AND dst_node=" + gpu),
+              1000000000);
+    EXPECT_GT(scalar("SELECT busy_ns FROM links WHERE src_node=" + cpu + " AND dst_node=" + gpu),
+              static_cast<int64_t>(bytes * 8)); // > 8 ns per byte at 1 Gb/s
+    sqlite3_close(sql);
+    std::system(("rm -rf '" + std::string(dir) + "'").c_str());
+}
+
+} // namespace
