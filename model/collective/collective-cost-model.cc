@@ -91,7 +91,7 @@ double
 CollectiveCostModel::DoubleBinaryTreeAllReduce(uint32_t depth, double n, double chunkBytes) const
 {
     const double c = std::min(chunkBytes, n / 2);
-    return 2.0 * depth * (m_alpha + c * m_beta) + (2.0 * n - 4.0 * c) * m_beta;
+    return 2.0 * depth * (m_alpha + 2.0 * c * m_beta) + (2.0 * n - 4.0 * c) * m_beta;
 }
 
 double

@@ -55,8 +55,11 @@ class CollectiveCostModel
     /**
      * Pipelined double binary tree (each tree n/2 in chunks of c, depth D): an
      * interior rank injects 4c per chunk pair (c up + 2c down in its interior
-     * tree, c up as a leaf of the other), so steady state costs 2nβ; the first
-     * chunk adds the pipeline fill 2D(α + cβ) less the 4cβ it already counts.
+     * tree, c up as a leaf of the other), so steady state costs 2nβ.  The first
+     * chunk crosses 2D levels, each while the sending rank already shares its link
+     * with one other flow (its other tree's, or its second child): 2D(α + 2cβ), less
+     * the 4cβ of that chunk pair the steady-state term already counts.  c is the
+     * chunk the engine uses (TreeChunkBytes).
      */
     double DoubleBinaryTreeAllReduce(uint32_t depth, double n, double chunkBytes) const;
     /// (p−1)(α + (n/p)β): every rank at its injection limit.

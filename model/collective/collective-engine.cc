@@ -85,6 +85,12 @@ CollectiveEngine::GetTypeId()
                           UintegerValue(4),
                           MakeUintegerAccessor(&CollectiveEngine::m_elementBytes),
                           MakeUintegerChecker<uint32_t>(1, 16))
+            .AddAttribute("PipelineSlots",
+                          "Buffer slots per tree connection (NCCL_STEPS): how many chunks a "
+                          "sender may run ahead of the receiver passing them on",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&CollectiveEngine::m_pipelineSlots),
+                          MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("NvlsMinRanks",
                           "auto picks NVLS only from this many ranks in one NVLink domain",
                           UintegerValue(5),
@@ -121,6 +127,7 @@ CollectiveEngine::CollectiveEngine()
       m_treeChunkBytes(256 * 1024),
       m_numChannels(1),
       m_elementBytes(4),
+      m_pipelineSlots(8),
       m_nvlsMinRanks(5),
       m_treeMaxBytes(1024 * 1024),
       m_treeMinRanks(16),
@@ -157,7 +164,7 @@ CollectiveEngine::SetDomainMap(const std::map<uint32_t, uint32_t>& domainOfRank)
 CollectiveSplit
 CollectiveEngine::GetSplit() const
 {
-    return CollectiveSplit{m_chunkBytes, m_numChannels, m_elementBytes};
+    return CollectiveSplit{m_chunkBytes, m_numChannels, m_elementBytes, m_pipelineSlots};
 }
 
 std::string

@@ -129,6 +129,7 @@ class CollectiveEngine : public Object
     uint64_t m_treeChunkBytes;
     uint32_t m_numChannels;
     uint32_t m_elementBytes;
+    uint32_t m_pipelineSlots;
     uint32_t m_nvlsMinRanks;
     uint64_t m_treeMaxBytes;
     uint32_t m_treeMinRanks;

@@ -405,6 +405,28 @@ TreeDepth(const std::vector<int32_t>& parents)
     return d.empty() ? 0 : *std::max_element(d.begin(), d.end());
 }
 
+uint64_t
+TreeChunkBytes(uint64_t bytes, uint32_t depth, uint64_t maxChunkBytes)
+{
+    // NCCL (enqueue.cc, tree + Simple protocol): halve the chunk while the buffer
+    // gives too few chunks per tree to fill a pipeline of `depth` levels.
+    const uint64_t trees = 2;
+    uint64_t c = maxChunkBytes;
+    while (bytes / (trees * c) < depth * 8 && c > 131072)
+    {
+        c /= 2;
+    }
+    while (bytes / (trees * c) < depth * 4 && c > 65536)
+    {
+        c /= 2;
+    }
+    while (bytes / (trees * c) < depth && c > 32768)
+    {
+        c /= 2;
+    }
+    return c;
+}
+
 PerRank
 DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
                           const std::vector<uint32_t>& ranks,
@@ -420,7 +442,9 @@ DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
     }
     const std::vector<uint64_t> halves = SplitEven(bytes, 2, split.elementBytes);
     const uint64_t e = std::max<uint32_t>(split.elementBytes, 1);
-    const uint64_t chunk = std::max(RoundUp(split.chunkBytes, e), e);
+    const uint32_t depth =
+        std::max(TreeDepth(BinaryTreeParents(p)), TreeDepth(ComplementaryTreeParents(p)));
+    const uint64_t chunk = std::max(RoundUp(TreeChunkBytes(bytes, depth, split.chunkBytes), e), e);
     for (uint32_t t = 0; t < 2; ++t)
     {
         const std::vector<int32_t> parent =
@@ -447,11 +471,19 @@ DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
                 root = r;
             }
         }
-        for (uint64_t off = 0; off < halves[t]; off += chunk)
+        // NCCL gives each connection NCCL_STEPS buffer slots: chunk k may only go to a
+        // peer once that peer has passed chunk k - slots on.  Without this window a
+        // leaf, whose chunks are all ready at once, would take more than its share of
+        // its rank's injection and starve the rank's interior-tree flows.
+        const uint64_t slots = std::max<uint32_t>(split.pipelineSlots, 1);
+        std::vector<std::vector<int64_t>> upHist;
+        std::vector<int64_t> rootHist;
+        std::vector<std::vector<std::vector<int64_t>>> downHist;
+        for (uint64_t off = 0, k = 0; off < halves[t]; off += chunk, ++k)
         {
             const uint64_t n = std::min(chunk, halves[t] - off);
             std::vector<int64_t> up(p, NONE);
-            std::vector<int64_t> reduced(p, NONE); // all of a rank's children arrived
+            int64_t reduced = NONE; // the root has every child's chunk
             for (uint32_t r : upOrder)
             {
                 std::vector<int64_t> deps{EntryOf(entry, r)};
@@ -459,26 +491,41 @@ DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
                 {
                     deps.push_back(up[c]);
                 }
-                if (parent[r] >= 0)
+                if (parent[r] < 0)
                 {
-                    up[r] = s.AddMessage(ranks[r], ranks[parent[r]], n, t, deps);
-                    recv[parent[r]].push_back(up[r]);
+                    reduced = s.AddJoin(deps);
+                    continue;
                 }
-                else
+                if (k >= slots)
                 {
-                    reduced[r] = s.AddJoin(deps);
+                    deps.push_back(parent[parent[r]] < 0 && uint32_t(parent[r]) == root
+                                       ? rootHist[k - slots]
+                                       : upHist[k - slots][parent[r]]);
                 }
+                up[r] = s.AddMessage(ranks[r], ranks[parent[r]], n, t, deps);
+                recv[parent[r]].push_back(up[r]);
             }
-            std::vector<int64_t> down(p, NONE);
-            down[root] = reduced[root];
+            std::vector<int64_t> have(p, NONE);
+            std::vector<std::vector<int64_t>> out(p);
+            have[root] = reduced;
             for (auto it = upOrder.rbegin(); it != upOrder.rend(); ++it)
             {
                 for (uint32_t c : children[*it])
                 {
-                    down[c] = s.AddMessage(ranks[*it], ranks[c], n, t, {down[*it]});
-                    recv[c].push_back(down[c]);
+                    std::vector<int64_t> deps{have[*it]};
+                    if (k >= slots)
+                    {
+                        const auto& passedOn = downHist[k - slots][c];
+                        deps.insert(deps.end(), passedOn.begin(), passedOn.end());
+                    }
+                    have[c] = s.AddMessage(ranks[*it], ranks[c], n, t, deps);
+                    out[*it].push_back(have[c]);
+                    recv[c].push_back(have[c]);
                 }
             }
+            upHist.push_back(std::move(up));
+            rootHist.push_back(reduced);
+            downHist.push_back(std::move(out));
         }
     }
     return Exits(s, recv, entry);

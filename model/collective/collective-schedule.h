@@ -60,6 +60,7 @@ struct CollectiveSplit
     uint64_t chunkBytes{512 * 1024};
     uint32_t numChannels{1};
     uint32_t elementBytes{4};
+    uint32_t pipelineSlots{8}; //!< NCCL_STEPS: chunks a tree connection may run ahead
 };
 
 /**
@@ -167,6 +168,10 @@ PerRank HierarchicalAllReduce(CollectiveSchedule& s,
 std::vector<int32_t> BinaryTreeParents(uint32_t p);
 /// The complementary tree of NCCL's double binary tree (mirror for even p, shift for odd).
 std::vector<int32_t> ComplementaryTreeParents(uint32_t p);
+/// Tree pipeline chunk NCCL uses for \p bytes on trees of \p depth levels: the
+/// configured chunk, halved while there are fewer than 8·depth (then 4·depth, then
+/// depth) chunks per tree, down to 128 KiB (then 64 KiB, then 32 KiB).
+uint64_t TreeChunkBytes(uint64_t bytes, uint32_t depth, uint64_t maxChunkBytes);
 /// Edges from the root to the deepest leaf.
 uint32_t TreeDepth(const std::vector<int32_t>& parents);
 } // namespace CollectiveBuild
