@@ -178,4 +178,46 @@ TEST_F(TransportCreditLinkTest, InvalidSendsRejected)
     EXPECT_FALSE(transport->HasRank(8));
 }
 
+TEST_F(TransportCreditLinkTest, PlaneSelection)
+{
+    // A second plane over its own star reaching ranks 0..3: first-that-reaches keeps
+    // plane 0; the selector moves 0->1 to plane 1; an explicit pair wins over both; a
+    // selector naming a plane that cannot reach falls back.
+    CreditLinkHelper helper;
+    helper.SetDeviceAttribute("Mtu", UintegerValue(kPacket));
+    helper.SetDeviceAttribute("ReceiveBufferBytes", UintegerValue(4 * kPacket));
+    Ptr<Node> sw2 = CreateObject<Node>();
+    Ptr<CreditSwitch> core = helper.InstallSwitch(sw2);
+    Ptr<CreditLinkPlane> second = CreateObject<CreditLinkPlane>();
+    second->SetAttribute("MaxPayloadBytes", UintegerValue(kPayload));
+    for (uint32_t r = 0; r < 4; ++r)
+    {
+        NetDeviceContainer d = helper.Install(gpus.Get(r), sw2);
+        core->SetRoute(r, {r});
+        second->AddRank(r, DynamicCast<CreditLinkNetDevice>(d.Get(0)));
+    }
+    EXPECT_EQ(transport->AddPlane(second), 1u);
+    EXPECT_EQ(transport->SelectPlane(0, 1), 0);
+    transport->SetPlaneSelector(GpuTransport::PlaneSelector(
+        [](uint32_t src, uint32_t dst) { return int32_t(src + dst == 1 ? 1 : 0); }));
+    EXPECT_EQ(transport->SelectPlane(0, 1), 1);
+    EXPECT_EQ(transport->SelectPlane(0, 2), 0);
+    transport->SetPlaneSelector(
+        GpuTransport::PlaneSelector([](uint32_t, uint32_t) { return int32_t(1); }));
+    EXPECT_EQ(transport->SelectPlane(0, 6), 0); // plane 1 does not reach rank 6
+    transport->SetPlaneForPair(0, 2, 0);
+    EXPECT_EQ(transport->SelectPlane(0, 2), 0);
+    // A message on the selected second plane (no software latency there) arrives
+    // sooner than plane 0's software latency + 3 packet times allows, and its two
+    // packets left through the second plane's device.
+    Time done;
+    transport->SendMessage(0, 3, 64 << 10, DoneCallback(), Callback<void>([&]() {
+                               done = Simulator::Now();
+                           }));
+    Simulator::Run();
+    EXPECT_GT(done, Time(0));
+    EXPECT_LT(done.GetNanoSeconds(), kSoftware.GetNanoSeconds() + 3 * PacketNs(kPacket));
+    EXPECT_EQ(second->GetDevice(0)->GetCounters().txPackets, 2u);
+}
+
 } // namespace

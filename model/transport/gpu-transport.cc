@@ -84,6 +84,12 @@ GpuTransport::SetPlaneForPair(uint32_t srcRank, uint32_t dstRank, uint32_t plane
     m_pairPlane[{srcRank, dstRank}] = planeIndex;
 }
 
+void
+GpuTransport::SetPlaneSelector(PlaneSelector selector)
+{
+    m_selector = selector;
+}
+
 int32_t
 GpuTransport::SelectPlane(uint32_t srcRank, uint32_t dstRank) const
 {
@@ -91,6 +97,15 @@ GpuTransport::SelectPlane(uint32_t srcRank, uint32_t dstRank) const
     if (it != m_pairPlane.end())
     {
         return it->second;
+    }
+    if (!m_selector.IsNull())
+    {
+        const int32_t chosen = m_selector(srcRank, dstRank);
+        if (chosen >= 0 && uint32_t(chosen) < m_planes.size() &&
+            m_planes[chosen]->CanReach(srcRank, dstRank))
+        {
+            return chosen;
+        }
     }
     for (uint32_t i = 0; i < m_planes.size(); ++i)
     {
@@ -361,6 +376,7 @@ GpuTransport::DoDispose()
         p->SetTxReadyCallback(TransportPlane::TxReadyCallback());
     }
     m_planes.clear();
+    m_selector = PlaneSelector();
     m_messages.clear();
     m_pairs.clear();
     m_injectors.clear();

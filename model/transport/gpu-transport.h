@@ -55,7 +55,12 @@ class GpuTransport : public Object
     Ptr<TransportPlane> GetPlane(uint32_t index) const;
     /// Explicit choice for one ordered pair, overriding "first plane that can reach".
     void SetPlaneForPair(uint32_t srcRank, uint32_t dstRank, uint32_t planeIndex);
-    /// Plane index for (src, dst), or -1 when none reaches.
+    /// (srcRank, dstRank) -> plane index, or -1 to fall back to "first that can reach";
+    /// e.g. the cluster builder's rule (NVLink inside a domain, InfiniBand across).
+    typedef Callback<int32_t, uint32_t, uint32_t> PlaneSelector;
+    void SetPlaneSelector(PlaneSelector selector);
+    /// Plane index for (src, dst): explicit pair, then the selector, then the first
+    /// plane that can reach; -1 when none reaches.
     int32_t SelectPlane(uint32_t srcRank, uint32_t dstRank) const;
     /// True when some plane has this rank.
     bool HasRank(uint32_t rank) const;
@@ -140,6 +145,7 @@ class GpuTransport : public Object
     std::vector<Ptr<TransportPlane>> m_planes;
     std::vector<uint32_t> m_planeMaxPayload;
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_pairPlane;
+    PlaneSelector m_selector;
     std::unordered_map<uint64_t, std::unique_ptr<Message>> m_messages;
     std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, std::unique_ptr<PairQueue>>
         m_pairs;
