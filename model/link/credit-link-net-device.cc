@@ -167,6 +167,8 @@ CreditLinkNetDevice::CreditLinkNetDevice()
 {
 }
 
+CreditLinkNetDevice::~CreditLinkNetDevice() = default;
+
 void
 CreditLinkNetDevice::DoDispose()
 {

@@ -66,6 +66,8 @@ class CreditLinkNetDevice : public NetDevice
 
     static TypeId GetTypeId();
     CreditLinkNetDevice();
+    // Out of line: members hold Ptr<> to types only forward-declared here.
+    ~CreditLinkNetDevice() override;
 
     bool Attach(Ptr<CreditLinkChannel> channel);
 

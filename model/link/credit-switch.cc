@@ -54,6 +54,8 @@ CreditSwitch::CreditSwitch()
 {
 }
 
+CreditSwitch::~CreditSwitch() = default;
+
 void
 CreditSwitch::DoDispose()
 {

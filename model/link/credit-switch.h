@@ -37,6 +37,8 @@ class CreditSwitch : public Object
 
     static TypeId GetTypeId();
     CreditSwitch();
+    // Out of line: members hold Ptr<> to types only forward-declared here.
+    ~CreditSwitch() override;
 
     /// \return the port index; all ports must be added before traffic arrives.
     uint32_t AddPort(Ptr<CreditLinkNetDevice> device);
