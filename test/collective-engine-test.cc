@@ -386,6 +386,53 @@ TEST_F(CollectiveTest, UnevenSizesSplitAsNccl)
     EXPECT_EQ(transport->GetRxBytes(3), n);
 }
 
+TEST_F(CollectiveTest, DegenerateGroupsComplete)
+{
+    // 0 bytes and a single rank end at once with no traffic; tree on 2 and 3 ranks (odd
+    // p: NCCL's shifted second tree) and broadcast/reduce from a non-zero root deliver
+    // exactly the bytes the schedule says (tree: every rank receives n, split in halves
+    // and chunks; chain: every rank but the root receives n).
+    Star(8);
+    CollectiveResult r = Run("allreduce", "ring", 8, 0);
+    EXPECT_EQ(r.messages, 0u);
+    EXPECT_EQ(r.end, r.start);
+    r = Run("allreduce", "auto", 1, 4 * MiB);
+    EXPECT_EQ(r.messages, 0u);
+    EXPECT_EQ(transport->GetMessagesCompleted(), 0u);
+    Simulator::Destroy();
+    for (uint32_t p : {2u, 3u})
+    {
+        Star(p);
+        const uint64_t n = 3 * MiB + 8;
+        Run("allreduce", "tree", p, n);
+        for (uint32_t rank = 0; rank < p; ++rank)
+        {
+            // Leaf in one tree: gets its half down; interior/root in the other: gets the
+            // other half from each child (up) plus down from its parent, if any.
+            EXPECT_GE(transport->GetRxBytes(rank), n / 2) << "p=" << p << " rank " << rank;
+        }
+        uint64_t total = 0;
+        for (uint32_t rank = 0; rank < p; ++rank)
+        {
+            total += transport->GetRxBytes(rank);
+        }
+        // Each tree moves its half over every edge twice (up and down): 2 (p−1) n.
+        EXPECT_EQ(total, 2 * (p - 1) * n) << "p=" << p;
+        Simulator::Destroy();
+    }
+    Star(5);
+    Run("broadcast", "ring", 5, 2 * MiB + 4, 3);
+    for (uint32_t rank = 0; rank < 5; ++rank)
+    {
+        EXPECT_EQ(transport->GetRxBytes(rank), rank == 3 ? 0 : 2 * MiB + 4) << rank;
+    }
+    Simulator::Destroy();
+    Star(5);
+    Run("reduce", "ring", 5, 2 * MiB + 4, 3);
+    EXPECT_EQ(transport->GetRxBytes(4), 0u); // first in the chain towards root 3
+    EXPECT_EQ(transport->GetRxBytes(3), 2 * MiB + 4);
+}
+
 // --- hierarchical ----------------------------------------------------------------
 
 TEST_F(CollectiveTest, HierarchicalBoundByInterDomainLinks)

@@ -435,8 +435,9 @@ CollectiveEngine::Start(const CollectiveSpec& spec, DoneCallback done)
     {
         r->schedule = Build(spec, algorithm);
     }
-    r->id = m_nextId++;
-    m_running.emplace(r->id, std::move(run));
+    const uint64_t id = m_nextId++;
+    r->id = id;
+    m_running.emplace(id, std::move(run));
     m_beginTrace(r->id, r->spec.kind, algorithm, spec.ranks.size(), spec.bytes);
     NS_LOG_INFO("collective " << r->id << " " << r->spec.kind << " " << algorithm << " on "
                               << spec.ranks.size() << " ranks, " << spec.bytes << " B, "
@@ -453,14 +454,15 @@ CollectiveEngine::Start(const CollectiveSpec& spec, DoneCallback done)
                                              Finish(r);
                                          }
                                      }));
-        return r->id;
+        return id; // the plane may have finished (and freed) the run already
     }
     auto& steps = r->schedule.GetSteps();
     r->remaining = steps.size();
-    if (steps.empty())
+    if (r->schedule.GetNumMessages() == 0)
     {
+        // Nothing to move (0 bytes, one rank): end at once, but not inside Start.
         Simulator::ScheduleNow(&CollectiveEngine::Finish, this, r);
-        return r->id;
+        return id;
     }
     std::vector<uint32_t> roots;
     for (uint32_t i = 0; i < steps.size(); ++i)
@@ -470,11 +472,12 @@ CollectiveEngine::Start(const CollectiveSpec& spec, DoneCallback done)
             roots.push_back(i);
         }
     }
+    // Messages complete in later events, so the run outlives this loop.
     for (uint32_t i : roots)
     {
         Launch(r, i);
     }
-    return r->id;
+    return id;
 }
 
 void
