@@ -5,6 +5,8 @@
 
 #include "ns3/abort.h"
 #include "ns3/command-line.h"
+#include "ns3/nvlink-helper.h"
+#include "ns3/nvlink-net-device.h"
 
 #include <algorithm>
 #include <cmath>
@@ -45,21 +47,6 @@ ClusterPlaneFromName(const std::string& name, ClusterPlane& plane)
 namespace
 {
 
-struct NvLinkGeneration
-{
-    uint32_t gen;
-    uint32_t linksPerGpu;
-    double linkRate_GBps; // per link and direction
-};
-
-// Fabric fact sheet, NVLink table (NVIDIA NVLink product pages; SGXLS10 manual).
-constexpr NvLinkGeneration kNvLinkGenerations[] = {
-    {2, 6, 25.0},  // V100: 150 GB/s per GPU
-    {3, 12, 25.0}, // A100: 300 GB/s
-    {4, 18, 25.0}, // H100: 450 GB/s
-    {5, 18, 50.0}, // B200: 900 GB/s
-};
-
 // PCIe data rate per direction for x16: GT/s x 16 lanes x 128/130 (PCI-SIG Gen4 16 GT/s, Gen5 32
 // GT/s).
 constexpr double kPcieGen4x16_Gbps = 16.0 * 16 * 128 / 130;
@@ -88,17 +75,45 @@ ClusterConfig::GetPresetNames()
 std::string
 ClusterConfig::ApplyNvLinkGeneration(uint32_t gen)
 {
-    for (const auto& g : kNvLinkGenerations)
+    const std::string error = CheckNvLinkGeneration(gen);
+    if (!error.empty())
     {
-        if (g.gen == gen)
+        return "unknown NVLink generation " + std::to_string(gen) + ": " + error;
+    }
+    // The NVLink model's own per-generation figures, so the describe output and the
+    // devices agree (fact sheet NVLink table).
+    const NvLinkGeneration& g = GetNvLinkGeneration(gen);
+    nvlinkGen = gen;
+    nvlinkLinksPerGpu = g.linksPerGpu;
+    nvlinkLinkRate_GBps = g.linkDataRateBps / 8e9;
+    nvswitchPorts = g.switchPorts;
+    return "";
+}
+
+NvLinkFabricSpec
+ClusterConfig::GetNvLinkSpec() const
+{
+    NvLinkFabricSpec spec;
+    NvLinkHelper::FindPreset(preset, spec);
+    spec.generation = nvlinkGen;
+    uint32_t links = 0;
+    for (uint32_t l : spec.linksPerSwitch)
+    {
+        links += l;
+    }
+    if (spec.switches != nvswitchesPerDomain || links != nvlinkLinksPerGpu)
+    {
+        // Overridden shape: spread each GPU's links evenly, the first switches take the rest.
+        spec.name = preset + "-custom";
+        spec.switches = nvswitchesPerDomain;
+        spec.linksPerSwitch.assign(nvswitchesPerDomain, nvlinkLinksPerGpu / nvswitchesPerDomain);
+        for (uint32_t s = 0; s < nvlinkLinksPerGpu % nvswitchesPerDomain; ++s)
         {
-            nvlinkGen = gen;
-            nvlinkLinksPerGpu = g.linksPerGpu;
-            nvlinkLinkRate_GBps = g.linkRate_GBps;
-            return "";
+            spec.linksPerSwitch[s]++;
         }
     }
-    return "unknown NVLink generation " + std::to_string(gen) + "; valid: 2, 3, 4, 5";
+    spec.switchPorts = nvswitchPorts;
+    return spec;
 }
 
 std::string
@@ -196,9 +211,6 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
                  "NVLink generation 2-5 (sets links per GPU and link rate); 0 = preset",
                  cli.nvlinkGen);
     cmd.AddValue("nvlinkLinks", "NVLink links per GPU; 0 = preset", cli.nvlinkLinksPerGpu);
-    cmd.AddValue("nvlinkLinkRate",
-                 "NVLink GB/s per link and direction; 0 = preset",
-                 cli.nvlinkLinkRate_GBps);
     cmd.AddValue("ibRate", "InfiniBand Gb/s per HCA; 0 = preset", cli.ibRate_Gbps);
     cmd.AddValue("ibRadix", "InfiniBand switch ports; 0 = preset", cli.ibSwitchRadix);
     cmd.AddValue("oversubscription",
@@ -255,7 +267,6 @@ ClusterConfig::ApplyCommandLine()
     set(gpusPerServer, o.gpusPerServer);
     set(serversPerDomain, o.serversPerDomain);
     set(nvlinkLinksPerGpu, o.nvlinkLinksPerGpu);
-    set(nvlinkLinkRate_GBps, o.nvlinkLinkRate_GBps);
     set(ibRate_Gbps, o.ibRate_Gbps);
     set(ibSwitchRadix, o.ibSwitchRadix);
     set(oversubscription, o.oversubscription);
@@ -348,6 +359,14 @@ ClusterConfig::Validate() const
               << nvswitchesPerDomain << " NVSwitches of " << nvswitchPorts << " ports with "
               << perSwitch << " link(s) from each GPU take at most " << maxGpus << " GPUs";
             return s.str();
+        }
+    }
+    if (domainGpus > 1)
+    {
+        const std::string e = NvLinkHelper::Validate(GetNvLinkSpec(), domainGpus);
+        if (!e.empty())
+        {
+            return "NVLink domain: " + e;
         }
     }
     if (serversPerRack == 0 || racksPerTor == 0 || ethPortsPerServer == 0 || ethAggSwitches == 0)

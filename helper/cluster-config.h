@@ -4,6 +4,8 @@
 #ifndef AI_FABRIC_CLUSTER_CONFIG_H
 #define AI_FABRIC_CLUSTER_CONFIG_H
 
+#include "ns3/nvlink-helper.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,7 +47,7 @@ struct ClusterConfig
     // Scale-up (NVLink); per link and direction, data rate.
     uint32_t nvlinkGen{4};
     uint32_t nvlinkLinksPerGpu{18};
-    double nvlinkLinkRate_GBps{25.0};
+    double nvlinkLinkRate_GBps{25.0}; //!< from the generation (the device model's figure)
     uint32_t nvswitchesPerDomain{4};
     uint32_t nvswitchPorts{64};
 
@@ -74,8 +76,11 @@ struct ClusterConfig
     static std::vector<std::string> GetPresetNames();
     /// Sets every field from preset \p name; "" or an error listing the valid names.
     std::string ApplyPreset(const std::string& name);
-    /// Sets the NVLink generation and its per-link rate and links per GPU.
+    /// Sets the NVLink generation, its per-link rate, links per GPU and NVSwitch ports.
     std::string ApplyNvLinkGeneration(uint32_t gen);
+    /// The NvLinkHelper fabric of one domain: the preset's, or links spread evenly when
+    /// the links per GPU or the switch count are overridden.
+    NvLinkFabricSpec GetNvLinkSpec() const;
 
     /// "" or why this cluster cannot be built; nothing is built before this passes.
     std::string Validate() const;
@@ -114,7 +119,6 @@ struct ClusterConfig
         uint32_t serversPerDomain{0};
         uint32_t nvlinkGen{0};
         uint32_t nvlinkLinksPerGpu{0};
-        double nvlinkLinkRate_GBps{0};
         double ibRate_Gbps{0};
         uint32_t ibSwitchRadix{0};
         double oversubscription{0};

@@ -4,8 +4,10 @@
 #include "ns3/cluster-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/data-rate.h"
+#include "ns3/double.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
 #include "ns3/ipv4-static-routing-helper.h"
@@ -64,11 +66,51 @@ FormatGBps(double gbps)
 
 } // namespace
 
-ClusterHelper::ClusterHelper() = default;
+ClusterHelper::ClusterHelper()
+    : m_ib(std::make_unique<InfinibandHelper>())
+{
+}
 
 ClusterHelper::ClusterHelper(const ClusterConfig& config)
-    : m_config(config)
+    : m_config(config),
+      m_ib(std::make_unique<InfinibandHelper>())
 {
+}
+
+void
+ClusterHelper::SetNvLinkDeviceAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_nvDeviceAttributes.emplace_back(name, value.Copy());
+}
+
+void
+ClusterHelper::SetNvSwitchAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_nvSwitchAttributes.emplace_back(name, value.Copy());
+}
+
+void
+ClusterHelper::SetIbDeviceAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_ib->SetDeviceAttribute(name, value);
+}
+
+void
+ClusterHelper::SetIbSwitchAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_ib->SetSwitchAttribute(name, value);
+}
+
+void
+ClusterHelper::SetIbChannelAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_ib->SetChannelAttribute(name, value);
+}
+
+void
+ClusterHelper::SetSubnetManagerAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_smAttributes.emplace_back(name, value.Copy());
 }
 
 void
@@ -134,6 +176,12 @@ ClusterHelper::TryBuild()
     }
     BuildNodes();
     BuildFrontEnd();
+    BuildNvLink();
+    const std::string devices = BuildIbDevices();
+    if (!devices.empty())
+    {
+        return "InfiniBand devices: " + devices;
+    }
     m_built = true;
     return "";
 }
@@ -191,7 +239,13 @@ ClusterHelper::BuildIbTopology()
             const uint32_t l = (server / s.hostsPerLeaf) * s.rails + rail;
             t.Connect(m_hcaNode[r], 1, leaf[l], server % s.hostsPerLeaf + 1);
         }
-        const uint32_t firstUp = s.hostsPerLeaf + 1;
+        // Up ports follow the leaf's own hosts without a gap (the last leaf of a rail may
+        // have fewer): InfinibandHelper numbers a switch's ports in the order they are cabled.
+        std::vector<uint32_t> hostsOn(s.leaves, 0);
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            hostsOn[(r / c.gpusPerServer / s.hostsPerLeaf) * s.rails + r % c.gpusPerServer]++;
+        }
         if (s.tiers == 2)
         {
             std::vector<uint32_t> spine(s.spines);
@@ -204,7 +258,7 @@ ClusterHelper::BuildIbTopology()
             {
                 for (uint32_t u = 0; u < s.leafUplinks; ++u)
                 {
-                    t.Connect(leaf[l], firstUp + u, spine[u / m], l * m + u % m + 1);
+                    t.Connect(leaf[l], hostsOn[l] + 1 + u, spine[u / m], l * m + u % m + 1);
                 }
             }
         }
@@ -233,7 +287,7 @@ ClusterHelper::BuildIbTopology()
             {
                 for (uint32_t j = 0; j < s.leafUplinks; ++j)
                 {
-                    t.Connect(leaf[l], firstUp + j, agg[l / p][j], l % p + 1);
+                    t.Connect(leaf[l], hostsOn[l] + 1 + j, agg[l / p][j], l % p + 1);
                 }
             }
             for (uint32_t pod = 0; pod < s.pods; ++pod)
@@ -250,6 +304,10 @@ ClusterHelper::BuildIbTopology()
     }
     m_sm = CreateObject<InfinibandSubnetManager>();
     m_sm->SetAttribute("RoutingEngine", StringValue(c.ibRoutingEngine));
+    for (const auto& [name, value] : m_smAttributes)
+    {
+        m_sm->SetAttribute(name, *value);
+    }
     m_sm->SetTopology(t);
 }
 
@@ -478,6 +536,182 @@ ClusterHelper::BuildFrontEnd()
                 ->AddHostRouteTo(stAddr, uplink[t][a].aggAddr, uplink[t][a].torIf);
         }
     }
+}
+
+void
+ClusterHelper::BuildNvLink()
+{
+    const ClusterConfig& c = m_config;
+    const uint32_t domainGpus = c.GetGpusPerDomain();
+    if (domainGpus < 2)
+    {
+        return;
+    }
+    const NvLinkFabricSpec spec = c.GetNvLinkSpec();
+    for (uint32_t d = 0; d < c.GetNDomains(); ++d)
+    {
+        auto helper = std::make_unique<NvLinkHelper>();
+        helper->SetFabric(spec);
+        for (const auto& [name, value] : m_nvDeviceAttributes)
+        {
+            helper->SetDeviceAttribute(name, *value);
+        }
+        for (const auto& [name, value] : m_nvSwitchAttributes)
+        {
+            helper->SetSwitchAttribute(name, *value);
+        }
+        NodeContainer gpus;
+        for (uint32_t g = 0; g < domainGpus; ++g)
+        {
+            gpus.Add(m_gpus.Get(d * domainGpus + g));
+        }
+        NetDeviceContainer devices = helper->Install(gpus);
+        // A DGX's NVSwitches sit on its baseboard; an NVL72's switch trays belong to the rack.
+        std::string parent = "server" + std::to_string(d);
+        if (c.serversPerDomain > 1)
+        {
+            parent = "rack" + std::to_string(d);
+            m_nameGroups.push_back(CreateObject<Object>());
+            Names::Add(parent, m_nameGroups.back());
+        }
+        NodeContainer switches = helper->GetSwitchNodes();
+        for (uint32_t s = 0; s < switches.GetN(); ++s)
+        {
+            Names::Add(parent + "/nvswitch" + std::to_string(s), switches.Get(s));
+            m_nvswitches.Add(switches.Get(s));
+        }
+        for (uint32_t i = 0; i < devices.GetN(); ++i)
+        {
+            Ptr<CreditLinkNetDevice> dev = DynamicCast<CreditLinkNetDevice>(devices.Get(i));
+            m_nvDevices.push_back(dev);
+            m_nvDevices.push_back(dev->GetPeer());
+        }
+        m_nvlink.push_back(std::move(helper));
+    }
+}
+
+std::string
+ClusterHelper::BuildIbDevices()
+{
+    const InfinibandTopology& t = m_ibTopology;
+    std::vector<Ptr<Node>> nodeOf(t.GetNNodes());
+    for (uint32_t r = 0; r < m_hcaNode.size(); ++r)
+    {
+        nodeOf[m_hcaNode[r]] = m_gpus.Get(r);
+    }
+    m_nameGroups.push_back(CreateObject<Object>());
+    Names::Add("ib", m_nameGroups.back());
+    for (uint32_t sw : t.GetSwitches())
+    {
+        nodeOf[sw] = CreateObject<Node>();
+        m_ib->InstallSwitch(nodeOf[sw]);
+        Names::Add(m_ibSwitchName.at(sw), nodeOf[sw]);
+        m_ibSwitches.Add(nodeOf[sw]);
+    }
+    m_hcaDevice.assign(m_hcaNode.size(), nullptr);
+    std::vector<Ptr<InfinibandNetDevice>> hcaOfNode(t.GetNNodes());
+    for (const auto& link : t.GetLinks())
+    {
+        NetDeviceContainer pair = m_ib->Connect(nodeOf[link.nodeA], nodeOf[link.nodeB]);
+        const uint32_t ends[2][2] = {{link.nodeA, link.portA}, {link.nodeB, link.portB}};
+        for (uint32_t e = 0; e < 2; ++e)
+        {
+            Ptr<InfinibandNetDevice> dev = DynamicCast<InfinibandNetDevice>(pair.Get(e));
+            m_ibDevices.push_back(dev);
+            const uint32_t node = ends[e][0];
+            const uint32_t port = ends[e][1];
+            if (t.IsSwitch(node))
+            {
+                // Connect numbers ports in cabling order; the LFTs use the topology's numbers.
+                Ptr<InfinibandSwitch> sw = nodeOf[node]->GetObject<InfinibandSwitch>();
+                if (sw->GetPort(sw->IndexOfIbPort(port)) != dev)
+                {
+                    return t.Describe(node) + " port " + std::to_string(port) +
+                           " is not the device cabled for it";
+                }
+            }
+            else
+            {
+                hcaOfNode[node] = dev;
+            }
+        }
+    }
+    BooleanValue adaptive;
+    m_sm->GetAttribute("AdaptiveRouting", adaptive);
+    for (uint32_t sw : t.GetSwitches())
+    {
+        Ptr<InfinibandSwitch> core = nodeOf[sw]->GetObject<InfinibandSwitch>();
+        core->SetLid(m_sm->GetLid(sw));
+        const std::vector<uint8_t>& lft = m_sm->GetForwardingTable(sw);
+        std::vector<std::vector<uint8_t>> groups;
+        if (adaptive.Get())
+        {
+            groups.resize(lft.size());
+            for (uint32_t dlid = 0; dlid < lft.size(); ++dlid)
+            {
+                groups[dlid] = m_sm->GetAdaptiveRoutingGroup(sw, static_cast<uint16_t>(dlid));
+            }
+        }
+        core->SetForwardingTable(lft, groups);
+    }
+    for (uint32_t r = 0; r < m_hcaNode.size(); ++r)
+    {
+        m_hcaDevice[r] = hcaOfNode[m_hcaNode[r]];
+        m_hcaDevice[r]->SetLid(m_sm->GetLid(m_hcaNode[r], 1));
+    }
+    return m_ib->Validate();
+}
+
+Ptr<InfinibandNetDevice>
+ClusterHelper::GetHcaDevice(uint32_t rank) const
+{
+    CheckRank(rank);
+    NS_ABORT_MSG_UNLESS(m_built, "cluster: not built");
+    return m_hcaDevice[rank];
+}
+
+InfinibandHelper&
+ClusterHelper::GetInfinibandHelper()
+{
+    return *m_ib;
+}
+
+uint32_t
+ClusterHelper::GetNvLinkGpuId(uint32_t rank) const
+{
+    CheckRank(rank);
+    return rank % m_config.GetGpusPerDomain();
+}
+
+Ptr<NvLinkGpu>
+ClusterHelper::GetNvLinkGpu(uint32_t rank) const
+{
+    CheckRank(rank);
+    NS_ABORT_MSG_UNLESS(m_built, "cluster: not built");
+    if (m_nvlink.empty())
+    {
+        return nullptr;
+    }
+    return m_nvlink[GetDomain(rank)]->GetGpu(GetNvLinkGpuId(rank));
+}
+
+std::vector<Ptr<NvLinkNetDevice>>
+ClusterHelper::GetNvLinkDevices(uint32_t rank) const
+{
+    std::vector<Ptr<NvLinkNetDevice>> devices;
+    Ptr<NvLinkGpu> gpu = GetNvLinkGpu(rank);
+    for (uint32_t i = 0; gpu && i < gpu->GetNDevices(); ++i)
+    {
+        devices.push_back(gpu->GetDevice(i));
+    }
+    return devices;
+}
+
+NvLinkHelper&
+ClusterHelper::GetNvLinkHelper(uint32_t domain)
+{
+    NS_ABORT_MSG_UNLESS(domain < m_nvlink.size(), "cluster: no NVLink domain " << domain);
+    return *m_nvlink[domain];
 }
 
 void
@@ -871,6 +1105,38 @@ ClusterHelper::WriteLinks(Ptr<ResultsDatabase> db) const
         row.creditStallNs = 0;
         row.peakQueueBytes = static_cast<int64_t>(d.peakQueueBytes);
         row.drops = static_cast<int64_t>(d.drops);
+        db->AddLink(row);
+    }
+    AddCreditLinkRows(db, "nvlink", m_nvDevices, id);
+    AddCreditLinkRows(db, "infiniband", m_ibDevices, id);
+}
+
+void
+ClusterHelper::AddCreditLinkRows(Ptr<ResultsDatabase> db,
+                                 const std::string& plane,
+                                 const std::vector<Ptr<CreditLinkNetDevice>>& devices,
+                                 int64_t& id)
+{
+    for (const auto& dev : devices)
+    {
+        const CreditLinkNetDevice::Counters& k = dev->GetCounters();
+        LinkRecord row;
+        row.linkId = id++;
+        row.plane = plane;
+        row.srcNode = dev->GetNode()->GetId();
+        row.dstNode = dev->GetPeer()->GetNode()->GetId();
+        // Rate available to frames: signalling rate x line-coding efficiency.
+        DataRateValue signalling;
+        DoubleValue efficiency;
+        dev->GetAttribute("DataRate", signalling);
+        dev->GetAttribute("EncodingEfficiency", efficiency);
+        row.rateBps = static_cast<int64_t>(signalling.Get().GetBitRate() * efficiency.Get());
+        row.txBytes = static_cast<int64_t>(k.txBytes);
+        row.txPackets = static_cast<int64_t>(k.txPackets);
+        row.busyNs = k.busyTime.GetNanoSeconds();
+        row.creditStallNs = k.creditStallTime.GetNanoSeconds();
+        row.peakQueueBytes = static_cast<int64_t>(k.peakQueueBytes);
+        row.drops = 0; // lossless: credits, no drops
         db->AddLink(row);
     }
 }

@@ -5,16 +5,19 @@
 #define AI_FABRIC_CLUSTER_HELPER_H
 
 #include "ns3/cluster-config.h"
+#include "ns3/infiniband-helper.h"
 #include "ns3/infiniband-subnet-manager.h"
 #include "ns3/infiniband-topology.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
+#include "ns3/nvlink-helper.h"
 #include "ns3/point-to-point-net-device.h"
 
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,6 +59,15 @@ class ClusterHelper
     bool GetDescribeFlag() const;
     void SetDescribeFlag(bool describe);
 
+    /// Attributes of every NvLinkNetDevice / NvSwitch / InfiniBand device / switch / SM
+    /// the cluster builds (as the plane helpers' own setters).
+    void SetNvLinkDeviceAttribute(const std::string& name, const AttributeValue& value);
+    void SetNvSwitchAttribute(const std::string& name, const AttributeValue& value);
+    void SetIbDeviceAttribute(const std::string& name, const AttributeValue& value);
+    void SetIbSwitchAttribute(const std::string& name, const AttributeValue& value);
+    void SetIbChannelAttribute(const std::string& name, const AttributeValue& value);
+    void SetSubnetManagerAttribute(const std::string& name, const AttributeValue& value);
+
     /// Validates, then builds; "" or the validation error (then nothing is built).
     std::string TryBuild();
     /// As TryBuild, aborting with the error.
@@ -89,6 +101,20 @@ class ClusterHelper
     uint16_t GetHcaLid(uint32_t rank) const;
     /// Topology switch node index -> name ("ib/leaf3").
     std::string GetIbSwitchName(uint32_t topologyNode) const;
+
+    /// HCA of a rank (on its GPU node); its LID is GetHcaLid(rank).
+    Ptr<InfinibandNetDevice> GetHcaDevice(uint32_t rank) const;
+    /// Installs the InfiniBand devices: the helper (watchdog, IPoIB table, pcap).
+    InfinibandHelper& GetInfinibandHelper();
+
+    // Scale-up plane (absent when a domain has one GPU).
+    /// GPU id of a rank inside its NVLink domain (what NvLinkGpu::Send and NvSwitch routes use).
+    uint32_t GetNvLinkGpuId(uint32_t rank) const;
+    Ptr<NvLinkGpu> GetNvLinkGpu(uint32_t rank) const;
+    /// The rank's NVLink devices, one bundle per NVSwitch of its domain.
+    std::vector<Ptr<NvLinkNetDevice>> GetNvLinkDevices(uint32_t rank) const;
+    /// The NvLinkHelper of domain \p domain (switches, NVLS groups, watchdog).
+    NvLinkHelper& GetNvLinkHelper(uint32_t domain);
 
     // Front-end plane.
     Ipv4Address GetGpuAddress(uint32_t rank) const;   //!< GPU end of its PCIe link
@@ -151,6 +177,12 @@ class ClusterHelper
     void BuildNodes();
     void BuildFrontEnd();
     void BuildIbTopology();
+    void BuildNvLink();
+    std::string BuildIbDevices();
+    static void AddCreditLinkRows(Ptr<ResultsDatabase> db,
+                                  const std::string& plane,
+                                  const std::vector<Ptr<CreditLinkNetDevice>>& devices,
+                                  int64_t& id);
     /// Point-to-point link a-b with a /30 from \p network; returns the two addresses.
     std::pair<Ipv4Address, Ipv4Address> Link(Ptr<Node> a,
                                              Ptr<Node> b,
@@ -179,6 +211,15 @@ class ClusterHelper
     ClusterIbShape m_ibShape;
     std::vector<uint32_t> m_hcaNode;                //!< rank -> topology node
     std::map<uint32_t, std::string> m_ibSwitchName; //!< topology node -> name
+
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_nvDeviceAttributes;
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_nvSwitchAttributes;
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_smAttributes;
+    std::unique_ptr<InfinibandHelper> m_ib;
+    std::vector<Ptr<InfinibandNetDevice>> m_hcaDevice;   //!< rank -> HCA
+    std::vector<Ptr<CreditLinkNetDevice>> m_ibDevices;   //!< every IB port (both ends)
+    std::vector<std::unique_ptr<NvLinkHelper>> m_nvlink; //!< one per domain
+    std::vector<Ptr<CreditLinkNetDevice>> m_nvDevices;   //!< every NVLink bundle end
 
     std::vector<Ipv4Address> m_gpuAddress;
     std::vector<Ipv4Address> m_cpuAddress;

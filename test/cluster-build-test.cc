@@ -4,6 +4,7 @@
 #include "ns3/cluster-helper.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"
+#include "ns3/infiniband-switch.h"
 #include "ns3/names.h"
 #include "ns3/node-list.h"
 #include "ns3/simulator.h"
@@ -71,6 +72,7 @@ struct CountCase
     uint32_t ibSwitches;
     uint32_t ibCables;
     uint32_t ethLinks;
+    uint32_t nvswitches;
 };
 
 TEST_F(Cluster, NodeAndLinkCountsMatchFormulas)
@@ -82,12 +84,13 @@ TEST_F(Cluster, NodeAndLinkCountsMatchFormulas)
     // S = smallest divisor of U >= ceil(L x U / k); switches = L + S; cables = gpus + L x U.
     std::vector<CountCase> cases = {
         // dgx-h100 x 4: h = 4, L = 8, U = 4, S = 1: 9 switches, 32 + 32 cables
-        {"dgx-h100", 4, 32, 1, 9, 64, 2 + 4 + 1},
+        // NVSwitches = domains x switches per domain: 4 x 4
+        {"dgx-h100", 4, 32, 1, 9, 64, 2 + 4 + 1, 16},
         // dgx-a100 x 8 (k = 40): h = 8, L = 8, U = 8, S = ceil(64/40) = 2: 10 switches, 64 + 64
-        {"dgx-a100", 8, 64, 2, 10, 128, 2 * 2 + 8 + 1},
+        {"dgx-a100", 8, 64, 2, 10, 128, 2 * 2 + 8 + 1, 8 * 6},
         // gb200-nvl72 x 18 trays (G = 4, 18 trays per rack): h = 18, L = 4, U = 18,
         // S = ceil(72/64) = 2 (divides 18): 6 switches, 72 + 72 cables; 1 ToR per rack
-        {"gb200-nvl72", 18, 72, 1, 6, 144, 2 + 18 + 1},
+        {"gb200-nvl72", 18, 72, 1, 6, 144, 2 + 18 + 1, 18},
     };
     for (const auto& k : cases)
     {
@@ -101,6 +104,13 @@ TEST_F(Cluster, NodeAndLinkCountsMatchFormulas)
         EXPECT_EQ(counts["cpu"], k.servers);
         EXPECT_EQ(counts["storage"], 1u);
         EXPECT_EQ(counts["eth-switch"], k.tors + 2);
+        EXPECT_EQ(counts["nvswitch"], k.nvswitches);
+        EXPECT_EQ(counts["ib-switch"], k.ibSwitches);
+        // NVLink bundles: one per (GPU, switch) pair of a domain (all presets link every GPU
+        // to every switch of its domain).
+        EXPECT_EQ(cluster.GetNvLinkDevices(0).size(), c.nvswitchesPerDomain);
+        EXPECT_NE(cluster.GetHcaDevice(k.gpus - 1), nullptr);
+        EXPECT_EQ(cluster.GetHcaDevice(k.gpus - 1)->GetLid(), k.gpus);
         EXPECT_EQ(NodeList::GetNNodes() - before,
                   k.gpus + k.servers + 1 + k.tors + 2 + counts["nvswitch"] + counts["ib-switch"]);
         EXPECT_EQ(cluster.GetNPcieLinks(), k.gpus);
@@ -117,6 +127,9 @@ TEST_F(Cluster, NodeAndLinkCountsMatchFormulas)
                   cluster.GetCpuNode(k.servers - 1));
         EXPECT_NE(Names::Find<Node>("eth/agg1"), nullptr);
         EXPECT_NE(Names::Find<Node>("storage0"), nullptr);
+        EXPECT_EQ(Names::Find<Node>("ib/leaf0"), cluster.GetIbSwitchNodes().Get(0));
+        const std::string sw = c.serversPerDomain > 1 ? "rack0/nvswitch1" : "server0/nvswitch1";
+        EXPECT_EQ(Names::Find<Node>(sw), cluster.GetNvSwitchNodes().Get(1));
         Simulator::Destroy();
         Names::Clear();
     }
@@ -198,6 +211,99 @@ TEST_F(Cluster, RailOptimisedAndEveryPairReachableOnInfiniband)
     }
 }
 
+// Walks the LFTs programmed into the InfiniBand switch objects, device by device.
+void
+ExpectIbDevicesReachEveryPair(const ClusterHelper& cluster)
+{
+    for (uint32_t a = 0; a < cluster.GetNRanks(); ++a)
+    {
+        for (uint32_t b = 0; b < cluster.GetNRanks(); ++b)
+        {
+            if (a == b)
+            {
+                continue;
+            }
+            const uint16_t dlid = cluster.GetHcaDevice(b)->GetLid();
+            Ptr<CreditLinkNetDevice> dev = cluster.GetHcaDevice(a)->GetPeer();
+            uint32_t hops = 1;
+            while (Ptr<InfinibandSwitch> sw = dev->GetNode()->GetObject<InfinibandSwitch>())
+            {
+                const uint8_t port = sw->GetLftEntry(dlid);
+                ASSERT_NE(port, InfinibandSubnetManager::LFT_UNREACHABLE) << a << " -> " << b;
+                dev = sw->GetPort(sw->IndexOfIbPort(port))->GetPeer();
+                ASSERT_LT(++hops, 8u);
+            }
+            EXPECT_EQ(dev, cluster.GetHcaDevice(b)) << a << " -> " << b;
+            EXPECT_EQ(dev->GetNode(), cluster.GetGpuNode(b));
+        }
+    }
+}
+
+TEST_F(Cluster, InfinibandDevicesForwardEveryPairByTheirLfts)
+{
+    ClusterHelper cluster(Preset("dgx-h100", 4));
+    ASSERT_EQ(cluster.TryBuild(), "");
+    ExpectIbDevicesReachEveryPair(cluster);
+}
+
+// Every ordered pair of a domain sends over NVLink; each transfer must complete.
+void
+ExpectNvLinkCarriesEveryPair(const ClusterHelper& cluster, uint32_t domain, uint64_t& done)
+{
+    const uint32_t g = cluster.GetConfig().GetGpusPerDomain();
+    for (uint32_t a = domain * g; a < (domain + 1) * g; ++a)
+    {
+        for (uint32_t b = domain * g; b < (domain + 1) * g; ++b)
+        {
+            if (a != b)
+            {
+                cluster.GetNvLinkGpu(a)->Send(cluster.GetNvLinkGpuId(b),
+                                              8192,
+                                              MakeBoundCallback(
+                                                  +[](uint64_t* n, uint32_t, uint32_t) { ++*n; },
+                                                  &done));
+            }
+        }
+    }
+}
+
+TEST_F(Cluster, NvLinkCarriesEveryPairInsideEachDomain)
+{
+    for (const auto& [preset, servers] :
+         std::vector<std::pair<std::string, uint32_t>>{{"dgx-h100", 2}, {"gb200-nvl72", 18}})
+    {
+        SCOPED_TRACE(preset);
+        ClusterHelper cluster(Preset(preset, servers));
+        ASSERT_EQ(cluster.TryBuild(), "");
+        uint64_t done = 0;
+        const uint32_t g = cluster.GetConfig().GetGpusPerDomain();
+        const uint32_t domains = cluster.GetConfig().GetNDomains();
+        for (uint32_t d = 0; d < domains; ++d)
+        {
+            ExpectNvLinkCarriesEveryPair(cluster, d, done);
+        }
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        EXPECT_EQ(done, uint64_t(domains) * g * (g - 1));
+        // Each NVLink device of a rank ends at an NVSwitch of the rank's own domain.
+        for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
+        {
+            for (const auto& dev : cluster.GetNvLinkDevices(r))
+            {
+                const std::string name = Names::FindPath(dev->GetPeer()->GetNode());
+                const std::string parent =
+                    cluster.GetConfig().serversPerDomain > 1 ? "rack" : "server";
+                EXPECT_EQ(name.find("/Names/" + parent + std::to_string(cluster.GetDomain(r)) +
+                                    "/nvswitch"),
+                          0u)
+                    << name;
+            }
+        }
+        Simulator::Destroy();
+        Names::Clear();
+    }
+}
+
 TEST_F(Cluster, PlaneSelectionAndForcedPlanes)
 {
     ClusterHelper cluster(Preset("dgx-h100", 4));
@@ -246,6 +352,7 @@ TEST_F(Cluster, Nvl72DomainSpansTheRack)
     EXPECT_EQ(cluster.GetDomain(143), 1u);
     EXPECT_EQ(cluster.GetRail(5), 1u);
     ExpectIbAllPairsReachable(cluster);
+    ExpectIbDevicesReachEveryPair(cluster);
 }
 
 double

@@ -189,6 +189,12 @@ TEST_F(ClusterFrontEnd, DataLoadingReachesGpusThroughCpuAtPcieRate)
     // One row per direction of every front-end and PCIe link.
     EXPECT_EQ(scalar("SELECT COUNT(*) FROM links WHERE plane='ethernet'"),
               2 * (cluster.GetNEthernetLinks() + cluster.GetNPcieLinks()));
+    // NVLink: both ends of one bundle per (GPU, NVSwitch); InfiniBand: both ends of each cable.
+    EXPECT_EQ(scalar("SELECT COUNT(*) FROM links WHERE plane='nvlink'"), 2 * 32 * 4);
+    EXPECT_EQ(scalar("SELECT COUNT(*) FROM links WHERE plane='infiniband'"),
+              2 * static_cast<int64_t>(cluster.GetIbTopology().GetLinks().size()));
+    EXPECT_EQ(scalar("SELECT COUNT(DISTINCT link_id) FROM links"),
+              scalar("SELECT COUNT(*) FROM links"));
     const std::string cpu = std::to_string(cluster.GetCpuNode(0)->GetId());
     const std::string gpu = std::to_string(cluster.GetGpuNode(3)->GetId());
     const int64_t tx =
