@@ -50,12 +50,19 @@ Offset(Ipv4Address a, uint32_t n)
     return Ipv4Address(a.Get() + n);
 }
 
+// Two decimals at most, trailing zeros dropped: "36", "12.5", "63.02", "32400".
 std::string
 FormatNumber(double v)
 {
     std::ostringstream s;
-    s << std::setprecision(4) << v;
-    return s.str();
+    s << std::fixed << std::setprecision(2) << v;
+    std::string t = s.str();
+    t.erase(t.find_last_not_of('0') + 1);
+    if (!t.empty() && t.back() == '.')
+    {
+        t.pop_back();
+    }
+    return t;
 }
 
 std::string
@@ -1008,10 +1015,24 @@ ClusterHelper::Describe() const
         o << "  InfiniBand devices not installed: " << m_ibShape.switches
           << " switches routed by the subnet manager (" << c.ibRoutingEngine << ")\n";
     }
-    o << "links (both directions): infiniband " << m_ibShape.cables << " cables ("
-      << m_ibShape.leaves << " leaves, " << m_ibShape.spines
-      << (m_ibShape.tiers == 3 ? " aggregation, " : " spines, ") << m_ibShape.cores
-      << " cores); ethernet " << m_ethLinks << "; pcie " << m_pcieLinks << "\n";
+    // Bundle sizes of the GPU-switch pairs, e.g. 4-5 links for DGX H100's 5+4+4+5.
+    const NvLinkFabricSpec spec = c.GetNvLinkSpec();
+    uint32_t minLinks = 0;
+    uint32_t maxLinks = 0;
+    if (!spec.linksPerSwitch.empty())
+    {
+        minLinks = *std::min_element(spec.linksPerSwitch.begin(), spec.linksPerSwitch.end());
+        maxLinks = *std::max_element(spec.linksPerSwitch.begin(), spec.linksPerSwitch.end());
+    }
+    o << "links (both directions): nvlink " << m_nvDevices.size() / 2 << " GPU-switch bundles of "
+      << minLinks;
+    if (maxLinks != minLinks)
+    {
+        o << "-" << maxLinks;
+    }
+    o << " links; infiniband " << m_ibShape.cables << " cables (" << m_ibShape.leaves << " leaves, "
+      << m_ibShape.spines << (m_ibShape.tiers == 3 ? " aggregation, " : " spines, ")
+      << m_ibShape.cores << " cores); ethernet " << m_ethLinks << "; pcie " << m_pcieLinks << "\n";
     const double nv = c.GetNvLinkPerGpu_Gbps();
     const double ib = c.GetIbPerGpu_Gbps();
     const double eth = c.GetEthPerGpu_Gbps();

@@ -1,0 +1,60 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Time and memory to build a 128-server dgx-h100 cluster (1024 GPUs, NVLink
+ * domains, rail-optimised InfiniBand routed by the subnet manager, IPv4
+ * front-end).  Issue 7 budget: under 30 s and 4 GiB.
+ */
+#include "ns3/cluster-helper.h"
+#include "ns3/config.h"
+#include "ns3/names.h"
+#include "ns3/simulator.h"
+
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+using namespace ns3;
+
+namespace
+{
+
+double
+PeakRssMiB()
+{
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss / 1024.0; // Linux: KiB
+}
+
+void
+BM_BuildDgxH100(benchmark::State& state)
+{
+    const auto servers = static_cast<uint32_t>(state.range(0));
+    for (auto _ : state)
+    {
+        ClusterConfig c;
+        c.ApplyPreset("dgx-h100");
+        c.servers = servers;
+        ClusterHelper cluster(c);
+        const std::string error = cluster.TryBuild();
+        if (!error.empty())
+        {
+            state.SkipWithError(error.c_str());
+            break;
+        }
+        benchmark::DoNotOptimize(cluster.GetNRanks());
+        state.PauseTiming();
+        Simulator::Destroy();
+        Names::Clear();
+        Config::Reset();
+        state.ResumeTiming();
+    }
+    state.counters["gpus"] = servers * 8.0;
+    state.counters["peak_rss_MiB"] = PeakRssMiB();
+}
+
+} // namespace
+
+BENCHMARK(BM_BuildDgxH100)->Arg(16)->Arg(128)->Unit(benchmark::kSecond)->Iterations(1);
+
+BENCHMARK_MAIN();
