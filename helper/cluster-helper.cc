@@ -71,6 +71,37 @@ FormatGBps(double gbps)
     return FormatNumber(gbps / 8) + " GB/s";
 }
 
+// Self-contained copy of the plane rule, owned by the transport's callback.
+class ClusterPlaneSelector : public SimpleRefCount<ClusterPlaneSelector>
+{
+  public:
+    uint32_t ranks{0};
+    uint32_t gpusPerDomain{1};
+    bool forced{false};
+    ClusterPlane forcedPlane{ClusterPlane::INFINIBAND};
+    std::map<ClusterPlane, int32_t> index;
+
+    int32_t Select(uint32_t src, uint32_t dst)
+    {
+        if (src >= ranks || dst >= ranks || src == dst)
+        {
+            return -1;
+        }
+        const bool sameDomain = src / gpusPerDomain == dst / gpusPerDomain;
+        ClusterPlane plane = sameDomain ? ClusterPlane::NVLINK : ClusterPlane::INFINIBAND;
+        if (forced)
+        {
+            if (forcedPlane == ClusterPlane::NVLINK && !sameDomain)
+            {
+                return -1;
+            }
+            plane = forcedPlane;
+        }
+        auto it = index.find(plane);
+        return it == index.end() ? -1 : it->second;
+    }
+};
+
 } // namespace
 
 ClusterHelper::ClusterHelper()
@@ -951,6 +982,23 @@ void
 ClusterHelper::ClearForcedPlanes()
 {
     m_forced.clear();
+}
+
+GpuTransport::PlaneSelector
+ClusterHelper::MakePlaneSelector(const std::map<ClusterPlane, int32_t>& planeIndex,
+                                 const std::string& groupName) const
+{
+    Ptr<ClusterPlaneSelector> selector = Create<ClusterPlaneSelector>();
+    selector->ranks = m_config.GetNRanks();
+    selector->gpusPerDomain = m_config.GetGpusPerDomain();
+    selector->index = planeIndex;
+    auto forced = m_forced.find(groupName);
+    if (forced != m_forced.end())
+    {
+        selector->forced = true;
+        selector->forcedPlane = forced->second;
+    }
+    return MakeCallback(&ClusterPlaneSelector::Select, selector);
 }
 
 double

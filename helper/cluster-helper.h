@@ -5,6 +5,7 @@
 #define AI_FABRIC_CLUSTER_HELPER_H
 
 #include "ns3/cluster-config.h"
+#include "ns3/gpu-transport.h"
 #include "ns3/infiniband-helper.h"
 #include "ns3/infiniband-subnet-manager.h"
 #include "ns3/infiniband-topology.h"
@@ -140,6 +141,15 @@ class ClusterHelper
     /// Traffic of \p groupName goes over \p plane (e.g. DP over InfiniBand inside a server).
     void ForcePlane(const std::string& groupName, ClusterPlane plane);
     void ClearForcedPlanes();
+    /**
+     * The plane rule as a GpuTransport::SetPlaneSelector callback for the traffic of
+     * \p groupName: \p planeIndex maps each ClusterPlane to the transport's plane index
+     * (AddPlane's return).  A pair whose plane has no index, or that the forced plane cannot
+     * carry, gets -1 (the transport's fallback).  Copies the rule: later ForcePlane calls do
+     * not change a selector already made.
+     */
+    GpuTransport::PlaneSelector MakePlaneSelector(const std::map<ClusterPlane, int32_t>& planeIndex,
+                                                  const std::string& groupName = "") const;
 
     /// Human-readable summary: nodes per kind, per-GPU bandwidth per plane and their ratio,
     /// bisection bandwidth per plane.

@@ -336,8 +336,32 @@ TEST_F(Cluster, PlaneSelectionAndForcedPlanes)
     EXPECT_NE(cluster.TrySelectPlane(0, 8, p, "bad").find("forced onto nvlink"), std::string::npos);
     EXPECT_NE(cluster.TrySelectPlane(3, 3, p).find("itself"), std::string::npos);
     EXPECT_NE(cluster.TrySelectPlane(0, 32, p).find("out of range"), std::string::npos);
+    // As a GpuTransport plane selector: plane indices 0 = InfiniBand, 1 = NVLink.
+    const std::map<ClusterPlane, int32_t> index = {{ClusterPlane::INFINIBAND, 0},
+                                                   {ClusterPlane::NVLINK, 1}};
+    GpuTransport::PlaneSelector tp = cluster.MakePlaneSelector(index, "tp");
+    GpuTransport::PlaneSelector dp = cluster.MakePlaneSelector(index, "dp");
+    GpuTransport::PlaneSelector bad = cluster.MakePlaneSelector(index, "bad");
+    GpuTransport::PlaneSelector ckpt = cluster.MakePlaneSelector(index, "ckpt");
+    for (uint32_t a = 0; a < 32; ++a)
+    {
+        for (uint32_t b = 0; b < 32; ++b)
+        {
+            if (a == b)
+            {
+                EXPECT_EQ(tp(a, b), -1);
+                continue;
+            }
+            const bool sameServer = a / 8 == b / 8;
+            EXPECT_EQ(tp(a, b), sameServer ? 1 : 0);
+            EXPECT_EQ(dp(a, b), 0);
+            EXPECT_EQ(bad(a, b), sameServer ? 1 : -1);
+            EXPECT_EQ(ckpt(a, b), -1); // no Ethernet plane in the transport
+        }
+    }
     cluster.ClearForcedPlanes();
     EXPECT_EQ(cluster.SelectPlane(0, 1, "dp"), ClusterPlane::NVLINK);
+    EXPECT_EQ(dp(0, 1), 0); // a selector keeps the rule it was made with
 }
 
 TEST_F(Cluster, Nvl72DomainSpansTheRack)
