@@ -214,7 +214,8 @@ class CollectiveAllReduceModelTest : public CollectiveTest,
 
 TEST_P(CollectiveAllReduceModelTest, WithinModel)
 {
-    // ring: 2(p−1)α + 2((p−1)/p)nβ; halving-doubling: 2·log2(p)·α + 2((p−1)/p)nβ;
+    // ring: 2(p−1)α + 2((p−1)/p)nβ; halving-doubling: 2·log2(p)·α + 2((p−1)/p)nβ
+    // (p = 12: on the 8 of the largest power of two, + 2(α + nβ) to fold 4 ranks in and out);
     // tree: pipelined double binary tree 2D(α + 2cβ) + (2n − 4c)β (c = NCCL's tree
     // chunk for n, 64 KiB at 1 MiB, 256 KiB at 64 MiB; D = tree depth 3 / 4) — the fact
     // sheet's unpipelined 2·log2(p)(α + nβ) is checked as an upper bound.
@@ -263,6 +264,7 @@ INSTANTIATE_TEST_SUITE_P(Algorithms,
                                            AllReduceCase{"ring", 16},
                                            AllReduceCase{"halvingdoubling", 8},
                                            AllReduceCase{"halvingdoubling", 16},
+                                           AllReduceCase{"halvingdoubling", 12},
                                            AllReduceCase{"tree", 8},
                                            AllReduceCase{"tree", 16}),
                          [](const ::testing::TestParamInfo<AllReduceCase>& info) {
@@ -526,7 +528,20 @@ TEST_F(CollectiveTest, CollectivesAndFlowsRows)
     Star(8);
     transport->SetResultsDatabase(db);
     engine->SetResultsDatabase(db);
+    uint64_t traced = 0;
+    double tracedBusBw = 0;
+    transport->TraceConnectWithoutContext(
+        "MessageReceived",
+        MakeCallback(+[](uint64_t* n, uint64_t, uint32_t, uint32_t, uint64_t, Time) {
+            ++*n;
+        }).Bind(&traced));
+    engine->TraceConnectWithoutContext("CollectiveEnd",
+                                       MakeCallback(+[](double* b, uint64_t, Time, double busbw) {
+                                           *b = busbw;
+                                       }).Bind(&tracedBusBw));
     const CollectiveResult r = Run("allreduce", "ring", 8, 8 * MiB);
+    EXPECT_EQ(traced, 224u);
+    EXPECT_EQ(tracedBusBw, r.busbwGbps);
     db->EndRun("complete", Simulator::Now());
     db->Close();
 

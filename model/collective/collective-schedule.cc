@@ -289,13 +289,19 @@ HalvingDoublingAllReduce(CollectiveSchedule& s,
     };
     std::vector<uint32_t> lo(q, 0);
     std::vector<uint32_t> hi(q, q);
-    // One exchange round: every v sends `sendBytes(v)` to v ^ d after `ready[v]`.
+    // One exchange round: every v sends `sendBytes(v)` to v ^ d once both are ready
+    // (a rendezvous sendrecv: a large send waits for the peer to post its receive, so
+    // a rank still folding in its odd neighbour is not flooded early).
     auto exchange = [&](uint32_t d, const std::vector<uint64_t>& sendBytes) {
         std::vector<int64_t> got(q);
         for (uint32_t v = 0; v < q; ++v)
         {
             const uint32_t w = v ^ d;
-            got[w] = s.AddMessage(ranks[posOf[v]], ranks[posOf[w]], sendBytes[v], 0, {ready[v]});
+            got[w] = s.AddMessage(ranks[posOf[v]],
+                                  ranks[posOf[w]],
+                                  sendBytes[v],
+                                  0,
+                                  {ready[v], ready[w]});
             recv[posOf[w]].push_back(got[w]);
         }
         ready = got;

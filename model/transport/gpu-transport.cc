@@ -289,7 +289,9 @@ GpuTransport::Deliver(uint32_t plane,
                       TransportTag tag)
 {
     auto it = m_messages.find(tag.messageId);
-    NS_ASSERT_MSG(it != m_messages.end(), "packet of unknown message " << tag.messageId);
+    NS_ABORT_MSG_IF(it == m_messages.end(),
+                    "GpuTransport: packet of unknown message "
+                        << tag.messageId << " from rank " << srcRank << " at rank " << dstRank);
     Message* m = it->second.get();
     if (m_rxBytes.size() <= dstRank)
     {
