@@ -435,6 +435,53 @@ TEST_F(CollectiveTest, DegenerateGroupsComplete)
     EXPECT_EQ(transport->GetRxBytes(3), 2 * MiB + 4);
 }
 
+TEST_F(CollectiveTest, AutoRule)
+{
+    // No in-switch-reduction plane here, so never nvls; tree only for ≤ 1 MiB on ≥ 16
+    // ranks; hierarchical once a domain map splits the group into equal domains.
+    Star(16);
+    CollectiveSpec spec;
+    spec.kind = "allreduce";
+    spec.ranks = Ranks(16);
+    spec.bytes = MiB;
+    EXPECT_EQ(engine->ResolveAlgorithm(spec), "tree");
+    spec.bytes = MiB + 4;
+    EXPECT_EQ(engine->ResolveAlgorithm(spec), "ring");
+    spec.ranks = Ranks(8);
+    spec.bytes = 4096;
+    EXPECT_EQ(engine->ResolveAlgorithm(spec), "ring");
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        spec.domainOfRank[r] = r / 2;
+    }
+    EXPECT_EQ(engine->ResolveAlgorithm(spec), "hierarchical");
+    spec.domainOfRank[7] = 9; // unequal domains: back to ring
+    EXPECT_EQ(engine->ResolveAlgorithm(spec), "ring");
+    spec.kind = "All_To_All";
+    EXPECT_EQ(engine->ResolveAlgorithm(spec), "direct");
+    spec.kind = "ReduceScatter";
+    EXPECT_EQ(engine->ResolveAlgorithm(spec), "ring");
+    spec.kind = "sendrecv";
+    EXPECT_EQ(engine->ResolveAlgorithm(spec), "direct");
+}
+
+TEST_F(CollectiveTest, RingChannelsSplitTheBuffer)
+{
+    // 2 channels are 2 transport streams per ring edge; on one device per rank they
+    // share its link, so the 64 MiB ring stays within 3% of the 1-channel model, and
+    // every rank receives 2n − s_r − s_{r+1} with the per-channel pieces summed.
+    Star(8);
+    engine->SetAttribute("NumChannels", UintegerValue(2));
+    const uint64_t n = 64 * MiB;
+    const CollectiveResult r = Run("allreduce", "ring", 8, n);
+    const double model = Model(kFast).RingAllReduce(8, n);
+    EXPECT_NEAR((r.end - r.start).GetSeconds() / model, 1.0, 0.03);
+    for (uint32_t rank = 0; rank < 8; ++rank)
+    {
+        EXPECT_EQ(transport->GetRxBytes(rank), 2 * n - n / 8 - n / 8) << rank;
+    }
+}
+
 // --- hierarchical ----------------------------------------------------------------
 
 TEST_F(CollectiveTest, HierarchicalBoundByInterDomainLinks)
