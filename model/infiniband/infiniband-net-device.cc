@@ -259,7 +259,8 @@ InfinibandNetDevice::InfinibandNetDevice()
       m_cctiMin(0),
       m_constructed(false),
       m_nextMessageId(1),
-      m_nextPsn(0)
+      m_nextPsn(0),
+      m_packetRefused(false)
 {
     CreditLinkNetDevice::SetReceiveCallback(
         MakeCallback(&InfinibandNetDevice::ReceiveFromLink, this));
@@ -291,6 +292,9 @@ InfinibandNetDevice::DoDispose()
 {
     m_pumpWakeup.Cancel();
     m_cctiEvent.Cancel();
+    m_packetWakeup.Cancel();
+    m_packetTxReady = PacketTxReadyCallback();
+    m_packetQps.clear();
     m_messages.clear();
     m_lastPacketOf.clear();
     m_ipoib = nullptr;
@@ -665,6 +669,84 @@ InfinibandNetDevice::Pump()
     }
 }
 
+bool
+InfinibandNetDevice::SendPacket(Ptr<Packet> payload, uint16_t dlid, uint8_t sl, uint32_t destQp)
+{
+    NS_ABORT_MSG_IF(sl >= NUM_SLS, "SendPacket: SL " << +sl << " > 15");
+    NS_ABORT_MSG_IF(payload->GetSize() > m_ibMtu,
+                    "SendPacket: " << payload->GetSize() << " B > IbMtu " << m_ibMtu);
+    NS_ABORT_MSG_IF(m_lid == 0, "SendPacket on a port without LID (run the subnet manager)");
+    const uint8_t vl = VlForSl(sl);
+    if (GetQueueBytes(vl) >= m_messageQueueBytes)
+    {
+        m_packetRefused = true; // TxEnded will come: the queue is not empty
+        return false;
+    }
+    FlowCc* cc = nullptr;
+    if (m_ccEnabled)
+    {
+        cc = &m_cc[dlid];
+        if (Simulator::Now() < cc->nextInjection)
+        {
+            m_packetRefused = true;
+            if (!m_packetWakeup.IsRunning())
+            {
+                m_packetWakeup = Simulator::Schedule(cc->nextInjection - Simulator::Now(),
+                                                     &InfinibandNetDevice::NotifyPacketTxReady,
+                                                     this);
+            }
+            return false;
+        }
+    }
+    Ptr<Packet> p = BuildPacket(payload, dlid, sl, InfinibandBth::RC_SEND_ONLY, destQp, m_nextPsn);
+    if (!SendOnVc(p, vl))
+    {
+        m_packetRefused = true;
+        return false;
+    }
+    m_nextPsn = (m_nextPsn + 1) & 0xffffff;
+    if (cc)
+    {
+        cc->nextInjection = Simulator::Now() + m_ipdStep * cc->ccti;
+    }
+    return true;
+}
+
+void
+InfinibandNetDevice::SetPacketTxReadyCallback(PacketTxReadyCallback cb)
+{
+    m_packetTxReady = cb;
+}
+
+void
+InfinibandNetDevice::SetPacketReceivedCallback(uint32_t qp, PacketReceivedCallback cb)
+{
+    auto it = std::find_if(m_packetQps.begin(), m_packetQps.end(), [qp](const auto& e) {
+        return e.first == qp;
+    });
+    if (it != m_packetQps.end())
+    {
+        m_packetQps.erase(it);
+    }
+    if (!cb.IsNull())
+    {
+        m_packetQps.emplace_back(qp, cb);
+    }
+}
+
+void
+InfinibandNetDevice::NotifyPacketTxReady()
+{
+    if (m_packetRefused)
+    {
+        m_packetRefused = false;
+        if (!m_packetTxReady.IsNull())
+        {
+            m_packetTxReady(this);
+        }
+    }
+}
+
 void
 InfinibandNetDevice::TxEnded(Ptr<const Packet> packet, uint32_t vc)
 {
@@ -685,6 +767,7 @@ InfinibandNetDevice::TxEnded(Ptr<const Packet> packet, uint32_t vc)
     {
         Pump();
     }
+    NotifyPacketTxReady();
 }
 
 // ---- congestion control -----------------------------------------------------
@@ -803,6 +886,17 @@ InfinibandNetDevice::ReceiveFromLink(Ptr<NetDevice> device,
             m_userRx(this, p, ipoib.etherType, src);
         }
         return true;
+    }
+    if (opcode == InfinibandBth::RC_SEND_ONLY && !m_packetQps.empty())
+    {
+        for (const auto& [qp, cb] : m_packetQps)
+        {
+            if (qp == bth.GetDestQp())
+            {
+                cb(lrh.GetSlid(), p);
+                return true;
+            }
+        }
     }
     // RC SEND reassembly per (source LID, QP); the link is lossless and in order.
     const uint64_t key = static_cast<uint64_t>(lrh.GetSlid()) << 24 | bth.GetDestQp();

@@ -151,6 +151,25 @@ class InfinibandNetDevice : public CreditLinkNetDevice
     /// Messages accepted by SendMessage whose packets are not all queued yet.
     uint32_t GetPendingMessages() const;
 
+    /// (source LID, payload with its PacketTags) of a SendPacket packet.
+    typedef Callback<void, uint16_t, Ptr<Packet>> PacketReceivedCallback;
+    /// (this port): a refused SendPacket may be retried.
+    typedef Callback<void, Ptr<InfinibandNetDevice>> PacketTxReadyCallback;
+
+    /**
+     * Per-packet entry point for a transport that segments by itself (a GPU
+     * transport): \p payload (at most IbMtu bytes) becomes one RC SEND ONLY packet
+     * to (\p dlid, \p destQp) on \p sl; PacketTags ride along.  It obeys the same
+     * limits as SendMessage (MessageQueueBytes on the VL, congestion control's
+     * injection delay) and \return false when one of them, or the VL queue, refuses;
+     * then PacketTxReady fires once a packet has left the port (or the injection
+     * delay has passed).  A refused payload is not reusable.
+     */
+    bool SendPacket(Ptr<Packet> payload, uint16_t dlid, uint8_t sl, uint32_t destQp);
+    void SetPacketTxReadyCallback(PacketTxReadyCallback cb);
+    /// RC SEND ONLY packets to \p qp go, unreassembled, to \p cb (null: unregister).
+    void SetPacketReceivedCallback(uint32_t qp, PacketReceivedCallback cb);
+
     void SetIpoibTable(Ptr<InfinibandIpoibTable> table);
     static Mac48Address LidToAddress(uint16_t lid);
     static uint16_t AddressToLid(const Address& address);
@@ -226,6 +245,7 @@ class InfinibandNetDevice : public CreditLinkNetDevice
     uint8_t VlForSl(uint8_t sl) const;
     void Pump();
     void TxEnded(Ptr<const Packet> packet, uint32_t vc);
+    void NotifyPacketTxReady();
     void CctiTimer();
     void OnBecn(uint16_t slid);
     void SendCnp(uint16_t dlid, uint8_t sl, uint32_t srcQp);
@@ -270,6 +290,10 @@ class InfinibandNetDevice : public CreditLinkNetDevice
     NetDevice::ReceiveCallback m_userRx;
     NetDevice::PromiscReceiveCallback m_userPromisc;
     MessageReceivedCallback m_messageRx;
+    bool m_packetRefused;
+    EventId m_packetWakeup;
+    PacketTxReadyCallback m_packetTxReady;
+    std::vector<std::pair<uint32_t, PacketReceivedCallback>> m_packetQps;
 
     TracedCallback<uint16_t, uint32_t, uint64_t> m_messageRxTrace;
     TracedCallback<uint16_t, uint32_t> m_cctiTrace;

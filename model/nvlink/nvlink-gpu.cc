@@ -51,7 +51,8 @@ NvLinkGpu::NvLinkGpu()
       m_nextMessageId(0),
       m_pendingBytes(0),
       m_blockedDevice(0),
-      m_pumping(false)
+      m_pumping(false),
+      m_packetRefused(false)
 {
 }
 
@@ -63,6 +64,8 @@ NvLinkGpu::DoDispose()
     m_sendDone.clear();
     m_nvlsOps.clear();
     m_blockedPacket = nullptr;
+    m_packetReceived = PacketReceivedCallback();
+    m_packetTxReady = PacketTxReadyCallback();
     Object::DoDispose();
 }
 
@@ -209,12 +212,29 @@ NvLinkGpu::StartTransfer(Transfer&& t)
     return index;
 }
 
+bool
+NvLinkGpu::HasPath(uint32_t dstGpu) const
+{
+    const bool direct = dstGpu < m_directSpray.size() && !m_directSpray[dstGpu].sequence.empty();
+    return direct || !m_switchSpray.sequence.empty();
+}
+
+uint32_t
+NvLinkGpu::NextDataDevice(uint32_t dstGpu)
+{
+    Spray& spray = dstGpu < m_directSpray.size() && !m_directSpray[dstGpu].sequence.empty()
+                       ? m_directSpray[dstGpu]
+                       : m_switchSpray;
+    const uint32_t device = spray.sequence[spray.next];
+    spray.next = (spray.next + 1) % spray.sequence.size();
+    return device;
+}
+
 uint32_t
 NvLinkGpu::Send(uint32_t dstGpu, uint64_t bytes, SendDoneCallback done)
 {
     NS_ABORT_MSG_IF(dstGpu == m_gpuId, "NvLinkGpu " << m_gpuId << ": Send to itself");
-    const bool direct = dstGpu < m_directSpray.size() && !m_directSpray[dstGpu].sequence.empty();
-    NS_ABORT_MSG_IF(!direct && m_switchSpray.sequence.empty(),
+    NS_ABORT_MSG_IF(!HasPath(dstGpu),
                     "NvLinkGpu " << m_gpuId << " has no NVLink path to GPU " << dstGpu);
     const uint64_t granularity = GetGranularityBytes();
     const uint64_t packets = std::max<uint64_t>(1, (bytes + granularity - 1) / granularity);
@@ -273,6 +293,16 @@ NvLinkGpu::Pump()
                 break;
             }
             m_blockedPacket = nullptr;
+            if (m_packetRefused)
+            {
+                // May inject (and block) again; the check above then breaks the loop.
+                m_packetRefused = false;
+                if (!m_packetTxReady.IsNull())
+                {
+                    m_packetTxReady(m_gpuId);
+                }
+                continue;
+            }
         }
         if (m_active.empty())
         {
@@ -293,12 +323,7 @@ NvLinkGpu::Pump()
         {
             h.destination = static_cast<uint16_t>(t.target);
             h.count = t.packets;
-            Spray& spray =
-                t.target < m_directSpray.size() && !m_directSpray[t.target].sequence.empty()
-                    ? m_directSpray[t.target]
-                    : m_switchSpray;
-            device = spray.sequence[spray.next];
-            spray.next = (spray.next + 1) % spray.sequence.size();
+            device = NextDataDevice(t.target);
         }
         else
         {
@@ -330,6 +355,48 @@ NvLinkGpu::Pump()
     m_pumping = false;
 }
 
+bool
+NvLinkGpu::SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol)
+{
+    NS_ABORT_MSG_IF(protocol == 0, "NvLinkGpu::SendPacket: protocol 0 is Send's");
+    NS_ABORT_MSG_IF(dstGpu == m_gpuId || !HasPath(dstGpu),
+                    "NvLinkGpu " << m_gpuId << " has no NVLink path to GPU " << dstGpu);
+    NS_ABORT_MSG_IF(payload->GetSize() > GetGranularityBytes(),
+                    "NvLinkGpu::SendPacket: " << payload->GetSize() << " B > Granularity");
+    if (m_blockedPacket)
+    {
+        m_packetRefused = true;
+        return false;
+    }
+    NvLinkHeader h;
+    h.destination = static_cast<uint16_t>(dstGpu);
+    h.source = static_cast<uint16_t>(m_gpuId);
+    h.type = NvLinkHeader::DATA;
+    h.vc = static_cast<uint8_t>(m_vc);
+    h.protocol = protocol;
+    payload->AddHeader(h);
+    const uint32_t device = NextDataDevice(dstGpu);
+    if (!m_devices[device]->SendOnVc(payload, m_vc))
+    {
+        // Accepted: held like Send's blocked packet, which keeps the spray order strict.
+        m_blockedPacket = payload;
+        m_blockedDevice = device;
+    }
+    return true;
+}
+
+void
+NvLinkGpu::SetPacketReceivedCallback(PacketReceivedCallback cb)
+{
+    m_packetReceived = cb;
+}
+
+void
+NvLinkGpu::SetPacketTxReadyCallback(PacketTxReadyCallback cb)
+{
+    m_packetTxReady = cb;
+}
+
 void
 NvLinkGpu::TxReady(Ptr<CreditLinkNetDevice> device, uint32_t vc)
 {
@@ -349,6 +416,15 @@ NvLinkGpu::Receive(Ptr<NetDevice> device,
     {
         NS_ABORT_MSG_IF(h.destination != m_gpuId,
                         "NvLinkGpu " << m_gpuId << " got a packet for GPU " << h.destination);
+        if (h.protocol != 0)
+        {
+            NS_ABORT_MSG_IF(m_packetReceived.IsNull(),
+                            "NvLinkGpu " << m_gpuId << ": SendPacket packet, no receiver");
+            Ptr<Packet> p = packet->Copy();
+            p->RemoveHeader(h);
+            m_packetReceived(h.source, p, h.protocol);
+            return true;
+        }
         const uint64_t key = (static_cast<uint64_t>(h.source) << 32) | h.tag;
         Incoming& in = m_incoming[key];
         in.packets++;

@@ -70,6 +70,23 @@ class NvLinkGpu : public Object
     /// Payload bytes accepted by Send/NvlsReduce and not yet handed to a device.
     uint64_t GetPendingBytes() const;
 
+    /// (source GPU, payload with its PacketTags, header protocol) of a SendPacket packet.
+    typedef Callback<void, uint32_t, Ptr<Packet>, uint16_t> PacketReceivedCallback;
+    /// (this GPU's id): a refused SendPacket may be retried.
+    typedef Callback<void, uint32_t> PacketTxReadyCallback;
+
+    /**
+     * Per-packet entry point for a transport that segments by itself: \p payload
+     * (at most Granularity bytes) goes to \p dstGpu as one DATA packet with header
+     * protocol \p protocol (not 0, which marks Send's transfers), sprayed in the same
+     * strict order as Send's packets; its PacketTags reach the receiver's
+     * PacketReceivedCallback.  \return false, without side effect, while the GPU
+     * holds a packet a device refused; PacketTxReady fires when it has left.
+     */
+    bool SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol);
+    void SetPacketReceivedCallback(PacketReceivedCallback cb);
+    void SetPacketTxReadyCallback(PacketTxReadyCallback cb);
+
   protected:
     void DoDispose() override;
 
@@ -119,6 +136,8 @@ class NvLinkGpu : public Object
                  uint16_t protocol,
                  const Address& from);
     void NotifyDelivered(uint32_t dst, uint32_t messageId);
+    bool HasPath(uint32_t dstGpu) const;
+    uint32_t NextDataDevice(uint32_t dstGpu);
 
     uint32_t m_gpuId;
     uint32_t m_vc;
@@ -136,6 +155,9 @@ class NvLinkGpu : public Object
     Ptr<Packet> m_blockedPacket;
     uint32_t m_blockedDevice;
     bool m_pumping;
+    bool m_packetRefused; //!< a SendPacket was refused since m_blockedPacket was set
+    PacketReceivedCallback m_packetReceived;
+    PacketTxReadyCallback m_packetTxReady;
 
     std::unordered_map<uint32_t, SendDoneCallback> m_sendDone; //!< by message id
     std::unordered_map<uint64_t, Incoming> m_incoming;         //!< by (source, message id)

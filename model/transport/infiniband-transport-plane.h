@@ -1,0 +1,71 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_INFINIBAND_TRANSPORT_PLANE_H
+#define AI_FABRIC_INFINIBAND_TRANSPORT_PLANE_H
+
+#include "ns3/infiniband-helper.h"
+#include "ns3/infiniband-net-device.h"
+#include "ns3/transport-plane.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * TransportPlane over InfiniBand HCAs: a transport packet is one RC SEND ONLY
+ * packet (InfinibandNetDevice::SendPacket) of at most the IB MTU, to the
+ * destination rank's LID and the plane's Qp on ServiceLevel; the TransportTag
+ * rides as a TransportPacketTag, so the wire carries exactly LRH, BTH,
+ * payload, ICRC and VCRC.  Any two ranks of the plane reach each other (the
+ * subnet manager routed every LID); several ranks may share an HCA.
+ */
+class InfinibandTransportPlane : public TransportPlane
+{
+  public:
+    static TypeId GetTypeId();
+    InfinibandTransportPlane();
+
+    /// \p hca must have its LID (subnet manager run).  Call before GpuTransport::AddPlane.
+    void AddRank(uint32_t rank, Ptr<InfinibandNetDevice> hca);
+    /// Host h of \p fabric serves rank rankOfHost[h] (its first port, fabric.hostLids[h]).
+    void AddHosts(const InfinibandFabric& fabric, const std::vector<uint32_t>& rankOfHost);
+    Ptr<InfinibandNetDevice> GetDevice(uint32_t rank) const;
+
+    bool HasRank(uint32_t rank) const override;
+    bool CanReach(uint32_t srcRank, uint32_t dstRank) const override;
+    uint32_t GetMaxPayloadBytes() const override;
+    bool Inject(uint32_t srcRank,
+                uint32_t dstRank,
+                uint32_t payloadBytes,
+                const TransportTag& tag) override;
+    int64_t GetNodeId(uint32_t rank) const override;
+    uint32_t GetPacketOverheadBytes() const override;
+
+  protected:
+    void NotifyConstructionCompleted() override;
+    void DoDispose() override;
+
+  private:
+    struct RankEntry
+    {
+        Ptr<InfinibandNetDevice> device;
+        uint16_t lid{0};
+    };
+
+    void DeviceReady(Ptr<InfinibandNetDevice> device);
+    void Receive(uint16_t slid, Ptr<Packet> packet);
+
+    uint8_t m_sl;
+    uint32_t m_qp;
+    uint32_t m_mtu;                 //!< smallest IbMtu of the ranks' HCAs
+    std::vector<RankEntry> m_ranks; //!< indexed by rank; null device = absent
+    std::unordered_map<const InfinibandNetDevice*, std::vector<uint32_t>> m_ranksOfDevice;
+};
+
+} // namespace ns3
+
+#endif

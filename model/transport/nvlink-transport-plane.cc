@@ -1,0 +1,428 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/nvlink-transport-plane.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/transport-packet-tag.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("NvLinkTransportPlane");
+NS_OBJECT_ENSURE_REGISTERED(NvLinkTransportPlane);
+
+TypeId
+NvLinkTransportPlane::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::NvLinkTransportPlane")
+            .SetParent<TransportPlane>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<NvLinkTransportPlane>()
+            .AddAttribute("Protocol",
+                          "NvLinkHeader protocol of transport packets (not 0: NvLinkGpu::Send's)",
+                          UintegerValue(0x4754),
+                          MakeUintegerAccessor(&NvLinkTransportPlane::m_protocol),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("NvlsChunkBytes",
+                          "Bytes per NVLS reduction chunk (NCCL_NVLS_CHUNKSIZE, 128 KiB)",
+                          UintegerValue(128 * 1024),
+                          MakeUintegerAccessor(&NvLinkTransportPlane::m_nvlsChunkBytes),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("NvlsChunksInFlight",
+                          "NVLS chunks each member has outstanding (NCCL: 16 NVLS channels, "
+                          "one chunk each)",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&NvLinkTransportPlane::m_nvlsChunksInFlight),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("NvlsGroupBase",
+                          "First NVLS group id this plane registers on the switches (keep "
+                          "clear of groups registered through NvLinkHelper)",
+                          UintegerValue(0x40000000),
+                          MakeUintegerAccessor(&NvLinkTransportPlane::m_nvlsGroupBase),
+                          MakeUintegerChecker<uint32_t>());
+    return tid;
+}
+
+NvLinkTransportPlane::NvLinkTransportPlane()
+    : m_protocol(0x4754),
+      m_nvlsChunkBytes(128 * 1024),
+      m_nvlsChunksInFlight(16),
+      m_nvlsGroupBase(0x40000000),
+      m_granularity(0),
+      m_overhead(0),
+      m_nextOpId(0),
+      m_nextGroup(0)
+{
+}
+
+void
+NvLinkTransportPlane::NotifyConstructionCompleted()
+{
+    TransportPlane::NotifyConstructionCompleted();
+    // The base attribute's default is "generic"; an explicit other name is kept.
+    if (GetPlaneName() == "generic")
+    {
+        SetPlaneName("nvlink");
+    }
+}
+
+uint32_t
+NvLinkTransportPlane::AddDomain(const NvLinkHelper& helper, const std::vector<uint32_t>& rankOfGpu)
+{
+    NS_ABORT_MSG_IF(rankOfGpu.empty(), "NvLinkTransportPlane::AddDomain: no GPU");
+    const auto domain = static_cast<uint32_t>(m_domains.size());
+    Domain d;
+    d.rankOfGpu = rankOfGpu;
+    for (uint32_t s = 0; s < helper.GetNSwitches(); ++s)
+    {
+        d.switches.push_back(helper.GetSwitch(s));
+    }
+    for (uint32_t g = 0; g < rankOfGpu.size(); ++g)
+    {
+        const uint32_t rank = rankOfGpu[g];
+        Ptr<NvLinkGpu> gpu = helper.GetGpu(g);
+        NS_ABORT_MSG_IF(!gpu, "NvLinkTransportPlane::AddDomain: GPU " << g << " not installed");
+        NS_ABORT_MSG_IF(HasRank(rank), "NvLinkTransportPlane: rank " << rank << " added twice");
+        const uint32_t granularity = gpu->GetGranularityBytes();
+        if (m_granularity == 0)
+        {
+            Ptr<NvLinkNetDevice> dev = gpu->GetDevice(0);
+            UintegerValue base;
+            dev->GetAttribute("OverheadBytes", base);
+            m_granularity = granularity;
+            m_overhead = dev->RealPackets(granularity) * dev->GetHeaderBytes() +
+                         static_cast<uint32_t>(base.Get());
+        }
+        NS_ABORT_MSG_IF(granularity != m_granularity,
+                        "NvLinkTransportPlane: domains with different Granularity");
+        if (m_ranks.size() <= rank)
+        {
+            m_ranks.resize(rank + 1);
+        }
+        m_ranks[rank] = RankEntry{gpu, domain, g};
+        gpu->SetPacketReceivedCallback(MakeCallback(&NvLinkTransportPlane::Receive, this));
+        gpu->SetPacketTxReadyCallback(
+            Callback<void, uint32_t>([this, domain](uint32_t g) { GpuReady(domain, g); }));
+    }
+    m_domains.push_back(std::move(d));
+    return domain;
+}
+
+uint32_t
+NvLinkTransportPlane::GetNDomains() const
+{
+    return static_cast<uint32_t>(m_domains.size());
+}
+
+const NvLinkTransportPlane::RankEntry*
+NvLinkTransportPlane::Entry(uint32_t rank) const
+{
+    return rank < m_ranks.size() && m_ranks[rank].gpu ? &m_ranks[rank] : nullptr;
+}
+
+uint32_t
+NvLinkTransportPlane::GetDomain(uint32_t rank) const
+{
+    const RankEntry* e = Entry(rank);
+    NS_ABORT_MSG_IF(!e, "NvLinkTransportPlane: rank " << rank << " is not on this plane");
+    return e->domain;
+}
+
+Ptr<NvLinkGpu>
+NvLinkTransportPlane::GetGpu(uint32_t rank) const
+{
+    const RankEntry* e = Entry(rank);
+    return e ? e->gpu : nullptr;
+}
+
+bool
+NvLinkTransportPlane::HasRank(uint32_t rank) const
+{
+    return Entry(rank) != nullptr;
+}
+
+bool
+NvLinkTransportPlane::CanReach(uint32_t srcRank, uint32_t dstRank) const
+{
+    const RankEntry* a = Entry(srcRank);
+    const RankEntry* b = Entry(dstRank);
+    return a && b && srcRank != dstRank && a->domain == b->domain;
+}
+
+uint32_t
+NvLinkTransportPlane::GetMaxPayloadBytes() const
+{
+    NS_ABORT_MSG_IF(m_granularity == 0, "NvLinkTransportPlane: AddDomain before use");
+    return m_granularity;
+}
+
+uint32_t
+NvLinkTransportPlane::GetPacketOverheadBytes() const
+{
+    return m_overhead;
+}
+
+int64_t
+NvLinkTransportPlane::GetNodeId(uint32_t rank) const
+{
+    const RankEntry* e = Entry(rank);
+    if (!e)
+    {
+        return -1;
+    }
+    Ptr<Node> node = e->gpu->GetObject<Node>();
+    return node ? static_cast<int64_t>(node->GetId()) : -1;
+}
+
+bool
+NvLinkTransportPlane::Inject(uint32_t srcRank,
+                             uint32_t dstRank,
+                             uint32_t payloadBytes,
+                             const TransportTag& tag)
+{
+    const RankEntry& src = m_ranks[srcRank];
+    Ptr<Packet> p = Create<Packet>(payloadBytes);
+    p->AddPacketTag(TransportPacketTag(srcRank, dstRank, tag));
+    return src.gpu->SendPacket(m_ranks[dstRank].gpuId, p, m_protocol);
+}
+
+void
+NvLinkTransportPlane::GpuReady(uint32_t domain, uint32_t gpuId)
+{
+    NotifyTxReady(m_domains[domain].rankOfGpu[gpuId]);
+}
+
+void
+NvLinkTransportPlane::Receive(uint32_t srcGpu, Ptr<Packet> packet, uint16_t protocol)
+{
+    NS_ABORT_MSG_IF(protocol != m_protocol,
+                    "NvLinkTransportPlane: packet of protocol " << protocol << " from GPU "
+                                                                << srcGpu);
+    TransportPacketTag t;
+    const bool found = packet->PeekPacketTag(t);
+    NS_ABORT_MSG_IF(!found, "NvLinkTransportPlane: packet without TransportPacketTag");
+    NS_ASSERT_MSG(Entry(t.srcRank) && m_ranks[t.srcRank].gpuId == srcGpu,
+                  "rank " << t.srcRank << " is not NVLink GPU " << srcGpu);
+    NotifyDelivered(t.srcRank, t.dstRank, packet->GetSize(), t.tag);
+}
+
+// ---- NVLS ---------------------------------------------------------------------
+
+bool
+NvLinkTransportPlane::CanReduceInSwitch(const std::vector<uint32_t>& ranks) const
+{
+    if (ranks.size() < 2)
+    {
+        return false;
+    }
+    const RankEntry* first = Entry(ranks[0]);
+    if (!first)
+    {
+        return false;
+    }
+    std::vector<uint32_t> gpus;
+    for (uint32_t r : ranks)
+    {
+        const RankEntry* e = Entry(r);
+        if (!e || e->domain != first->domain)
+        {
+            return false;
+        }
+        gpus.push_back(e->gpuId);
+    }
+    std::sort(gpus.begin(), gpus.end());
+    if (std::adjacent_find(gpus.begin(), gpus.end()) != gpus.end())
+    {
+        return false;
+    }
+    const Domain& d = m_domains[first->domain];
+    if (d.switches.empty())
+    {
+        return false;
+    }
+    for (const auto& sw : d.switches)
+    {
+        if (!sw->SupportsNvls())
+        {
+            return false;
+        }
+    }
+    // Every member must have switch planes (PlaneForChunk); a GPU only on direct
+    // links cannot take part.
+    for (uint32_t r : ranks)
+    {
+        const Ptr<NvLinkGpu>& gpu = m_ranks[r].gpu;
+        bool switched = false;
+        for (const auto& sw : d.switches)
+        {
+            for (uint32_t i = 0; i < gpu->GetNDevices() && !switched; ++i)
+            {
+                Ptr<CreditLinkNetDevice> peer = gpu->GetDevice(i)->GetPeer();
+                switched = peer && peer->GetNode() == sw->GetObject<Node>();
+            }
+        }
+        if (!switched)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+uint32_t
+NvLinkTransportPlane::GroupFor(uint32_t domain, std::vector<uint32_t> gpuIds)
+{
+    std::sort(gpuIds.begin(), gpuIds.end());
+    Domain& d = m_domains[domain];
+    auto it = d.groupOfMembers.find(gpuIds);
+    if (it != d.groupOfMembers.end())
+    {
+        return it->second;
+    }
+    const uint32_t group = m_nvlsGroupBase + m_nextGroup++;
+    for (const auto& sw : d.switches)
+    {
+        sw->RegisterNvlsGroup(group, gpuIds);
+    }
+    d.groupOfMembers.emplace(std::move(gpuIds), group);
+    m_groups[group] = NvlsGroup();
+    return group;
+}
+
+void
+NvLinkTransportPlane::StartInSwitchAllReduce(const std::vector<uint32_t>& ranks,
+                                             uint64_t bytes,
+                                             Callback<void, uint32_t> rankDone)
+{
+    NS_ABORT_MSG_IF(!CanReduceInSwitch(ranks),
+                    "NvLinkTransportPlane: in-switch allreduce over ranks outside one NVLS-"
+                    "capable NVLink domain");
+    if (bytes == 0)
+    {
+        // Nothing to reduce: every rank holds the (empty) result, but not inside the call.
+        for (uint32_t r : ranks)
+        {
+            Simulator::ScheduleNow([rankDone, r]() { rankDone(r); });
+        }
+        return;
+    }
+    const uint32_t domain = m_ranks[ranks[0]].domain;
+    std::vector<uint32_t> gpuIds;
+    for (uint32_t r : ranks)
+    {
+        gpuIds.push_back(m_ranks[r].gpuId);
+    }
+    const uint32_t group = GroupFor(domain, gpuIds);
+    NvlsGroup& g = m_groups[group];
+
+    NvlsOp op;
+    op.group = group;
+    op.ranks = ranks;
+    op.bytes = bytes;
+    const uint64_t chunkBytes = std::max<uint64_t>(m_nvlsChunkBytes, m_granularity);
+    op.chunks = static_cast<uint32_t>((bytes + chunkBytes - 1) / chunkBytes);
+    op.idsPerChunk = static_cast<uint32_t>((chunkBytes + m_granularity - 1) / m_granularity);
+    const uint64_t ids = static_cast<uint64_t>(op.chunks) * op.idsPerChunk;
+    NS_ABORT_MSG_IF(ids > std::numeric_limits<uint32_t>::max(),
+                    "NvLinkTransportPlane: NVLS allreduce of " << bytes << " B is too large");
+    if (g.nextChunk > std::numeric_limits<uint32_t>::max() - ids)
+    {
+        NS_ABORT_MSG_IF(g.inFlight != 0, "NvLinkTransportPlane: NVLS chunk ids exhausted");
+        g.nextChunk = 0; // ids may be reused once nothing of the group is in flight
+    }
+    op.firstChunk = g.nextChunk;
+    g.nextChunk += static_cast<uint32_t>(ids);
+    g.inFlight++;
+    for (uint32_t r : ranks)
+    {
+        op.gpus.push_back(m_ranks[r].gpu);
+    }
+    op.issued.assign(ranks.size(), 0);
+    op.completed.assign(ranks.size(), 0);
+    op.rankDone = rankDone;
+    const uint64_t id = m_nextOpId++;
+    m_nvlsOps.emplace(id, std::move(op));
+    NS_LOG_INFO("NVLS allreduce " << id << ": " << ranks.size() << " ranks, " << bytes
+                                  << " B, group " << group);
+    for (uint32_t m = 0; m < ranks.size(); ++m)
+    {
+        IssueChunks(id, m);
+    }
+}
+
+void
+NvLinkTransportPlane::IssueChunks(uint64_t opId, uint32_t member)
+{
+    NvlsOp& op = m_nvlsOps.at(opId);
+    const uint64_t chunkBytes = std::max<uint64_t>(m_nvlsChunkBytes, m_granularity);
+    while (op.issued[member] < op.chunks &&
+           op.issued[member] - op.completed[member] < m_nvlsChunksInFlight)
+    {
+        const uint32_t c = op.issued[member]++;
+        const uint64_t offset = static_cast<uint64_t>(c) * chunkBytes;
+        const uint64_t size = std::min(chunkBytes, op.bytes - offset);
+        op.gpus[member]->NvlsReduce(
+            op.group,
+            op.firstChunk + c * op.idsPerChunk,
+            size,
+            NvLinkGpu::NvlsDoneCallback(
+                [this, opId, member](uint32_t, uint32_t) { ChunkDone(opId, member); }));
+    }
+}
+
+void
+NvLinkTransportPlane::ChunkDone(uint64_t opId, uint32_t member)
+{
+    auto it = m_nvlsOps.find(opId);
+    NS_ASSERT(it != m_nvlsOps.end());
+    NvlsOp& op = it->second;
+    if (++op.completed[member] < op.chunks)
+    {
+        IssueChunks(opId, member);
+        return;
+    }
+    const uint32_t rank = op.ranks[member];
+    Callback<void, uint32_t> done = op.rankDone;
+    if (++op.membersDone == op.ranks.size())
+    {
+        m_groups[op.group].inFlight--;
+        m_nvlsOps.erase(it);
+    }
+    done(rank); // last: may start another allreduce (and rehash m_nvlsOps)
+}
+
+uint32_t
+NvLinkTransportPlane::GetNvlsInFlight() const
+{
+    return static_cast<uint32_t>(m_nvlsOps.size());
+}
+
+void
+NvLinkTransportPlane::DoDispose()
+{
+    for (auto& r : m_ranks)
+    {
+        if (r.gpu)
+        {
+            r.gpu->SetPacketReceivedCallback(NvLinkGpu::PacketReceivedCallback());
+            r.gpu->SetPacketTxReadyCallback(NvLinkGpu::PacketTxReadyCallback());
+        }
+    }
+    m_ranks.clear();
+    m_domains.clear();
+    m_nvlsOps.clear();
+    m_groups.clear();
+    TransportPlane::DoDispose();
+}
+
+} // namespace ns3

@@ -1,0 +1,129 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_NVLINK_TRANSPORT_PLANE_H
+#define AI_FABRIC_NVLINK_TRANSPORT_PLANE_H
+
+#include "ns3/nvlink-gpu.h"
+#include "ns3/nvlink-helper.h"
+#include "ns3/nvswitch-core.h"
+#include "ns3/transport-plane.h"
+
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * TransportPlane over NVLink domains built by NvLinkHelper.  A transport packet
+ * is one NvLinkGpu::SendPacket packet (payload up to the devices' Granularity),
+ * sprayed over the switch planes like the GPU's own transfers; the TransportTag
+ * rides as a TransportPacketTag.  Ranks reach each other only inside a domain:
+ * a plane may hold several domains (one per server).
+ *
+ * In-switch reduction (NCCL NVLS): every member streams its buffer to the
+ * NvSwitches in NvlsChunkBytes chunks (NvLinkGpu::NvlsReduce), at most
+ * NvlsChunksInFlight per member, and gets the reduced chunks back by multicast.
+ * The defaults follow NCCL 2.18+: NVLS chunk 128 KiB, 16 NVLS channels each
+ * with one chunk in flight.  The window must fit the switch input buffers
+ * (1 MiB per port by default), since a contribution is held there until every
+ * member's has arrived.
+ */
+class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlane
+{
+  public:
+    static TypeId GetTypeId();
+    NvLinkTransportPlane();
+
+    /// Adds the domain \p helper installed; GPU g of it serves rank rankOfGpu[g].
+    /// Call before GpuTransport::AddPlane.  \return the domain index.
+    uint32_t AddDomain(const NvLinkHelper& helper, const std::vector<uint32_t>& rankOfGpu);
+    uint32_t GetNDomains() const;
+    /// Domain of \p rank; aborts when absent.
+    uint32_t GetDomain(uint32_t rank) const;
+    Ptr<NvLinkGpu> GetGpu(uint32_t rank) const;
+
+    bool HasRank(uint32_t rank) const override;
+    bool CanReach(uint32_t srcRank, uint32_t dstRank) const override;
+    uint32_t GetMaxPayloadBytes() const override;
+    bool Inject(uint32_t srcRank,
+                uint32_t dstRank,
+                uint32_t payloadBytes,
+                const TransportTag& tag) override;
+    int64_t GetNodeId(uint32_t rank) const override;
+    uint32_t GetPacketOverheadBytes() const override;
+
+    bool CanReduceInSwitch(const std::vector<uint32_t>& ranks) const override;
+    void StartInSwitchAllReduce(const std::vector<uint32_t>& ranks,
+                                uint64_t bytes,
+                                Callback<void, uint32_t> rankDone) override;
+    /// In-switch allreduces started and not finished by every member.
+    uint32_t GetNvlsInFlight() const;
+
+  protected:
+    void NotifyConstructionCompleted() override;
+    void DoDispose() override;
+
+  private:
+    struct RankEntry
+    {
+        Ptr<NvLinkGpu> gpu;
+        uint32_t domain{0};
+        uint32_t gpuId{0};
+    };
+
+    struct Domain
+    {
+        std::vector<Ptr<NvSwitch>> switches;
+        std::vector<uint32_t> rankOfGpu;
+        std::map<std::vector<uint32_t>, uint32_t> groupOfMembers; //!< sorted GPU ids ->
+    };
+
+    struct NvlsGroup
+    {
+        uint32_t nextChunk{0}; //!< chunk id (Granularity units) of the next allreduce
+        uint32_t inFlight{0};  //!< allreduces running on the group
+    };
+
+    struct NvlsOp
+    {
+        uint32_t group{0};
+        std::vector<uint32_t> ranks;
+        std::vector<Ptr<NvLinkGpu>> gpus;
+        uint64_t bytes{0};
+        uint32_t chunks{0};      //!< NvlsChunkBytes chunks
+        uint32_t firstChunk{0};  //!< chunk id of chunk 0
+        uint32_t idsPerChunk{0}; //!< Granularity chunk ids one chunk spans
+        std::vector<uint32_t> issued;
+        std::vector<uint32_t> completed;
+        uint32_t membersDone{0};
+        Callback<void, uint32_t> rankDone;
+    };
+
+    const RankEntry* Entry(uint32_t rank) const;
+    uint32_t GroupFor(uint32_t domain, std::vector<uint32_t> gpuIds);
+    void IssueChunks(uint64_t opId, uint32_t member);
+    void ChunkDone(uint64_t opId, uint32_t member);
+    void GpuReady(uint32_t domain, uint32_t gpuId);
+    void Receive(uint32_t srcGpu, Ptr<Packet> packet, uint16_t protocol);
+
+    uint16_t m_protocol;
+    uint64_t m_nvlsChunkBytes;
+    uint32_t m_nvlsChunksInFlight;
+    uint32_t m_nvlsGroupBase;
+    uint32_t m_granularity; //!< 0 until the first domain
+    uint32_t m_overhead;
+    std::vector<RankEntry> m_ranks; //!< indexed by rank; null gpu = absent
+    std::vector<Domain> m_domains;
+    std::unordered_map<uint32_t, NvlsGroup> m_groups;
+    std::unordered_map<uint64_t, NvlsOp> m_nvlsOps;
+    uint64_t m_nextOpId;
+    uint32_t m_nextGroup;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,362 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// GpuTransport over the NVLink and InfiniBand planes: per-GPU NVLink bandwidth and
+// plane split, NDR goodput through a fat tree, ring allreduce against the alpha-beta
+// model, NVLS against ring, a two-plane cluster and its flows rows.
+#include "ns3/collective-cost-model.h"
+#include "ns3/collective-engine.h"
+#include "ns3/config.h"
+#include "ns3/gpu-transport.h"
+#include "ns3/infiniband-helper.h"
+#include "ns3/infiniband-link-preset.h"
+#include "ns3/infiniband-transport-plane.h"
+#include "ns3/nvlink-helper.h"
+#include "ns3/nvlink-transport-plane.h"
+#include "ns3/results-database.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <gtest/gtest.h>
+#include <iostream>
+#include <sqlite3.h>
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr uint64_t MiB = 1 << 20;
+
+std::vector<uint32_t>
+Ranks(uint32_t first, uint32_t n)
+{
+    std::vector<uint32_t> r;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        r.push_back(first + i);
+    }
+    return r;
+}
+
+class TransportPlaneTest : public ::testing::Test
+{
+  protected:
+    void TearDown() override
+    {
+        Simulator::Destroy();
+        Config::Reset();
+    }
+
+    // One NVLink domain of `preset` for ranks first..first+7.
+    Ptr<NvLinkTransportPlane> NvLinkDomain(NvLinkHelper& helper,
+                                           const std::string& preset,
+                                           uint32_t first,
+                                           Ptr<NvLinkTransportPlane> plane = nullptr)
+    {
+        helper.SetPreset(preset);
+        NodeContainer gpus;
+        gpus.Create(8);
+        helper.Install(gpus);
+        if (!plane)
+        {
+            plane = CreateObject<NvLinkTransportPlane>();
+        }
+        plane->AddDomain(helper, Ranks(first, 8));
+        return plane;
+    }
+
+    // Sends `bytes` from src to dst now; returns the receiver completion time.
+    static Time SendAndRun(Ptr<GpuTransport> transport, uint32_t src, uint32_t dst, uint64_t bytes)
+    {
+        Time done = Seconds(-1);
+        transport->SendMessage(src,
+                               dst,
+                               bytes,
+                               GpuTransport::DoneCallback(),
+                               Callback<void>([&done]() { done = Simulator::Now(); }));
+        Simulator::Run();
+        return done;
+    }
+
+    static CollectiveResult RunAllReduce(Ptr<GpuTransport> transport,
+                                         const std::string& algorithm,
+                                         uint64_t bytes)
+    {
+        Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+        engine->SetTransport(transport);
+        CollectiveSpec spec;
+        spec.kind = "allreduce";
+        spec.algorithm = algorithm;
+        spec.ranks = Ranks(0, 8);
+        spec.bytes = bytes;
+        CollectiveResult result;
+        engine->Start(spec, CollectiveEngine::DoneCallback([&result](const CollectiveResult& r) {
+                          result = r;
+                      }));
+        Simulator::Run();
+        return result;
+    }
+};
+
+// 64 MiB GPU0 -> GPU1 on dgx-h100: the GPU sprays over its 18 links, so the message
+// runs at 18 x 25 GB/s x 256/272 = 423.5 GB/s of payload (158.5 us); tolerance 2%
+// (the fill latency is ~0.2 us).  Planes carry bytes 5:4:4:5 like the link counts, 2%.
+TEST_F(TransportPlaneTest, NvLinkMessageAtPerGpuBandwidth)
+{
+    NvLinkHelper helper;
+    Ptr<NvLinkTransportPlane> plane = NvLinkDomain(helper, "dgx-h100", 0);
+    EXPECT_EQ(plane->GetPlaneName(), "nvlink");
+    EXPECT_EQ(plane->GetMaxPayloadBytes(), 4096u);
+    EXPECT_EQ(plane->GetPacketOverheadBytes(), 16u * 16u); // 16 real packets x 16 B
+    Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+    transport->AddPlane(plane);
+
+    double rateBps = 0;
+    uint32_t links = 0;
+    for (uint32_t s = 0; s < helper.GetNSwitches(); ++s)
+    {
+        rateBps += helper.GetGpuDevice(0, s)->GetPayloadRateBps();
+        links += helper.GetGpuDevice(0, s)->GetLinks();
+    }
+    ASSERT_EQ(links, 18u);
+    ASSERT_NEAR(rateBps, 18 * 25e9 * 8 * 256.0 / 272.0, 1e-6 * rateBps);
+
+    const uint64_t bytes = 64 * MiB;
+    const Time done = SendAndRun(transport, 0, 1, bytes);
+    const double expected = bytes * 8.0 / rateBps;
+    std::cout << "[nvlink] 64 MiB sim_us=" << done.GetSeconds() * 1e6
+              << " model_us=" << expected * 1e6 << "\n";
+    EXPECT_NEAR(done.GetSeconds() / expected, 1.0, 0.02);
+    EXPECT_EQ(transport->GetRxBytes(1), bytes);
+
+    std::vector<double> planeBytes;
+    double total = 0;
+    for (uint32_t s = 0; s < 4; ++s)
+    {
+        planeBytes.push_back(helper.GetGpuDevice(0, s)->GetCounters().txBytes);
+        total += planeBytes.back();
+    }
+    const double weights[] = {5, 4, 4, 5};
+    for (uint32_t s = 0; s < 4; ++s)
+    {
+        EXPECT_NEAR(planeBytes[s] / total, weights[s] / 18.0, 0.02 * weights[s] / 18.0)
+            << "plane " << s;
+    }
+}
+
+// 64 MiB between hosts 0 and 7 of a radix-4 leaf/spine NDR fat tree (8 hosts, 4
+// leaves, 2 spines: 4 links): one RC SEND ONLY per 4096 B, 26 B of LRH+BTH+ICRC+VCRC,
+// so goodput = 400 Gb/s x 4096/4122 = 397.5 Gb/s and 1.3506 ms; tolerance 1%.
+TEST_F(TransportPlaneTest, InfinibandMessageAtNdrGoodput)
+{
+    InfinibandHelper ib;
+    ib.SetDeviceAttribute("Preset", StringValue("NDR"));
+    ib.SetDeviceAttribute("IbMtu", UintegerValue(4096));
+    InfinibandFabric fabric = ib.BuildFatTree(4, 8, 1.0);
+    ASSERT_EQ(fabric.switches.GetN(), 6u);
+    Ptr<InfinibandTransportPlane> plane = CreateObject<InfinibandTransportPlane>();
+    plane->AddHosts(fabric, Ranks(0, 8));
+    EXPECT_EQ(plane->GetPlaneName(), "infiniband");
+    EXPECT_EQ(plane->GetMaxPayloadBytes(), 4096u);
+    EXPECT_EQ(plane->GetPacketOverheadBytes(), 26u);
+    Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+    transport->AddPlane(plane);
+
+    const uint64_t bytes = 64 * MiB;
+    const Time done = SendAndRun(transport, 0, 7, bytes);
+    const double dataBps = InfinibandGetLinkPreset("NDR").GetDataRateBps();
+    ASSERT_NEAR(dataBps, 400e9, 1e3);
+    const double expected = bytes * 8.0 / (dataBps * 4096.0 / 4122.0);
+    std::cout << "[infiniband] 64 MiB sim_us=" << done.GetSeconds() * 1e6
+              << " model_us=" << expected * 1e6 << "\n";
+    EXPECT_NEAR(done.GetSeconds() / expected, 1.0, 0.01);
+    EXPECT_EQ(transport->GetRxBytes(7), bytes);
+    Ptr<InfinibandNetDevice> src = fabric.GetHostDevice(0);
+    EXPECT_EQ(src->GetCounters().txPackets, bytes / 4096);
+    EXPECT_EQ(src->GetCounters().txBytes, bytes / 4096 * 4122);
+    EXPECT_EQ(fabric.GetHostDevice(7)->GetIbCounters().misdelivered, 0u);
+}
+
+// Ring and NVLS allreduce of 256 MiB on the 8 GPUs of a dgx-h100 (256 MiB, not
+// 1 GiB, keeps the unit test to seconds; the ratio does not depend on the size here).
+// Ring: the alpha-beta model with β from the per-GPU NVLink (18 links, 4096 B payload
+// + 256 B of headers per packet) and α = 2 x 5 ns cable + 100 ns NVSwitch + one
+// packet's serialisation: 2(p−1)α + 2(p−1)/p nβ = 1109 us; tolerance 3%.
+// NVLS: each rank sends n up and receives n down at once, ≈ nβ = 634 us, so it must
+// beat the ring by more than 1.2x (NCCL's nvls/ring ratio on H100 is ~1.6-1.8).
+TEST_F(TransportPlaneTest, NvLinkRingMatchesModelAndNvlsBeatsRing)
+{
+    NvLinkHelper helper;
+    Ptr<NvLinkTransportPlane> plane = NvLinkDomain(helper, "dgx-h100", 0);
+    Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+    transport->AddPlane(plane);
+    ASSERT_TRUE(plane->CanReduceInSwitch(Ranks(0, 8)));
+
+    uint64_t signallingBps = 0;
+    for (uint32_t s = 0; s < helper.GetNSwitches(); ++s)
+    {
+        signallingBps += helper.GetGpuDevice(0, s)->GetClock().GetSignallingRate().GetBitRate();
+    }
+    const double efficiency = helper.GetGpuDevice(0, 0)->GetClock().GetEncodingEfficiency();
+    TimeValue cable;
+    helper.GetGpuDevice(0, 0)->GetChannel()->GetAttribute("Delay", cable);
+    TimeValue switchLatency;
+    helper.GetSwitch(0)->GetAttribute("TraversalLatency", switchLatency);
+    const CollectiveCostModel model = CollectiveCostModel::FromLink(DataRate(signallingBps),
+                                                                    efficiency,
+                                                                    plane->GetMaxPayloadBytes(),
+                                                                    plane->GetPacketOverheadBytes(),
+                                                                    plane->GetSoftwareLatency(),
+                                                                    2,
+                                                                    cable.Get(),
+                                                                    switchLatency.Get());
+    const uint64_t n = 256 * MiB;
+    const CollectiveResult ring = RunAllReduce(transport, "ring", n);
+    ASSERT_EQ(ring.algorithm, "ring");
+    const double ringSim = (ring.end - ring.start).GetSeconds();
+    const double ringModel = model.RingAllReduce(8, n);
+    std::cout << "[nvlink] ring allreduce 256 MiB sim_us=" << ringSim * 1e6
+              << " model_us=" << ringModel * 1e6 << " busbw_GBps=" << ring.busbwGbps << "\n";
+    EXPECT_NEAR(ringSim / ringModel, 1.0, 0.03);
+
+    const CollectiveResult nvls = RunAllReduce(transport, "nvls", n);
+    ASSERT_EQ(nvls.algorithm, "nvls");
+    const double nvlsSim = (nvls.end - nvls.start).GetSeconds();
+    std::cout << "[nvlink] nvls allreduce 256 MiB sim_us=" << nvlsSim * 1e6
+              << " ring/nvls=" << ringSim / nvlsSim << " busbw_GBps=" << nvls.busbwGbps << "\n";
+    EXPECT_GT(ringSim / nvlsSim, 1.2);
+    // Every 4 KiB chunk was reduced once, in one of the four switches.
+    uint64_t reduced = 0;
+    for (uint32_t s = 0; s < helper.GetNSwitches(); ++s)
+    {
+        reduced += helper.GetSwitch(s)->GetNvlsReducedChunks();
+        EXPECT_EQ(helper.GetSwitch(s)->GetNvlsPendingChunks(), 0u);
+    }
+    EXPECT_EQ(reduced, n / 4096);
+    EXPECT_EQ(plane->GetNvlsInFlight(), 0u);
+}
+
+// NVLS needs one gen3+ domain and more than one distinct rank.
+TEST_F(TransportPlaneTest, NvlsCapability)
+{
+    NvLinkHelper h100a;
+    NvLinkHelper h100b;
+    NvLinkHelper a100;
+    Ptr<NvLinkTransportPlane> plane = NvLinkDomain(h100a, "dgx-h100", 0);
+    NvLinkDomain(h100b, "dgx-h100", 8, plane);
+    Ptr<NvLinkTransportPlane> old = NvLinkDomain(a100, "dgx-a100", 0);
+    EXPECT_TRUE(plane->CanReduceInSwitch({0, 1}));
+    EXPECT_TRUE(plane->CanReduceInSwitch(Ranks(8, 8)));
+    EXPECT_FALSE(plane->CanReduceInSwitch({3}));
+    EXPECT_FALSE(plane->CanReduceInSwitch({0, 0}));
+    EXPECT_FALSE(plane->CanReduceInSwitch({7, 8}));    // two domains
+    EXPECT_FALSE(plane->CanReduceInSwitch({0, 16}));   // no rank 16
+    EXPECT_FALSE(old->CanReduceInSwitch(Ranks(0, 8))); // NVSwitch gen2
+    EXPECT_TRUE(plane->CanReach(0, 7));
+    EXPECT_FALSE(plane->CanReach(7, 8));
+    EXPECT_FALSE(plane->CanReach(3, 3));
+}
+
+// Two dgx-h100 servers (ranks 0-7, 8-15) and one NDR HCA per GPU on a radix-8 fat
+// tree: pairs inside a server go to the NVLink plane, across servers to InfiniBand.
+// 0->1 (8 MiB) must use only GPU 0's NVLink devices and 0->9 (8 MiB) only HCA 0,
+// each completing near its own plane's rate (5%: both start together and share
+// nothing); every message is a flows row with its plane's name.
+TEST_F(TransportPlaneTest, TwoPlanesRouteEachPairAndReportFlows)
+{
+    NvLinkHelper server0;
+    NvLinkHelper server1;
+    Ptr<NvLinkTransportPlane> nvlink = NvLinkDomain(server0, "dgx-h100", 0);
+    NvLinkDomain(server1, "dgx-h100", 8, nvlink);
+    InfinibandHelper ib;
+    ib.SetDeviceAttribute("Preset", StringValue("NDR"));
+    InfinibandFabric fabric = ib.BuildFatTree(8, 16, 1.0);
+    Ptr<InfinibandTransportPlane> infiniband = CreateObject<InfinibandTransportPlane>();
+    infiniband->SetAttribute("ServiceLevel", UintegerValue(3));
+    infiniband->AddHosts(fabric, Ranks(0, 16));
+    Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+    const uint32_t nvIndex = transport->AddPlane(nvlink);
+    const uint32_t ibIndex = transport->AddPlane(infiniband);
+    EXPECT_EQ(transport->SelectPlane(0, 1), static_cast<int32_t>(nvIndex));
+    EXPECT_EQ(transport->SelectPlane(9, 15), static_cast<int32_t>(nvIndex));
+    EXPECT_EQ(transport->SelectPlane(0, 9), static_cast<int32_t>(ibIndex));
+    EXPECT_EQ(transport->SelectPlane(15, 2), static_cast<int32_t>(ibIndex));
+
+    char tmpl[] = "/tmp/ai-fabric-planes-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string path = std::string(tmpl) + "/results.db";
+    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+    db->Open(path);
+    db->BeginRun("transport-planes", "transport-planes-test", 1, "{}");
+    transport->SetResultsDatabase(db);
+
+    const uint64_t bytes = 8 * MiB;
+    Time nvDone = Seconds(-1);
+    Time ibDone = Seconds(-1);
+    Time backDone = Seconds(-1);
+    auto at = [](Time* t) { return Callback<void>([t]() { *t = Simulator::Now(); }); };
+    transport->SendMessage(0, 1, bytes, GpuTransport::DoneCallback(), at(&nvDone));
+    transport->SendMessage(0, 9, bytes, GpuTransport::DoneCallback(), at(&ibDone));
+    transport->SendMessage(12, 3, MiB, GpuTransport::DoneCallback(), at(&backDone));
+    Simulator::Run();
+    ASSERT_GT(nvDone, Time(0));
+    ASSERT_GT(ibDone, Time(0));
+    ASSERT_GT(backDone, Time(0));
+
+    double nvRate = 0;
+    uint64_t nvTx = 0;
+    for (uint32_t s = 0; s < 4; ++s)
+    {
+        nvRate += server0.GetGpuDevice(0, s)->GetPayloadRateBps();
+        nvTx += server0.GetGpuDevice(0, s)->GetCounters().txBytes;
+    }
+    // 2048 packets of 4096 B + 16 B NvLinkHeader; nothing else left GPU 0 on NVLink.
+    EXPECT_EQ(nvTx, bytes / 4096 * (4096 + 16));
+    EXPECT_EQ(fabric.GetHostDevice(0)->GetCounters().txBytes, bytes / 4096 * 4122);
+    EXPECT_EQ(fabric.GetHostDevice(1)->GetCounters().txPackets, 0u);
+    EXPECT_NEAR(nvDone.GetSeconds() / (bytes * 8.0 / nvRate), 1.0, 0.05);
+    const double ibRate = InfinibandGetLinkPreset("NDR").GetDataRateBps() * 4096.0 / 4122.0;
+    EXPECT_NEAR(ibDone.GetSeconds() / (bytes * 8.0 / ibRate), 1.0, 0.05);
+    EXPECT_EQ(transport->GetRxBytes(9), bytes);
+    EXPECT_EQ(transport->GetRxBytes(3), MiB);
+
+    db->EndRun("complete", Simulator::Now());
+    db->Close();
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    auto scalar = [h](const std::string& sql) {
+        sqlite3_stmt* st = nullptr;
+        EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+        double v = std::nan("");
+        if (st && sqlite3_step(st) == SQLITE_ROW)
+        {
+            v = sqlite3_column_double(st, 0);
+        }
+        sqlite3_finalize(st);
+        return v;
+    };
+    EXPECT_EQ(scalar("SELECT count(*) FROM flows"), 3);
+    EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE plane='nvlink' AND src_rank=0 AND "
+                     "dst_rank=1 AND end_ns IS NOT NULL AND packets=2048"),
+              1);
+    EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE plane='infiniband' AND src_rank=0 AND "
+                     "dst_rank=9 AND end_ns IS NOT NULL AND packets=2048"),
+              1);
+    EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE plane='infiniband' AND src_rank=12 AND "
+                     "dst_rank=3"),
+              1);
+    // The NVLink row names the GPU nodes, the InfiniBand row the HCA nodes.
+    EXPECT_EQ(scalar("SELECT src_node FROM flows WHERE src_rank=0 AND dst_rank=1"),
+              static_cast<double>(nvlink->GetNodeId(0)));
+    EXPECT_EQ(scalar("SELECT dst_node FROM flows WHERE src_rank=0 AND dst_rank=9"),
+              static_cast<double>(fabric.hosts.Get(9)->GetId()));
+    sqlite3_close_v2(h);
+    std::remove(path.c_str());
+}
+
+} // namespace
