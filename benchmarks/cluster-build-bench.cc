@@ -30,11 +30,13 @@ void
 BM_BuildDgxH100(benchmark::State& state)
 {
     const auto servers = static_cast<uint32_t>(state.range(0));
+    const bool global = state.range(1) != 0;
     for (auto _ : state)
     {
         ClusterConfig c;
         c.ApplyPreset("dgx-h100");
         c.servers = servers;
+        c.ethRouting = global ? "global" : "static";
         ClusterHelper cluster(c);
         const std::string error = cluster.TryBuild();
         if (!error.empty())
@@ -55,6 +57,12 @@ BM_BuildDgxH100(benchmark::State& state)
 
 } // namespace
 
-BENCHMARK(BM_BuildDgxH100)->Arg(16)->Arg(128)->Unit(benchmark::kSecond)->Iterations(1);
+// Args: servers, front-end routing (0 static, 1 ns-3 global routing).
+BENCHMARK(BM_BuildDgxH100)
+    ->Args({16, 0})
+    ->Args({128, 0})
+    ->Args({128, 1})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
 
 BENCHMARK_MAIN();

@@ -224,6 +224,7 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
     cmd.AddValue("ethRate", "front-end Gb/s per Ethernet port; 0 = preset", cli.ethRate_Gbps);
     cmd.AddValue("serversPerRack", "servers per rack; 0 = preset", cli.serversPerRack);
     cmd.AddValue("racksPerTor", "racks per top-of-rack switch; 0 = preset (1)", cli.racksPerTor);
+    cmd.AddValue("ethRouting", "front-end IPv4 routing: static or global", cli.ethRouting);
     cmd.AddValue("ethAggSwitches",
                  "front-end aggregation switches; 0 = preset",
                  cli.ethAggSwitches);
@@ -280,6 +281,10 @@ ClusterConfig::ApplyCommandLine()
     set(serversPerRack, o.serversPerRack);
     set(racksPerTor, o.racksPerTor);
     set(ethAggSwitches, o.ethAggSwitches);
+    if (!o.ethRouting.empty())
+    {
+        ethRouting = o.ethRouting;
+    }
     set(ethUplinkRate_Gbps, o.ethUplinkRate_Gbps);
     set(storageNodes, o.storageNodes);
     set(storageRate_Gbps, o.storageRate_Gbps);
@@ -377,6 +382,10 @@ ClusterConfig::Validate() const
     if (servers > 4096 || gpusPerServer > 255)
     {
         return "front-end addressing takes at most 4096 servers of at most 255 GPUs";
+    }
+    if (ethRouting != "static" && ethRouting != "global")
+    {
+        return "unknown front-end routing '" + ethRouting + "'; valid: static, global";
     }
     if (ibRoutingEngine != "ftree" && ibRoutingEngine != "updn" && ibRoutingEngine != "minhop")
     {

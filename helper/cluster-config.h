@@ -64,6 +64,9 @@ struct ClusterConfig
     uint32_t serversPerRack{4};
     uint32_t racksPerTor{1};
     uint32_t ethAggSwitches{2};
+    /// "static": routes from the address plan; "global": ns-3 Ipv4GlobalRoutingHelper
+    /// (shortest paths, ECMP off), slower to build at scale.
+    std::string ethRouting{"static"};
     double ethUplinkRate_Gbps{0.0}; //!< ToR to each aggregation switch; 0 = non-blocking
     double ethDelay_ns{500.0};      //!< per front-end cable, ~100 m of fibre at 5 ns/m
     uint32_t storageNodes{1};
@@ -129,6 +132,7 @@ struct ClusterConfig
         uint32_t serversPerRack{0};
         uint32_t racksPerTor{0};
         uint32_t ethAggSwitches{0};
+        std::string ethRouting;
         double ethUplinkRate_Gbps{0};
         uint32_t storageNodes{0};
         double storageRate_Gbps{0};

@@ -10,6 +10,7 @@
 #include "ns3/double.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
+#include "ns3/ipv4-global-routing-helper.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4-static-routing.h"
 #include "ns3/log.h"
@@ -464,9 +465,24 @@ ClusterHelper::BuildFrontEnd()
     internet.Install(m_tors);
     internet.Install(m_aggs);
     Ipv4StaticRoutingHelper staticRouting;
-    auto routing = [&](Ptr<Node> n) {
-        return staticRouting.GetStaticRouting(n->GetObject<Ipv4>());
+    // With global routing the static tables stay empty (static routes would take precedence
+    // in the list routing) and GlobalRouteManager fills its own after the links exist.
+    const bool useStatic = c.ethRouting == "static";
+    auto defaultRoute = [&](Ptr<Node> n, Ipv4Address gateway, uint32_t interface) {
+        if (useStatic)
+        {
+            staticRouting.GetStaticRouting(n->GetObject<Ipv4>())
+                ->SetDefaultRoute(gateway, interface);
+        }
     };
+    auto networkRoute =
+        [&](Ptr<Node> n, Ipv4Address net, Ipv4Mask mask, Ipv4Address gateway, uint32_t interface) {
+            if (useStatic)
+            {
+                staticRouting.GetStaticRouting(n->GetObject<Ipv4>())
+                    ->AddNetworkRouteTo(net, mask, gateway, interface);
+            }
+        };
 
     const uint32_t perTor = c.GetServersPerTor();
     const uint32_t aggs = c.ethAggSwitches;
@@ -519,15 +535,15 @@ ClusterHelper::BuildFrontEnd()
                                        torIf);
         ++m_ethLinks;
         m_cpuAddress[s] = cpuAddr;
-        routing(cpu)->SetDefaultRoute(torAddr, cpuIf);
-        routing(tor)->AddNetworkRouteTo(ServerBlock(s), kServerMask, cpuAddr, torIf);
+        defaultRoute(cpu, torAddr, cpuIf);
+        networkRoute(tor, ServerBlock(s), kServerMask, cpuAddr, torIf);
         for (uint32_t a = 0; a < aggs; ++a)
         {
-            routing(m_aggs.Get(a))
-                ->AddNetworkRouteTo(ServerBlock(s),
-                                    kServerMask,
-                                    uplink[t][a].torAddr,
-                                    uplink[t][a].aggIf);
+            networkRoute(m_aggs.Get(a),
+                         ServerBlock(s),
+                         kServerMask,
+                         uplink[t][a].torAddr,
+                         uplink[t][a].aggIf);
         }
         for (uint32_t i = 0; i < c.gpusPerServer; ++i)
         {
@@ -544,14 +560,14 @@ ClusterHelper::BuildFrontEnd()
                                            gpuIf);
             ++m_pcieLinks;
             m_gpuAddress[rank] = gpuAddr;
-            routing(gpu)->SetDefaultRoute(cpuPcie, gpuIf);
+            defaultRoute(gpu, cpuPcie, gpuIf);
         }
     }
     // Server-to-server traffic across ToRs takes aggregation switch 0; storage i hangs off
     // aggregation switch i mod aggs and every ToR reaches it through that switch.
     for (uint32_t t = 0; t < m_tors.GetN(); ++t)
     {
-        routing(m_tors.Get(t))->SetDefaultRoute(uplink[t][0].aggAddr, uplink[t][0].torIf);
+        defaultRoute(m_tors.Get(t), uplink[t][0].aggAddr, uplink[t][0].torIf);
     }
     for (uint32_t i = 0; i < c.storageNodes; ++i)
     {
@@ -567,12 +583,19 @@ ClusterHelper::BuildFrontEnd()
                                       aggIf);
         ++m_ethLinks;
         m_storageAddress[i] = stAddr;
-        routing(m_storage.Get(i))->SetDefaultRoute(aggAddr, stIf);
+        defaultRoute(m_storage.Get(i), aggAddr, stIf);
         for (uint32_t t = 0; t < m_tors.GetN(); ++t)
         {
-            routing(m_tors.Get(t))
-                ->AddHostRouteTo(stAddr, uplink[t][a].aggAddr, uplink[t][a].torIf);
+            networkRoute(m_tors.Get(t),
+                         stAddr,
+                         Ipv4Mask("255.255.255.255"),
+                         uplink[t][a].aggAddr,
+                         uplink[t][a].torIf);
         }
+    }
+    if (!useStatic)
+    {
+        Ipv4GlobalRoutingHelper::PopulateRoutingTables();
     }
 }
 
@@ -790,6 +813,24 @@ uint32_t
 ClusterHelper::GetRail(uint32_t rank) const
 {
     return GetLocalIndex(rank);
+}
+
+uint32_t
+ClusterHelper::GetNDomains() const
+{
+    return m_config.GetNDomains();
+}
+
+std::vector<uint32_t>
+ClusterHelper::GetDomainRanks(uint32_t domain) const
+{
+    NS_ABORT_MSG_UNLESS(domain < m_config.GetNDomains(), "cluster: no NVLink domain " << domain);
+    std::vector<uint32_t> ranks(m_config.GetGpusPerDomain());
+    for (uint32_t g = 0; g < ranks.size(); ++g)
+    {
+        ranks[g] = domain * m_config.GetGpusPerDomain() + g;
+    }
+    return ranks;
 }
 
 Ptr<Node>

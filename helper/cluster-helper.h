@@ -81,6 +81,9 @@ class ClusterHelper
     uint32_t GetLocalIndex(uint32_t rank) const;
     uint32_t GetDomain(uint32_t rank) const; //!< NVLink domain
     uint32_t GetRail(uint32_t rank) const;   //!< InfiniBand rail = local GPU index
+    uint32_t GetNDomains() const;
+    /// Ranks of NVLink domain \p domain, by GPU id (NvLinkTransportPlane::AddDomain's rankOfGpu).
+    std::vector<uint32_t> GetDomainRanks(uint32_t domain) const;
 
     // Nodes.
     Ptr<Node> GetGpuNode(uint32_t rank) const;

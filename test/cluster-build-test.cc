@@ -374,6 +374,11 @@ TEST_F(Cluster, Nvl72DomainSpansTheRack)
     EXPECT_EQ(cluster.SelectPlane(3, 4), ClusterPlane::NVLINK); // different trays, same rack
     EXPECT_EQ(cluster.SelectPlane(71, 72), ClusterPlane::INFINIBAND);
     EXPECT_EQ(cluster.GetDomain(143), 1u);
+    EXPECT_EQ(cluster.GetNDomains(), 2u);
+    const std::vector<uint32_t> ranks = cluster.GetDomainRanks(1);
+    ASSERT_EQ(ranks.size(), 72u);
+    EXPECT_EQ(ranks.front(), 72u);
+    EXPECT_EQ(cluster.GetNvLinkGpuId(ranks.back()), 71u);
     EXPECT_EQ(cluster.GetRail(5), 1u);
     ExpectIbAllPairsReachable(cluster);
     ExpectIbDevicesReachEveryPair(cluster);

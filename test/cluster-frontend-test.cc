@@ -90,9 +90,12 @@ Transfer(Ptr<Node> src,
     bulk.Install(src);
 }
 
-TEST_F(ClusterFrontEnd, CheckpointFromStorageToEveryCpuAtBottleneckRate)
+void
+CheckpointToEveryCpu(const std::string& routing)
 {
-    ClusterHelper cluster(SmallFrontEnd());
+    ClusterConfig c = SmallFrontEnd();
+    c.ethRouting = routing;
+    ClusterHelper cluster(c);
     ASSERT_EQ(cluster.TryBuild(), "");
     const uint64_t bytes = 2'000'000;
     std::vector<SinkStats> stats(4);
@@ -119,6 +122,16 @@ TEST_F(ClusterFrontEnd, CheckpointFromStorageToEveryCpuAtBottleneckRate)
     const double measured_bps = 4.0 * bytes * 8 / end.GetSeconds();
     EXPECT_NEAR(measured_bps / expected_bps, 1.0, 0.05)
         << "measured " << measured_bps << " expected " << expected_bps;
+}
+
+TEST_F(ClusterFrontEnd, CheckpointFromStorageToEveryCpuAtBottleneckRate)
+{
+    CheckpointToEveryCpu("static");
+}
+
+TEST_F(ClusterFrontEnd, CheckpointOverGlobalRouting)
+{
+    CheckpointToEveryCpu("global");
 }
 
 TEST_F(ClusterFrontEnd, DataLoadingReachesGpusThroughCpuAtPcieRate)
