@@ -207,6 +207,13 @@ struct AllReduceCase
     uint32_t ranks;
 };
 
+// Readable parameter in ctest's test list instead of a byte dump.
+void
+PrintTo(const AllReduceCase& c, std::ostream* os)
+{
+    *os << c.algorithm << " on " << c.ranks << " ranks";
+}
+
 class CollectiveAllReduceModelTest : public CollectiveTest,
                                      public ::testing::WithParamInterface<AllReduceCase>
 {
