@@ -8,7 +8,6 @@
 #include "ns3/test.h"
 
 #include <gtest/gtest.h>
-
 #include <sstream>
 
 namespace

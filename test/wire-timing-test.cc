@@ -11,7 +11,7 @@ using namespace ns3;
 TEST(SerializationClock, SinglePacketWithinOneNanosecond)
 {
     SerializationClock clock(DataRate("400Gbps"), 1.0);
-    EXPECT_EQ(clock.GetTransmitTime(4160), NanoSeconds(84)); // ceil(83.2)
+    EXPECT_EQ(clock.GetTransmitTime(4160), NanoSeconds(84));  // ceil(83.2)
     EXPECT_EQ(clock.NextTransmitTime(4160), NanoSeconds(83)); // floor, 0.2 ns carried
 }
 
