@@ -7,9 +7,11 @@
 #include "ns3/command-line.h"
 #include "ns3/nvlink-helper.h"
 #include "ns3/nvlink-net-device.h"
+#include "ns3/run-parameters.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace ns3
@@ -199,46 +201,49 @@ ClusterConfig::ApplyPreset(const std::string& name)
 void
 ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
 {
+    // -1 = keep the preset's value, so 0 can be asked for (and refused where it makes no sense).
     cmd.AddValue("preset", "cluster preset: dgx-a100, dgx-h100, gb200-nvl72", cli.preset);
     cmd.AddValue("servers",
-                 "servers (DGX chassis or GB200 compute trays); 0 = preset",
+                 "servers (DGX chassis or GB200 compute trays); -1 = preset",
                  cli.servers);
-    cmd.AddValue("gpusPerServer", "GPUs per server; 0 = preset", cli.gpusPerServer);
+    cmd.AddValue("gpusPerServer", "GPUs per server; -1 = preset", cli.gpusPerServer);
     cmd.AddValue("serversPerDomain",
-                 "servers sharing one NVLink domain; 0 = preset",
+                 "servers sharing one NVLink domain; -1 = preset",
                  cli.serversPerDomain);
-    cmd.AddValue("nvlinkGen",
-                 "NVLink generation 2-5 (sets links per GPU and link rate); 0 = preset",
-                 cli.nvlinkGen);
-    cmd.AddValue("nvlinkLinks", "NVLink links per GPU; 0 = preset", cli.nvlinkLinksPerGpu);
-    cmd.AddValue("ibRate", "InfiniBand Gb/s per HCA; 0 = preset", cli.ibRate_Gbps);
-    cmd.AddValue("ibRadix", "InfiniBand switch ports; 0 = preset", cli.ibSwitchRadix);
+    cmd.AddValue(
+        "nvlinkGen",
+        "NVLink generation 2-5 (sets links per GPU, link rate, NVSwitch ports); -1 = preset",
+        cli.nvlinkGen);
+    cmd.AddValue("nvlinkLinks", "NVLink links per GPU; -1 = preset", cli.nvlinkLinksPerGpu);
+    cmd.AddValue("ibRate", "InfiniBand Gb/s per HCA; -1 = preset", cli.ibRate_Gbps);
+    cmd.AddValue("ibRadix", "InfiniBand switch ports; -1 = preset", cli.ibSwitchRadix);
     cmd.AddValue("oversubscription",
-                 "InfiniBand leaf down:up ratio (>= 1); 0 = preset (1)",
+                 "InfiniBand leaf down:up ratio (>= 1); -1 = preset (1)",
                  cli.oversubscription);
-    cmd.AddValue("ibTiers", "InfiniBand switch tiers 1-3; 0 = fewest that fit", cli.ibTiers);
+    cmd.AddValue("ibTiers",
+                 "InfiniBand switch tiers 1-3, 0 = fewest that fit; -1 = preset (0)",
+                 cli.ibTiers);
     cmd.AddValue("ibRouting", "subnet manager engine: ftree, updn, minhop", cli.ibRoutingEngine);
     cmd.AddValue("ethPorts",
-                 "front-end Ethernet ports per server; 0 = preset",
+                 "front-end Ethernet ports per server; -1 = preset",
                  cli.ethPortsPerServer);
-    cmd.AddValue("ethRate", "front-end Gb/s per Ethernet port; 0 = preset", cli.ethRate_Gbps);
-    cmd.AddValue("serversPerRack", "servers per rack; 0 = preset", cli.serversPerRack);
-    cmd.AddValue("racksPerTor", "racks per top-of-rack switch; 0 = preset (1)", cli.racksPerTor);
+    cmd.AddValue("ethRate", "front-end Gb/s per Ethernet port; -1 = preset", cli.ethRate_Gbps);
+    cmd.AddValue("serversPerRack", "servers per rack; -1 = preset", cli.serversPerRack);
+    cmd.AddValue("racksPerTor", "racks per top-of-rack switch; -1 = preset (1)", cli.racksPerTor);
     cmd.AddValue("ethRouting", "front-end IPv4 routing: static or global", cli.ethRouting);
     cmd.AddValue("ethAggSwitches",
-                 "front-end aggregation switches; 0 = preset",
+                 "front-end aggregation switches; -1 = preset (2)",
                  cli.ethAggSwitches);
     cmd.AddValue("ethUplinkRate",
-                 "Gb/s from each ToR to each aggregation switch; 0 = non-blocking",
+                 "Gb/s from each ToR to each aggregation switch, 0 = non-blocking; -1 = preset (0)",
                  cli.ethUplinkRate_Gbps);
     cmd.AddValue("storageNodes",
-                 "storage nodes on the front-end; 0 = preset (1)",
+                 "storage nodes on the front-end; -1 = preset (1)",
                  cli.storageNodes);
-    cmd.AddValue("noStorage", "build no storage node", cli.noStorage);
     cmd.AddValue("storageRate",
-                 "Gb/s of each storage node's link; 0 = preset",
+                 "Gb/s of each storage node's link; -1 = preset",
                  cli.storageRate_Gbps);
-    cmd.AddValue("pcieRate", "GPU<->CPU Gb/s per direction; 0 = preset", cli.pcieRate_Gbps);
+    cmd.AddValue("pcieRate", "GPU<->CPU Gb/s per direction; -1 = preset", cli.pcieRate_Gbps);
 }
 
 std::string
@@ -250,50 +255,90 @@ ClusterConfig::ApplyCommandLine()
     {
         return error;
     }
-    if (o.nvlinkGen != 0)
-    {
-        error = ApplyNvLinkGeneration(o.nvlinkGen);
-        if (!error.empty())
+    auto count = [&error](const char* flag, uint32_t& field, int64_t value) {
+        if (value == -1 || !error.empty())
         {
-            return error;
+            return;
         }
-    }
-    auto set = [](auto& field, auto value) {
-        if (value != 0)
+        if (value < 0 || value > std::numeric_limits<uint32_t>::max())
+        {
+            error = "--" + std::string(flag) + "=" + std::to_string(value) +
+                    ": expected a count >= 0 (or -1 for the preset's value)";
+            return;
+        }
+        field = static_cast<uint32_t>(value);
+    };
+    auto real = [](double& field, double value) {
+        if (value != -1)
         {
             field = value;
         }
     };
-    set(servers, o.servers);
-    set(gpusPerServer, o.gpusPerServer);
-    set(serversPerDomain, o.serversPerDomain);
-    set(nvlinkLinksPerGpu, o.nvlinkLinksPerGpu);
-    set(ibRate_Gbps, o.ibRate_Gbps);
-    set(ibSwitchRadix, o.ibSwitchRadix);
-    set(oversubscription, o.oversubscription);
-    set(ibTiers, o.ibTiers);
+    uint32_t gen = nvlinkGen;
+    count("nvlinkGen", gen, o.nvlinkGen);
+    if (error.empty() && o.nvlinkGen != -1)
+    {
+        error = ApplyNvLinkGeneration(gen);
+    }
+    count("servers", servers, o.servers);
+    count("gpusPerServer", gpusPerServer, o.gpusPerServer);
+    count("serversPerDomain", serversPerDomain, o.serversPerDomain);
+    count("nvlinkLinks", nvlinkLinksPerGpu, o.nvlinkLinksPerGpu);
+    count("ibRadix", ibSwitchRadix, o.ibSwitchRadix);
+    count("ibTiers", ibTiers, o.ibTiers);
+    count("ethPorts", ethPortsPerServer, o.ethPortsPerServer);
+    count("serversPerRack", serversPerRack, o.serversPerRack);
+    count("racksPerTor", racksPerTor, o.racksPerTor);
+    count("ethAggSwitches", ethAggSwitches, o.ethAggSwitches);
+    count("storageNodes", storageNodes, o.storageNodes);
+    if (!error.empty())
+    {
+        return error;
+    }
+    real(ibRate_Gbps, o.ibRate_Gbps);
+    real(oversubscription, o.oversubscription);
+    real(ethRate_Gbps, o.ethRate_Gbps);
+    real(ethUplinkRate_Gbps, o.ethUplinkRate_Gbps);
+    real(storageRate_Gbps, o.storageRate_Gbps);
+    real(pcieRate_Gbps, o.pcieRate_Gbps);
     if (!o.ibRoutingEngine.empty())
     {
         ibRoutingEngine = o.ibRoutingEngine;
     }
-    set(ethPortsPerServer, o.ethPortsPerServer);
-    set(ethRate_Gbps, o.ethRate_Gbps);
-    set(serversPerRack, o.serversPerRack);
-    set(racksPerTor, o.racksPerTor);
-    set(ethAggSwitches, o.ethAggSwitches);
     if (!o.ethRouting.empty())
     {
         ethRouting = o.ethRouting;
     }
-    set(ethUplinkRate_Gbps, o.ethUplinkRate_Gbps);
-    set(storageNodes, o.storageNodes);
-    set(storageRate_Gbps, o.storageRate_Gbps);
-    set(pcieRate_Gbps, o.pcieRate_Gbps);
-    if (o.noStorage)
-    {
-        storageNodes = 0;
-    }
     return Validate();
+}
+
+void
+ClusterConfig::AddToRunParameters(RunParameters& p) const
+{
+    p.Set("cluster.preset", preset);
+    p.Set("cluster.servers", servers);
+    p.Set("cluster.gpusPerServer", gpusPerServer);
+    p.Set("cluster.serversPerDomain", serversPerDomain);
+    p.Set("cluster.nvlinkGen", nvlinkGen);
+    p.Set("cluster.nvlinkLinksPerGpu", nvlinkLinksPerGpu);
+    p.Set("cluster.nvlinkLinkRate_GBps", nvlinkLinkRate_GBps);
+    p.Set("cluster.nvswitchesPerDomain", nvswitchesPerDomain);
+    p.Set("cluster.nvswitchPorts", nvswitchPorts);
+    p.Set("cluster.ibRate_Gbps", ibRate_Gbps);
+    p.Set("cluster.ibSwitchRadix", ibSwitchRadix);
+    p.Set("cluster.oversubscription", oversubscription);
+    p.Set("cluster.ibTiers", ibTiers);
+    p.Set("cluster.ibRoutingEngine", ibRoutingEngine);
+    p.Set("cluster.ethPortsPerServer", ethPortsPerServer);
+    p.Set("cluster.ethRate_Gbps", ethRate_Gbps);
+    p.Set("cluster.serversPerRack", serversPerRack);
+    p.Set("cluster.racksPerTor", racksPerTor);
+    p.Set("cluster.ethAggSwitches", ethAggSwitches);
+    p.Set("cluster.ethRouting", ethRouting);
+    p.Set("cluster.ethUplinkRate_Gbps", GetTorUplinkRate_Gbps());
+    p.Set("cluster.storageNodes", storageNodes);
+    p.Set("cluster.storageRate_Gbps", storageRate_Gbps);
+    p.Set("cluster.pcieRate_Gbps", pcieRate_Gbps);
 }
 
 void

@@ -14,6 +14,7 @@ namespace ns3
 {
 
 class CommandLine;
+class RunParameters;
 
 /// The three networks of an AI cluster; names match the results database's plane column.
 enum class ClusterPlane
@@ -100,6 +101,8 @@ struct ClusterConfig
     /// "" or the error (unknown preset, invalid values per Validate()).
     std::string ApplyCommandLine();
     void ApplyCommandLineOrAbort();
+    /// Every field as "cluster.<name>" in the run's params JSON.
+    void AddToRunParameters(RunParameters& params) const;
 
     // Derived figures.
     uint32_t GetNRanks() const;
@@ -113,31 +116,30 @@ struct ClusterConfig
     double GetIbPerGpu_Gbps() const;
     double GetEthPerGpu_Gbps() const;
 
-    /// Command-line values; 0 / empty = not given.
+    /// Command-line values; -1 / empty = not given (the preset's value stays).
     struct Overrides
     {
         std::string preset;
-        uint32_t servers{0};
-        uint32_t gpusPerServer{0};
-        uint32_t serversPerDomain{0};
-        uint32_t nvlinkGen{0};
-        uint32_t nvlinkLinksPerGpu{0};
-        double ibRate_Gbps{0};
-        uint32_t ibSwitchRadix{0};
-        double oversubscription{0};
-        uint32_t ibTiers{0};
+        int64_t servers{-1};
+        int64_t gpusPerServer{-1};
+        int64_t serversPerDomain{-1};
+        int64_t nvlinkGen{-1};
+        int64_t nvlinkLinksPerGpu{-1};
+        double ibRate_Gbps{-1};
+        int64_t ibSwitchRadix{-1};
+        double oversubscription{-1};
+        int64_t ibTiers{-1};
         std::string ibRoutingEngine;
-        uint32_t ethPortsPerServer{0};
-        double ethRate_Gbps{0};
-        uint32_t serversPerRack{0};
-        uint32_t racksPerTor{0};
-        uint32_t ethAggSwitches{0};
+        int64_t ethPortsPerServer{-1};
+        double ethRate_Gbps{-1};
+        int64_t serversPerRack{-1};
+        int64_t racksPerTor{-1};
+        int64_t ethAggSwitches{-1};
         std::string ethRouting;
-        double ethUplinkRate_Gbps{0};
-        uint32_t storageNodes{0};
-        double storageRate_Gbps{0};
-        double pcieRate_Gbps{0};
-        bool noStorage{false};
+        double ethUplinkRate_Gbps{-1};
+        int64_t storageNodes{-1};
+        double storageRate_Gbps{-1};
+        double pcieRate_Gbps{-1};
     };
 
     Overrides cli;

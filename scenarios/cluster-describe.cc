@@ -8,6 +8,7 @@
 #include "ns3/cluster-helper.h"
 #include "ns3/command-line.h"
 #include "ns3/results-database.h"
+#include "ns3/run-parameters.h"
 #include "ns3/simulator.h"
 
 #include <iostream>
@@ -34,7 +35,10 @@ main(int argc, char* argv[])
     {
         Ptr<ResultsDatabase> results = CreateObject<ResultsDatabase>();
         results->Open(db);
-        results->BeginRun("describe", "cluster-describe", 1, "{}");
+        RunParameters params;
+        cluster.GetConfig().AddToRunParameters(params);
+        params.AddGlobalValues();
+        results->BeginRun("describe", "cluster-describe", 1, params.ToJson());
         cluster.WriteNodes(results);
         cluster.WriteLinks(results);
         results->EndRun("complete", Simulator::Now());

@@ -455,7 +455,10 @@ TEST_F(Cluster, ImpossibleRequestsRejectedBeforeBuilding)
     std::vector<RejectCase> cases = {
         {{"--preset=dgx-h100", "--gpusPerServer=72"}, "72 GPUs per NVLink domain"},
         {{"--preset=dgx-h100", "--gpusPerServer=72"}, "at most 12 GPUs"},
-        {{"--servers=0", "--preset=dgx-a100"}, ""}, // 0 = "preset value": accepted
+        {{"--servers=0", "--preset=dgx-a100"}, "servers must be at least 1"},
+        {{"--servers=-1", "--preset=dgx-a100"}, ""}, // -1: the preset's value
+        {{"--servers=-3"}, "--servers=-3: expected a count >= 0"},
+        {{"--ethRouting=ospf"}, "unknown front-end routing 'ospf'"},
         {{"--preset=dgx-x100"}, "unknown preset 'dgx-x100'; valid: dgx-a100 dgx-h100 gb200-nvl72"},
         {{"--preset=dgx-h100", "--servers=64", "--ibRadix=16", "--ibTiers=2"},
          "InfiniBand switch radix 16 too small for 512 HCAs on 8 rails in 2 tier(s): they need 3"},
@@ -481,7 +484,6 @@ TEST_F(Cluster, ImpossibleRequestsRejectedBeforeBuilding)
         }
         EXPECT_NE(e.find(k.message), std::string::npos) << "got: " << e;
     }
-    // Zero servers set directly (the flag's 0 means "preset value").
     ClusterConfig zero;
     zero.servers = 0;
     EXPECT_EQ(zero.Validate(), "servers must be at least 1");
