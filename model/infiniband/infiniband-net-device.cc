@@ -689,11 +689,12 @@ InfinibandNetDevice::SendPacket(Ptr<Packet> payload, uint16_t dlid, uint8_t sl, 
         if (Simulator::Now() < cc->nextInjection)
         {
             m_packetRefused = true;
-            if (!m_packetWakeup.IsRunning())
+            const Time delay = cc->nextInjection - Simulator::Now();
+            if (!m_packetWakeup.IsRunning() || Simulator::GetDelayLeft(m_packetWakeup) > delay)
             {
-                m_packetWakeup = Simulator::Schedule(cc->nextInjection - Simulator::Now(),
-                                                     &InfinibandNetDevice::NotifyPacketTxReady,
-                                                     this);
+                m_packetWakeup.Cancel();
+                m_packetWakeup =
+                    Simulator::Schedule(delay, &InfinibandNetDevice::NotifyPacketTxReady, this);
             }
             return false;
         }

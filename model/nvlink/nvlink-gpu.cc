@@ -52,7 +52,8 @@ NvLinkGpu::NvLinkGpu()
       m_pendingBytes(0),
       m_blockedDevice(0),
       m_pumping(false),
-      m_packetRefused(false)
+      m_packetRefused(false),
+      m_transferNext(false)
 {
 }
 
@@ -293,21 +294,22 @@ NvLinkGpu::Pump()
                 break;
             }
             m_blockedPacket = nullptr;
-            if (m_packetRefused)
+        }
+        // A refused SendPacket caller and the transfers alternate packet by packet.
+        if (m_packetRefused && (m_active.empty() || !m_transferNext))
+        {
+            m_packetRefused = false;
+            if (!m_packetTxReady.IsNull())
             {
-                // May inject (and block) again; the check above then breaks the loop.
-                m_packetRefused = false;
-                if (!m_packetTxReady.IsNull())
-                {
-                    m_packetTxReady(m_gpuId);
-                }
-                continue;
+                m_packetTxReady(m_gpuId); // may inject and block again: checked above
             }
+            continue;
         }
         if (m_active.empty())
         {
             break;
         }
+        m_transferNext = false;
         const uint32_t index = m_active.front();
         m_active.pop_front();
         Transfer& t = m_transfers[index];
@@ -363,11 +365,14 @@ NvLinkGpu::SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol)
                     "NvLinkGpu " << m_gpuId << " has no NVLink path to GPU " << dstGpu);
     NS_ABORT_MSG_IF(payload->GetSize() > GetGranularityBytes(),
                     "NvLinkGpu::SendPacket: " << payload->GetSize() << " B > Granularity");
-    if (m_blockedPacket)
+    // Outside Pump, active transfers imply a blocked packet, whose TxReady resumes
+    // Pump; inside it, the loop resumes: a refusal here never loses the wake-up.
+    if (m_blockedPacket || (m_transferNext && !m_active.empty()))
     {
         m_packetRefused = true;
         return false;
     }
+    m_transferNext = true;
     NvLinkHeader h;
     h.destination = static_cast<uint16_t>(dstGpu);
     h.source = static_cast<uint16_t>(m_gpuId);

@@ -81,7 +81,9 @@ class NvLinkGpu : public Object
      * protocol \p protocol (not 0, which marks Send's transfers), sprayed in the same
      * strict order as Send's packets; its PacketTags reach the receiver's
      * PacketReceivedCallback.  \return false, without side effect, while the GPU
-     * holds a packet a device refused; PacketTxReady fires when it has left.
+     * holds a packet a device refused, or when Send/NvlsReduce transfers are due
+     * their turn (the two alternate packet by packet); PacketTxReady fires when
+     * the caller may try again.
      */
     bool SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol);
     void SetPacketReceivedCallback(PacketReceivedCallback cb);
@@ -156,6 +158,7 @@ class NvLinkGpu : public Object
     uint32_t m_blockedDevice;
     bool m_pumping;
     bool m_packetRefused; //!< a SendPacket was refused since m_blockedPacket was set
+    bool m_transferNext;  //!< a SendPacket packet went last: a transfer's turn
     PacketReceivedCallback m_packetReceived;
     PacketTxReadyCallback m_packetTxReady;
 
