@@ -1079,6 +1079,7 @@ ClusterHelper::GetEthBisection_Gbps() const
 std::string
 ClusterHelper::Describe() const
 {
+    NS_ABORT_MSG_UNLESS(m_built, "cluster: Describe before Build");
     const ClusterConfig& c = m_config;
     std::ostringstream o;
     o << "cluster " << c.preset << ": " << c.servers << " servers x " << c.gpusPerServer
@@ -1094,16 +1095,6 @@ ClusterHelper::Describe() const
         total += n;
     }
     o << " (total " << total << ")\n";
-    if (m_nvswitches.GetN() == 0 && c.GetGpusPerDomain() > 1)
-    {
-        o << "  NVLink devices not installed: " << c.GetNDomains() * c.nvswitchesPerDomain
-          << " NVSwitches planned\n";
-    }
-    if (m_ibSwitches.GetN() == 0)
-    {
-        o << "  InfiniBand devices not installed: " << m_ibShape.switches
-          << " switches routed by the subnet manager (" << c.ibRoutingEngine << ")\n";
-    }
     // Bundle sizes of the GPU-switch pairs, e.g. 4-5 links for DGX H100's 5+4+4+5.
     const NvLinkFabricSpec spec = c.GetNvLinkSpec();
     uint32_t minLinks = 0;

@@ -37,9 +37,10 @@ class Packet;
  * CPUs.  Node ids: GPUs in rank order, then CPUs, storage, Ethernet switches,
  * then whatever the plane builders create.
  *
- * Front-end: ns-3 PointToPointNetDevices, IPv4, and static routes that follow
- * the address plan (a /22 per server), because global routing's per-node
- * shortest-path run dominates the build time at a thousand nodes.  ToR and
+ * Front-end: ns-3 PointToPointNetDevices and IPv4 with static routes that
+ * follow the address plan (a /22 per server) or ns-3 global routing
+ * (ClusterConfig::ethRouting; global routing's per-node shortest-path run
+ * makes a 1024-GPU build 25 times slower).  ToR and
  * aggregation switches are IPv4 routers ("eth-switch"), the CPU forwards to
  * its GPUs, so storage reaches every GPU through its CPU.
  */
@@ -92,8 +93,8 @@ class ClusterHelper
     NodeContainer GetCpuNodes() const;
     NodeContainer GetStorageNodes() const;
     NodeContainer GetEthSwitchNodes() const; //!< ToRs, then aggregation switches
-    NodeContainer GetNvSwitchNodes() const;  //!< empty until the NVLink devices are installed
-    NodeContainer GetIbSwitchNodes() const;  //!< empty until the InfiniBand devices are installed
+    NodeContainer GetNvSwitchNodes() const;  //!< domain by domain; none for 1-GPU domains
+    NodeContainer GetIbSwitchNodes() const;  //!< in InfinibandTopology switch order
     /// Node count per kind: gpu, cpu, storage, eth-switch, nvswitch, ib-switch.
     std::map<std::string, uint32_t> GetNodeCounts() const;
 
@@ -108,7 +109,7 @@ class ClusterHelper
 
     /// HCA of a rank (on its GPU node); its LID is GetHcaLid(rank).
     Ptr<InfinibandNetDevice> GetHcaDevice(uint32_t rank) const;
-    /// Installs the InfiniBand devices: the helper (watchdog, IPoIB table, pcap).
+    /// The helper that installed the InfiniBand devices (watchdog, IPoIB table, pcap).
     InfinibandHelper& GetInfinibandHelper();
 
     // Scale-up plane (absent when a domain has one GPU).
