@@ -8,6 +8,7 @@
 #include "ns3/command-line.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/infiniband-transport-plane.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
 #include "ns3/ipv4-global-routing-helper.h"
@@ -15,6 +16,7 @@
 #include "ns3/ipv4-static-routing.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
+#include "ns3/nvlink-transport-plane.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/queue.h"
@@ -1023,6 +1025,31 @@ void
 ClusterHelper::ClearForcedPlanes()
 {
     m_forced.clear();
+}
+
+Ptr<GpuTransport>
+ClusterHelper::InstallTransport(const std::string& groupName)
+{
+    NS_ABORT_MSG_UNLESS(m_built, "cluster: InstallTransport before Build");
+    Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+    std::map<ClusterPlane, int32_t> index;
+    Ptr<InfinibandTransportPlane> ib = CreateObject<InfinibandTransportPlane>();
+    for (uint32_t r = 0; r < GetNRanks(); ++r)
+    {
+        ib->AddRank(r, m_hcaDevice[r]);
+    }
+    index[ClusterPlane::INFINIBAND] = static_cast<int32_t>(transport->AddPlane(ib));
+    if (!m_nvlink.empty())
+    {
+        Ptr<NvLinkTransportPlane> nv = CreateObject<NvLinkTransportPlane>();
+        for (uint32_t d = 0; d < m_nvlink.size(); ++d)
+        {
+            nv->AddDomain(*m_nvlink[d], GetDomainRanks(d));
+        }
+        index[ClusterPlane::NVLINK] = static_cast<int32_t>(transport->AddPlane(nv));
+    }
+    transport->SetPlaneSelector(MakePlaneSelector(index, groupName));
+    return transport;
 }
 
 GpuTransport::PlaneSelector

@@ -146,6 +146,12 @@ class ClusterHelper
     void ForcePlane(const std::string& groupName, ClusterPlane plane);
     void ClearForcedPlanes();
     /**
+     * A GpuTransport over the cluster's NVLink domains (NvLinkTransportPlane, with NVLS) and
+     * InfiniBand HCAs (InfinibandTransportPlane), choosing planes by the rule of \p groupName
+     * (MakePlaneSelector).  One transport per simulation: the planes own the devices' hooks.
+     */
+    Ptr<GpuTransport> InstallTransport(const std::string& groupName = "");
+    /**
      * The plane rule as a GpuTransport::SetPlaneSelector callback for the traffic of
      * \p groupName: \p planeIndex maps each ClusterPlane to the transport's plane index
      * (AddPlane's return).  A pair whose plane has no index, or that the forced plane cannot

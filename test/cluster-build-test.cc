@@ -304,6 +304,65 @@ TEST_F(Cluster, NvLinkCarriesEveryPairInsideEachDomain)
     }
 }
 
+uint64_t
+NvLinkTxBytes(const ClusterHelper& cluster, uint32_t rank)
+{
+    uint64_t bytes = 0;
+    for (const auto& dev : cluster.GetNvLinkDevices(rank))
+    {
+        bytes += dev->GetCounters().txBytes;
+    }
+    return bytes;
+}
+
+TEST_F(Cluster, TransportSendsOverTheSelectedPlane)
+{
+    // Rank 0 sends 1 MiB to rank 1 (same server) and to rank 8 (next server): by default the
+    // first goes over NVLink, the second over InfiniBand; with group "dp" forced onto
+    // InfiniBand both leave through rank 0's HCA.
+    const uint64_t bytes = 1 << 20;
+    for (bool forced : {false, true})
+    {
+        SCOPED_TRACE(forced ? "dp forced onto infiniband" : "default rule");
+        ClusterHelper cluster(Preset("dgx-h100", 2));
+        ASSERT_EQ(cluster.TryBuild(), "");
+        if (forced)
+        {
+            cluster.ForcePlane("dp", ClusterPlane::INFINIBAND);
+        }
+        Ptr<GpuTransport> transport = cluster.InstallTransport("dp");
+        uint32_t done = 0;
+        auto count = MakeBoundCallback(
+            +[](uint32_t* n) { ++*n; },
+            &done);
+        transport->SendMessage(0, 1, bytes, GpuTransport::DoneCallback(), count);
+        transport->SendMessage(0, 8, bytes, GpuTransport::DoneCallback(), count);
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        EXPECT_EQ(done, 2u);
+        EXPECT_EQ(transport->GetRxBytes(1), bytes);
+        EXPECT_EQ(transport->GetRxBytes(8), bytes);
+        EXPECT_EQ(transport->GetPlane(transport->SelectPlane(0, 8))->GetPlaneName(), "infiniband");
+        EXPECT_EQ(transport->GetPlane(transport->SelectPlane(0, 1))->GetPlaneName(),
+                  forced ? "infiniband" : "nvlink");
+        const uint64_t hca = cluster.GetHcaDevice(0)->GetCounters().txBytes;
+        const uint64_t nvlink = NvLinkTxBytes(cluster, 0);
+        if (forced)
+        {
+            EXPECT_GE(hca, 2 * bytes);
+            EXPECT_LT(nvlink, bytes / 100); // nothing but credits
+        }
+        else
+        {
+            EXPECT_GE(hca, bytes);
+            EXPECT_LT(hca, 2 * bytes);
+            EXPECT_GE(nvlink, bytes);
+        }
+        Simulator::Destroy();
+        Names::Clear();
+    }
+}
+
 TEST_F(Cluster, PlaneSelectionAndForcedPlanes)
 {
     ClusterHelper cluster(Preset("dgx-h100", 4));
