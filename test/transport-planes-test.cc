@@ -212,6 +212,42 @@ TEST_F(TransportPlaneTest, InfinibandMessageAtNdrGoodput)
     EXPECT_EQ(fabric.GetHostDevice(7)->GetIbCounters().misdelivered, 0u);
 }
 
+// Ranks 0, 1 share host 0's HCA and ranks 2, 3 host 1's, on one NDR switch: 0->2 and
+// 1->3 (4 MiB each) split the port, so both end at 8 MiB / (400 Gb/s x 4096/4122) =
+// 168.8 us (2%); a TxReady that woke only one rank of the HCA would stall the other.
+TEST_F(TransportPlaneTest, InfinibandRanksShareAnHca)
+{
+    InfinibandHelper ib;
+    ib.SetDeviceAttribute("Preset", StringValue("NDR"));
+    InfinibandFabric fabric = ib.BuildFatTree(4, 2, 1.0);
+    Ptr<InfinibandTransportPlane> plane = CreateObject<InfinibandTransportPlane>();
+    plane->AddRank(0, fabric.GetHostDevice(0));
+    plane->AddRank(1, fabric.GetHostDevice(0));
+    plane->AddRank(2, fabric.GetHostDevice(1));
+    plane->AddRank(3, fabric.GetHostDevice(1));
+    EXPECT_EQ(plane->GetNodeId(0), plane->GetNodeId(1));
+    Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+    transport->AddPlane(plane);
+    const uint64_t bytes = 4 * MiB;
+    Time done[2] = {Seconds(-1), Seconds(-1)};
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        transport->SendMessage(i,
+                               2 + i,
+                               bytes,
+                               GpuTransport::DoneCallback(),
+                               Callback<void>([&done, i]() { done[i] = Simulator::Now(); }));
+    }
+    Simulator::Run();
+    const double expected =
+        2 * bytes * 8.0 / (InfinibandGetLinkPreset("NDR").GetDataRateBps() * 4096.0 / 4122.0);
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        EXPECT_NEAR(done[i].GetSeconds() / expected, 1.0, 0.02) << "rank " << i;
+        EXPECT_EQ(transport->GetRxBytes(2 + i), bytes);
+    }
+}
+
 // Ring and NVLS allreduce of 256 MiB on the 8 GPUs of a dgx-h100 (256 MiB, not
 // 1 GiB, keeps the unit test to seconds; the ratio does not depend on the size here).
 // Ring: the alpha-beta model with β from the per-GPU NVLink (18 links, 4096 B payload

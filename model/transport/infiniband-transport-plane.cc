@@ -73,9 +73,10 @@ InfinibandTransportPlane::AddRank(uint32_t rank, Ptr<InfinibandNetDevice> hca)
     {
         m_ranks.resize(rank + 1);
     }
-    m_ranks[rank] = RankEntry{hca, hca->GetLid()};
     m_mtu = std::min(m_mtu, hca->GetIbMtu());
-    std::vector<uint32_t>& ranks = m_ranksOfDevice[PeekPointer(hca)];
+    DeviceRanks& shared = m_ranksOfDevice[PeekPointer(hca)]; // nodes: stable addresses
+    std::vector<uint32_t>& ranks = shared.ranks;
+    m_ranks[rank] = RankEntry{hca, hca->GetLid(), &shared, static_cast<uint32_t>(ranks.size())};
     if (ranks.empty())
     {
         hca->SetPacketTxReadyCallback(MakeCallback(&InfinibandTransportPlane::DeviceReady, this));
@@ -133,7 +134,8 @@ InfinibandTransportPlane::GetPacketOverheadBytes() const
     if (!m_ranksOfDevice.empty())
     {
         UintegerValue v;
-        m_ranks[m_ranksOfDevice.begin()->second.front()].device->GetAttribute("OverheadBytes", v);
+        m_ranks[m_ranksOfDevice.begin()->second.ranks.front()].device->GetAttribute("OverheadBytes",
+                                                                                    v);
         framing = static_cast<uint32_t>(v.Get());
     }
     // A full packet (MTU, a multiple of 4) has no pad.
@@ -155,7 +157,14 @@ InfinibandTransportPlane::Inject(uint32_t srcRank,
 {
     Ptr<Packet> p = Create<Packet>(payloadBytes);
     p->AddPacketTag(TransportPacketTag(srcRank, dstRank, tag));
-    return m_ranks[srcRank].device->SendPacket(p, m_ranks[dstRank].lid, m_sl, m_qp);
+    const RankEntry& src = m_ranks[srcRank];
+    if (!src.device->SendPacket(p, m_ranks[dstRank].lid, m_sl, m_qp))
+    {
+        return false;
+    }
+    // Ranks sharing the HCA: the next wake-up starts after the one that got in.
+    src.shared->next = src.slot + 1 == src.shared->ranks.size() ? 0 : src.slot + 1;
+    return true;
 }
 
 void
@@ -166,9 +175,13 @@ InfinibandTransportPlane::DeviceReady(Ptr<InfinibandNetDevice> device)
     {
         return;
     }
-    for (uint32_t rank : it->second)
+    // The first woken rank takes the room, so start after the last one that got in.
+    const DeviceRanks& d = it->second;
+    const auto n = static_cast<uint32_t>(d.ranks.size());
+    const uint32_t first = d.next;
+    for (uint32_t i = 0; i < n; ++i)
     {
-        NotifyTxReady(rank);
+        NotifyTxReady(d.ranks[(first + i) % n]);
     }
 }
 

@@ -50,10 +50,18 @@ class InfinibandTransportPlane : public TransportPlane
     void DoDispose() override;
 
   private:
+    struct DeviceRanks
+    {
+        std::vector<uint32_t> ranks;
+        uint32_t next{0}; //!< first to wake: ranks sharing an HCA take turns
+    };
+
     struct RankEntry
     {
         Ptr<InfinibandNetDevice> device;
         uint16_t lid{0};
+        DeviceRanks* shared{nullptr};
+        uint32_t slot{0}; //!< index in shared->ranks
     };
 
     void DeviceReady(Ptr<InfinibandNetDevice> device);
@@ -63,7 +71,7 @@ class InfinibandTransportPlane : public TransportPlane
     uint32_t m_qp;
     uint32_t m_mtu;                 //!< smallest IbMtu of the ranks' HCAs
     std::vector<RankEntry> m_ranks; //!< indexed by rank; null device = absent
-    std::unordered_map<const InfinibandNetDevice*, std::vector<uint32_t>> m_ranksOfDevice;
+    std::unordered_map<const InfinibandNetDevice*, DeviceRanks> m_ranksOfDevice;
 };
 
 } // namespace ns3
