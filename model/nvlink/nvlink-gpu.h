@@ -86,6 +86,8 @@ class NvLinkGpu : public Object
      * the caller may try again.
      */
     bool SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol);
+    /// True when this GPU has switch planes, or a direct bundle to \p dstGpu.
+    bool HasPath(uint32_t dstGpu) const;
     void SetPacketReceivedCallback(PacketReceivedCallback cb);
     void SetPacketTxReadyCallback(PacketTxReadyCallback cb);
 
@@ -138,7 +140,6 @@ class NvLinkGpu : public Object
                  uint16_t protocol,
                  const Address& from);
     void NotifyDelivered(uint32_t dst, uint32_t messageId);
-    bool HasPath(uint32_t dstGpu) const;
     uint32_t NextDataDevice(uint32_t dstGpu);
 
     uint32_t m_gpuId;

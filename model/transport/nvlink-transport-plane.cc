@@ -156,7 +156,7 @@ NvLinkTransportPlane::CanReach(uint32_t srcRank, uint32_t dstRank) const
 {
     const RankEntry* a = Entry(srcRank);
     const RankEntry* b = Entry(dstRank);
-    return a && b && srcRank != dstRank && a->domain == b->domain;
+    return a && b && srcRank != dstRank && a->domain == b->domain && a->gpu->HasPath(b->gpuId);
 }
 
 uint32_t
