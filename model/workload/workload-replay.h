@@ -1,0 +1,228 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_WORKLOAD_REPLAY_H
+#define AI_FABRIC_WORKLOAD_REPLAY_H
+
+#include "ns3/collective-engine.h"
+#include "ns3/event-id.h"
+#include "ns3/gpu-transport.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+#include "ns3/workload-trace.h"
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class ResultsDatabase;
+
+/// Parallelism kind of a communication op: from the group name prefix
+/// (tp*, pp*, dp* / xdp*, ep*), send/recv/sendrecv are PP, anything else Other.
+enum class ParallelismKind : uint8_t
+{
+    Tp,
+    Pp,
+    Dp,
+    Ep,
+    Other,
+};
+
+constexpr std::size_t kNumParallelismKinds = 5;
+const char* ParallelismKindName(ParallelismKind kind); ///< "TP", "PP", "DP", "EP", "other"
+ParallelismKind ParallelismKindOfGroup(const std::string& groupName);
+
+/// Time accounting of one rank, all in ns of simulated time.
+struct ReplayBreakdown
+{
+    uint64_t computeNs{0};     ///< a compute kernel was running
+    uint64_t commNs{0};        ///< at least one communication op was running
+    uint64_t exposedCommNs{0}; ///< communication running, no compute
+    std::array<uint64_t, kNumParallelismKinds> commByKindNs{};
+    std::array<uint64_t, kNumParallelismKinds> exposedByKindNs{};
+    /// Plane name -> time this rank had messages in flight on it (as source or
+    /// destination), total and without compute.
+    std::map<std::string, uint64_t> commByPlaneNs;
+    std::map<std::string, uint64_t> exposedByPlaneNs;
+};
+
+/**
+ * \ingroup ai-fabric
+ * Executes a WorkloadTrace's per-rank DAGs over a GpuTransport and a
+ * CollectiveEngine (rules: doc/workload.md, "Replay engine").  Trace rank r
+ * is transport rank r.
+ *
+ * An op becomes ready when all its deps completed.  Compute ops then queue
+ * on their rank's GPU, which runs one kernel at a time in ready order
+ * (attribute ConcurrentCompute lifts that).  A send is submitted at once and
+ * completes when the sender is done; a recv completes when it is ready and
+ * its message has arrived.  A collective starts when its last member is
+ * ready; every member's op ends when the engine reports the collective done.
+ *
+ * Everything is event driven: O(1) work per op event plus the successors it
+ * releases.  After Simulator::Run(), IsComplete() false means some
+ * dependency could never be satisfied; GetStuckReport() names them.
+ */
+class WorkloadReplay : public Object
+{
+  public:
+    /// (rank, op index, label)
+    typedef void (*OpBeginTracedCallback)(uint32_t, uint32_t, const std::string&);
+    /// (rank, op index, label, duration)
+    typedef void (*OpEndTracedCallback)(uint32_t, uint32_t, const std::string&, Time);
+
+    static TypeId GetTypeId();
+    WorkloadReplay();
+    ~WorkloadReplay() override;
+
+    void SetTrace(WorkloadTrace trace);
+    const WorkloadTrace& GetTrace() const;
+    void SetTransport(Ptr<GpuTransport> transport);
+    void SetCollectiveEngine(Ptr<CollectiveEngine> engine);
+    /// Every completed op becomes an `ops` row; op_id = GetOpId(rank, index).
+    void SetResultsDatabase(Ptr<ResultsDatabase> db);
+
+    /**
+     * Schedules the start of the replay at the current time.  Throws
+     * std::invalid_argument when the trace is inconsistent (bad indices) or
+     * names a rank the transport does not have.
+     */
+    void Start();
+
+    bool IsComplete() const;
+    uint64_t GetTotalOps() const;
+    uint64_t GetCompletedOps() const;
+    /// "" when complete; else which ops of which ranks are stuck and why.
+    std::string GetStuckReport(uint32_t maxOpsPerRank = 3, uint32_t maxRanks = 16) const;
+    /// Errors raised by the transport or engine for an op (that op then stays stuck).
+    const std::vector<std::string>& GetErrors() const;
+
+    /// Global op id: ops of rank 0 first, then rank 1, ...
+    uint64_t GetOpId(uint32_t rank, uint32_t index) const;
+    /// -1 ns until the op started / ended.
+    Time GetOpStart(uint32_t rank, uint32_t index) const;
+    Time GetOpEnd(uint32_t rank, uint32_t index) const;
+    Time GetStartTime() const;
+    /// Latest op end (the job's makespan end).
+    Time GetEndTime() const;
+
+    /**
+     * Iteration times.  With IterationMarker empty: one iteration, Start to the
+     * last op's end.  Else each distinct label matching the glob is a marker
+     * that completes when its last op (over all ranks) completed; markers
+     * sorted by that time, iteration i spans marker i-1 (or Start) to marker i.
+     */
+    std::vector<Time> GetIterationTimes() const;
+    std::vector<std::string> GetIterationMarkers() const;
+
+    ReplayBreakdown GetBreakdown(uint32_t rank) const;
+    /// Mean over ranks that have ops.
+    ReplayBreakdown GetMeanBreakdown() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    enum class State : uint8_t
+    {
+        Waiting, ///< deps outstanding
+        Queued,  ///< compute, waiting for the GPU
+        Running,
+        Done,
+    };
+
+    struct OpState
+    {
+        uint32_t pendingDeps{0};
+        State state{State::Waiting};
+        bool arrived{false}; ///< recv/sendrecv: the incoming message is here
+        bool sent{false};    ///< sendrecv: the outgoing message is done
+        ParallelismKind pkind{ParallelismKind::Other};
+        int32_t marker{-1};
+        int64_t startNs{-1};
+        int64_t endNs{-1};
+    };
+
+    struct RankState
+    {
+        std::vector<OpState> ops;
+        std::vector<uint32_t> succOffset; ///< CSR: successors of op i
+        std::vector<uint32_t> succ;
+        std::deque<uint32_t> gpuQueue;
+        uint32_t computeRunning{0};
+        std::array<uint32_t, kNumParallelismKinds> commRunning{};
+        uint32_t commRunningAny{0};
+        std::vector<uint32_t> planeActive; ///< messages in flight per plane name
+        std::vector<uint64_t> planeNs;
+        std::vector<uint64_t> planeExposedNs;
+        int64_t lastChangeNs{0};
+        uint64_t done{0};
+        ReplayBreakdown breakdown;
+    };
+
+    struct CollectiveState
+    {
+        uint32_t ready{0};
+        bool started{false};
+    };
+
+    void Begin();
+    void Drain();
+    void MakeReady(uint32_t rank, uint32_t index);
+    void StartOp(uint32_t rank, uint32_t index);
+    void StartCompute(uint32_t rank, uint32_t index);
+    void ComputeDone(uint32_t rank, uint32_t index);
+    void StartCollective(uint32_t c);
+    void CollectiveDone(uint32_t c);
+    void SendDone(uint32_t rank, uint32_t index);
+    void Arrived(uint32_t rank, uint32_t index);
+    void MaybeFinishP2p(uint32_t rank, uint32_t index);
+    void Finish(uint32_t rank, uint32_t index);
+    void Fail(uint32_t rank, uint32_t index, const std::string& why);
+    /// Adds the time since the rank's last change to its breakdown.
+    void Account(uint32_t rank);
+    void MessageSent(uint64_t id, uint32_t src, uint32_t dst, uint64_t bytes);
+    void MessageReceived(uint64_t id, uint32_t src, uint32_t dst, uint64_t bytes, Time duration);
+    void PlaneChange(uint32_t src, uint32_t dst, int delta);
+    std::string Describe(uint32_t rank, uint32_t index) const;
+
+    WorkloadTrace m_trace;
+    Ptr<GpuTransport> m_transport;
+    Ptr<CollectiveEngine> m_engine;
+    Ptr<ResultsDatabase> m_db;
+    std::string m_marker;
+    bool m_concurrentCompute;
+    uint32_t m_p2pChannel;
+
+    bool m_started{false};
+    std::vector<RankState> m_ranks;
+    std::vector<uint64_t> m_opIdBase;
+    std::vector<CollectiveState> m_collectives;
+    std::vector<std::string> m_markerLabels;
+    std::vector<uint32_t> m_markerRemaining;
+    std::vector<int64_t> m_markerEndNs;
+    std::deque<std::pair<uint32_t, uint32_t>> m_readyQueue; ///< released, not yet started
+    bool m_draining{false};
+    uint64_t m_totalOps{0};
+    uint64_t m_completed{0};
+    int64_t m_startNs{0};
+    int64_t m_endNs{0};
+    std::vector<std::string> m_planeNames;    ///< distinct plane names
+    std::vector<uint32_t> m_planeNameOfIndex; ///< transport plane index -> m_planeNames
+    std::vector<std::string> m_errors;
+    std::map<std::pair<uint32_t, uint32_t>, std::string> m_opError;
+
+    TracedCallback<uint32_t, uint32_t, const std::string&> m_opBeginTrace;
+    TracedCallback<uint32_t, uint32_t, const std::string&, Time> m_opEndTrace;
+};
+
+} // namespace ns3
+
+#endif

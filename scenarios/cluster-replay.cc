@@ -1,0 +1,262 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Replays a training workload on a cluster built from the shared cluster flags, e.g.
+ *   cluster-replay --preset=dgx-h100 --servers=2 --trace=job.trace --db=runs.db
+ *   cluster-replay --trace=SimAI_example_microAllReduce.txt --format=simai --servers=1
+ * Prints iteration times and exposed communication per parallelism kind and plane;
+ * writes runs, nodes, links, flows, collectives and ops rows.  Exit status: 0 on
+ * success, 1 on bad input (only a `failed` run row with the message is written),
+ * 2 when the replay could not complete (the stuck report goes to stderr).
+ */
+#include "ns3/cluster-helper.h"
+#include "ns3/collective-engine.h"
+#include "ns3/command-line.h"
+#include "ns3/results-database.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/run-parameters.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/trace-goal.h"
+#include "ns3/trace-native.h"
+#include "ns3/trace-simai.h"
+#include "ns3/workload-replay.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+using namespace ns3;
+
+namespace
+{
+
+std::string
+FormatMs(uint64_t ns)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.3f ms", ns / 1e6);
+    return buf;
+}
+
+// Bad input: only a failed run row, with the message in its params.
+int
+InputError(const std::string& db,
+           const std::string& label,
+           uint64_t seed,
+           RunParameters params,
+           const std::string& message)
+{
+    std::cerr << "cluster-replay: " << message << "\n";
+    if (!db.empty())
+    {
+        Ptr<ResultsDatabase> results = CreateObject<ResultsDatabase>();
+        results->Open(db);
+        params.Set("error", message);
+        results->BeginRun(label, "cluster-replay", static_cast<int64_t>(seed), params.ToJson());
+        results->EndRun("failed", Seconds(0));
+        results->Close();
+    }
+    Simulator::Destroy();
+    return 1;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    ClusterHelper cluster;
+    std::string tracePath;
+    std::string format = "native";
+    std::string db;
+    std::string label = "cluster-replay";
+    uint64_t seed = 1;
+    std::string marker;
+    uint32_t simaiRanks = 0;
+    double nsPerTick = 1.0;
+    uint32_t passes = 1;
+    CommandLine cmd(__FILE__);
+    cluster.AddCommandLineArguments(cmd);
+    cmd.AddValue("trace", "workload file", tracePath);
+    cmd.AddValue("format", "native, simai or goal", format);
+    cmd.AddValue("db", "results database (empty: none)", db);
+    cmd.AddValue("label", "label of the runs row", label);
+    cmd.AddValue("seed", "RNG seed", seed);
+    cmd.AddValue("marker",
+                 "label glob ending an iteration, e.g. 'step.*' (empty: whole trace)",
+                 marker);
+    cmd.AddValue("simaiRanks",
+                 "simai: ranks (0: all_gpus of the header, else the cluster's)",
+                 simaiRanks);
+    cmd.AddValue("nsPerTick", "simai: ns per time unit of the file", nsPerTick);
+    cmd.AddValue("passes", "simai: training iterations", passes);
+    cmd.Parse(argc, argv);
+    cluster.ApplyCommandLine();
+    RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
+
+    RunParameters params;
+    params.Set("trace", tracePath);
+    params.Set("format", format);
+    params.Set("db", db);
+    params.Set("label", label);
+    params.Set("seed", seed);
+    params.Set("marker", marker);
+    params.Set("simaiRanks", simaiRanks);
+    params.Set("nsPerTick", nsPerTick);
+    params.Set("passes", passes);
+    cluster.GetConfig().AddToRunParameters(params);
+    params.AddGlobalValues();
+
+    const uint32_t clusterRanks = cluster.GetConfig().GetNRanks();
+    WorkloadTrace trace;
+    try
+    {
+        if (tracePath.empty())
+        {
+            throw WorkloadError("", 0, "trace", "--trace=FILE is required");
+        }
+        if (format == "native")
+        {
+            trace = NativeTraceParser::ParseFile(tracePath);
+        }
+        else if (format == "simai")
+        {
+            SimAiWorkload w = SimAiWorkloadImporter::ParseFile(tracePath);
+            SimAiImportOptions options;
+            options.ranks = simaiRanks ? simaiRanks : (w.allGpus ? 0 : clusterRanks);
+            options.nsPerTick = nsPerTick;
+            options.passes = passes;
+            trace = SimAiWorkloadImporter::ToTrace(w, options, tracePath);
+        }
+        else if (format == "goal")
+        {
+            trace = GoalScheduleImporter::ImportFile(tracePath);
+        }
+        else
+        {
+            throw WorkloadError("",
+                                0,
+                                "format",
+                                "expected native, simai or goal, got '" + format + "'");
+        }
+    }
+    catch (const WorkloadError& e)
+    {
+        params.Set("error_file", e.GetFile());
+        params.Set("error_line", e.GetLine());
+        params.Set("error_field", e.GetField());
+        return InputError(db, label, seed, params, e.what());
+    }
+    if (trace.numRanks > clusterRanks)
+    {
+        return InputError(db,
+                          label,
+                          seed,
+                          params,
+                          tracePath + ": the trace needs " + std::to_string(trace.numRanks) +
+                              " ranks but the cluster has " + std::to_string(clusterRanks) +
+                              " GPUs (" + cluster.GetConfig().preset + " x " +
+                              std::to_string(cluster.GetConfig().servers) + " servers)");
+    }
+    for (const auto& w : trace.warnings)
+    {
+        std::cerr << "warning: " << w << "\n";
+    }
+
+    const auto wallStart = std::chrono::steady_clock::now();
+    cluster.Build();
+    Ptr<ResultsDatabase> results;
+    if (!db.empty())
+    {
+        results = CreateObject<ResultsDatabase>();
+        results->Open(db);
+        results->BeginRun(label, "cluster-replay", static_cast<int64_t>(seed), params.ToJson());
+        cluster.WriteNodes(results);
+    }
+    Ptr<GpuTransport> transport = cluster.InstallTransport();
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(transport);
+    std::map<uint32_t, uint32_t> domains;
+    for (uint32_t r = 0; r < clusterRanks; ++r)
+    {
+        domains[r] = cluster.GetDomain(r);
+    }
+    engine->SetDomainMap(domains);
+    Ptr<WorkloadReplay> replay = CreateObject<WorkloadReplay>();
+    replay->SetAttribute("IterationMarker", StringValue(marker));
+    const uint32_t traceRanks = trace.numRanks;
+    const uint64_t traceOps = trace.CountOps();
+    replay->SetTrace(std::move(trace));
+    replay->SetTransport(transport);
+    replay->SetCollectiveEngine(engine);
+    if (results)
+    {
+        transport->SetResultsDatabase(results);
+        engine->SetResultsDatabase(results);
+        replay->SetResultsDatabase(results);
+    }
+    replay->Start();
+    Simulator::Run();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+
+    std::cout << "cluster-replay: " << tracePath << " (" << format << "): " << traceRanks
+              << " ranks, " << traceOps << " ops on " << cluster.GetConfig().preset << " x "
+              << cluster.GetConfig().servers << " (" << clusterRanks << " GPUs)\n";
+    int status = 0;
+    if (!replay->IsComplete())
+    {
+        std::cerr << replay->GetStuckReport();
+        status = 2;
+    }
+    else
+    {
+        const std::vector<Time> it = replay->GetIterationTimes();
+        std::vector<std::string> names = replay->GetIterationMarkers();
+        uint64_t sum = 0;
+        for (std::size_t i = 0; i < it.size(); ++i)
+        {
+            sum += it[i].GetNanoSeconds();
+            if (i < 8 || i + 1 == it.size())
+            {
+                std::cout << "iteration " << i << (i < names.size() ? " (" + names[i] + ")" : "")
+                          << ": " << FormatMs(it[i].GetNanoSeconds()) << "\n";
+            }
+        }
+        if (it.size() > 1)
+        {
+            std::cout << "mean iteration: " << FormatMs(sum / it.size()) << " over " << it.size()
+                      << " iterations\n";
+        }
+        const ReplayBreakdown b = replay->GetMeanBreakdown();
+        std::cout << "per rank (mean): compute " << FormatMs(b.computeNs) << ", communication "
+                  << FormatMs(b.commNs) << ", exposed communication " << FormatMs(b.exposedCommNs)
+                  << "\n";
+        std::cout << "exposed communication by parallelism:";
+        for (std::size_t k = 0; k < kNumParallelismKinds; ++k)
+        {
+            std::cout << " " << ParallelismKindName(static_cast<ParallelismKind>(k)) << " "
+                      << FormatMs(b.exposedByKindNs[k])
+                      << (k + 1 < kNumParallelismKinds ? "," : "");
+        }
+        std::cout << "\nexposed communication by plane:";
+        for (const auto& [plane, ns] : b.exposedByPlaneNs)
+        {
+            std::cout << " " << plane << " " << FormatMs(ns) << " (busy "
+                      << FormatMs(b.commByPlaneNs.at(plane)) << ")";
+        }
+        std::cout << "\n";
+    }
+    std::cout << "messages " << transport->GetMessagesCompleted() << ", simulated "
+              << FormatMs(Simulator::Now().GetNanoSeconds()) << ", wall " << wall << " s\n";
+    if (results)
+    {
+        cluster.WriteLinks(results);
+        results->EndRun(status == 0 ? "complete" : "failed", Simulator::Now());
+        results->Close();
+    }
+    Simulator::Destroy();
+    return status;
+}

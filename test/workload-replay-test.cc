@@ -1,0 +1,589 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// WorkloadReplay over GpuTransport + CollectiveEngine on a CreditSwitch star:
+// iteration times against compute plus the collective run alone, overlap,
+// the 1F1B bubble, the SimAI MICRO sweep, a GOAL ring, stuck reports, ops rows.
+#include "ns3/boolean.h"
+#include "ns3/collective-engine.h"
+#include "ns3/config.h"
+#include "ns3/credit-link-helper.h"
+#include "ns3/credit-link-plane.h"
+#include "ns3/credit-switch.h"
+#include "ns3/data-rate.h"
+#include "ns3/gpu-transport.h"
+#include "ns3/node-container.h"
+#include "ns3/results-database.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/trace-goal.h"
+#include "ns3/trace-native.h"
+#include "ns3/trace-simai.h"
+#include "ns3/uinteger.h"
+#include "ns3/workload-replay.h"
+
+#include <cmath>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+using namespace ns3;
+
+namespace
+{
+
+// Same star as the collective tests: 32 KiB packets keep large collectives cheap.
+constexpr uint32_t kPayload = 32768;
+constexpr uint32_t kOverhead = 28; // CreditLinkHeader 8 + TransportHeader 20
+constexpr uint32_t kRxBufferPackets = 8;
+const DataRate kRate("100Gbps");
+const Time kProp = NanoSeconds(100);
+const Time kSwitch = NanoSeconds(150);
+const Time kSoftware = MicroSeconds(2);
+constexpr uint64_t MiB = 1 << 20;
+const std::string kSamples = AI_FABRIC_SOURCE_DIR "/../shared/samples/workloads/";
+
+class ReplayTest : public ::testing::Test
+{
+  protected:
+    void TearDown() override
+    {
+        replay = nullptr;
+        engine = nullptr;
+        transport = nullptr;
+        Simulator::Destroy();
+        Config::Reset();
+    }
+
+    void Star(uint32_t ranks)
+    {
+        CreditLinkHelper helper;
+        helper.SetDeviceAttribute("DataRate", DataRateValue(kRate));
+        helper.SetDeviceAttribute("Mtu", UintegerValue(kPayload + kOverhead));
+        helper.SetDeviceAttribute("ReceiveBufferBytes",
+                                  UintegerValue(kRxBufferPackets * (kPayload + kOverhead)));
+        helper.SetDeviceAttribute("TxQueueBytes", UintegerValue(2 * (kPayload + kOverhead)));
+        helper.SetChannelAttribute("Delay", TimeValue(kProp));
+        helper.SetSwitchAttribute("TraversalLatency", TimeValue(kSwitch));
+        helper.SetSwitchAttribute("VirtualOutputQueues", BooleanValue(true));
+        Ptr<Node> sw = CreateObject<Node>();
+        Ptr<CreditSwitch> core = helper.InstallSwitch(sw);
+        Ptr<CreditLinkPlane> plane = CreateObject<CreditLinkPlane>();
+        plane->SetAttribute("MaxPayloadBytes", UintegerValue(kPayload));
+        plane->SetAttribute("SoftwareLatency", TimeValue(kSoftware));
+        plane->SetAttribute("PlaneName", StringValue("generic"));
+        NodeContainer gpus;
+        gpus.Create(ranks);
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            NetDeviceContainer d = helper.Install(gpus.Get(r), sw);
+            core->SetRoute(r, {r});
+            plane->AddRank(r, DynamicCast<CreditLinkNetDevice>(d.Get(0)));
+        }
+        transport = CreateObject<GpuTransport>();
+        transport->AddPlane(plane);
+        engine = CreateObject<CollectiveEngine>();
+        engine->SetTransport(transport);
+    }
+
+    // Builds a star, replays the trace to the end; true when every op completed.
+    bool Replay(WorkloadTrace trace, const std::string& marker = "", Ptr<ResultsDatabase> db = 0)
+    {
+        Star(trace.numRanks);
+        replay = CreateObject<WorkloadReplay>();
+        replay->SetAttribute("IterationMarker", StringValue(marker));
+        replay->SetTrace(std::move(trace));
+        replay->SetTransport(transport);
+        replay->SetCollectiveEngine(engine);
+        if (db)
+        {
+            transport->SetResultsDatabase(db);
+            engine->SetResultsDatabase(db);
+            replay->SetResultsDatabase(db);
+        }
+        replay->Start();
+        Simulator::Run();
+        return replay->IsComplete();
+    }
+
+    // The same collective alone on a fresh star (what collective-bench measures).
+    Time Alone(const std::string& kind, uint32_t ranks, uint64_t bytes, const std::string& alg)
+    {
+        Simulator::Destroy();
+        Star(ranks);
+        CollectiveSpec spec;
+        spec.kind = kind;
+        spec.algorithm = alg;
+        spec.bytes = bytes;
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            spec.ranks.push_back(r);
+        }
+        Time took = Seconds(-1);
+        engine->Start(spec, CollectiveEngine::DoneCallback([&took](const CollectiveResult& r) {
+                          took = r.end - r.start;
+                      }));
+        Simulator::Run();
+        Simulator::Destroy();
+        return took;
+    }
+
+    static WorkloadTrace Parse(const std::string& text)
+    {
+        return NativeTraceParser::ParseString(text, "test.trace");
+    }
+
+    Ptr<GpuTransport> transport;
+    Ptr<CollectiveEngine> engine;
+    Ptr<WorkloadReplay> replay;
+};
+
+double
+Ms(Time t)
+{
+    return t.GetSeconds() * 1e3;
+}
+
+// DP only, 3 iterations of {2 ms compute; 16 MiB ring allreduce over 8 ranks}, marker
+// "grad.*": each iteration = 2 ms + T_ar, T_ar measured by running the allreduce alone
+// (≈ 2·7/8·16 MiB·8/100 Gb/s + 14 α; 2.356 ms measured).  Within 1%; the breakdown's exposed DP
+// time is T_ar per iteration (the allreduce is blocking), compute 2 ms per iteration.
+TEST_F(ReplayTest, DataParallelIterationIsComputePlusAllReduce)
+{
+    const Time ar = Alone("allreduce", 8, 16 * MiB, "ring");
+    ASSERT_GT(ar, Time(0));
+    ASSERT_TRUE(Replay(Parse("fabric-trace 1\nranks 8\ngroup dp0 0-7\nrepeat 3 {\n"
+                             "0-7 fwd compute time=2ms\n"
+                             "0-7 grad allreduce group=dp0 bytes=16MiB algorithm=ring\n}\n"),
+                       "grad.*"))
+        << replay->GetStuckReport();
+    const std::vector<Time> it = replay->GetIterationTimes();
+    ASSERT_EQ(it.size(), 3u);
+    EXPECT_EQ(replay->GetIterationMarkers(),
+              (std::vector<std::string>{"grad.0", "grad.1", "grad.2"}));
+    const double expected = 2.0 + Ms(ar);
+    for (const Time& t : it)
+    {
+        std::cout << "[replay] DP iteration " << Ms(t) << " ms, compute + alone " << expected
+                  << " ms (allreduce alone " << Ms(ar) << " ms)\n";
+        EXPECT_NEAR(Ms(t) / expected, 1.0, 0.01);
+    }
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        const ReplayBreakdown b = replay->GetBreakdown(r);
+        EXPECT_EQ(b.computeNs, 6000000u);
+        const auto dp = static_cast<std::size_t>(ParallelismKind::Dp);
+        EXPECT_NEAR(b.exposedByKindNs[dp] / 1e6 / (3 * Ms(ar)), 1.0, 0.01);
+        EXPECT_EQ(b.exposedCommNs, b.exposedByKindNs[dp]);
+        EXPECT_EQ(b.exposedByKindNs[static_cast<std::size_t>(ParallelismKind::Tp)], 0u);
+        // Ring neighbours exchange through this rank for the whole allreduce.
+        EXPECT_NEAR(b.exposedByPlaneNs.at("generic") / 1e6 / (3 * Ms(ar)), 1.0, 0.01);
+    }
+}
+
+// Overlap: bwd0 (X), then the gradient allreduce on stream 1 after=bwd0 runs while bwd1 (X)
+// computes; with X = T_ar/2 the iteration is X + T_ar (vs 2X + T_ar serialized) and the
+// exposed DP time shrinks from T_ar to T_ar − X.  Within 1%.
+TEST_F(ReplayTest, StreamOverlapHidesCommunication)
+{
+    const Time ar = Alone("allreduce", 8, 16 * MiB, "ring");
+    const uint64_t xNs = ar.GetNanoSeconds() / 2;
+    auto trace = [xNs](bool overlap) {
+        return "fabric-trace 1\nranks 8\ngroup dp0 0-7\n0-7 bwd0 compute time=" +
+               std::to_string(xNs) +
+               "ns\n"
+               "0-7 g0 allreduce group=dp0 bytes=16MiB algorithm=ring" +
+               (overlap ? " stream=1 after=bwd0" : "") +
+               "\n0-7 bwd1 compute time=" + std::to_string(xNs) + "ns\n";
+    };
+    const auto dp = static_cast<std::size_t>(ParallelismKind::Dp);
+    ASSERT_TRUE(Replay(Parse(trace(false)))) << replay->GetStuckReport();
+    const double serial = Ms(replay->GetIterationTimes().at(0));
+    const double serialExposed = replay->GetMeanBreakdown().exposedByKindNs[dp] / 1e6;
+    Simulator::Destroy();
+    ASSERT_TRUE(Replay(Parse(trace(true)))) << replay->GetStuckReport();
+    const double overlapped = Ms(replay->GetIterationTimes().at(0));
+    const ReplayBreakdown b = replay->GetMeanBreakdown();
+    const double exposed = b.exposedByKindNs[dp] / 1e6;
+    const double x = xNs / 1e6;
+    std::cout << "[replay] serial " << serial << " ms (exposed " << serialExposed
+              << "), overlapped " << overlapped << " ms (exposed " << exposed << "), X " << x
+              << " ms, allreduce " << Ms(ar) << " ms\n";
+    EXPECT_NEAR(serial / (2 * x + Ms(ar)), 1.0, 0.01);
+    EXPECT_NEAR(serialExposed / Ms(ar), 1.0, 0.01);
+    EXPECT_NEAR(overlapped / (x + Ms(ar)), 1.0, 0.01);
+    EXPECT_NEAR(exposed / (Ms(ar) - x), 1.0, 0.01);
+    EXPECT_NEAR(b.commByKindNs[dp] / 1e6 / Ms(ar), 1.0, 0.01);
+    EXPECT_EQ(b.computeNs, 2 * xNs);
+}
+
+// Compute ops of two streams share the GPU: 1 ms on stream 0 and 1 ms on stream 1, both
+// ready at 0, end at 2 ms (one kernel at a time); with ConcurrentCompute at 1 ms.
+TEST_F(ReplayTest, GpuRunsOneKernelAtATime)
+{
+    const std::string text = "fabric-trace 1\nranks 1\n0 a compute time=1ms\n"
+                             "0 b compute time=1ms stream=1\n";
+    ASSERT_TRUE(Replay(Parse(text)));
+    EXPECT_EQ(replay->GetEndTime(), MilliSeconds(2));
+    EXPECT_EQ(replay->GetOpStart(0, 1), MilliSeconds(1));
+    Simulator::Destroy();
+    Star(1);
+    replay = CreateObject<WorkloadReplay>();
+    replay->SetAttribute("ConcurrentCompute", BooleanValue(true));
+    replay->SetTrace(Parse(text));
+    replay->Start();
+    Simulator::Run();
+    ASSERT_TRUE(replay->IsComplete());
+    EXPECT_EQ(replay->GetEndTime(), MilliSeconds(1));
+}
+
+// 1F1B on p = 4 stages, m = 8 micro-batches, forward 1 ms, backward 2 ms, 4 KiB
+// activations (≈ 2.4 µs per hop: negligible).  Ideal iteration (m + p − 1)(tf + tb) =
+// 33 ms; every stage computes m(tf + tb) = 24 ms, so its idle fraction is the bubble
+// (p − 1)/(m + p − 1) = 3/11.  Within 5%.
+std::string
+Pipeline1F1B(uint32_t p, uint32_t m)
+{
+    std::ostringstream os;
+    os << "fabric-trace 1\nranks " << p << "\n";
+    for (uint32_t s = 0; s < p; ++s)
+    {
+        // Labels name the sending stage: a<s>_<i> from s to s + 1, g<s>_<i> from s to s − 1.
+        auto fwd = [&os, s, p](uint32_t i) {
+            if (s > 0)
+            {
+                os << s << " a" << s - 1 << "_" << i << " recv from=" << s - 1 << " bytes=4KiB\n";
+            }
+            os << s << " f" << i << " compute time=1ms\n";
+            if (s + 1 < p)
+            {
+                os << s << " a" << s << "_" << i << " send to=" << s + 1 << " bytes=4KiB\n";
+            }
+        };
+        auto bwd = [&os, s, p](uint32_t i) {
+            if (s + 1 < p)
+            {
+                os << s << " g" << s + 1 << "_" << i << " recv from=" << s + 1 << " bytes=4KiB\n";
+            }
+            os << s << " b" << i << " compute time=2ms\n";
+            if (s > 0)
+            {
+                os << s << " g" << s << "_" << i << " send to=" << s - 1 << " bytes=4KiB\n";
+            }
+        };
+        const uint32_t warmup = std::min(p - s - 1, m);
+        uint32_t f = 0;
+        uint32_t b = 0;
+        while (f < warmup)
+        {
+            fwd(f++);
+        }
+        while (f < m)
+        {
+            fwd(f++);
+            bwd(b++);
+        }
+        while (b < m)
+        {
+            bwd(b++);
+        }
+    }
+    return os.str();
+}
+
+TEST_F(ReplayTest, PipelineShowsTheOneFOneBBubble)
+{
+    const uint32_t p = 4;
+    const uint32_t m = 8;
+    ASSERT_TRUE(Replay(Parse(Pipeline1F1B(p, m)))) << replay->GetStuckReport();
+    const double iteration = Ms(replay->GetIterationTimes().at(0));
+    const double expectedBubble = double(p - 1) / (m + p - 1);
+    for (uint32_t s = 0; s < p; ++s)
+    {
+        const ReplayBreakdown b = replay->GetBreakdown(s);
+        const double bubble = 1.0 - b.computeNs / 1e6 / iteration;
+        std::cout << "[replay] stage " << s << " iteration " << iteration << " ms, bubble "
+                  << bubble << " (1F1B " << expectedBubble << ")\n";
+        EXPECT_NEAR(bubble / expectedBubble, 1.0, 0.05);
+        EXPECT_EQ(b.computeNs, m * 3000000u);
+        // Sends and receives are PP.
+        if (s > 0)
+        {
+            EXPECT_GT(b.commByKindNs[static_cast<std::size_t>(ParallelismKind::Pp)], 0u);
+        }
+    }
+    EXPECT_NEAR(iteration / (m + p - 1) / 3.0, 1.0, 0.05);
+    // 2 directions x 3 boundaries x 8 micro-batches.
+    EXPECT_EQ(transport->GetMessagesCompleted(), 48u);
+}
+
+// SimAI MICRO (AICB micro_test: 19 allreduces of 4 KiB .. 1 GiB, one after the other) on
+// 4 ranks: each replayed allreduce takes what it takes alone, within 1%.
+TEST_F(ReplayTest, SimAiMicroSweepMatchesCollectivesAlone)
+{
+    const std::string path = kSamples + "aicb_workload_simAI_micro_test_all_reduce.txt";
+    if (!std::ifstream(path))
+    {
+        GTEST_SKIP() << path << " absent";
+    }
+    SimAiImportOptions options;
+    options.ranks = 4;
+    WorkloadTrace trace = SimAiWorkloadImporter::ImportFile(path, options);
+    ASSERT_EQ(trace.collectives.size(), 19u);
+    std::vector<uint64_t> sizes;
+    std::vector<uint32_t> opIndex;
+    for (uint32_t i = 0; i < trace.ops[0].size(); ++i)
+    {
+        if (IsCollective(trace.ops[0][i].kind))
+        {
+            sizes.push_back(trace.ops[0][i].bytes);
+            opIndex.push_back(i);
+        }
+    }
+    ASSERT_TRUE(Replay(std::move(trace))) << replay->GetStuckReport();
+    std::vector<Time> replayed;
+    for (uint32_t i : opIndex)
+    {
+        replayed.push_back(replay->GetOpEnd(0, i) - replay->GetOpStart(0, i));
+    }
+    replay = nullptr;
+    for (std::size_t k = 0; k < sizes.size(); ++k)
+    {
+        const Time alone = Alone("allreduce", 4, sizes[k], "auto");
+        std::cout << "[replay] MICRO allreduce " << sizes[k] << " B: replay "
+                  << replayed[k].GetMicroSeconds() << " us, alone " << alone.GetMicroSeconds()
+                  << " us\n";
+        EXPECT_NEAR(replayed[k].GetSeconds() / alone.GetSeconds(), 1.0, 0.01) << sizes[k];
+    }
+}
+
+// GOAL ring allreduce schedule on 8 ranks: 2(p−1) = 14 steps of one 64 KiB send per rank,
+// 112 messages, all delivered; every op completes.
+TEST_F(ReplayTest, GoalRingCompletesWithExpectedMessages)
+{
+    const uint32_t p = 8;
+    std::string s = "num_ranks " + std::to_string(p) + "\n";
+    for (uint32_t r = 0; r < p; ++r)
+    {
+        s += "rank " + std::to_string(r) + " {\n";
+        for (uint32_t k = 0; k < 2 * (p - 1); ++k)
+        {
+            const std::string l = std::to_string(3 * k);
+            s += "l" + l + ": send 65536b to " + std::to_string((r + 1) % p) + " tag " +
+                 std::to_string(k) + "\n";
+            s += "l" + std::to_string(3 * k + 1) + ": recv 65536b from " +
+                 std::to_string((r + p - 1) % p) + " tag " + std::to_string(k) + "\n";
+            s += "l" + std::to_string(3 * k + 2) + ": calc 1000 cpu 0\n";
+            s += "l" + std::to_string(3 * k + 2) + " requires l" + std::to_string(3 * k + 1) + "\n";
+            if (k > 0)
+            {
+                s += "l" + l + " requires l" + std::to_string(3 * k - 1) + "\n";
+            }
+        }
+        s += "}\n";
+    }
+    ASSERT_TRUE(Replay(GoalScheduleImporter::ImportString(s, "ring.goal")))
+        << replay->GetStuckReport();
+    EXPECT_EQ(transport->GetMessagesCompleted(), 112u);
+    EXPECT_EQ(replay->GetCompletedOps(), 3u * 14 * p);
+    EXPECT_EQ(replay->GetStuckReport(), "");
+    // Each step: a 64 KiB message (≈ 2 µs + 2 packets + hops ≈ 7.8 µs) then 1 µs of calc,
+    // strictly sequential around the ring: 14 steps take at least 14 × 8 µs.
+    EXPECT_GT(replay->GetEndTime(), MicroSeconds(14 * 8));
+}
+
+// A trace the builder would reject, built by hand: rank 0 receives from rank 1, which never
+// sends; rank 0's member of the allreduce waits behind that receive, so rank 1 waits in the
+// collective forever.  Simulator::Run() ends; the report names both ranks and the labels.
+TEST_F(ReplayTest, UnsatisfiableDependencyIsReported)
+{
+    WorkloadTrace t;
+    t.source = "hand.trace";
+    t.numRanks = 2;
+    t.groups.push_back({"dp0", {0, 1}});
+    t.ops.resize(2);
+    WorkloadOp recv;
+    recv.kind = WorkloadOpKind::Recv;
+    recv.label = "act7";
+    recv.from = 1;
+    recv.bytes = 4096;
+    recv.line = 5;
+    WorkloadOp ar;
+    ar.kind = WorkloadOpKind::AllReduce;
+    ar.label = "grad";
+    ar.bytes = MiB;
+    ar.group = 0;
+    ar.collective = 0;
+    ar.line = 6;
+    t.ops[0].push_back(recv);
+    ar.deps = {0};
+    t.ops[0].push_back(ar);
+    WorkloadOp fwd;
+    fwd.kind = WorkloadOpKind::Compute;
+    fwd.label = "fwd";
+    fwd.timeNs = 1000;
+    t.ops[1].push_back(fwd);
+    ar.deps = {0};
+    t.ops[1].push_back(ar);
+    t.collectives.push_back({WorkloadOpKind::AllReduce, 0, "grad", MiB, {{0, 1}, {1, 1}}});
+    EXPECT_FALSE(Replay(std::move(t)));
+    EXPECT_EQ(replay->GetCompletedOps(), 1u);
+    const std::string report = replay->GetStuckReport();
+    std::cout << report;
+    EXPECT_NE(report.find("1 of 4 ops completed"), std::string::npos) << report;
+    EXPECT_NE(report.find("rank 0: 2 ops unfinished; 'act7' (recv, line 5) receive from rank 1 "
+                          "never arrived: no matching send"),
+              std::string::npos)
+        << report;
+    EXPECT_NE(report.find("rank 1: 1 ops unfinished; 'grad' (allreduce, line 6) on group dp0: "
+                          "1 of 2 members reached it; missing rank 0"),
+              std::string::npos)
+        << report;
+    EXPECT_TRUE(replay->GetIterationTimes().empty());
+}
+
+// Cross-rank deadlock (each rank receives before it sends): nothing but the receives start.
+TEST_F(ReplayTest, DeadlockIsReported)
+{
+    WorkloadTrace t;
+    t.source = "deadlock.trace";
+    t.numRanks = 2;
+    t.ops.resize(2);
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        WorkloadOp recv;
+        recv.kind = WorkloadOpKind::Recv;
+        recv.label = "x";
+        recv.from = 1 - r;
+        recv.bytes = 8;
+        recv.recvPeerOp = 1;
+        WorkloadOp send;
+        send.kind = WorkloadOpKind::Send;
+        send.label = "x";
+        send.to = 1 - r;
+        send.bytes = 8;
+        send.sendPeerOp = 0;
+        send.deps = {0};
+        t.ops[r] = {recv, send};
+    }
+    EXPECT_FALSE(Replay(std::move(t)));
+    const std::string report = replay->GetStuckReport();
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        EXPECT_NE(report.find("rank " + std::to_string(r) +
+                              ": 2 ops unfinished; 'x' (recv) receive from rank " +
+                              std::to_string(1 - r) + " never arrived: send 'x' on rank " +
+                              std::to_string(1 - r) + " never started"),
+                  std::string::npos)
+            << report;
+    }
+    EXPECT_EQ(transport->GetMessagesCompleted(), 0u);
+}
+
+// More trace ranks than the transport has: refused before anything runs.
+TEST_F(ReplayTest, TraceLargerThanClusterIsRefused)
+{
+    Star(2);
+    replay = CreateObject<WorkloadReplay>();
+    replay->SetTrace(Parse("fabric-trace 1\nranks 4\ngroup g 0-3\n0-3 a allreduce group=g "
+                           "bytes=1MiB\n"));
+    replay->SetTransport(transport);
+    replay->SetCollectiveEngine(engine);
+    try
+    {
+        replay->Start();
+        ADD_FAILURE() << "accepted";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("needs 4 ranks but the transport has no rank 2"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+// ops rows: one per op with the replay's times; compute 0..1 ms, the send/recv after it,
+// the allreduce after both; the p2p flow's op_id is the send's ops.op_id.
+TEST_F(ReplayTest, OpsRowsCarryTheTimeline)
+{
+    char tmpl[] = "/tmp/ai-fabric-replay-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string path = std::string(tmpl) + "/results.db";
+    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+    db->Open(path);
+    db->BeginRun("replay-test", "workload-replay-test", 1, "{}");
+    uint32_t begins = 0;
+    uint32_t ends = 0;
+    const std::string text = "fabric-trace 1\nranks 2\ngroup tp0 0,1\n"
+                             "0-1 fwd compute time=1ms\n0 act send to=1 bytes=1MiB\n"
+                             "1 act recv from=0 bytes=1MiB\n"
+                             "0-1 ar allreduce group=tp0 bytes=2MiB\n";
+    Star(2);
+    replay = CreateObject<WorkloadReplay>();
+    replay->SetTrace(Parse(text));
+    replay->SetTransport(transport);
+    replay->SetCollectiveEngine(engine);
+    replay->SetResultsDatabase(db);
+    transport->SetResultsDatabase(db);
+    replay->TraceConnectWithoutContext(
+        "OpBegin",
+        MakeCallback(+[](uint32_t* n, uint32_t, uint32_t, const std::string&) {
+            ++*n;
+        }).Bind(&begins));
+    replay->TraceConnectWithoutContext(
+        "OpEnd",
+        MakeCallback(+[](uint32_t* n, uint32_t, uint32_t, const std::string&, Time) {
+            ++*n;
+        }).Bind(&ends));
+    replay->Start();
+    Simulator::Run();
+    ASSERT_TRUE(replay->IsComplete()) << replay->GetStuckReport();
+    EXPECT_EQ(begins, 6u);
+    EXPECT_EQ(ends, 6u);
+    db->EndRun("complete", Simulator::Now());
+    db->Close();
+
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    auto scalar = [h](const std::string& sql) {
+        sqlite3_stmt* st = nullptr;
+        EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+        int64_t v = -12345;
+        if (st && sqlite3_step(st) == SQLITE_ROW)
+        {
+            v = sqlite3_column_int64(st, 0);
+        }
+        sqlite3_finalize(st);
+        return v;
+    };
+    EXPECT_EQ(scalar("SELECT count(*) FROM ops"), 6);
+    EXPECT_EQ(scalar("SELECT count(*) FROM ops WHERE label='fwd' AND kind='compute' AND "
+                     "start_ns=0 AND end_ns=1000000"),
+              2);
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        for (uint32_t i = 0; i < replay->GetTrace().ops[r].size(); ++i)
+        {
+            const std::string where = " FROM ops WHERE rank=" + std::to_string(r) +
+                                      " AND op_id=" + std::to_string(replay->GetOpId(r, i));
+            EXPECT_EQ(scalar("SELECT start_ns" + where), replay->GetOpStart(r, i).GetNanoSeconds());
+            EXPECT_EQ(scalar("SELECT end_ns" + where), replay->GetOpEnd(r, i).GetNanoSeconds());
+        }
+    }
+    // The send starts at 1 ms and ends with the recv; the allreduce starts when both ranks
+    // reached it (rank 1 after its recv) and ends at one instant for both.
+    EXPECT_EQ(scalar("SELECT start_ns FROM ops WHERE rank=0 AND label='act'"), 1000000);
+    EXPECT_EQ(scalar("SELECT end_ns FROM ops WHERE rank=0 AND label='act'"),
+              scalar("SELECT end_ns FROM ops WHERE rank=1 AND label='act'"));
+    EXPECT_EQ(scalar("SELECT count(DISTINCT end_ns) FROM ops WHERE label='ar'"), 1);
+    EXPECT_EQ(scalar("SELECT max(start_ns) FROM ops WHERE label='ar'"),
+              scalar("SELECT end_ns FROM ops WHERE rank=1 AND label='act'"));
+    EXPECT_EQ(scalar("SELECT count(*) FROM flows f JOIN ops o ON f.op_id = o.op_id AND "
+                     "f.run_id = o.run_id WHERE o.label='act' AND o.rank=0 AND f.src_rank=0"),
+              1);
+    sqlite3_close_v2(h);
+    std::remove(path.c_str());
+}
+
+} // namespace
