@@ -1,0 +1,556 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/collective-bench.h"
+
+#include "ns3/cluster-helper.h"
+#include "ns3/command-line.h"
+#include "ns3/log.h"
+#include "ns3/progress-reporter.h"
+#include "ns3/results-database.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/run-parameters.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CollectiveBench");
+
+namespace
+{
+const std::vector<std::string> kCollectives{
+    "allreduce",
+    "allgather",
+    "reducescatter",
+    "alltoall",
+    "broadcast",
+    "reduce",
+    "sendrecv",
+};
+const std::vector<std::string> kAlgorithms{
+    "auto",
+    "ring",
+    "tree",
+    "halvingdoubling",
+    "direct",
+    "nvls",
+    "hierarchical",
+};
+
+bool
+Contains(const std::vector<std::string>& v, const std::string& s)
+{
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string
+Join(const std::vector<std::string>& v)
+{
+    std::string out;
+    for (const auto& s : v)
+    {
+        out += (out.empty() ? "" : ", ") + s;
+    }
+    return out;
+}
+
+bool
+HasRoot(const std::string& kind)
+{
+    return kind == "broadcast" || kind == "reduce";
+}
+
+// Digits only, no sign, no overflow.
+bool
+ParseUnsigned(const std::string& text, uint64_t& value)
+{
+    if (text.empty() || text.size() > 19)
+    {
+        return false;
+    }
+    value = 0;
+    for (char c : text)
+    {
+        if (!std::isdigit(static_cast<unsigned char>(c)))
+        {
+            return false;
+        }
+        value = value * 10 + static_cast<uint64_t>(c - '0');
+    }
+    return true;
+}
+} // namespace
+
+void
+CollectiveBenchOptions::AddCommandLineArguments(CommandLine& cmd)
+{
+    cmd.AddValue("collective",
+                 "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv",
+                 collective);
+    cmd.AddValue("algorithm",
+                 "auto, ring, tree, halvingdoubling, direct, nvls, hierarchical",
+                 algorithm);
+    cmd.AddValue("ranks", "group in ring order, e.g. 0-7 or 0,8,16 (default: every GPU)", ranks);
+    cmd.AddValue("minBytes", "smallest size (nccl-tests -b; K/M/G suffixes)", minBytes);
+    cmd.AddValue("maxBytes", "largest size (nccl-tests -e; K/M/G suffixes)", maxBytes);
+    cmd.AddValue("stepFactor", "size multiplier between rows (nccl-tests -f)", stepFactor);
+    cmd.AddValue("root", "root rank of broadcast / reduce (nccl-tests -r)", root);
+    cmd.AddValue("db", "results database to append the run to", db);
+    cmd.AddValue("label", "label of the run in the results database", label);
+    cmd.AddValue("seed", "RNG seed", seed);
+    cmd.AddValue("describe", "print the built cluster first", describe);
+}
+
+std::string
+CollectiveBenchParseSize(const std::string& text, uint64_t& bytes)
+{
+    std::string digits = text;
+    uint64_t scale = 1;
+    if (!digits.empty())
+    {
+        switch (std::toupper(static_cast<unsigned char>(digits.back())))
+        {
+        case 'K':
+            scale = 1ULL << 10;
+            break;
+        case 'M':
+            scale = 1ULL << 20;
+            break;
+        case 'G':
+            scale = 1ULL << 30;
+            break;
+        default:
+            break;
+        }
+        if (scale != 1)
+        {
+            digits.pop_back();
+        }
+    }
+    uint64_t value = 0;
+    if (!ParseUnsigned(digits, value) || value > std::numeric_limits<uint64_t>::max() / scale)
+    {
+        return "size \"" + text + "\" is not a byte count (digits with an optional K, M or G)";
+    }
+    bytes = value * scale;
+    return "";
+}
+
+std::string
+CollectiveBenchParseRanks(const std::string& text, std::vector<uint32_t>& ranks)
+{
+    ranks.clear();
+    std::size_t pos = 0;
+    while (pos <= text.size())
+    {
+        const std::size_t comma = std::min(text.find(',', pos), text.size());
+        const std::string item = text.substr(pos, comma - pos);
+        const std::size_t dash = item.find('-');
+        uint64_t first = 0;
+        uint64_t last = 0;
+        const bool ok = dash == std::string::npos
+                            ? ParseUnsigned(item, first) && (last = first, true)
+                            : ParseUnsigned(item.substr(0, dash), first) &&
+                                  ParseUnsigned(item.substr(dash + 1), last);
+        if (!ok || last > std::numeric_limits<uint32_t>::max())
+        {
+            return "rank list \"" + text + "\": \"" + item +
+                   "\" is not a rank or a range a-b (e.g. 0-7 or 0,2,4-6)";
+        }
+        if (first > last)
+        {
+            return "rank list \"" + text + "\": empty range " + item;
+        }
+        for (uint64_t r = first; r <= last; ++r)
+        {
+            ranks.push_back(static_cast<uint32_t>(r));
+        }
+        pos = comma + 1;
+    }
+    return "";
+}
+
+std::vector<uint64_t>
+CollectiveBenchSizes(uint64_t minBytes, uint64_t maxBytes, uint64_t factor)
+{
+    std::vector<uint64_t> sizes;
+    for (uint64_t s = minBytes; s <= maxBytes && s > 0; s *= factor)
+    {
+        sizes.push_back(s);
+        if (s > maxBytes / factor)
+        {
+            break;
+        }
+    }
+    return sizes;
+}
+
+std::string
+CollectiveBenchValidate(const CollectiveBenchOptions& o,
+                        uint32_t clusterRanks,
+                        std::vector<uint32_t>& ranks,
+                        std::vector<uint64_t>& sizes)
+{
+    const std::string kind = CollectiveEngine::Canonical(o.collective);
+    if (!Contains(kCollectives, kind))
+    {
+        return "unknown collective \"" + o.collective + "\" (valid: " + Join(kCollectives) + ")";
+    }
+    const std::string algorithm = CollectiveEngine::Canonical(o.algorithm);
+    if (!Contains(kAlgorithms, algorithm))
+    {
+        return "unknown algorithm \"" + o.algorithm + "\" (valid: " + Join(kAlgorithms) + ")";
+    }
+    uint64_t minBytes = 0;
+    uint64_t maxBytes = 0;
+    std::string e = CollectiveBenchParseSize(o.minBytes, minBytes);
+    if (e.empty())
+    {
+        e = CollectiveBenchParseSize(o.maxBytes, maxBytes);
+    }
+    if (!e.empty())
+    {
+        return e;
+    }
+    if (minBytes == 0)
+    {
+        return "--minBytes must be at least 1";
+    }
+    if (minBytes > maxBytes)
+    {
+        return "--minBytes=" + std::to_string(minBytes) +
+               " is larger than --maxBytes=" + std::to_string(maxBytes);
+    }
+    if (o.stepFactor < 2)
+    {
+        return "--stepFactor must be at least 2 (got " + std::to_string(o.stepFactor) + ")";
+    }
+    if (o.ranks.empty())
+    {
+        ranks.clear();
+        for (uint32_t r = 0; r < clusterRanks; ++r)
+        {
+            ranks.push_back(r);
+        }
+    }
+    else
+    {
+        e = CollectiveBenchParseRanks(o.ranks, ranks);
+        if (!e.empty())
+        {
+            return e;
+        }
+    }
+    std::set<uint32_t> seen;
+    for (uint32_t r : ranks)
+    {
+        if (r >= clusterRanks)
+        {
+            return "rank " + std::to_string(r) + " of --ranks=" + o.ranks +
+                   " is outside the cluster (ranks 0-" + std::to_string(clusterRanks - 1) + ")";
+        }
+        if (!seen.insert(r).second)
+        {
+            return "rank " + std::to_string(r) + " appears twice in --ranks=" + o.ranks;
+        }
+    }
+    if (HasRoot(kind) && !seen.count(o.root))
+    {
+        return "--root=" + std::to_string(o.root) + " is not in the group";
+    }
+    sizes = CollectiveBenchSizes(minBytes, maxBytes, o.stepFactor);
+    return "";
+}
+
+std::string
+CollectiveBenchCheckFabric(const CollectiveBenchOptions& o,
+                           const std::vector<uint32_t>& ranks,
+                           const std::vector<uint64_t>& sizes,
+                           Ptr<CollectiveEngine> engine)
+{
+    CollectiveSpec spec;
+    spec.kind = o.collective;
+    spec.algorithm = o.algorithm;
+    spec.ranks = ranks;
+    spec.root = o.root;
+    // Reachability depends on the pairs a schedule uses, not on its size once every piece
+    // is non-empty: build one schedule per resolved algorithm, the largest up to 64 MiB.
+    std::map<std::string, uint64_t> probe;
+    try
+    {
+        for (uint64_t bytes : sizes)
+        {
+            spec.bytes = bytes;
+            const std::string algorithm = engine->ResolveAlgorithm(spec);
+            auto it = probe.find(algorithm);
+            if (it == probe.end() || bytes <= (64ULL << 20))
+            {
+                probe[algorithm] = bytes;
+            }
+        }
+        for (const auto& [algorithm, bytes] : probe)
+        {
+            if (algorithm != "nvls")
+            {
+                spec.bytes = bytes;
+                spec.algorithm = algorithm;
+                engine->BuildSchedule(spec);
+            }
+        }
+    }
+    catch (const CollectiveError& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+std::vector<CollectiveBenchRow>
+CollectiveBenchRun(const CollectiveBenchOptions& o,
+                   const std::vector<uint32_t>& ranks,
+                   const std::vector<uint64_t>& sizes,
+                   Ptr<CollectiveEngine> engine,
+                   std::ostream* out)
+{
+    const std::string kind = CollectiveEngine::Canonical(o.collective);
+    std::vector<CollectiveBenchRow> rows;
+    for (uint64_t bytes : sizes)
+    {
+        CollectiveSpec spec;
+        spec.kind = kind;
+        spec.algorithm = o.algorithm;
+        spec.ranks = ranks;
+        spec.bytes = bytes;
+        spec.root = o.root;
+        bool done = false;
+        CollectiveResult result;
+        engine->Start(spec,
+                      CollectiveEngine::DoneCallback([&done, &result](const CollectiveResult& r) {
+                          result = r;
+                          done = true;
+                          // Periodic events (watchdogs, progress) would keep Run going.
+                          Simulator::Stop();
+                      }));
+        if (!done)
+        {
+            Simulator::Run();
+        }
+        if (!done)
+        {
+            throw CollectiveError(kind + " of " + std::to_string(bytes) +
+                                  " B did not finish: the simulation ran out of events");
+        }
+        CollectiveBenchRow row;
+        row.sizeBytes = bytes;
+        row.count = bytes / 4;
+        row.root = HasRoot(kind) ? static_cast<int64_t>(o.root) : -1;
+        row.algorithm = result.algorithm;
+        row.time_us = (result.end - result.start).GetSeconds() * 1e6;
+        row.algbwGbps = result.algbwGbps;
+        row.busbwGbps = result.busbwGbps;
+        NS_LOG_INFO(bytes << " B " << row.algorithm << " " << row.time_us << " us");
+        rows.push_back(row);
+        if (out)
+        {
+            *out << CollectiveBenchFormatRow(row) << std::flush;
+        }
+    }
+    return rows;
+}
+
+std::string
+CollectiveBenchHeader()
+{
+    char line[256];
+    std::string out;
+    std::snprintf(line,
+                  sizeof(line),
+                  "#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %s\n",
+                  "size",
+                  "count",
+                  "type",
+                  "redop",
+                  "root",
+                  "time",
+                  "algbw",
+                  "busbw",
+                  "algo");
+    out += line;
+    std::snprintf(line,
+                  sizeof(line),
+                  "#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s\n",
+                  "(B)",
+                  "(elements)",
+                  "",
+                  "",
+                  "",
+                  "(us)",
+                  "(GB/s)",
+                  "(GB/s)");
+    out += line;
+    return out;
+}
+
+std::string
+CollectiveBenchFormatRow(const CollectiveBenchRow& row)
+{
+    // nccl-tests' precision: time with 2, 1 or 0 decimals as it grows.
+    char time[32];
+    const char* timeFormat =
+        row.time_us >= 10000.0 ? "%7.0f" : (row.time_us >= 100.0 ? "%7.1f" : "%7.2f");
+    std::snprintf(time, sizeof(time), timeFormat, row.time_us);
+    char line[256];
+    std::snprintf(line,
+                  sizeof(line),
+                  "%12llu  %12llu  %8s  %6s  %6lld  %7s  %6.2f  %6.2f  %s\n",
+                  static_cast<unsigned long long>(row.sizeBytes),
+                  static_cast<unsigned long long>(row.count),
+                  "float",
+                  "sum",
+                  static_cast<long long>(row.root),
+                  time,
+                  row.algbwGbps,
+                  row.busbwGbps,
+                  row.algorithm.c_str());
+    return line;
+}
+
+double
+CollectiveBenchAverageBusBw(const std::vector<CollectiveBenchRow>& rows)
+{
+    double sum = 0;
+    for (const auto& r : rows)
+    {
+        sum += r.busbwGbps;
+    }
+    return rows.empty() ? 0.0 : sum / rows.size();
+}
+
+int
+CollectiveBenchMain(const ClusterConfig& config,
+                    const CollectiveBenchOptions& o,
+                    std::ostream& out,
+                    std::ostream& err,
+                    const std::string& clusterError)
+{
+    RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(o.seed, 1)));
+    RunParameters params;
+    config.AddToRunParameters(params);
+    params.Set("collective", o.collective);
+    params.Set("algorithm", o.algorithm);
+    params.Set("ranks", o.ranks.empty() ? std::string("all") : o.ranks);
+    params.Set("minBytes", o.minBytes);
+    params.Set("maxBytes", o.maxBytes);
+    params.Set("stepFactor", o.stepFactor);
+    params.Set("root", o.root);
+    params.Set("seed", o.seed);
+    params.AddGlobalValues();
+
+    Ptr<ResultsDatabase> db;
+    if (!o.db.empty())
+    {
+        db = CreateObject<ResultsDatabase>();
+        db->Open(o.db);
+        db->BeginRun(o.label, "collective-bench", static_cast<int64_t>(o.seed), params.ToJson());
+    }
+    auto fail = [&](const std::string& message) {
+        err << "collective-bench: " << message << "\n";
+        if (db)
+        {
+            db->EndRun("failed", Simulator::Now());
+            db->Close();
+        }
+        return 1;
+    };
+
+    if (!clusterError.empty())
+    {
+        return fail(clusterError);
+    }
+    const std::string configError = config.Validate();
+    if (!configError.empty())
+    {
+        return fail(configError);
+    }
+    std::vector<uint32_t> ranks;
+    std::vector<uint64_t> sizes;
+    std::string e = CollectiveBenchValidate(o, config.GetNRanks(), ranks, sizes);
+    if (!e.empty())
+    {
+        return fail(e);
+    }
+
+    ClusterHelper cluster(config);
+    e = cluster.TryBuild();
+    if (!e.empty())
+    {
+        return fail(e);
+    }
+    Ptr<GpuTransport> transport = cluster.InstallTransport("world");
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(transport);
+    std::map<uint32_t, uint32_t> domainOfRank;
+    for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
+    {
+        domainOfRank[r] = cluster.GetDomain(r);
+    }
+    engine->SetDomainMap(domainOfRank);
+    e = CollectiveBenchCheckFabric(o, ranks, sizes, engine);
+    if (!e.empty())
+    {
+        return fail(e);
+    }
+    if (db)
+    {
+        transport->SetResultsDatabase(db);
+        engine->SetResultsDatabase(db);
+    }
+
+    if (o.describe)
+    {
+        out << cluster.Describe();
+    }
+    out << "# collective-bench: " << CollectiveEngine::Canonical(o.collective) << ", algorithm "
+        << CollectiveEngine::Canonical(o.algorithm) << ", " << ranks.size() << " of "
+        << cluster.GetNRanks() << " GPUs (" << config.preset << " x " << config.servers
+        << "), one simulated iteration per size, sizes run one after the other\n"
+        << "#\n"
+        << CollectiveBenchHeader();
+    out.flush();
+
+    Ptr<ProgressReporter> progress = CreateObject<ProgressReporter>();
+    progress->Start();
+    std::vector<CollectiveBenchRow> rows;
+    try
+    {
+        rows = CollectiveBenchRun(o, ranks, sizes, engine, &out);
+    }
+    catch (const CollectiveError& x)
+    {
+        progress->Stop();
+        return fail(x.what());
+    }
+    progress->Stop();
+    char avg[64];
+    std::snprintf(avg, sizeof(avg), "%g", CollectiveBenchAverageBusBw(rows));
+    out << "# Avg bus bandwidth    : " << avg << " \n#\n";
+
+    if (db)
+    {
+        cluster.WriteNodes(db);
+        cluster.WriteLinks(db);
+        db->EndRun("complete", Simulator::Now());
+        db->Close();
+    }
+    return 0;
+}
+
+} // namespace ns3

@@ -1,0 +1,120 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_COLLECTIVE_BENCH_H
+#define AI_FABRIC_COLLECTIVE_BENCH_H
+
+#include "ns3/cluster-config.h"
+#include "ns3/collective-engine.h"
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class CommandLine;
+class ClusterHelper;
+
+/**
+ * What scenarios/collective-bench runs: nccl-tests' -b/-e/-f/-g/-r as
+ * --minBytes/--maxBytes/--stepFactor/--ranks/--root (doc/collectives.md).
+ * Sizes are strings so that nccl-tests' "8G" works: K, M, G are powers of 1024.
+ */
+struct CollectiveBenchOptions
+{
+    std::string collective{"allreduce"};
+    std::string algorithm{"auto"};
+    std::string ranks; //!< "" = every GPU; else "0-7", "0,2,4", "0-3,8-11" (ring order)
+    std::string minBytes{"8"};
+    std::string maxBytes{"128M"};
+    uint64_t stepFactor{2};
+    uint32_t root{0}; //!< broadcast / reduce
+    std::string db;   //!< results database; "" = none
+    std::string label{"collective-bench"};
+    uint64_t seed{1};
+    bool describe{false}; //!< print ClusterHelper::Describe() first
+
+    /// Registers --collective, --algorithm, --ranks, --minBytes, --maxBytes, --stepFactor,
+    /// --root, --db, --label, --seed, --describe.  This object must outlive cmd.Parse().
+    void AddCommandLineArguments(CommandLine& cmd);
+};
+
+/// One printed row (nccl-tests' out-of-place columns).
+struct CollectiveBenchRow
+{
+    uint64_t sizeBytes{0};
+    uint64_t count{0};     //!< elements: size / 4 (float)
+    int64_t root{-1};      //!< -1 but for broadcast / reduce
+    std::string algorithm; //!< the one that ran (auto resolved)
+    double time_us{0};
+    double algbwGbps{0};
+    double busbwGbps{0};
+};
+
+/// nccl-tests' size syntax: digits with an optional K, M or G (x1024^k).  "" or the error.
+std::string CollectiveBenchParseSize(const std::string& text, uint64_t& bytes);
+/// "0-7", "0,2,4-6": ranks in the order given.  "" or the error (syntax, empty range).
+std::string CollectiveBenchParseRanks(const std::string& text, std::vector<uint32_t>& ranks);
+/// min, min x f, ... up to max (nccl-tests -b -e -f); each size at least one element.
+std::vector<uint64_t> CollectiveBenchSizes(uint64_t minBytes, uint64_t maxBytes, uint64_t factor);
+
+/**
+ * Everything that can be checked before the cluster is built: collective and algorithm
+ * names and their pairing, sizes and step factor, the rank list against a cluster of
+ * \p clusterRanks GPUs (range, repeats), the root.  Fills \p ranks and \p sizes.
+ * "" or a message for the user.
+ */
+std::string CollectiveBenchValidate(const CollectiveBenchOptions& options,
+                                    uint32_t clusterRanks,
+                                    std::vector<uint32_t>& ranks,
+                                    std::vector<uint64_t>& sizes);
+
+/**
+ * What only the built fabric can say (nvls needs NVSwitch gen3 over the whole group,
+ * hierarchical equal NVLink domains...): the engine resolves every size.  "" or the
+ * engine's message.
+ */
+std::string CollectiveBenchCheckFabric(const CollectiveBenchOptions& options,
+                                       const std::vector<uint32_t>& ranks,
+                                       const std::vector<uint64_t>& sizes,
+                                       Ptr<CollectiveEngine> engine);
+
+/**
+ * Runs one collective per size on \p engine, sequentially in the current simulation: size
+ * k+1 starts when size k's last rank finished (the engine's done), so each is a fresh
+ * collective on an idle fabric apart from credits still returning.  Each row is printed on
+ * \p out as it finishes.  Throws CollectiveError if a collective never finishes (the event
+ * list ran dry).
+ */
+std::vector<CollectiveBenchRow> CollectiveBenchRun(const CollectiveBenchOptions& options,
+                                                   const std::vector<uint32_t>& ranks,
+                                                   const std::vector<uint64_t>& sizes,
+                                                   Ptr<CollectiveEngine> engine,
+                                                   std::ostream* out = nullptr);
+
+/// nccl-tests' header lines (size count type redop root time algbw busbw).
+std::string CollectiveBenchHeader();
+/// One row in nccl-tests' layout, the algorithm appended.
+std::string CollectiveBenchFormatRow(const CollectiveBenchRow& row);
+/// Mean busbw over the rows (nccl-tests' "Avg bus bandwidth").
+double CollectiveBenchAverageBusBw(const std::vector<CollectiveBenchRow>& rows);
+
+/**
+ * The whole scenario: validate, build the cluster of \p config, run, print the table on
+ * \p out, write the run (params, nodes, links, collectives, flows) to options.db.  On bad
+ * input (or a non-empty \p clusterError, ClusterConfig::ApplyCommandLine's): the message on
+ * \p err, exit code 1, and only a `failed` run row.  \return the process exit code.  Call
+ * with a fresh simulator; leaves Simulator::Destroy to the caller.
+ */
+int CollectiveBenchMain(const ClusterConfig& config,
+                        const CollectiveBenchOptions& options,
+                        std::ostream& out,
+                        std::ostream& err,
+                        const std::string& clusterError = "");
+
+} // namespace ns3
+
+#endif
