@@ -115,7 +115,7 @@ main(int argc, char* argv[])
     {
         if (tracePath.empty())
         {
-            throw WorkloadError("", 0, "trace", "--trace=FILE is required");
+            throw WorkloadError("command line", 0, "trace", "--trace=FILE is required");
         }
         if (format == "native")
         {
@@ -136,7 +136,7 @@ main(int argc, char* argv[])
         }
         else
         {
-            throw WorkloadError("",
+            throw WorkloadError("command line",
                                 0,
                                 "format",
                                 "expected native, simai or goal, got '" + format + "'");

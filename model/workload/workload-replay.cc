@@ -540,9 +540,23 @@ WorkloadReplay::StartCollective(uint32_t c)
     spec.root = first.root >= 0 ? static_cast<uint32_t>(first.root) : firstRank;
     try
     {
+        if (m_engine->ResolveAlgorithm(spec) == "nvls" && m_transport)
+        {
+            for (uint32_t p = 0; p < m_transport->GetNPlanes(); ++p)
+            {
+                Ptr<TransportPlane> plane = m_transport->GetPlane(p);
+                auto* inSwitch = dynamic_cast<InSwitchReductionPlane*>(PeekPointer(plane));
+                if (inSwitch && inSwitch->CanReduceInSwitch(spec.ranks))
+                {
+                    m_collectives[c].inSwitchPlane = static_cast<int32_t>(m_planeNameOfIndex[p]);
+                    break;
+                }
+            }
+        }
         m_engine->Start(spec, CollectiveEngine::DoneCallback([this, c](const CollectiveResult&) {
                             CollectiveDone(c);
                         }));
+        InSwitchChange(c, +1);
     }
     catch (const std::exception& e)
     {
@@ -556,6 +570,7 @@ WorkloadReplay::StartCollective(uint32_t c)
 void
 WorkloadReplay::CollectiveDone(uint32_t c)
 {
+    InSwitchChange(c, -1);
     for (const auto& [r, i] : m_trace.collectives[c].members)
     {
         Finish(r, i);
@@ -684,6 +699,21 @@ WorkloadReplay::PlaneChange(uint32_t src, uint32_t dst, int delta)
             Account(r);
             m_ranks[r].planeActive[p] += delta;
         }
+    }
+}
+
+void
+WorkloadReplay::InSwitchChange(uint32_t c, int delta)
+{
+    const int32_t p = m_collectives[c].inSwitchPlane;
+    if (p < 0)
+    {
+        return;
+    }
+    for (const auto& member : m_trace.collectives[c].members)
+    {
+        Account(member.first);
+        m_ranks[member.first].planeActive[p] += delta;
     }
 }
 

@@ -171,6 +171,7 @@ class WorkloadReplay : public Object
     {
         uint32_t ready{0};
         bool started{false};
+        int32_t inSwitchPlane{-1}; ///< m_planeNames index of an NVLS run, else -1
     };
 
     void Begin();
@@ -191,6 +192,8 @@ class WorkloadReplay : public Object
     void MessageSent(uint64_t id, uint32_t src, uint32_t dst, uint64_t bytes);
     void MessageReceived(uint64_t id, uint32_t src, uint32_t dst, uint64_t bytes, Time duration);
     void PlaneChange(uint32_t src, uint32_t dst, int delta);
+    /// In-switch (NVLS) runs send no transport messages: the plane is busy for every member.
+    void InSwitchChange(uint32_t c, int delta);
     std::string Describe(uint32_t rank, uint32_t index) const;
 
     WorkloadTrace m_trace;
