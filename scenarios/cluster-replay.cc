@@ -12,6 +12,7 @@
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-engine.h"
 #include "ns3/command-line.h"
+#include "ns3/progress-reporter.h"
 #include "ns3/results-database.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/run-parameters.h"
@@ -198,7 +199,11 @@ main(int argc, char* argv[])
         replay->SetResultsDatabase(results);
     }
     replay->Start();
+    // A status line on a terminal only (sweeps and pipes stay quiet).
+    Ptr<ProgressReporter> progress = CreateObject<ProgressReporter>();
+    progress->Start();
     Simulator::Run();
+    progress->Stop();
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
