@@ -5,6 +5,7 @@
 // iteration times against compute plus the collective run alone, overlap,
 // the 1F1B bubble, the SimAI MICRO sweep, a GOAL ring, stuck reports, ops rows.
 #include "ns3/boolean.h"
+#include "ns3/cluster-helper.h"
 #include "ns3/collective-engine.h"
 #include "ns3/config.h"
 #include "ns3/credit-link-helper.h"
@@ -479,6 +480,58 @@ TEST_F(ReplayTest, DeadlockIsReported)
             << report;
     }
     EXPECT_EQ(transport->GetMessagesCompleted(), 0u);
+}
+
+// On a real cluster (2 × DGX H100: NVLink inside a server, InfiniBand across) the per-plane
+// breakdown follows the transport's plane choice: rank 1 only takes part in the TP ring
+// allreduce (NVLink) and rank 8 only in the DP allreduce with rank 0 and the PP send
+// (InfiniBand).  Each rank's busy time on its plane equals the time its collectives ran
+// (from the last member's arrival) plus its p2p spans, within 1%: ring steps keep a message
+// in flight to or from every member from the first submission to the last delivery; no
+// compute runs, so all of it is exposed.
+TEST_F(ReplayTest, ClusterPlanesInTheBreakdown)
+{
+    ClusterConfig config;
+    ASSERT_EQ(config.ApplyPreset("dgx-h100"), "");
+    config.servers = 2;
+    ClusterHelper cluster(config);
+    ASSERT_EQ(cluster.TryBuild(), "");
+    transport = cluster.InstallTransport();
+    engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(transport);
+    replay = CreateObject<WorkloadReplay>();
+    replay->SetTrace(Parse("fabric-trace 1\nranks 16\ngroup tp0 0-7\ngroup dp0 0,8\n"
+                           "0-7 t allreduce group=tp0 bytes=8MiB algorithm=ring\n"
+                           "0,8 d allreduce group=dp0 bytes=8MiB algorithm=ring\n"
+                           "0 p send to=8 bytes=8MiB\n8 p recv from=0 bytes=8MiB\n"));
+    replay->SetTransport(transport);
+    replay->SetCollectiveEngine(engine);
+    replay->Start();
+    Simulator::Run();
+    ASSERT_TRUE(replay->IsComplete()) << replay->GetStuckReport();
+    auto span = [this](uint32_t rank, uint32_t index) {
+        return (replay->GetOpEnd(rank, index) - replay->GetOpStart(rank, index)).GetNanoSeconds();
+    };
+    const ReplayBreakdown r1 = replay->GetBreakdown(1);
+    const ReplayBreakdown r8 = replay->GetBreakdown(8);
+    std::cout << "[replay] rank 1 nvlink " << r1.exposedByPlaneNs.at("nvlink") << " ns (TP op "
+              << span(1, 0) << "), rank 8 infiniband " << r8.exposedByPlaneNs.at("infiniband")
+              << " ns (DP + PP ops " << span(8, 0) + span(8, 1) << " incl. waiting for rank 0)\n";
+    EXPECT_NEAR(double(r1.exposedByPlaneNs.at("nvlink")) / span(1, 0), 1.0, 0.01);
+    EXPECT_EQ(r1.commByPlaneNs.at("infiniband"), 0u);
+    EXPECT_EQ(r1.exposedByKindNs[static_cast<std::size_t>(ParallelismKind::Tp)],
+              static_cast<uint64_t>(span(1, 0)));
+    // Rank 8 reaches the DP allreduce at 0 but waits for rank 0 (busy in TP): its
+    // InfiniBand time starts when rank 0 arrives.
+    const int64_t dpRunning = (replay->GetOpEnd(8, 0) - replay->GetOpStart(0, 1)).GetNanoSeconds();
+    EXPECT_EQ(replay->GetOpStart(0, 1), replay->GetOpEnd(0, 0));
+    EXPECT_NEAR(double(r8.exposedByPlaneNs.at("infiniband")) / (dpRunning + span(8, 1)), 1.0, 0.01);
+    EXPECT_EQ(r8.commByPlaneNs.at("nvlink"), 0u);
+    EXPECT_EQ(r8.exposedByKindNs[static_cast<std::size_t>(ParallelismKind::Dp)],
+              static_cast<uint64_t>(span(8, 0)));
+    EXPECT_EQ(r8.exposedByKindNs[static_cast<std::size_t>(ParallelismKind::Pp)],
+              static_cast<uint64_t>(span(8, 1)));
+    EXPECT_EQ(r8.computeNs, 0u);
 }
 
 // More trace ranks than the transport has: refused before anything runs.
