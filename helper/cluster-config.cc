@@ -231,6 +231,9 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
     cmd.AddValue("serversPerRack", "servers per rack; -1 = preset", cli.serversPerRack);
     cmd.AddValue("racksPerTor", "racks per top-of-rack switch; -1 = preset (1)", cli.racksPerTor);
     cmd.AddValue("ethRouting", "front-end IPv4 routing: static or global", cli.ethRouting);
+    cmd.AddValue("ethFabric",
+                 "front-end ToRs: bridged (L2 CSMA + BridgeNetDevice, default) or routed (IPv4)",
+                 cli.ethFabric);
     cmd.AddValue("ethAggSwitches",
                  "front-end aggregation switches; -1 = preset (2)",
                  cli.ethAggSwitches);
@@ -309,6 +312,10 @@ ClusterConfig::ApplyCommandLine()
     {
         ethRouting = o.ethRouting;
     }
+    if (!o.ethFabric.empty())
+    {
+        ethFabric = o.ethFabric;
+    }
     return Validate();
 }
 
@@ -335,6 +342,7 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
     p.Set("cluster.racksPerTor", racksPerTor);
     p.Set("cluster.ethAggSwitches", ethAggSwitches);
     p.Set("cluster.ethRouting", ethRouting);
+    p.Set("cluster.ethFabric", ethFabric);
     p.Set("cluster.ethUplinkRate_Gbps", GetTorUplinkRate_Gbps());
     p.Set("cluster.storageNodes", storageNodes);
     p.Set("cluster.storageRate_Gbps", storageRate_Gbps);
@@ -432,6 +440,15 @@ ClusterConfig::Validate() const
     {
         return "unknown front-end routing '" + ethRouting + "'; valid: static, global";
     }
+    if (ethFabric != "bridged" && ethFabric != "routed")
+    {
+        return "unknown front-end fabric '" + ethFabric + "'; valid: bridged, routed";
+    }
+    // A bridged rack is one /22 (see ClusterHelper): the aggregation router and the CPUs.
+    if (ethFabric == "bridged" && std::min(GetServersPerTor(), servers) > 1021)
+    {
+        return "a bridged ToR takes at most 1021 servers (one /22 per rack)";
+    }
     if (ibRoutingEngine != "ftree" && ibRoutingEngine != "updn" && ibRoutingEngine != "minhop")
     {
         return "unknown InfiniBand routing engine '" + ibRoutingEngine +
@@ -487,6 +504,18 @@ ClusterConfig::GetTorUplinkRate_Gbps() const
     }
     const uint32_t perTor = std::min(GetServersPerTor(), servers);
     return perTor * ethPortsPerServer * ethRate_Gbps / ethAggSwitches;
+}
+
+double
+ClusterConfig::GetTorUplinkTotal_Gbps() const
+{
+    return ethAggSwitches * GetTorUplinkRate_Gbps();
+}
+
+bool
+ClusterConfig::IsEthBridged() const
+{
+    return ethFabric == "bridged";
 }
 
 double

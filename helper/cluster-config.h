@@ -68,6 +68,10 @@ struct ClusterConfig
     /// "static": routes from the address plan; "global": ns-3 Ipv4GlobalRoutingHelper
     /// (shortest paths, ECMP off), slower to build at scale.
     std::string ethRouting{"static"};
+    /// "bridged": each ToR is an L2 switch (a BridgeNetDevice over one CsmaNetDevice port per
+    /// server and one CSMA uplink to a single aggregation router), the rack one IPv4 subnet;
+    /// "routed": ToRs are IPv4 routers linked point-to-point to every aggregation switch.
+    std::string ethFabric{"bridged"};
     double ethUplinkRate_Gbps{0.0}; //!< ToR to each aggregation switch; 0 = non-blocking
     double ethDelay_ns{500.0};      //!< per front-end cable, ~100 m of fibre at 5 ns/m
     uint32_t storageNodes{1};
@@ -111,6 +115,10 @@ struct ClusterConfig
     uint32_t GetServersPerTor() const;
     uint32_t GetNTors() const;
     double GetTorUplinkRate_Gbps() const;
+    /// Every uplink of one ToR together: aggregation switches x GetTorUplinkRate_Gbps().  A
+    /// bridged ToR has one uplink at this rate (same capacity as the routed ToR's uplinks).
+    double GetTorUplinkTotal_Gbps() const;
+    bool IsEthBridged() const;
     /// Per GPU and direction, in Gb/s.
     double GetNvLinkPerGpu_Gbps() const;
     double GetIbPerGpu_Gbps() const;
@@ -136,6 +144,7 @@ struct ClusterConfig
         int64_t racksPerTor{-1};
         int64_t ethAggSwitches{-1};
         std::string ethRouting;
+        std::string ethFabric;
         double ethUplinkRate_Gbps{-1};
         int64_t storageNodes{-1};
         double storageRate_Gbps{-1};

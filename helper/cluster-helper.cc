@@ -5,7 +5,10 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/bridge-helper.h"
 #include "ns3/command-line.h"
+#include "ns3/csma-helper.h"
+#include "ns3/csma-net-device.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/infiniband-transport-plane.h"
@@ -35,9 +38,10 @@ NS_LOG_COMPONENT_DEFINE("ClusterHelper");
 namespace
 {
 
-// Front-end address plan: server s owns 10.0.0.0 + s * 1024 (/22); its CPU-ToR link is the
-// first /30, PCIe link of local GPU i the (i+1)-th.  Switch-to-switch and storage links take
-// /30s from 172.16.0.0/12.  Routes then follow the plan (one per server, not per link).
+// Front-end address plan: server s owns 10.0.0.0 + s * 1024 (/22); its CPU-ToR link (routed
+// fabric; unused when bridged) is the first /30, PCIe link of local GPU i the (i+1)-th.
+// Switch-to-switch and storage links take /30s from 172.16.0.0/12.  Routes then follow the plan
+// (one per server, not per link).
 const Ipv4Mask kServerMask("255.255.252.0");
 const Ipv4Mask kLinkMask("255.255.255.252");
 
@@ -45,6 +49,14 @@ Ipv4Address
 ServerBlock(uint32_t server)
 {
     return Ipv4Address(Ipv4Address("10.0.0.0").Get() + (server << 10));
+}
+
+// Bridged front-end: rack (ToR) t is one subnet 10.128.0.0 + t * 1024 (/22), the aggregation
+// router's port first, then the CPUs; at most 4096 ToRs end below 10.192.0.0.
+Ipv4Address
+RackBlock(uint32_t tor)
+{
+    return Ipv4Address(Ipv4Address("10.128.0.0").Get() + (tor << 10));
 }
 
 Ipv4Address
@@ -419,21 +431,55 @@ ClusterHelper::Link(Ptr<Node> a,
     Ipv4InterfaceContainer interfaces = address.Assign(devices);
     ifA = interfaces.Get(0).second;
     ifB = interfaces.Get(1).second;
+    TraceLink(devices, a, b, rate_Gbps);
+    return {interfaces.GetAddress(0), interfaces.GetAddress(1)};
+}
+
+void
+ClusterHelper::TraceLink(const NetDeviceContainer& devices,
+                         Ptr<Node> a,
+                         Ptr<Node> b,
+                         double rate_Gbps)
+{
+    const uint64_t rate_bps = static_cast<uint64_t>(rate_Gbps * 1e9);
     for (uint32_t i = 0; i < 2; ++i)
     {
         m_ethDirections.emplace_back();
         EthDirection* d = &m_ethDirections.back();
-        d->device = DynamicCast<PointToPointNetDevice>(devices.Get(i));
+        d->device = devices.Get(i);
+        if (auto p2p = DynamicCast<PointToPointNetDevice>(d->device))
+        {
+            d->queue = p2p->GetQueue();
+        }
+        else
+        {
+            d->queue = DynamicCast<CsmaNetDevice>(d->device)->GetQueue();
+        }
         d->srcNode = (i == 0 ? a : b)->GetId();
         d->dstNode = (i == 0 ? b : a)->GetId();
         d->rate_bps = rate_bps;
+        // Both device types have these traces; CSMA fires PhyTxBegin once per frame that
+        // gets the medium (not per backoff attempt).
         d->device->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&EthTxBegin, d));
         d->device->TraceConnectWithoutContext("MacTxDrop", MakeBoundCallback(&EthDrop, d));
         d->device->TraceConnectWithoutContext("PhyTxDrop", MakeBoundCallback(&EthDrop, d));
-        d->device->GetQueue()->TraceConnectWithoutContext("Enqueue",
-                                                          MakeBoundCallback(&EthEnqueue, d));
+        d->queue->TraceConnectWithoutContext("Enqueue", MakeBoundCallback(&EthEnqueue, d));
     }
-    return {interfaces.GetAddress(0), interfaces.GetAddress(1)};
+}
+
+NetDeviceContainer
+ClusterHelper::CsmaSegment(Ptr<Node> a, Ptr<Node> b, double rate_Gbps, double delay_ns)
+{
+    CsmaHelper csma;
+    csma.SetChannelAttribute("DataRate",
+                             DataRateValue(DataRate(static_cast<uint64_t>(rate_Gbps * 1e9))));
+    csma.SetChannelAttribute("Delay", TimeValue(NanoSeconds(static_cast<int64_t>(delay_ns))));
+    NodeContainer ends;
+    ends.Add(a);
+    ends.Add(b);
+    NetDeviceContainer devices = csma.Install(ends);
+    TraceLink(devices, a, b, rate_Gbps);
+    return devices;
 }
 
 void
@@ -453,13 +499,18 @@ ClusterHelper::EthDrop(EthDirection* d, Ptr<const Packet> /* p */)
 void
 ClusterHelper::EthEnqueue(EthDirection* d, Ptr<const Packet> /* p */)
 {
-    d->peakQueueBytes = std::max<uint64_t>(d->peakQueueBytes, d->device->GetQueue()->GetNBytes());
+    d->peakQueueBytes = std::max<uint64_t>(d->peakQueueBytes, d->queue->GetNBytes());
 }
 
 void
 ClusterHelper::BuildFrontEnd()
 {
     const ClusterConfig& c = m_config;
+    if (c.IsEthBridged())
+    {
+        BuildBridgedFrontEnd();
+        return;
+    }
     InternetStackHelper internet;
     internet.Install(m_gpus);
     internet.Install(m_cpus);
@@ -594,6 +645,167 @@ ClusterHelper::BuildFrontEnd()
                          uplink[t][a].aggAddr,
                          uplink[t][a].torIf);
         }
+    }
+    if (!useStatic)
+    {
+        Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    }
+}
+
+void
+ClusterHelper::BuildBridgedFrontEnd()
+{
+    const ClusterConfig& c = m_config;
+    // ToRs are L2 switches: no IP stack, only their BridgeNetDevice.
+    InternetStackHelper internet;
+    internet.Install(m_gpus);
+    internet.Install(m_cpus);
+    internet.Install(m_storage);
+    internet.Install(m_aggs);
+    Ipv4StaticRoutingHelper staticRouting;
+    const bool useStatic = c.ethRouting == "static";
+    auto defaultRoute = [&](Ptr<Node> n, Ipv4Address gateway, uint32_t interface) {
+        if (useStatic)
+        {
+            staticRouting.GetStaticRouting(n->GetObject<Ipv4>())
+                ->SetDefaultRoute(gateway, interface);
+        }
+    };
+    auto networkRoute =
+        [&](Ptr<Node> n, Ipv4Address net, Ipv4Mask mask, Ipv4Address gateway, uint32_t interface) {
+            if (useStatic)
+            {
+                staticRouting.GetStaticRouting(n->GetObject<Ipv4>())
+                    ->AddNetworkRouteTo(net, mask, gateway, interface);
+            }
+        };
+
+    const uint32_t perTor = c.GetServersPerTor();
+    const uint32_t aggs = c.ethAggSwitches;
+    const uint32_t tors = m_tors.GetN();
+    m_gpuAddress.assign(c.GetNRanks(), Ipv4Address());
+    m_cpuAddress.assign(c.servers, Ipv4Address());
+    m_storageAddress.assign(c.storageNodes, Ipv4Address());
+
+    // ns-3 has no spanning tree protocol: a BridgeNetDevice floods broadcasts and unknown
+    // destinations on every port, so two uplinks from one ToR (to two aggregation routers,
+    // which are both on the rack's subnet) would make a loop and more than one path for the
+    // rack's frames.  Each ToR therefore has exactly one uplink, to aggregation router
+    // t mod aggs, at the capacity of the routed ToR's uplinks together; redundancy is lost.
+    // Traffic between racks of different aggregation routers and to storage on another
+    // router crosses a full point-to-point mesh of the aggregation routers, each link at
+    // the uplink capacity of one router's ToRs (non-blocking).
+    struct Hop
+    {
+        Ipv4Address gateway;
+        uint32_t interface {
+            0
+        };
+    };
+
+    std::vector<std::vector<Hop>> mesh(aggs, std::vector<Hop>(aggs));
+    const double meshRate = ((tors + aggs - 1) / aggs) * c.GetTorUplinkTotal_Gbps();
+    for (uint32_t a = 0; a < aggs; ++a)
+    {
+        for (uint32_t b = a + 1; b < aggs; ++b)
+        {
+            uint32_t ifA;
+            uint32_t ifB;
+            auto [addrA, addrB] = Link(m_aggs.Get(a),
+                                       m_aggs.Get(b),
+                                       meshRate,
+                                       c.ethDelay_ns,
+                                       NextInfraNetwork(),
+                                       ifA,
+                                       ifB);
+            mesh[a][b] = {addrB, ifA};
+            mesh[b][a] = {addrA, ifB};
+            ++m_ethLinks;
+        }
+    }
+    // Every other aggregation router reaches what \p owner serves through the mesh.
+    auto viaMesh = [&](uint32_t owner, Ipv4Address net, Ipv4Mask mask) {
+        for (uint32_t b = 0; b < aggs; ++b)
+        {
+            if (b != owner)
+            {
+                networkRoute(m_aggs.Get(b),
+                             net,
+                             mask,
+                             mesh[b][owner].gateway,
+                             mesh[b][owner].interface);
+            }
+        }
+    };
+
+    for (uint32_t t = 0; t < tors; ++t)
+    {
+        Ptr<Node> tor = m_tors.Get(t);
+        const uint32_t owner = t % aggs;
+        Ptr<Node> agg = m_aggs.Get(owner);
+        // The rack's subnet: aggregation router first (.1), then the CPUs.
+        const Ipv4Address rackNet = RackBlock(t);
+        Ipv4AddressHelper address;
+        address.SetBase(rackNet, kServerMask);
+        NetDeviceContainer ports;
+        NetDeviceContainer up = CsmaSegment(tor, agg, c.GetTorUplinkTotal_Gbps(), c.ethDelay_ns);
+        ++m_ethLinks;
+        ports.Add(up.Get(0));
+        Ipv4InterfaceContainer aggIfc = address.Assign(NetDeviceContainer(up.Get(1)));
+        const Ipv4Address aggAddr = aggIfc.GetAddress(0);
+        const uint32_t aggIf = aggIfc.Get(0).second;
+        viaMesh(owner, rackNet, kServerMask);
+        for (uint32_t s = t * perTor; s < std::min(c.servers, (t + 1) * perTor); ++s)
+        {
+            Ptr<Node> cpu = m_cpus.Get(s);
+            // The server's ports as one segment of ports x rate (as the routed LAG).
+            NetDeviceContainer seg =
+                CsmaSegment(cpu, tor, c.ethPortsPerServer * c.ethRate_Gbps, c.ethDelay_ns);
+            ++m_ethLinks;
+            ports.Add(seg.Get(1));
+            Ipv4InterfaceContainer cpuIfc = address.Assign(NetDeviceContainer(seg.Get(0)));
+            m_cpuAddress[s] = cpuIfc.GetAddress(0);
+            defaultRoute(cpu, aggAddr, cpuIfc.Get(0).second);
+            // The server's /22 holds its GPUs' PCIe links.
+            networkRoute(agg, ServerBlock(s), kServerMask, m_cpuAddress[s], aggIf);
+            viaMesh(owner, ServerBlock(s), kServerMask);
+            for (uint32_t i = 0; i < c.gpusPerServer; ++i)
+            {
+                const uint32_t rank = s * c.gpusPerServer + i;
+                Ptr<Node> gpu = m_gpus.Get(rank);
+                uint32_t cpuPcieIf;
+                uint32_t gpuIf;
+                auto [cpuPcie, gpuAddr] = Link(cpu,
+                                               gpu,
+                                               c.pcieRate_Gbps,
+                                               c.pcieDelay_ns,
+                                               Offset(ServerBlock(s), 4 * (i + 1)),
+                                               cpuPcieIf,
+                                               gpuIf);
+                ++m_pcieLinks;
+                m_gpuAddress[rank] = gpuAddr;
+                defaultRoute(gpu, cpuPcie, gpuIf);
+            }
+        }
+        BridgeHelper bridge;
+        bridge.Install(tor, ports);
+    }
+    for (uint32_t i = 0; i < c.storageNodes; ++i)
+    {
+        const uint32_t a = i % aggs;
+        uint32_t stIf;
+        uint32_t aggIf;
+        auto [stAddr, aggAddr] = Link(m_storage.Get(i),
+                                      m_aggs.Get(a),
+                                      c.storageRate_Gbps,
+                                      c.ethDelay_ns,
+                                      NextInfraNetwork(),
+                                      stIf,
+                                      aggIf);
+        ++m_ethLinks;
+        m_storageAddress[i] = stAddr;
+        defaultRoute(m_storage.Get(i), aggAddr, stIf);
+        viaMesh(a, stAddr, Ipv4Mask("255.255.255.255"));
     }
     if (!useStatic)
     {
@@ -1140,6 +1352,18 @@ ClusterHelper::Describe() const
     o << " links; infiniband " << m_ibShape.cables << " cables (" << m_ibShape.leaves << " leaves, "
       << m_ibShape.spines << (m_ibShape.tiers == 3 ? " aggregation, " : " spines, ")
       << m_ibShape.cores << " cores); ethernet " << m_ethLinks << "; pcie " << m_pcieLinks << "\n";
+    if (c.IsEthBridged())
+    {
+        o << "front-end: bridged ToR (L2: CSMA port per server + BridgeNetDevice, one IPv4 "
+             "subnet per rack, 1 uplink), IPv4 aggregation routers, "
+          << c.ethRouting << " routing\n";
+    }
+    else
+    {
+        o << "front-end: routed ToR (IPv4 router, point-to-point to every aggregation "
+             "switch), IPv4 aggregation routers, "
+          << c.ethRouting << " routing\n";
+    }
     const double nv = c.GetNvLinkPerGpu_Gbps();
     const double ib = c.GetIbPerGpu_Gbps();
     const double eth = c.GetEthPerGpu_Gbps();
@@ -1159,9 +1383,17 @@ ClusterHelper::Describe() const
       << c.GetNDomains() << "\n";
     o << "  infiniband  " << FormatGBps(GetIbBisection_Gbps()) << "  (oversubscription "
       << FormatNumber(c.oversubscription) << ":1)\n";
-    o << "  ethernet    " << FormatGBps(GetEthBisection_Gbps()) << "  (" << c.GetNTors()
-      << " ToR(s) x " << c.ethAggSwitches << " aggregation uplinks of "
-      << FormatNumber(c.GetTorUplinkRate_Gbps()) << " Gb/s)\n";
+    o << "  ethernet    " << FormatGBps(GetEthBisection_Gbps()) << "  (" << c.GetNTors();
+    if (c.IsEthBridged())
+    {
+        o << " bridged ToR(s) x 1 uplink of " << FormatNumber(c.GetTorUplinkTotal_Gbps())
+          << " Gb/s; " << c.ethAggSwitches << " aggregation routers, meshed)\n";
+    }
+    else
+    {
+        o << " routed ToR(s) x " << c.ethAggSwitches << " aggregation uplinks of "
+          << FormatNumber(c.GetTorUplinkRate_Gbps()) << " Gb/s)\n";
+    }
     return o.str();
 }
 

@@ -11,9 +11,11 @@
 #include "ns3/infiniband-topology.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/net-device-container.h"
+#include "ns3/net-device.h"
 #include "ns3/node-container.h"
 #include "ns3/nvlink-helper.h"
-#include "ns3/point-to-point-net-device.h"
+#include "ns3/packet.h"
+#include "ns3/queue.h"
 
 #include <cstdint>
 #include <deque>
@@ -37,12 +39,19 @@ class Packet;
  * CPUs.  Node ids: GPUs in rank order, then CPUs, storage, Ethernet switches,
  * then whatever the plane builders create.
  *
- * Front-end: ns-3 PointToPointNetDevices and IPv4 with static routes that
- * follow the address plan (a /22 per server) or ns-3 global routing
- * (ClusterConfig::ethRouting; global routing's per-node shortest-path run
- * makes a 1024-GPU build 25 times slower).  ToR and
- * aggregation switches are IPv4 routers ("eth-switch"), the CPU forwards to
- * its GPUs, so storage reaches every GPU through its CPU.
+ * Front-end (ClusterConfig::ethFabric): "bridged" (default) makes each ToR an
+ * L2 switch, a BridgeNetDevice over one CsmaNetDevice port per server (a
+ * 2-node CSMA segment CPU <-> ToR port) and one CSMA uplink to exactly one
+ * aggregation router; the rack is one IPv4 subnet.  ns-3 has no spanning tree,
+ * so a bridged ToR cannot have redundant uplinks (a loop would flood for ever):
+ * ToR t hangs off aggregation router t mod aggs, and the aggregation routers are
+ * meshed point-to-point.  "routed" makes ToRs IPv4 routers linked point-to-point
+ * to every aggregation switch.  Aggregation switches are IPv4 routers in both;
+ * routes are static, following the address plan, or ns-3 global routing
+ * (ClusterConfig::ethRouting; global routing's per-node shortest-path run makes
+ * a 1024-GPU build 25 times slower).  ToRs and aggregation switches are
+ * "eth-switch" nodes; the CPU forwards to its GPUs, so storage reaches every
+ * GPU through its CPU.
  */
 class ClusterHelper
 {
@@ -125,7 +134,8 @@ class ClusterHelper
     Ipv4Address GetGpuAddress(uint32_t rank) const;   //!< GPU end of its PCIe link
     Ipv4Address GetCpuAddress(uint32_t server) const; //!< CPU end of its front-end link
     Ipv4Address GetStorageAddress(uint32_t i) const;
-    /// Front-end links (bidirectional): PCIe, server, ToR uplinks, storage.
+    /// Front-end links (bidirectional): PCIe, server, ToR uplinks, storage; bridged also
+    /// the aggregation mesh.  A CSMA segment counts as one link.
     uint32_t GetNPcieLinks() const;
     uint32_t GetNEthernetLinks() const;
 
@@ -178,7 +188,8 @@ class ClusterHelper
   private:
     struct EthDirection
     {
-        Ptr<PointToPointNetDevice> device;
+        Ptr<NetDevice> device; //!< PointToPointNetDevice or CsmaNetDevice
+        Ptr<Queue<Packet>> queue;
         int64_t srcNode{0};
         int64_t dstNode{0};
         uint64_t rate_bps{0};
@@ -212,6 +223,12 @@ class ClusterHelper
                                              uint32_t& ifA,
                                              uint32_t& ifB);
     Ipv4Address NextInfraNetwork();
+    /// Counters of the two directions of a link a-b (devices in that order).
+    void TraceLink(const NetDeviceContainer& devices, Ptr<Node> a, Ptr<Node> b, double rate_Gbps);
+    /// A 2-node CSMA segment a-b (no addresses); returns the two devices.
+    NetDeviceContainer CsmaSegment(Ptr<Node> a, Ptr<Node> b, double rate_Gbps, double delay_ns);
+    /// Bridged front-end: CSMA + BridgeNetDevice ToRs, aggregation routers meshed.
+    void BuildBridgedFrontEnd();
 
     ClusterConfig m_config;
     bool m_describe{false};
