@@ -238,7 +238,8 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
                  "front-end aggregation switches; -1 = preset (2)",
                  cli.ethAggSwitches);
     cmd.AddValue("ethUplinkRate",
-                 "Gb/s from each ToR to each aggregation switch, 0 = non-blocking; -1 = preset (0)",
+                 "Gb/s from each ToR to each aggregation switch (a bridged ToR's one uplink: "
+                 "aggs x this), 0 = non-blocking; -1 = preset (0)",
                  cli.ethUplinkRate_Gbps);
     cmd.AddValue("storageNodes",
                  "storage nodes on the front-end; -1 = preset (1)",
