@@ -5,11 +5,13 @@
  * collective-bench runs it (ClusterHelper transport, CollectiveEngine).  Issue 8 budget:
  * 1 GiB on 8 servers (64 GPUs) in under 60 s.
  */
+#include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-bench.h"
 #include "ns3/config.h"
 #include "ns3/names.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <benchmark/benchmark.h>
 #include <chrono>
@@ -25,6 +27,7 @@ BM_RingAllReduceDgxH100(benchmark::State& state)
 {
     const auto servers = static_cast<uint32_t>(state.range(0));
     const auto bytes = static_cast<uint64_t>(state.range(1)) << 20;
+    const auto granularityBytes = static_cast<uint32_t>(state.range(2)) << 10;
     for (auto _ : state)
     {
         state.PauseTiming();
@@ -32,6 +35,9 @@ BM_RingAllReduceDgxH100(benchmark::State& state)
         c.ApplyPreset("dgx-h100");
         c.servers = servers;
         ClusterHelper cluster(c);
+        cluster.SetNvLinkDeviceAttribute("Granularity", UintegerValue(granularityBytes));
+        // As collective-bench: CRC values change no timing (see CollectiveBenchOptions::ibCrcs).
+        cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
         const std::string error = cluster.TryBuild();
         if (!error.empty())
         {
@@ -67,10 +73,12 @@ BM_RingAllReduceDgxH100(benchmark::State& state)
 
 } // namespace
 
-// Args: servers, MiB.
+// Args: servers, MiB, NVLink granularity KiB (4: the device default; 16: a quarter of the
+// NVLink packets, the IB ones unchanged).
 BENCHMARK(BM_RingAllReduceDgxH100)
-    ->Args({1, 1024})
-    ->Args({8, 1024})
+    ->Args({1, 1024, 4})
+    ->Args({8, 1024, 4})
+    ->Args({8, 1024, 16})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 

@@ -3,6 +3,7 @@
  */
 // collective-bench on ClusterHelper-built dgx-h100 clusters against the alpha-beta model
 // (doc/collectives.md), and the scenario's input checks and database rows.
+#include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-bench.h"
 #include "ns3/collective-cost-model.h"
@@ -49,6 +50,8 @@ class CollectiveBenchTest : public ::testing::Test
             EXPECT_EQ(c.ApplyPreset(preset), "");
             c.servers = servers;
             cluster = std::make_unique<ClusterHelper>(c);
+            // As collective-bench: no CRC values, same wire bytes and timing.
+            cluster->SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
             EXPECT_EQ(cluster->TryBuild(), "");
             transport = cluster->InstallTransport("world");
             engine = CreateObject<CollectiveEngine>();

@@ -3,6 +3,7 @@
  */
 #include "ns3/collective-bench.h"
 
+#include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/command-line.h"
 #include "ns3/log.h"
@@ -11,6 +12,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/run-parameters.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cctype>
@@ -107,6 +109,12 @@ CollectiveBenchOptions::AddCommandLineArguments(CommandLine& cmd)
     cmd.AddValue("label", "label of the run in the results database", label);
     cmd.AddValue("seed", "RNG seed", seed);
     cmd.AddValue("describe", "print the built cluster first", describe);
+    cmd.AddValue("nvlinkGranularity",
+                 "NVLink payload bytes per simulated packet (0: the device default, 4096)",
+                 nvlinkGranularityBytes);
+    cmd.AddValue("ibCrcs",
+                 "compute InfiniBand ICRC/VCRC values (same wire bytes either way; slower)",
+                 ibCrcs);
 }
 
 std::string
@@ -452,6 +460,8 @@ CollectiveBenchMain(const ClusterConfig& config,
     params.Set("stepFactor", o.stepFactor);
     params.Set("root", o.root);
     params.Set("seed", o.seed);
+    params.Set("nvlinkGranularity", o.nvlinkGranularityBytes);
+    params.Set("ibCrcs", o.ibCrcs);
     params.AddGlobalValues();
 
     Ptr<ResultsDatabase> db;
@@ -489,6 +499,11 @@ CollectiveBenchMain(const ClusterConfig& config,
     }
 
     ClusterHelper cluster(config);
+    if (o.nvlinkGranularityBytes > 0)
+    {
+        cluster.SetNvLinkDeviceAttribute("Granularity", UintegerValue(o.nvlinkGranularityBytes));
+    }
+    cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(o.ibCrcs));
     e = cluster.TryBuild();
     if (!e.empty())
     {

@@ -36,9 +36,16 @@ struct CollectiveBenchOptions
     std::string label{"collective-bench"};
     uint64_t seed{1};
     bool describe{false}; //!< print ClusterHelper::Describe() first
+    /// NvLinkNetDevice Granularity (payload per simulated packet); 0 keeps the device's 4 KiB.
+    /// Coarser packets cut the events of large runs (doc/nvlink.md has the accuracy cost).
+    uint32_t nvlinkGranularityBytes{0};
+    /// InfiniBand ICRC/VCRC values (InfinibandNetDevice ComputeCrcs).  Off: trailers of the
+    /// same size, so the same timing; computing them was 60% of a 64-GPU ring's run time.
+    bool ibCrcs{false};
 
     /// Registers --collective, --algorithm, --ranks, --minBytes, --maxBytes, --stepFactor,
-    /// --root, --db, --label, --seed, --describe.  This object must outlive cmd.Parse().
+    /// --root, --db, --label, --seed, --describe, --nvlinkGranularity, --ibCrcs.  This object must
+    /// outlive cmd.Parse().
     void AddCommandLineArguments(CommandLine& cmd);
 };
 
