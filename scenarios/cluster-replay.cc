@@ -9,6 +9,7 @@
  * success, 1 on bad input (only a `failed` run row with the message is written),
  * 2 when the replay could not complete (the stuck report goes to stderr).
  */
+#include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-engine.h"
 #include "ns3/command-line.h"
@@ -78,6 +79,7 @@ main(int argc, char* argv[])
     uint32_t simaiRanks = 0;
     double nsPerTick = 1.0;
     uint32_t passes = 1;
+    bool ibCrcs = false;
     CommandLine cmd(__FILE__);
     cluster.AddCommandLineArguments(cmd);
     cmd.AddValue("trace", "workload file", tracePath);
@@ -93,6 +95,10 @@ main(int argc, char* argv[])
                  simaiRanks);
     cmd.AddValue("nsPerTick", "simai: ns per time unit of the file", nsPerTick);
     cmd.AddValue("passes", "simai: training iterations", passes);
+    cmd.AddValue("ibCrcs",
+                 "compute InfiniBand ICRC/VCRC values (timing is the same without; off saves "
+                 "most of the run time of InfiniBand-heavy jobs)",
+                 ibCrcs);
     cmd.Parse(argc, argv);
     cluster.ApplyCommandLine();
     RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
@@ -107,6 +113,7 @@ main(int argc, char* argv[])
     params.Set("simaiRanks", simaiRanks);
     params.Set("nsPerTick", nsPerTick);
     params.Set("passes", passes);
+    params.Set("ibCrcs", ibCrcs);
     cluster.GetConfig().AddToRunParameters(params);
     params.AddGlobalValues();
 
@@ -167,6 +174,7 @@ main(int argc, char* argv[])
     }
 
     const auto wallStart = std::chrono::steady_clock::now();
+    cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(ibCrcs));
     cluster.Build();
     Ptr<ResultsDatabase> results;
     if (!db.empty())

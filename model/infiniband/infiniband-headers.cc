@@ -7,6 +7,7 @@
 #include "ns3/log.h"
 
 #include <algorithm>
+#include <array>
 #include <iomanip>
 #include <vector>
 
@@ -24,18 +25,36 @@ NS_OBJECT_ENSURE_REGISTERED(InfinibandFlowControlPacket);
 namespace
 {
 
-// Bit-reflected CRC register, LSB-first like the Ethernet FCS.
+// Bit-reflected CRC registers, LSB-first like the Ethernet FCS.  Byte-wise
+// table lookup: the CRCs run over every packet at every hop, so the bit loop
+// dominated InfiniBand-heavy runs.
+template <typename T, T Poly>
+constexpr std::array<T, 256>
+ReflectedCrcTable()
+{
+    std::array<T, 256> table{};
+    for (uint32_t b = 0; b < 256; ++b)
+    {
+        T crc = static_cast<T>(b);
+        for (int bit = 0; bit < 8; ++bit)
+        {
+            crc = static_cast<T>((crc >> 1) ^ ((crc & 1U) ? Poly : 0U));
+        }
+        table[b] = crc;
+    }
+    return table;
+}
+
+constexpr auto kCrc32Table = ReflectedCrcTable<uint32_t, 0xedb88320U>(); // reflected 0x04C11DB7
+constexpr auto kCrc16Table = ReflectedCrcTable<uint16_t, 0xd008U>();     // reflected 0x100B
+
 uint32_t
 Crc32Reflected(const uint8_t* data, size_t length)
 {
     uint32_t crc = 0xffffffffU;
     for (size_t i = 0; i < length; ++i)
     {
-        crc ^= data[i];
-        for (int bit = 0; bit < 8; ++bit)
-        {
-            crc = (crc >> 1) ^ ((crc & 1U) ? 0xedb88320U : 0U); // reflected 0x04C11DB7
-        }
+        crc = (crc >> 8) ^ kCrc32Table[(crc ^ data[i]) & 0xffU];
     }
     return ~crc;
 }
@@ -46,12 +65,7 @@ Crc16IbReflected(const uint8_t* data, size_t length)
     uint16_t crc = 0xffff;
     for (size_t i = 0; i < length; ++i)
     {
-        crc ^= data[i];
-        for (int bit = 0; bit < 8; ++bit)
-        {
-            // 0xD008 is 0x100B bit-reversed.
-            crc = static_cast<uint16_t>((crc >> 1) ^ ((crc & 1U) ? 0xd008U : 0U));
-        }
+        crc = static_cast<uint16_t>((crc >> 8) ^ kCrc16Table[(crc ^ data[i]) & 0xffU]);
     }
     return static_cast<uint16_t>(~crc);
 }
