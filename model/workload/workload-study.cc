@@ -1,0 +1,98 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/workload-study.h"
+
+#include "ns3/collective-engine.h"
+#include "ns3/infiniband-net-device.h"
+#include "ns3/nvlink-net-device.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+
+namespace ns3
+{
+
+StudyResult
+RunWorkloadStudy(ClusterHelper& cluster,
+                 WorkloadTrace trace,
+                 const std::string& marker,
+                 Ptr<ResultsDatabase> db)
+{
+    if (!cluster.IsBuilt())
+    {
+        cluster.Build();
+    }
+    if (db)
+    {
+        cluster.WriteNodes(db);
+    }
+    const uint32_t ranks = cluster.GetNRanks();
+    Ptr<GpuTransport> transport = cluster.InstallTransport();
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(transport);
+    std::map<uint32_t, uint32_t> domains;
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        domains[r] = cluster.GetDomain(r);
+    }
+    engine->SetDomainMap(domains);
+    Ptr<WorkloadReplay> replay = CreateObject<WorkloadReplay>();
+    replay->SetAttribute("IterationMarker", StringValue(marker));
+    replay->SetTrace(std::move(trace));
+    replay->SetTransport(transport);
+    replay->SetCollectiveEngine(engine);
+    if (db)
+    {
+        transport->SetResultsDatabase(db);
+        engine->SetResultsDatabase(db);
+        replay->SetResultsDatabase(db);
+    }
+    replay->Start();
+    Simulator::Run();
+
+    StudyResult r;
+    r.complete = replay->IsComplete();
+    r.stuckReport = replay->GetStuckReport();
+    r.simEndNs = Simulator::Now().GetNanoSeconds();
+    r.messages = transport->GetMessagesCompleted();
+    if (r.complete)
+    {
+        r.iterations = replay->GetIterationTimes();
+        uint64_t sum = 0;
+        for (const Time& t : r.iterations)
+        {
+            sum += t.GetNanoSeconds();
+        }
+        r.meanIterationNs = r.iterations.empty() ? 0 : sum / r.iterations.size();
+        r.breakdown = replay->GetMeanBreakdown();
+    }
+    auto add = [&r](const std::string& plane, Ptr<CreditLinkNetDevice> dev) {
+        const CreditLinkNetDevice::Counters c = dev->GetCounters();
+        StudyPlaneStats& s = r.planes[plane];
+        ++s.links;
+        s.txBytes += c.txBytes;
+        s.busyUtil += c.busyTime.GetNanoSeconds(); // summed here, divided below
+    };
+    for (uint32_t rank = 0; rank < ranks; ++rank)
+    {
+        for (const auto& dev : cluster.GetNvLinkDevices(rank))
+        {
+            add("nvlink", dev);
+        }
+        if (Ptr<InfinibandNetDevice> hca = cluster.GetHcaDevice(rank))
+        {
+            add("infiniband", hca);
+        }
+    }
+    for (auto& [plane, s] : r.planes)
+    {
+        s.busyUtil = r.simEndNs ? s.busyUtil / (double(s.links) * r.simEndNs) : 0.0;
+    }
+    if (db)
+    {
+        cluster.WriteLinks(db);
+    }
+    return r;
+}
+
+} // namespace ns3

@@ -1,0 +1,55 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_WORKLOAD_STUDY_H
+#define AI_FABRIC_WORKLOAD_STUDY_H
+
+#include "ns3/cluster-helper.h"
+#include "ns3/results-database.h"
+#include "ns3/workload-replay.h"
+#include "ns3/workload-trace.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// GPU-side link ends of one plane (NVLink bundles, HCA ports), transmit direction.
+struct StudyPlaneStats
+{
+    uint32_t links{0};
+    uint64_t txBytes{0};
+    double busyUtil{0}; ///< sum of busy time / (links x simulated time)
+};
+
+/// Outcome of one replay on a built cluster.
+struct StudyResult
+{
+    bool complete{false};
+    std::string stuckReport; ///< "" when complete
+    std::vector<Time> iterations;
+    uint64_t meanIterationNs{0};
+    ReplayBreakdown breakdown;                     ///< mean over ranks
+    std::map<std::string, StudyPlaneStats> planes; ///< "nvlink", "infiniband"
+    uint64_t simEndNs{0};
+    uint64_t messages{0};
+};
+
+/**
+ * \ingroup ai-fabric
+ * Replays \p trace on \p cluster (built here if not yet) until the simulation
+ * ends: transport, collective engine with the cluster's domains, WorkloadReplay
+ * with IterationMarker \p marker.  With an open \p db (the caller's BeginRun
+ * done) writes nodes, flows, collectives, ops and links rows; the caller ends
+ * the run and calls Simulator::Destroy().
+ */
+StudyResult RunWorkloadStudy(ClusterHelper& cluster,
+                             WorkloadTrace trace,
+                             const std::string& marker,
+                             Ptr<ResultsDatabase> db = nullptr);
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,182 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Data-parallel training of a fixed GPT-like model on dgx-h100 servers (issue 10,
+ * scenario 1): one run per server count, DP over every GPU, one micro-batch per GPU
+ * (weak scaling: compute per iteration stays constant, the gradient allreduce grows).
+ *   dp-scaling --servers=1,2,4 --db=runs.db
+ * Prints iteration time, exposed gradient-allreduce time, per-plane bytes and busy
+ * utilisation per server count; one run row per server count (label dp-<servers>).
+ */
+#include "ns3/boolean.h"
+#include "ns3/cluster-helper.h"
+#include "ns3/command-line.h"
+#include "ns3/names.h"
+#include "ns3/results-database.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/run-parameters.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-transformer-gen.h"
+#include "ns3/workload-study.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    std::string serverList = "1,2,4";
+    TransformerTraceConfig model;
+    model.layers = 2;
+    model.hidden = 1024;
+    model.seq = 1024;
+    model.iterations = 1;
+    std::string db;
+    uint64_t seed = 1;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("servers", "comma-separated dgx-h100 server counts", serverList);
+    cmd.AddValue("layers", "transformer layers", model.layers);
+    cmd.AddValue("hidden", "hidden size", model.hidden);
+    cmd.AddValue("seq", "sequence length (tokens)", model.seq);
+    cmd.AddValue("microBatch",
+                 "sequences per micro-batch (one micro-batch per GPU)",
+                 model.microBatch);
+    cmd.AddValue("iterations", "training iterations", model.iterations);
+    cmd.AddValue("db", "results database (empty: none)", db);
+    cmd.AddValue("seed", "RNG seed", seed);
+    cmd.Parse(argc, argv);
+    RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
+
+    std::vector<uint32_t> servers;
+    std::stringstream ss(serverList);
+    for (std::string item; std::getline(ss, item, ',');)
+    {
+        char* end = nullptr;
+        const unsigned long n = std::strtoul(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || n == 0 || n > 4096)
+        {
+            std::cerr << "dp-scaling: --servers: expected counts like 1,2,4, got '" << item
+                      << "'\n";
+            return 1;
+        }
+        servers.push_back(static_cast<uint32_t>(n));
+    }
+
+    Ptr<ResultsDatabase> results;
+    if (!db.empty())
+    {
+        results = CreateObject<ResultsDatabase>();
+        results->Open(db);
+    }
+    std::printf("dp-scaling: GPT-like %u layers, hidden %u, seq %u, micro-batch %u per GPU, "
+                "%u iteration(s), dgx-h100\n",
+                model.layers,
+                model.hidden,
+                model.seq,
+                model.microBatch,
+                model.iterations);
+    std::printf("%7s %5s %14s %14s %20s %20s %7s\n",
+                "servers",
+                "GPUs",
+                "iteration",
+                "exposed DP",
+                "nvlink MiB (busy)",
+                "infiniband MiB (busy)",
+                "wall");
+    for (uint32_t n : servers)
+    {
+        ClusterConfig config;
+        config.ApplyPreset("dgx-h100");
+        config.servers = n;
+        model.tp = 1;
+        model.dp = n * config.gpusPerServer;
+        model.globalBatch = model.microBatch * model.dp;
+        WorkloadTrace trace;
+        try
+        {
+            TransformerTraceGenerator gen(model);
+            gen.Validate();
+            trace = gen.GenerateTrace();
+        }
+        catch (const WorkloadError& e)
+        {
+            std::cerr << "dp-scaling: " << e.what() << "\n";
+            return 1;
+        }
+        RunParameters params;
+        params.Set("layers", model.layers);
+        params.Set("hidden", model.hidden);
+        params.Set("seq", model.seq);
+        params.Set("microBatch", model.microBatch);
+        params.Set("iterations", model.iterations);
+        params.Set("dp", model.dp);
+        params.Set("seed", seed);
+        config.AddToRunParameters(params);
+        const auto wallStart = std::chrono::steady_clock::now();
+        StudyResult r;
+        {
+            ClusterHelper cluster(config);
+            cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
+            const std::string error = cluster.TryBuild();
+            if (!error.empty())
+            {
+                std::cerr << "dp-scaling: " << n << " servers: " << error << "\n";
+                return 1;
+            }
+            if (results)
+            {
+                results->BeginRun("dp-" + std::to_string(n),
+                                  "dp-scaling",
+                                  static_cast<int64_t>(seed),
+                                  params.ToJson());
+            }
+            r = RunWorkloadStudy(cluster, std::move(trace), "opt*", results);
+            if (results)
+            {
+                results->EndRun(r.complete ? "complete" : "failed", NanoSeconds(r.simEndNs));
+            }
+        }
+        Simulator::Destroy();
+        Names::Clear();
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+        if (!r.complete)
+        {
+            std::cerr << "dp-scaling: " << n << " servers: replay incomplete\n" << r.stuckReport;
+            return 2;
+        }
+        auto plane = [&r](const char* name) {
+            auto it = r.planes.find(name);
+            char buf[64];
+            std::snprintf(buf,
+                          sizeof(buf),
+                          "%.1f (%.1f%%)",
+                          it == r.planes.end() ? 0.0 : it->second.txBytes / 1048576.0,
+                          it == r.planes.end() ? 0.0 : 100 * it->second.busyUtil);
+            return std::string(buf);
+        };
+        std::printf("%7u %5u %11.3f ms %11.3f ms %20s %20s %5.1f s\n",
+                    n,
+                    model.dp,
+                    r.meanIterationNs / 1e6,
+                    r.breakdown.exposedByKindNs[static_cast<std::size_t>(ParallelismKind::Dp)] /
+                        1e6 / std::max<std::size_t>(r.iterations.size(), 1),
+                    plane("nvlink").c_str(),
+                    plane("infiniband").c_str(),
+                    wall);
+    }
+    if (results)
+    {
+        results->Close();
+    }
+    std::cout << "(exposed DP: mean per rank and iteration; busy: GPU-side link ends, busy time / "
+                 "simulated "
+                 "time)\n";
+    return 0;
+}
