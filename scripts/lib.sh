@@ -73,6 +73,9 @@ af_build_standalone() {
     [ "${CI:-}" = "true" ] && werror=ON
     local extra=()
     if [ "${AI_FABRIC_SANITIZE:-0}" = 1 ]; then
+        # ASan instrumentation makes gcc 12 report false -Wmaybe-uninitialized inside
+        # libstdc++ (std::regex's std::function); the Release build keeps -Werror.
+        werror=OFF
         extra=(-DCMAKE_BUILD_TYPE=RelWithDebInfo
             "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
             "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
