@@ -517,25 +517,7 @@ ClusterHelper::BuildFrontEnd()
     internet.Install(m_storage);
     internet.Install(m_tors);
     internet.Install(m_aggs);
-    Ipv4StaticRoutingHelper staticRouting;
-    // With global routing the static tables stay empty (static routes would take precedence
-    // in the list routing) and GlobalRouteManager fills its own after the links exist.
     const bool useStatic = c.ethRouting == "static";
-    auto defaultRoute = [&](Ptr<Node> n, Ipv4Address gateway, uint32_t interface) {
-        if (useStatic)
-        {
-            staticRouting.GetStaticRouting(n->GetObject<Ipv4>())
-                ->SetDefaultRoute(gateway, interface);
-        }
-    };
-    auto networkRoute =
-        [&](Ptr<Node> n, Ipv4Address net, Ipv4Mask mask, Ipv4Address gateway, uint32_t interface) {
-            if (useStatic)
-            {
-                staticRouting.GetStaticRouting(n->GetObject<Ipv4>())
-                    ->AddNetworkRouteTo(net, mask, gateway, interface);
-            }
-        };
 
     const uint32_t perTor = c.GetServersPerTor();
     const uint32_t aggs = c.ethAggSwitches;
@@ -588,15 +570,15 @@ ClusterHelper::BuildFrontEnd()
                                        torIf);
         ++m_ethLinks;
         m_cpuAddress[s] = cpuAddr;
-        defaultRoute(cpu, torAddr, cpuIf);
-        networkRoute(tor, ServerBlock(s), kServerMask, cpuAddr, torIf);
+        AddDefaultRoute(cpu, torAddr, cpuIf);
+        AddNetworkRoute(tor, ServerBlock(s), kServerMask, cpuAddr, torIf);
         for (uint32_t a = 0; a < aggs; ++a)
         {
-            networkRoute(m_aggs.Get(a),
-                         ServerBlock(s),
-                         kServerMask,
-                         uplink[t][a].torAddr,
-                         uplink[t][a].aggIf);
+            AddNetworkRoute(m_aggs.Get(a),
+                            ServerBlock(s),
+                            kServerMask,
+                            uplink[t][a].torAddr,
+                            uplink[t][a].aggIf);
         }
         for (uint32_t i = 0; i < c.gpusPerServer; ++i)
         {
@@ -613,14 +595,14 @@ ClusterHelper::BuildFrontEnd()
                                            gpuIf);
             ++m_pcieLinks;
             m_gpuAddress[rank] = gpuAddr;
-            defaultRoute(gpu, cpuPcie, gpuIf);
+            AddDefaultRoute(gpu, cpuPcie, gpuIf);
         }
     }
     // Server-to-server traffic across ToRs takes aggregation switch 0; storage i hangs off
     // aggregation switch i mod aggs and every ToR reaches it through that switch.
     for (uint32_t t = 0; t < m_tors.GetN(); ++t)
     {
-        defaultRoute(m_tors.Get(t), uplink[t][0].aggAddr, uplink[t][0].torIf);
+        AddDefaultRoute(m_tors.Get(t), uplink[t][0].aggAddr, uplink[t][0].torIf);
     }
     for (uint32_t i = 0; i < c.storageNodes; ++i)
     {
@@ -636,19 +618,47 @@ ClusterHelper::BuildFrontEnd()
                                       aggIf);
         ++m_ethLinks;
         m_storageAddress[i] = stAddr;
-        defaultRoute(m_storage.Get(i), aggAddr, stIf);
+        AddDefaultRoute(m_storage.Get(i), aggAddr, stIf);
         for (uint32_t t = 0; t < m_tors.GetN(); ++t)
         {
-            networkRoute(m_tors.Get(t),
-                         stAddr,
-                         Ipv4Mask("255.255.255.255"),
-                         uplink[t][a].aggAddr,
-                         uplink[t][a].torIf);
+            AddNetworkRoute(m_tors.Get(t),
+                            stAddr,
+                            Ipv4Mask("255.255.255.255"),
+                            uplink[t][a].aggAddr,
+                            uplink[t][a].torIf);
         }
     }
     if (!useStatic)
     {
         Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    }
+}
+
+// With global routing the static tables stay empty (static routes would take precedence in
+// the list routing) and GlobalRouteManager fills its own after the links exist.
+void
+ClusterHelper::AddDefaultRoute(Ptr<Node> node, Ipv4Address gateway, uint32_t interface) const
+{
+    if (m_config.ethRouting == "static")
+    {
+        Ipv4StaticRoutingHelper()
+            .GetStaticRouting(node->GetObject<Ipv4>())
+            ->SetDefaultRoute(gateway, interface);
+    }
+}
+
+void
+ClusterHelper::AddNetworkRoute(Ptr<Node> node,
+                               Ipv4Address network,
+                               Ipv4Mask mask,
+                               Ipv4Address gateway,
+                               uint32_t interface) const
+{
+    if (m_config.ethRouting == "static")
+    {
+        Ipv4StaticRoutingHelper()
+            .GetStaticRouting(node->GetObject<Ipv4>())
+            ->AddNetworkRouteTo(network, mask, gateway, interface);
     }
 }
 
@@ -662,23 +672,7 @@ ClusterHelper::BuildBridgedFrontEnd()
     internet.Install(m_cpus);
     internet.Install(m_storage);
     internet.Install(m_aggs);
-    Ipv4StaticRoutingHelper staticRouting;
     const bool useStatic = c.ethRouting == "static";
-    auto defaultRoute = [&](Ptr<Node> n, Ipv4Address gateway, uint32_t interface) {
-        if (useStatic)
-        {
-            staticRouting.GetStaticRouting(n->GetObject<Ipv4>())
-                ->SetDefaultRoute(gateway, interface);
-        }
-    };
-    auto networkRoute =
-        [&](Ptr<Node> n, Ipv4Address net, Ipv4Mask mask, Ipv4Address gateway, uint32_t interface) {
-            if (useStatic)
-            {
-                staticRouting.GetStaticRouting(n->GetObject<Ipv4>())
-                    ->AddNetworkRouteTo(net, mask, gateway, interface);
-            }
-        };
 
     const uint32_t perTor = c.GetServersPerTor();
     const uint32_t aggs = c.ethAggSwitches;
@@ -729,11 +723,11 @@ ClusterHelper::BuildBridgedFrontEnd()
         {
             if (b != owner)
             {
-                networkRoute(m_aggs.Get(b),
-                             net,
-                             mask,
-                             mesh[b][owner].gateway,
-                             mesh[b][owner].interface);
+                AddNetworkRoute(m_aggs.Get(b),
+                                net,
+                                mask,
+                                mesh[b][owner].gateway,
+                                mesh[b][owner].interface);
             }
         }
     };
@@ -765,9 +759,9 @@ ClusterHelper::BuildBridgedFrontEnd()
             ports.Add(seg.Get(1));
             Ipv4InterfaceContainer cpuIfc = address.Assign(NetDeviceContainer(seg.Get(0)));
             m_cpuAddress[s] = cpuIfc.GetAddress(0);
-            defaultRoute(cpu, aggAddr, cpuIfc.Get(0).second);
+            AddDefaultRoute(cpu, aggAddr, cpuIfc.Get(0).second);
             // The server's /22 holds its GPUs' PCIe links.
-            networkRoute(agg, ServerBlock(s), kServerMask, m_cpuAddress[s], aggIf);
+            AddNetworkRoute(agg, ServerBlock(s), kServerMask, m_cpuAddress[s], aggIf);
             viaMesh(owner, ServerBlock(s), kServerMask);
             for (uint32_t i = 0; i < c.gpusPerServer; ++i)
             {
@@ -784,7 +778,7 @@ ClusterHelper::BuildBridgedFrontEnd()
                                                gpuIf);
                 ++m_pcieLinks;
                 m_gpuAddress[rank] = gpuAddr;
-                defaultRoute(gpu, cpuPcie, gpuIf);
+                AddDefaultRoute(gpu, cpuPcie, gpuIf);
             }
         }
         BridgeHelper bridge;
@@ -804,7 +798,7 @@ ClusterHelper::BuildBridgedFrontEnd()
                                       aggIf);
         ++m_ethLinks;
         m_storageAddress[i] = stAddr;
-        defaultRoute(m_storage.Get(i), aggAddr, stIf);
+        AddDefaultRoute(m_storage.Get(i), aggAddr, stIf);
         viaMesh(a, stAddr, Ipv4Mask("255.255.255.255"));
     }
     if (!useStatic)

@@ -207,6 +207,13 @@ class ClusterHelper
     void CheckRank(uint32_t rank) const;
     void BuildNodes();
     void BuildFrontEnd();
+    /// Static routes of the front-end; no-ops under global routing.
+    void AddDefaultRoute(Ptr<Node> node, Ipv4Address gateway, uint32_t interface) const;
+    void AddNetworkRoute(Ptr<Node> node,
+                         Ipv4Address network,
+                         Ipv4Mask mask,
+                         Ipv4Address gateway,
+                         uint32_t interface) const;
     void BuildIbTopology();
     void BuildNvLink();
     std::string BuildIbDevices();
