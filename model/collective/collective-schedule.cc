@@ -627,22 +627,9 @@ ChainReduce(CollectiveSchedule& s,
             const CollectiveSplit& split,
             const PerRank& entry)
 {
+    // The same pipelined chain, started one position after the root so that it ends there.
     const uint32_t p = ranks.size();
-    std::vector<std::vector<int64_t>> recv(p);
-    const uint64_t chunk = std::max<uint64_t>(split.chunkBytes, 1);
-    for (uint64_t off = 0; off < bytes && p > 1; off += chunk)
-    {
-        const uint64_t n = std::min(chunk, bytes - off);
-        int64_t prev = NONE;
-        for (uint32_t h = 1; h < p; ++h)
-        {
-            const uint32_t from = (rootPosition + h) % p;
-            const uint32_t to = (rootPosition + h + 1) % p;
-            prev = s.AddMessage(ranks[from], ranks[to], n, 0, {EntryOf(entry, from), prev});
-            recv[to].push_back(prev);
-        }
-    }
-    return Exits(s, recv, entry);
+    return ChainBroadcast(s, ranks, bytes, p > 0 ? (rootPosition + 1) % p : 0, split, entry);
 }
 
 PerRank
