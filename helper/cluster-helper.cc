@@ -580,23 +580,7 @@ ClusterHelper::BuildFrontEnd()
                             uplink[t][a].torAddr,
                             uplink[t][a].aggIf);
         }
-        for (uint32_t i = 0; i < c.gpusPerServer; ++i)
-        {
-            const uint32_t rank = s * c.gpusPerServer + i;
-            Ptr<Node> gpu = m_gpus.Get(rank);
-            uint32_t cpuPcieIf;
-            uint32_t gpuIf;
-            auto [cpuPcie, gpuAddr] = Link(cpu,
-                                           gpu,
-                                           c.pcieRate_Gbps,
-                                           c.pcieDelay_ns,
-                                           Offset(ServerBlock(s), 4 * (i + 1)),
-                                           cpuPcieIf,
-                                           gpuIf);
-            ++m_pcieLinks;
-            m_gpuAddress[rank] = gpuAddr;
-            AddDefaultRoute(gpu, cpuPcie, gpuIf);
-        }
+        LinkServerGpus(s);
     }
     // Server-to-server traffic across ToRs takes aggregation switch 0; storage i hangs off
     // aggregation switch i mod aggs and every ToR reaches it through that switch.
@@ -659,6 +643,31 @@ ClusterHelper::AddNetworkRoute(Ptr<Node> node,
         Ipv4StaticRoutingHelper()
             .GetStaticRouting(node->GetObject<Ipv4>())
             ->AddNetworkRouteTo(network, mask, gateway, interface);
+    }
+}
+
+// GPU <-> CPU PCIe links of server \p s, addressed inside the server's block.
+void
+ClusterHelper::LinkServerGpus(uint32_t s)
+{
+    const ClusterConfig& c = m_config;
+    Ptr<Node> cpu = m_cpus.Get(s);
+    for (uint32_t i = 0; i < c.gpusPerServer; ++i)
+    {
+        const uint32_t rank = s * c.gpusPerServer + i;
+        Ptr<Node> gpu = m_gpus.Get(rank);
+        uint32_t cpuPcieIf;
+        uint32_t gpuIf;
+        auto [cpuPcie, gpuAddr] = Link(cpu,
+                                       gpu,
+                                       c.pcieRate_Gbps,
+                                       c.pcieDelay_ns,
+                                       Offset(ServerBlock(s), 4 * (i + 1)),
+                                       cpuPcieIf,
+                                       gpuIf);
+        ++m_pcieLinks;
+        m_gpuAddress[rank] = gpuAddr;
+        AddDefaultRoute(gpu, cpuPcie, gpuIf);
     }
 }
 
@@ -763,23 +772,7 @@ ClusterHelper::BuildBridgedFrontEnd()
             // The server's /22 holds its GPUs' PCIe links.
             AddNetworkRoute(agg, ServerBlock(s), kServerMask, m_cpuAddress[s], aggIf);
             viaMesh(owner, ServerBlock(s), kServerMask);
-            for (uint32_t i = 0; i < c.gpusPerServer; ++i)
-            {
-                const uint32_t rank = s * c.gpusPerServer + i;
-                Ptr<Node> gpu = m_gpus.Get(rank);
-                uint32_t cpuPcieIf;
-                uint32_t gpuIf;
-                auto [cpuPcie, gpuAddr] = Link(cpu,
-                                               gpu,
-                                               c.pcieRate_Gbps,
-                                               c.pcieDelay_ns,
-                                               Offset(ServerBlock(s), 4 * (i + 1)),
-                                               cpuPcieIf,
-                                               gpuIf);
-                ++m_pcieLinks;
-                m_gpuAddress[rank] = gpuAddr;
-                AddDefaultRoute(gpu, cpuPcie, gpuIf);
-            }
+            LinkServerGpus(s);
         }
         BridgeHelper bridge;
         bridge.Install(tor, ports);

@@ -207,6 +207,7 @@ class ClusterHelper
     void CheckRank(uint32_t rank) const;
     void BuildNodes();
     void BuildFrontEnd();
+    void LinkServerGpus(uint32_t server);
     /// Static routes of the front-end; no-ops under global routing.
     void AddDefaultRoute(Ptr<Node> node, Ipv4Address gateway, uint32_t interface) const;
     void AddNetworkRoute(Ptr<Node> node,
