@@ -5,6 +5,8 @@ AI_FABRIC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Caches live outside the checkout so that fresh clones build fast on the same machine.
 AI_FABRIC_CACHE=${AI_FABRIC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ai-fabric}
 export CCACHE_DIR=${CCACHE_DIR:-$AI_FABRIC_CACHE/ccache}
+# Paths relative to the checkout: clones and worktrees elsewhere share cache hits.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$AI_FABRIC_ROOT}
 # Debian's interpreter: it sees the python3-* packages installed by apt.
 AI_FABRIC_PYTHON=/usr/bin/python3
 [ -x "$AI_FABRIC_PYTHON" ] || AI_FABRIC_PYTHON=python3
