@@ -1458,6 +1458,40 @@ ClusterHelper::WriteLinks(Ptr<ResultsDatabase> db) const
     AddCreditLinkRows(db, "infiniband", m_ibDevices, id);
 }
 
+Ptr<LinkSampler>
+ClusterHelper::InstallLinkSampler(Ptr<ResultsDatabase> db, Time interval) const
+{
+    NS_ABORT_MSG_UNLESS(m_built, "cluster: not built");
+    Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
+    sampler->SetAttribute("Interval", TimeValue(interval));
+    int64_t id = 0; // WriteLinks' order: Ethernet, NVLink, InfiniBand directions
+    for (const EthDirection& d : m_ethDirections)
+    {
+        sampler->AddLink(id++, MakeBoundCallback(&EthTxBytes, &d));
+    }
+    for (const auto* devices : {&m_nvDevices, &m_ibDevices})
+    {
+        for (const auto& dev : *devices)
+        {
+            sampler->AddLink(id++, MakeBoundCallback(&CreditTxBytes, dev));
+        }
+    }
+    sampler->Start(db);
+    return sampler;
+}
+
+uint64_t
+ClusterHelper::EthTxBytes(const EthDirection* d)
+{
+    return d->txBytes;
+}
+
+uint64_t
+ClusterHelper::CreditTxBytes(Ptr<CreditLinkNetDevice> dev)
+{
+    return dev->GetCounters().txBytes;
+}
+
 void
 ClusterHelper::AddCreditLinkRows(Ptr<ResultsDatabase> db,
                                  const std::string& plane,

@@ -10,6 +10,7 @@
 #include "ns3/infiniband-subnet-manager.h"
 #include "ns3/infiniband-topology.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/link-sampler.h"
 #include "ns3/net-device-container.h"
 #include "ns3/net-device.h"
 #include "ns3/node-container.h"
@@ -179,6 +180,9 @@ class ClusterHelper
     void WriteNodes(Ptr<ResultsDatabase> db) const;
     /// One `links` row per direction of every built link, counters as of now (end of run).
     void WriteLinks(Ptr<ResultsDatabase> db) const;
+    /// Samples every link direction into `link_samples` of \p db's current run every
+    /// \p interval, with the link ids WriteLinks gives; keep the sampler until the run ends.
+    Ptr<LinkSampler> InstallLinkSampler(Ptr<ResultsDatabase> db, Time interval) const;
 
     /// Bisection bandwidth per direction in Gb/s: NVLink per domain, IB and Ethernet overall.
     double GetNvLinkBisectionPerDomain_Gbps() const;
@@ -201,6 +205,8 @@ class ClusterHelper
     };
 
     static void EthTxBegin(EthDirection* d, Ptr<const Packet> p);
+    static uint64_t EthTxBytes(const EthDirection* d);
+    static uint64_t CreditTxBytes(Ptr<CreditLinkNetDevice> dev);
     static void EthDrop(EthDirection* d, Ptr<const Packet> p);
     static void EthEnqueue(EthDirection* d, Ptr<const Packet> p);
 

@@ -66,6 +66,7 @@ main(int argc, char* argv[])
     model.iterations = 2;
     std::string db;
     uint64_t seed = 1;
+    Time sampleInterval = Seconds(0);
     CommandLine cmd(__FILE__);
     cluster.AddCommandLineArguments(cmd);
     cmd.AddValue("layers", "transformer layers", model.layers);
@@ -77,6 +78,9 @@ main(int argc, char* argv[])
     cmd.AddValue("iterations", "training iterations", model.iterations);
     cmd.AddValue("db", "results database (empty: none)", db);
     cmd.AddValue("seed", "RNG seed", seed);
+    cmd.AddValue("sampleInterval",
+                 "with --db: link_samples every this much simulated time (0: none)",
+                 sampleInterval);
     cmd.Parse(argc, argv);
     cluster.ApplyCommandLine();
     RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
@@ -120,6 +124,7 @@ main(int argc, char* argv[])
         params.Set("tp", model.tp);
         params.Set("dp", model.dp);
         params.Set("seed", seed);
+        params.Set("sampleInterval_ns", sampleInterval.GetNanoSeconds());
         config.AddToRunParameters(params);
         const auto wallStart = std::chrono::steady_clock::now();
         {
@@ -132,6 +137,11 @@ main(int argc, char* argv[])
                                   "mapping-study",
                                   static_cast<int64_t>(seed),
                                   params.ToJson());
+            }
+            Ptr<LinkSampler> sampler;
+            if (results && sampleInterval.IsStrictlyPositive())
+            {
+                sampler = c.InstallLinkSampler(results, sampleInterval);
             }
             out.push_back(RunWorkloadStudy(c, std::move(trace), "opt*", results));
             if (results)
