@@ -1467,13 +1467,20 @@ ClusterHelper::InstallLinkSampler(Ptr<ResultsDatabase> db, Time interval) const
     int64_t id = 0; // WriteLinks' order: Ethernet, NVLink, InfiniBand directions
     for (const EthDirection& d : m_ethDirections)
     {
-        sampler->AddLink(id++, MakeBoundCallback(&EthTxBytes, &d));
+        sampler->AddLink(id++,
+                         MakeBoundCallback(&EthTxBytes, &d),
+                         "ethernet",
+                         static_cast<double>(d.rate_bps));
     }
-    for (const auto* devices : {&m_nvDevices, &m_ibDevices})
+    for (const auto& [plane, devices] :
+         {std::make_pair("nvlink", &m_nvDevices), std::make_pair("infiniband", &m_ibDevices)})
     {
         for (const auto& dev : *devices)
         {
-            sampler->AddLink(id++, MakeBoundCallback(&CreditTxBytes, dev));
+            sampler->AddLink(id++,
+                             MakeBoundCallback(&CreditTxBytes, dev),
+                             plane,
+                             static_cast<double>(FrameRate_bps(dev)));
         }
     }
     sampler->Start(db);
@@ -1492,6 +1499,17 @@ ClusterHelper::CreditTxBytes(Ptr<CreditLinkNetDevice> dev)
     return dev->GetCounters().txBytes;
 }
 
+int64_t
+ClusterHelper::FrameRate_bps(Ptr<CreditLinkNetDevice> dev)
+{
+    // Rate available to frames: signalling rate x line-coding efficiency.
+    DataRateValue signalling;
+    DoubleValue efficiency;
+    dev->GetAttribute("DataRate", signalling);
+    dev->GetAttribute("EncodingEfficiency", efficiency);
+    return static_cast<int64_t>(signalling.Get().GetBitRate() * efficiency.Get());
+}
+
 void
 ClusterHelper::AddCreditLinkRows(Ptr<ResultsDatabase> db,
                                  const std::string& plane,
@@ -1506,12 +1524,7 @@ ClusterHelper::AddCreditLinkRows(Ptr<ResultsDatabase> db,
         row.plane = plane;
         row.srcNode = dev->GetNode()->GetId();
         row.dstNode = dev->GetPeer()->GetNode()->GetId();
-        // Rate available to frames: signalling rate x line-coding efficiency.
-        DataRateValue signalling;
-        DoubleValue efficiency;
-        dev->GetAttribute("DataRate", signalling);
-        dev->GetAttribute("EncodingEfficiency", efficiency);
-        row.rateBps = static_cast<int64_t>(signalling.Get().GetBitRate() * efficiency.Get());
+        row.rateBps = FrameRate_bps(dev);
         row.txBytes = static_cast<int64_t>(k.txBytes);
         row.txPackets = static_cast<int64_t>(k.txPackets);
         row.busyNs = k.busyTime.GetNanoSeconds();

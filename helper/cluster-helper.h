@@ -180,8 +180,9 @@ class ClusterHelper
     void WriteNodes(Ptr<ResultsDatabase> db) const;
     /// One `links` row per direction of every built link, counters as of now (end of run).
     void WriteLinks(Ptr<ResultsDatabase> db) const;
-    /// Samples every link direction into `link_samples` of \p db's current run every
-    /// \p interval, with the link ids WriteLinks gives; keep the sampler until the run ends.
+    /// Samples every link direction every \p interval into `link_samples` of \p db's current
+    /// run (null: none), with the link ids WriteLinks gives, and tracks each plane's peak
+    /// utilisation; keep the sampler until the run ends.
     Ptr<LinkSampler> InstallLinkSampler(Ptr<ResultsDatabase> db, Time interval) const;
 
     /// Bisection bandwidth per direction in Gb/s: NVLink per domain, IB and Ethernet overall.
@@ -207,6 +208,7 @@ class ClusterHelper
     static void EthTxBegin(EthDirection* d, Ptr<const Packet> p);
     static uint64_t EthTxBytes(const EthDirection* d);
     static uint64_t CreditTxBytes(Ptr<CreditLinkNetDevice> dev);
+    static int64_t FrameRate_bps(Ptr<CreditLinkNetDevice> dev);
     static void EthDrop(EthDirection* d, Ptr<const Packet> p);
     static void EthEnqueue(EthDirection* d, Ptr<const Packet> p);
 

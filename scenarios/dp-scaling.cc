@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 using namespace ns3;
@@ -39,6 +40,8 @@ main(int argc, char* argv[])
     model.iterations = 1;
     std::string db;
     uint64_t seed = 1;
+    Time sampleInterval = MicroSeconds(10);
+    bool linkSamples = false;
     CommandLine cmd(__FILE__);
     cmd.AddValue("servers", "comma-separated dgx-h100 server counts", serverList);
     cmd.AddValue("layers", "transformer layers", model.layers);
@@ -50,6 +53,10 @@ main(int argc, char* argv[])
     cmd.AddValue("iterations", "training iterations", model.iterations);
     cmd.AddValue("db", "results database (empty: none)", db);
     cmd.AddValue("seed", "RNG seed", seed);
+    cmd.AddValue("sampleInterval",
+                 "link utilisation sampling interval (peak utilisation per plane)",
+                 sampleInterval);
+    cmd.AddValue("linkSamples", "with --db: write every sample to link_samples", linkSamples);
     cmd.Parse(argc, argv);
     RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
 
@@ -81,13 +88,13 @@ main(int argc, char* argv[])
                 model.seq,
                 model.microBatch,
                 model.iterations);
-    std::printf("%7s %5s %14s %14s %20s %20s %7s\n",
+    std::printf("%7s %5s %14s %14s %26s %26s %7s\n",
                 "servers",
                 "GPUs",
                 "iteration",
                 "exposed DP",
-                "nvlink MiB (busy)",
-                "infiniband MiB (busy)",
+                "nvlink MiB (busy, peak)",
+                "infiniband MiB (busy, peak)",
                 "wall");
     for (uint32_t n : servers)
     {
@@ -117,9 +124,12 @@ main(int argc, char* argv[])
         params.Set("iterations", model.iterations);
         params.Set("dp", model.dp);
         params.Set("seed", seed);
+        params.Set("sampleInterval_ns", sampleInterval.GetNanoSeconds());
+        params.Set("linkSamples", linkSamples);
         config.AddToRunParameters(params);
         const auto wallStart = std::chrono::steady_clock::now();
         StudyResult r;
+        std::map<std::string, double> peak;
         {
             ClusterHelper cluster(config);
             cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
@@ -136,7 +146,13 @@ main(int argc, char* argv[])
                                   static_cast<int64_t>(seed),
                                   params.ToJson());
             }
+            Ptr<LinkSampler> sampler =
+                cluster.InstallLinkSampler(linkSamples ? results : nullptr, sampleInterval);
             r = RunWorkloadStudy(cluster, std::move(trace), "opt*", results);
+            for (const char* p : {"nvlink", "infiniband"})
+            {
+                peak[p] = sampler->GetPeakUtilisation(p);
+            }
             if (results)
             {
                 results->EndRun(r.complete ? "complete" : "failed", NanoSeconds(r.simEndNs));
@@ -151,17 +167,18 @@ main(int argc, char* argv[])
             std::cerr << "dp-scaling: " << n << " servers: replay incomplete\n" << r.stuckReport;
             return 2;
         }
-        auto plane = [&r](const char* name) {
+        auto plane = [&r, &peak](const char* name) {
             auto it = r.planes.find(name);
             char buf[64];
             std::snprintf(buf,
                           sizeof(buf),
-                          "%.1f (%.1f%%)",
+                          "%.1f (%.1f%%, %.0f%%)",
                           it == r.planes.end() ? 0.0 : it->second.txBytes / 1048576.0,
-                          it == r.planes.end() ? 0.0 : 100 * it->second.busyUtil);
+                          it == r.planes.end() ? 0.0 : 100 * it->second.busyUtil,
+                          100 * peak[name]);
             return std::string(buf);
         };
-        std::printf("%7u %5u %11.3f ms %11.3f ms %20s %20s %5.1f s\n",
+        std::printf("%7u %5u %11.3f ms %11.3f ms %26s %26s %5.1f s\n",
                     n,
                     model.dp,
                     r.meanIterationNs / 1e6,
@@ -176,7 +193,6 @@ main(int argc, char* argv[])
         results->Close();
     }
     std::cout << "(exposed DP: mean per rank and iteration; busy: GPU-side link ends, busy time / "
-                 "simulated "
-                 "time)\n";
+                 "simulated time; peak: busiest link of the plane over one sample interval)\n";
     return 0;
 }

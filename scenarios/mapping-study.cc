@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 using namespace ns3;
 
@@ -66,7 +67,8 @@ main(int argc, char* argv[])
     model.iterations = 2;
     std::string db;
     uint64_t seed = 1;
-    Time sampleInterval = Seconds(0);
+    Time sampleInterval = MicroSeconds(10);
+    bool linkSamples = false;
     CommandLine cmd(__FILE__);
     cluster.AddCommandLineArguments(cmd);
     cmd.AddValue("layers", "transformer layers", model.layers);
@@ -79,8 +81,9 @@ main(int argc, char* argv[])
     cmd.AddValue("db", "results database (empty: none)", db);
     cmd.AddValue("seed", "RNG seed", seed);
     cmd.AddValue("sampleInterval",
-                 "with --db: link_samples every this much simulated time (0: none)",
+                 "link utilisation sampling interval (peak utilisation per plane)",
                  sampleInterval);
+    cmd.AddValue("linkSamples", "with --db: write every sample to link_samples", linkSamples);
     cmd.Parse(argc, argv);
     cluster.ApplyCommandLine();
     RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
@@ -98,6 +101,7 @@ main(int argc, char* argv[])
     const std::vector<std::pair<std::string, std::string>> runs = {{"tp-inner", "tp-on-nvlink"},
                                                                    {"dp-inner", "dp-on-nvlink"}};
     std::vector<StudyResult> out;
+    std::vector<std::map<std::string, double>> peaks;
     std::vector<double> walls;
     for (const auto& [mapping, label] : runs)
     {
@@ -125,8 +129,10 @@ main(int argc, char* argv[])
         params.Set("dp", model.dp);
         params.Set("seed", seed);
         params.Set("sampleInterval_ns", sampleInterval.GetNanoSeconds());
+        params.Set("linkSamples", linkSamples);
         config.AddToRunParameters(params);
         const auto wallStart = std::chrono::steady_clock::now();
+        peaks.emplace_back();
         {
             ClusterHelper c(config);
             c.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
@@ -138,12 +144,13 @@ main(int argc, char* argv[])
                                   static_cast<int64_t>(seed),
                                   params.ToJson());
             }
-            Ptr<LinkSampler> sampler;
-            if (results && sampleInterval.IsStrictlyPositive())
-            {
-                sampler = c.InstallLinkSampler(results, sampleInterval);
-            }
+            Ptr<LinkSampler> sampler =
+                c.InstallLinkSampler(linkSamples ? results : nullptr, sampleInterval);
             out.push_back(RunWorkloadStudy(c, std::move(trace), "opt*", results));
+            for (auto& [plane, stats] : out.back().planes)
+            {
+                peaks.back()[plane] = sampler->GetPeakUtilisation(plane);
+            }
             if (results)
             {
                 results->EndRun(out.back().complete ? "complete" : "failed",
@@ -213,19 +220,21 @@ main(int argc, char* argv[])
             char buf[64];
             std::snprintf(buf,
                           sizeof(buf),
-                          "%.1f MiB %.1f%%",
+                          "%.0f MiB %.0f%% %.0f%%",
                           it == out[i].planes.end() ? 0.0 : it->second.txBytes / 1048576.0,
-                          it == out[i].planes.end() ? 0.0 : 100 * it->second.busyUtil);
+                          it == out[i].planes.end() ? 0.0 : 100 * it->second.busyUtil,
+                          100 * peaks[i][plane]);
             cells[i] = buf;
         }
-        row((std::string(plane) + " tx, busy util").c_str(), cells[0], cells[1]);
+        row((std::string(plane) + " tx, busy, peak").c_str(), cells[0], cells[1]);
     }
     char w0[32];
     char w1[32];
     std::snprintf(w0, sizeof(w0), "%.1f s", walls[0]);
     std::snprintf(w1, sizeof(w1), "%.1f s", walls[1]);
     row("wall", w0, w1);
-    std::cout << "(exposed: mean per rank and iteration; tx and busy util: GPU-side link ends of "
-                 "the plane, busy time / simulated time)\n";
+    std::cout << "(exposed: mean per rank and iteration; tx and busy: GPU-side link ends of the "
+                 "plane, busy time / simulated time; peak: busiest link of the plane over one "
+                 "sample interval)\n";
     return 0;
 }

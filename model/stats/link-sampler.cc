@@ -9,6 +9,8 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -60,16 +62,16 @@ LinkSampler::DoDispose()
 }
 
 void
-LinkSampler::AddLink(int64_t linkId, Counter txBytes)
+LinkSampler::AddLink(int64_t linkId, Counter txBytes, const std::string& plane, double rate_bps)
 {
-    m_links.push_back({linkId, txBytes});
+    m_links.push_back({linkId, txBytes, plane, rate_bps, 0, 0.0});
 }
 
 void
 LinkSampler::Start(Ptr<ResultsDatabase> db)
 {
     NS_LOG_FUNCTION(this << m_links.size() << m_interval);
-    NS_ABORT_MSG_IF(!db || db->GetRunId() < 0, "LinkSampler::Start needs a database in a run");
+    NS_ABORT_MSG_IF(db && db->GetRunId() < 0, "LinkSampler::Start needs a database in a run");
     m_db = db;
     if (!m_handle)
     {
@@ -92,19 +94,43 @@ Time
 LinkSampler::Sample()
 {
     const Time now = Simulator::Now();
-    if (now == m_lastSample || !m_db || m_db->GetRunId() < 0)
+    if (now == m_lastSample)
     {
         return m_interval;
     }
+    const bool write = m_db && m_db->GetRunId() >= 0;
+    const double dt_s = m_lastSample.IsStrictlyNegative() ? 0.0 : (now - m_lastSample).GetSeconds();
     m_lastSample = now;
-    for (const auto& link : m_links)
+    for (auto& link : m_links)
     {
-        m_db->AddLinkSample(link.linkId,
-                            now.GetNanoSeconds(),
-                            static_cast<int64_t>(link.txBytes()));
-        ++m_samples;
+        const uint64_t bytes = link.txBytes();
+        if (dt_s > 0 && link.rate_bps > 0)
+        {
+            link.peakUtil =
+                std::max(link.peakUtil, (bytes - link.lastBytes) * 8.0 / (link.rate_bps * dt_s));
+        }
+        link.lastBytes = bytes;
+        if (write)
+        {
+            m_db->AddLinkSample(link.linkId, now.GetNanoSeconds(), static_cast<int64_t>(bytes));
+            ++m_samples;
+        }
     }
     return m_interval;
+}
+
+double
+LinkSampler::GetPeakUtilisation(const std::string& plane) const
+{
+    double peak = 0.0;
+    for (const auto& link : m_links)
+    {
+        if (link.plane == plane)
+        {
+            peak = std::max(peak, link.peakUtil);
+        }
+    }
+    return peak;
 }
 
 uint64_t

@@ -12,6 +12,7 @@
 #include "ns3/ptr.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -35,13 +36,22 @@ class LinkSampler : public Object
     LinkSampler();
     ~LinkSampler() override;
 
-    void AddLink(int64_t linkId, Counter txBytes);
-    /// Sample now and then every Interval into \p db (which must be in a run).
+    /// \p rate_bps > 0 also tracks the link's peak utilisation, reported per \p plane.
+    void AddLink(int64_t linkId,
+                 Counter txBytes,
+                 const std::string& plane = "",
+                 double rate_bps = 0.0);
+    /// Sample now and then every Interval into \p db (which must be in a run); with a null
+    /// \p db only the peaks are tracked.
     void Start(Ptr<ResultsDatabase> db);
     /// Take a final sample and stop.
     void Stop();
     /// Samples written so far.
     uint64_t GetSampleCount() const;
+    /// Highest utilisation of one link of \p plane over one interval: tx bytes x 8 / (rate x
+    /// interval).  Bytes count when a frame starts, so a saturated link can read slightly
+    /// above 1.  0 for a plane without links with a rate.
+    double GetPeakUtilisation(const std::string& plane) const;
 
   protected:
     void DoDispose() override;
@@ -53,6 +63,10 @@ class LinkSampler : public Object
     {
         int64_t linkId;
         Counter txBytes;
+        std::string plane;
+        double rate_bps;
+        uint64_t lastBytes;
+        double peakUtil;
     };
 
     Time m_interval;
