@@ -189,7 +189,11 @@ ClusterHelper::AddCommandLineArguments(CommandLine& cmd)
 void
 ClusterHelper::ApplyCommandLine()
 {
-    m_config.ApplyCommandLineOrAbort();
+    const std::string error = m_config.ApplyCommandLine();
+    if (!error.empty())
+    {
+        throw InputError("command line", 0, "", "cluster: " + error);
+    }
 }
 
 bool
@@ -243,7 +247,10 @@ void
 ClusterHelper::Build()
 {
     const std::string error = TryBuild();
-    NS_ABORT_MSG_IF(!error.empty(), "cluster: " << error);
+    if (!error.empty())
+    {
+        throw InputError("cluster", 0, "", error);
+    }
 }
 
 void

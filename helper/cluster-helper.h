@@ -9,6 +9,7 @@
 #include "ns3/infiniband-helper.h"
 #include "ns3/infiniband-subnet-manager.h"
 #include "ns3/infiniband-topology.h"
+#include "ns3/input-error.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/link-sampler.h"
 #include "ns3/net-device-container.h"
@@ -66,7 +67,8 @@ class ClusterHelper
     const ClusterConfig& GetConfig() const;
     /// Registers every cluster flag (and --describe) on \p cmd; see ClusterConfig.
     void AddCommandLineArguments(CommandLine& cmd);
-    /// After cmd.Parse(): applies preset and flags, aborting with the validation message.
+    /// After cmd.Parse(): applies preset and flags; throws InputError with the validation
+    /// message (ScenarioRun turns it into a failed run row and exit status 1).
     void ApplyCommandLine();
     bool GetDescribeFlag() const;
     void SetDescribeFlag(bool describe);
@@ -82,7 +84,7 @@ class ClusterHelper
 
     /// Validates, then builds; "" or the validation error (then nothing is built).
     std::string TryBuild();
-    /// As TryBuild, aborting with the error.
+    /// As TryBuild, throwing InputError with the error.
     void Build();
     bool IsBuilt() const;
 

@@ -9,14 +9,15 @@
 #include "ns3/command-line.h"
 #include "ns3/results-database.h"
 #include "ns3/run-parameters.h"
+#include "ns3/scenario-run.h"
 #include "ns3/simulator.h"
 
 #include <iostream>
 
 using namespace ns3;
 
-int
-main(int argc, char* argv[])
+static int
+ClusterDescribe(ScenarioRun& run, int argc, char* argv[])
 {
     ClusterHelper cluster;
     cluster.SetDescribeFlag(true);
@@ -25,6 +26,8 @@ main(int argc, char* argv[])
     cluster.AddCommandLineArguments(cmd);
     cmd.AddValue("db", "results database to write the nodes and links rows to", db);
     cmd.Parse(argc, argv);
+    run.SetDatabase(db);
+    run.SetRun("describe", 1, RunParameters());
     cluster.ApplyCommandLine();
     cluster.Build();
     if (cluster.GetDescribeFlag())
@@ -33,17 +36,21 @@ main(int argc, char* argv[])
     }
     if (!db.empty())
     {
-        Ptr<ResultsDatabase> results = CreateObject<ResultsDatabase>();
-        results->Open(db);
         RunParameters params;
         cluster.GetConfig().AddToRunParameters(params);
         params.AddGlobalValues();
-        results->BeginRun("describe", "cluster-describe", 1, params.ToJson());
-        cluster.WriteNodes(results);
-        cluster.WriteLinks(results);
-        results->EndRun("complete", Simulator::Now());
-        results->Close();
+        run.SetRun("describe", 1, params);
+        run.BeginRun();
+        cluster.WriteNodes(run.GetDatabase());
+        cluster.WriteLinks(run.GetDatabase());
+        run.EndRun(true, Simulator::Now());
     }
-    Simulator::Destroy();
     return 0;
+}
+
+int
+main(int argc, char* argv[])
+{
+    ScenarioRun run("cluster-describe");
+    return run.Main([&]() { return ClusterDescribe(run, argc, argv); });
 }

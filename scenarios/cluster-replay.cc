@@ -6,7 +6,7 @@
  *   cluster-replay --trace=SimAI_example_microAllReduce.txt --format=simai --servers=1
  * Prints iteration times and exposed communication per parallelism kind and plane;
  * writes runs, nodes, links, flows, collectives and ops rows.  Exit status: 0 on
- * success, 1 on bad input (only a `failed` run row with the message is written),
+ * success, 1 on bad input (ScenarioRun: only a `failed` run row with the message),
  * 2 when the replay could not complete (the stuck report goes to stderr).
  */
 #include "ns3/boolean.h"
@@ -17,6 +17,7 @@
 #include "ns3/results-database.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/run-parameters.h"
+#include "ns3/scenario-run.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-goal.h"
@@ -42,32 +43,10 @@ FormatMs(uint64_t ns)
     return buf;
 }
 
-// Bad input: only a failed run row, with the message in its params.
-int
-InputError(const std::string& db,
-           const std::string& label,
-           uint64_t seed,
-           RunParameters params,
-           const std::string& message)
-{
-    std::cerr << "cluster-replay: " << message << "\n";
-    if (!db.empty())
-    {
-        Ptr<ResultsDatabase> results = CreateObject<ResultsDatabase>();
-        results->Open(db);
-        params.Set("error", message);
-        results->BeginRun(label, "cluster-replay", static_cast<int64_t>(seed), params.ToJson());
-        results->EndRun("failed", Seconds(0));
-        results->Close();
-    }
-    Simulator::Destroy();
-    return 1;
-}
-
 } // namespace
 
-int
-main(int argc, char* argv[])
+static int
+ClusterReplay(ScenarioRun& run, int argc, char* argv[])
 {
     ClusterHelper cluster;
     std::string tracePath;
@@ -100,9 +79,7 @@ main(int argc, char* argv[])
                  "most of the run time of InfiniBand-heavy jobs)",
                  ibCrcs);
     cmd.Parse(argc, argv);
-    cluster.ApplyCommandLine();
-    RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
-
+    run.SetDatabase(db);
     RunParameters params;
     params.Set("trace", tracePath);
     params.Set("format", format);
@@ -114,8 +91,12 @@ main(int argc, char* argv[])
     params.Set("nsPerTick", nsPerTick);
     params.Set("passes", passes);
     params.Set("ibCrcs", ibCrcs);
+    run.SetRun(label, seed, params);
+    cluster.ApplyCommandLine();
+    RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
     cluster.GetConfig().AddToRunParameters(params);
     params.AddGlobalValues();
+    run.SetRun(label, seed, params);
 
     const uint32_t clusterRanks = cluster.GetConfig().GetNRanks();
     WorkloadTrace trace;
@@ -123,7 +104,7 @@ main(int argc, char* argv[])
     {
         if (tracePath.empty())
         {
-            throw WorkloadError("command line", 0, "trace", "--trace=FILE is required");
+            throw InputError::Flag("trace", "--trace=FILE is required");
         }
         if (format == "native")
         {
@@ -152,21 +133,17 @@ main(int argc, char* argv[])
     }
     catch (const WorkloadError& e)
     {
-        params.Set("error_file", e.GetFile());
-        params.Set("error_line", e.GetLine());
-        params.Set("error_field", e.GetField());
-        return InputError(db, label, seed, params, e.what());
+        return run.Fail(e);
     }
     if (trace.numRanks > clusterRanks)
     {
-        return InputError(db,
-                          label,
-                          seed,
-                          params,
-                          tracePath + ": the trace needs " + std::to_string(trace.numRanks) +
-                              " ranks but the cluster has " + std::to_string(clusterRanks) +
-                              " GPUs (" + cluster.GetConfig().preset + " x " +
-                              std::to_string(cluster.GetConfig().servers) + " servers)");
+        return run.Fail(InputError(
+            tracePath,
+            0,
+            "ranks",
+            "the trace needs " + std::to_string(trace.numRanks) + " ranks but the cluster has " +
+                std::to_string(clusterRanks) + " GPUs (" + cluster.GetConfig().preset + " x " +
+                std::to_string(cluster.GetConfig().servers) + " servers)"));
     }
     for (const auto& w : trace.warnings)
     {
@@ -176,12 +153,10 @@ main(int argc, char* argv[])
     const auto wallStart = std::chrono::steady_clock::now();
     cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(ibCrcs));
     cluster.Build();
-    Ptr<ResultsDatabase> results;
-    if (!db.empty())
+    run.BeginRun();
+    Ptr<ResultsDatabase> results = run.GetDatabase();
+    if (results)
     {
-        results = CreateObject<ResultsDatabase>();
-        results->Open(db);
-        results->BeginRun(label, "cluster-replay", static_cast<int64_t>(seed), params.ToJson());
         cluster.WriteNodes(results);
     }
     Ptr<GpuTransport> transport = cluster.InstallTransport();
@@ -267,9 +242,14 @@ main(int argc, char* argv[])
     if (results)
     {
         cluster.WriteLinks(results);
-        results->EndRun(status == 0 ? "complete" : "failed", Simulator::Now());
-        results->Close();
     }
-    Simulator::Destroy();
+    run.EndRun(status == 0, Simulator::Now());
     return status;
+}
+
+int
+main(int argc, char* argv[])
+{
+    ScenarioRun run("cluster-replay");
+    return run.Main([&]() { return ClusterReplay(run, argc, argv); });
 }

@@ -15,6 +15,7 @@
 #include "ns3/results-database.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/run-parameters.h"
+#include "ns3/scenario-run.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-transformer-gen.h"
 #include "ns3/workload-study.h"
@@ -29,8 +30,8 @@
 
 using namespace ns3;
 
-int
-main(int argc, char* argv[])
+static int
+DpScaling(ScenarioRun& run, int argc, char* argv[])
 {
     std::string serverList = "1,2,4";
     TransformerTraceConfig model;
@@ -58,6 +59,11 @@ main(int argc, char* argv[])
                  sampleInterval);
     cmd.AddValue("linkSamples", "with --db: write every sample to link_samples", linkSamples);
     cmd.Parse(argc, argv);
+    run.SetDatabase(db);
+    RunParameters flags;
+    flags.Set("servers", serverList);
+    flags.Set("seed", seed);
+    run.SetRun("dp-scaling", seed, flags);
     RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
 
     std::vector<uint32_t> servers;
@@ -68,19 +74,12 @@ main(int argc, char* argv[])
         const unsigned long n = std::strtoul(item.c_str(), &end, 10);
         if (item.empty() || *end != '\0' || n == 0 || n > 4096)
         {
-            std::cerr << "dp-scaling: --servers: expected counts like 1,2,4, got '" << item
-                      << "'\n";
-            return 1;
+            throw InputError::Flag("servers", "expected counts like 1,2,4, got '" + item + "'");
         }
         servers.push_back(static_cast<uint32_t>(n));
     }
 
-    Ptr<ResultsDatabase> results;
-    if (!db.empty())
-    {
-        results = CreateObject<ResultsDatabase>();
-        results->Open(db);
-    }
+    Ptr<ResultsDatabase> results = run.GetDatabase();
     std::printf("dp-scaling: GPT-like %u layers, hidden %u, seq %u, micro-batch %u per GPU, "
                 "%u iteration(s), dgx-h100\n",
                 model.layers,
@@ -113,8 +112,7 @@ main(int argc, char* argv[])
         }
         catch (const WorkloadError& e)
         {
-            std::cerr << "dp-scaling: " << e.what() << "\n";
-            return 1;
+            return run.Fail(e);
         }
         RunParameters params;
         params.Set("layers", model.layers);
@@ -127,6 +125,7 @@ main(int argc, char* argv[])
         params.Set("sampleInterval_ns", sampleInterval.GetNanoSeconds());
         params.Set("linkSamples", linkSamples);
         config.AddToRunParameters(params);
+        run.SetRun("dp-" + std::to_string(n), seed, params);
         const auto wallStart = std::chrono::steady_clock::now();
         StudyResult r;
         std::map<std::string, double> peak;
@@ -136,16 +135,9 @@ main(int argc, char* argv[])
             const std::string error = cluster.TryBuild();
             if (!error.empty())
             {
-                std::cerr << "dp-scaling: " << n << " servers: " << error << "\n";
-                return 1;
+                return run.Fail(InputError::Flag("servers", std::to_string(n) + ": " + error));
             }
-            if (results)
-            {
-                results->BeginRun("dp-" + std::to_string(n),
-                                  "dp-scaling",
-                                  static_cast<int64_t>(seed),
-                                  params.ToJson());
-            }
+            run.BeginRun();
             Ptr<LinkSampler> sampler =
                 cluster.InstallLinkSampler(linkSamples ? results : nullptr, sampleInterval);
             r = RunWorkloadStudy(cluster, std::move(trace), "opt*", results);
@@ -153,10 +145,7 @@ main(int argc, char* argv[])
             {
                 peak[p] = sampler->GetPeakUtilisation(p);
             }
-            if (results)
-            {
-                results->EndRun(r.complete ? "complete" : "failed", NanoSeconds(r.simEndNs));
-            }
+            run.EndRun(r.complete, NanoSeconds(r.simEndNs));
         }
         Simulator::Destroy();
         Names::Clear();
@@ -195,4 +184,11 @@ main(int argc, char* argv[])
     std::cout << "(exposed DP: mean per rank and iteration; busy: GPU-side link ends, busy time / "
                  "simulated time; peak: busiest link of the plane over one sample interval)\n";
     return 0;
+}
+
+int
+main(int argc, char* argv[])
+{
+    ScenarioRun run("dp-scaling");
+    return run.Main([&]() { return DpScaling(run, argc, argv); });
 }

@@ -14,6 +14,7 @@
 #include "ns3/results-database.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/run-parameters.h"
+#include "ns3/scenario-run.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-transformer-gen.h"
 #include "ns3/workload-study.h"
@@ -52,8 +53,8 @@ Exposed(const StudyResult& r, ParallelismKind kind)
 
 } // namespace
 
-int
-main(int argc, char* argv[])
+static int
+MappingStudy(ScenarioRun& run, int argc, char* argv[])
 {
     ClusterHelper cluster;
     ClusterConfig defaults = cluster.GetConfig();
@@ -85,6 +86,10 @@ main(int argc, char* argv[])
                  sampleInterval);
     cmd.AddValue("linkSamples", "with --db: write every sample to link_samples", linkSamples);
     cmd.Parse(argc, argv);
+    run.SetDatabase(db);
+    RunParameters flags;
+    flags.Set("seed", seed);
+    run.SetRun("mapping-study", seed, flags);
     cluster.ApplyCommandLine();
     RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
     const ClusterConfig config = cluster.GetConfig();
@@ -92,12 +97,7 @@ main(int argc, char* argv[])
     model.dp = config.servers;
     model.globalBatch = model.microBatch * model.dp;
 
-    Ptr<ResultsDatabase> results;
-    if (!db.empty())
-    {
-        results = CreateObject<ResultsDatabase>();
-        results->Open(db);
-    }
+    Ptr<ResultsDatabase> results = run.GetDatabase();
     const std::vector<std::pair<std::string, std::string>> runs = {{"tp-inner", "tp-on-nvlink"},
                                                                    {"dp-inner", "dp-on-nvlink"}};
     std::vector<StudyResult> out;
@@ -115,8 +115,7 @@ main(int argc, char* argv[])
         }
         catch (const WorkloadError& e)
         {
-            std::cerr << "mapping-study: " << e.what() << "\n";
-            return 1;
+            return run.Fail(e);
         }
         RunParameters params;
         params.Set("mapping", mapping);
@@ -131,19 +130,14 @@ main(int argc, char* argv[])
         params.Set("sampleInterval_ns", sampleInterval.GetNanoSeconds());
         params.Set("linkSamples", linkSamples);
         config.AddToRunParameters(params);
+        run.SetRun(label, seed, params);
         const auto wallStart = std::chrono::steady_clock::now();
         peaks.emplace_back();
         {
             ClusterHelper c(config);
             c.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
             c.Build();
-            if (results)
-            {
-                results->BeginRun(label,
-                                  "mapping-study",
-                                  static_cast<int64_t>(seed),
-                                  params.ToJson());
-            }
+            run.BeginRun();
             Ptr<LinkSampler> sampler =
                 c.InstallLinkSampler(linkSamples ? results : nullptr, sampleInterval);
             out.push_back(RunWorkloadStudy(c, std::move(trace), "opt*", results));
@@ -151,11 +145,7 @@ main(int argc, char* argv[])
             {
                 peaks.back()[plane] = sampler->GetPeakUtilisation(plane);
             }
-            if (results)
-            {
-                results->EndRun(out.back().complete ? "complete" : "failed",
-                                NanoSeconds(out.back().simEndNs));
-            }
+            run.EndRun(out.back().complete, NanoSeconds(out.back().simEndNs));
         }
         Simulator::Destroy();
         Names::Clear();
@@ -237,4 +227,11 @@ main(int argc, char* argv[])
                  "plane, busy time / simulated time; peak: busiest link of the plane over one "
                  "sample interval)\n";
     return 0;
+}
+
+int
+main(int argc, char* argv[])
+{
+    ScenarioRun run("mapping-study");
+    return run.Main([&]() { return MappingStudy(run, argc, argv); });
 }

@@ -11,6 +11,7 @@
 #include "ns3/results-database.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/run-parameters.h"
+#include "ns3/scenario-run.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -464,108 +465,86 @@ CollectiveBenchMain(const ClusterConfig& config,
     params.Set("ibCrcs", o.ibCrcs);
     params.AddGlobalValues();
 
-    Ptr<ResultsDatabase> db;
-    if (!o.db.empty())
-    {
-        db = CreateObject<ResultsDatabase>();
-        db->Open(o.db);
-        db->BeginRun(o.label, "collective-bench", static_cast<int64_t>(o.seed), params.ToJson());
-    }
-    auto fail = [&](const std::string& message) {
-        err << "collective-bench: " << message << "\n";
+    ScenarioRun run("collective-bench", err);
+    run.SetDatabase(o.db);
+    run.SetRun(o.label, o.seed, params);
+    return run.Main([&]() {
+        // Every refusal below is bad input: flags that do not fit the cluster or each other.
+        auto check = [](const std::string& from, const std::string& message) {
+            if (!message.empty())
+            {
+                throw InputError(from, 0, "", message);
+            }
+        };
+        check("command line", clusterError);
+        check("command line", config.Validate());
+        std::vector<uint32_t> ranks;
+        std::vector<uint64_t> sizes;
+        check("command line", CollectiveBenchValidate(o, config.GetNRanks(), ranks, sizes));
+
+        ClusterHelper cluster(config);
+        if (o.nvlinkGranularityBytes > 0)
+        {
+            cluster.SetNvLinkDeviceAttribute("Granularity",
+                                             UintegerValue(o.nvlinkGranularityBytes));
+        }
+        cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(o.ibCrcs));
+        check("cluster", cluster.TryBuild());
+        Ptr<GpuTransport> transport = cluster.InstallTransport("world");
+        Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+        engine->SetTransport(transport);
+        std::map<uint32_t, uint32_t> domainOfRank;
+        for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
+        {
+            domainOfRank[r] = cluster.GetDomain(r);
+        }
+        engine->SetDomainMap(domainOfRank);
+        check("command line", CollectiveBenchCheckFabric(o, ranks, sizes, engine));
+        run.BeginRun();
+        Ptr<ResultsDatabase> db = run.GetDatabase();
         if (db)
         {
-            db->EndRun("failed", Simulator::Now());
-            db->Close();
+            transport->SetResultsDatabase(db);
+            engine->SetResultsDatabase(db);
         }
-        return 1;
-    };
 
-    if (!clusterError.empty())
-    {
-        return fail(clusterError);
-    }
-    const std::string configError = config.Validate();
-    if (!configError.empty())
-    {
-        return fail(configError);
-    }
-    std::vector<uint32_t> ranks;
-    std::vector<uint64_t> sizes;
-    std::string e = CollectiveBenchValidate(o, config.GetNRanks(), ranks, sizes);
-    if (!e.empty())
-    {
-        return fail(e);
-    }
+        if (o.describe)
+        {
+            out << cluster.Describe();
+        }
+        out << "# collective-bench: " << CollectiveEngine::Canonical(o.collective) << ", algorithm "
+            << CollectiveEngine::Canonical(o.algorithm) << ", " << ranks.size() << " of "
+            << cluster.GetNRanks() << " GPUs (" << config.preset << " x " << config.servers
+            << "), one simulated iteration per size, sizes run one after the other\n"
+            << "#\n"
+            << CollectiveBenchHeader();
+        out.flush();
 
-    ClusterHelper cluster(config);
-    if (o.nvlinkGranularityBytes > 0)
-    {
-        cluster.SetNvLinkDeviceAttribute("Granularity", UintegerValue(o.nvlinkGranularityBytes));
-    }
-    cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(o.ibCrcs));
-    e = cluster.TryBuild();
-    if (!e.empty())
-    {
-        return fail(e);
-    }
-    Ptr<GpuTransport> transport = cluster.InstallTransport("world");
-    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(transport);
-    std::map<uint32_t, uint32_t> domainOfRank;
-    for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
-    {
-        domainOfRank[r] = cluster.GetDomain(r);
-    }
-    engine->SetDomainMap(domainOfRank);
-    e = CollectiveBenchCheckFabric(o, ranks, sizes, engine);
-    if (!e.empty())
-    {
-        return fail(e);
-    }
-    if (db)
-    {
-        transport->SetResultsDatabase(db);
-        engine->SetResultsDatabase(db);
-    }
-
-    if (o.describe)
-    {
-        out << cluster.Describe();
-    }
-    out << "# collective-bench: " << CollectiveEngine::Canonical(o.collective) << ", algorithm "
-        << CollectiveEngine::Canonical(o.algorithm) << ", " << ranks.size() << " of "
-        << cluster.GetNRanks() << " GPUs (" << config.preset << " x " << config.servers
-        << "), one simulated iteration per size, sizes run one after the other\n"
-        << "#\n"
-        << CollectiveBenchHeader();
-    out.flush();
-
-    Ptr<ProgressReporter> progress = CreateObject<ProgressReporter>();
-    progress->Start();
-    std::vector<CollectiveBenchRow> rows;
-    try
-    {
-        rows = CollectiveBenchRun(o, ranks, sizes, engine, &out);
-    }
-    catch (const CollectiveError& x)
-    {
+        Ptr<ProgressReporter> progress = CreateObject<ProgressReporter>();
+        progress->Start();
+        std::vector<CollectiveBenchRow> rows;
+        try
+        {
+            rows = CollectiveBenchRun(o, ranks, sizes, engine, &out);
+        }
+        catch (const CollectiveError& x)
+        {
+            progress->Stop();
+            check("command line", x.what());
+        }
         progress->Stop();
-        return fail(x.what());
-    }
-    progress->Stop();
-    char avg[64];
-    std::snprintf(avg, sizeof(avg), "%g", CollectiveBenchAverageBusBw(rows));
-    out << "# Avg bus bandwidth    : " << avg << " \n#\n";
+        char avg[64];
+        std::snprintf(avg, sizeof(avg), "%g", CollectiveBenchAverageBusBw(rows));
+        out << "# Avg bus bandwidth    : " << avg << " \n#\n";
 
-    if (db)
-    {
-        cluster.WriteNodes(db);
-        cluster.WriteLinks(db);
-        db->EndRun("complete", Simulator::Now());
-        db->Close();
-    }
-    return 0;
+        if (db)
+        {
+            cluster.WriteNodes(db);
+            cluster.WriteLinks(db);
+        }
+        run.EndRun(true, Simulator::Now());
+        return 0;
+    });
 }
 
 } // namespace ns3

@@ -784,6 +784,52 @@ ResultsDatabase::EndRun(const std::string& status, Time simEnd, double wallSecon
     m_runId = -1;
 }
 
+void
+ResultsDatabase::RejectRun(const std::string& paramsJson)
+{
+    NS_LOG_FUNCTION(this);
+    RequireRun("RejectRun()");
+    m_nodes.clear();
+    m_links.clear();
+    m_samples.clear();
+    m_flows.clear();
+    m_collectives.clear();
+    m_ops.clear();
+    const double wallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_runStartWall).count();
+    const std::string endedAt = UtcNow();
+    const std::string run = std::to_string(m_runId);
+    sqlite3_stmt* stmt = Prepare("UPDATE runs SET status='failed', sim_end_ns=0, wall_seconds=?, "
+                                 "ended_at=?, params=? WHERE run_id=?");
+    BeginImmediate();
+    try
+    {
+        for (const Table& t : SchemaTables())
+        {
+            if (std::string(t.name) != "runs")
+            {
+                Exec(std::string("DELETE FROM ") + t.name + " WHERE run_id=" + run);
+            }
+        }
+        Binder(stmt).Real(wallSeconds).Text(endedAt).Text(paramsJson).Int(m_runId);
+        int rc = sqlite3_step(stmt);
+        if (rc != SQLITE_DONE)
+        {
+            Fail("rejecting run " + run, rc);
+        }
+        sqlite3_finalize(stmt);
+        stmt = nullptr;
+        Commit();
+    }
+    catch (...)
+    {
+        sqlite3_finalize(stmt);
+        Rollback();
+        throw;
+    }
+    m_runId = -1;
+}
+
 int64_t
 ResultsDatabase::GetRunId() const
 {

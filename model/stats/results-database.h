@@ -134,6 +134,13 @@ class ResultsDatabase : public Object
      * \param wallSeconds negative: measured since BeginRun.
      */
     void EndRun(const std::string& status, Time simEnd, double wallSeconds = -1.0);
+    /**
+     * End the current run `failed` without any of its rows (buffered rows are dropped,
+     * flushed ones deleted) and with \p paramsJson as its params, in one transaction: a run
+     * refused on bad input leaves only its `failed` run row.
+     */
+    void RejectRun(const std::string& paramsJson);
+
     /// Current run id, or -1 between runs.
     int64_t GetRunId() const;
 

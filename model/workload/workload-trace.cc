@@ -17,27 +17,6 @@ NS_LOG_COMPONENT_DEFINE("WorkloadTrace");
 namespace
 {
 
-std::string
-ComposeMessage(const std::string& file,
-               uint32_t line,
-               const std::string& field,
-               const std::string& message)
-{
-    std::ostringstream os;
-    os << (file.empty() ? "<input>" : file);
-    if (line > 0)
-    {
-        os << ":" << line;
-    }
-    os << ": ";
-    if (!field.empty())
-    {
-        os << "field '" << field << "': ";
-    }
-    os << message;
-    return os.str();
-}
-
 struct KindName
 {
     WorkloadOpKind kind;
@@ -170,42 +149,6 @@ const std::vector<std::pair<const char*, uint64_t>> g_byteUnits = {
 };
 
 } // namespace
-
-WorkloadError::WorkloadError(const std::string& file,
-                             uint32_t line,
-                             const std::string& field,
-                             const std::string& message)
-    : std::runtime_error(ComposeMessage(file, line, field, message)),
-      m_file(file),
-      m_line(line),
-      m_field(field),
-      m_detail(message)
-{
-}
-
-const std::string&
-WorkloadError::GetFile() const
-{
-    return m_file;
-}
-
-uint32_t
-WorkloadError::GetLine() const
-{
-    return m_line;
-}
-
-const std::string&
-WorkloadError::GetField() const
-{
-    return m_field;
-}
-
-const std::string&
-WorkloadError::GetDetail() const
-{
-    return m_detail;
-}
 
 const char*
 WorkloadOpKindName(WorkloadOpKind kind)

@@ -4,6 +4,8 @@
 #ifndef AI_FABRIC_WORKLOAD_TRACE_H
 #define AI_FABRIC_WORKLOAD_TRACE_H
 
+#include "ns3/input-error.h"
+
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -13,30 +15,11 @@
 namespace ns3
 {
 
-/**
- * \ingroup ai-fabric
- * Bad workload input.  what() is the full message
- * ("trace.txt:12: field 'bytes': expected a size like 64MiB, got '64XB'");
- * the parts are kept so that a scenario can store them in a failed run row.
- */
-class WorkloadError : public std::runtime_error
+/// Bad workload input (file, line, field, detail: see InputError).
+class WorkloadError : public InputError
 {
   public:
-    WorkloadError(const std::string& file,
-                  uint32_t line,
-                  const std::string& field,
-                  const std::string& message);
-
-    const std::string& GetFile() const;
-    uint32_t GetLine() const; ///< 0 when the error is not tied to one line
-    const std::string& GetField() const;
-    const std::string& GetDetail() const;
-
-  private:
-    std::string m_file;
-    uint32_t m_line;
-    std::string m_field;
-    std::string m_detail;
+    using InputError::InputError;
 };
 
 enum class WorkloadOpKind : uint8_t

@@ -1,0 +1,137 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/scenario-run.h"
+
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+ScenarioRun::ScenarioRun(const std::string& scenario, std::ostream& err)
+    : m_scenario(scenario),
+      m_err(err),
+      m_label(scenario)
+{
+}
+
+ScenarioRun::~ScenarioRun()
+{
+    if (m_db)
+    {
+        try
+        {
+            m_db->Close();
+        }
+        catch (const ResultsDatabaseError& e)
+        {
+            m_err << m_scenario << ": " << e.what() << "\n";
+        }
+    }
+}
+
+void
+ScenarioRun::SetDatabase(const std::string& path)
+{
+    m_path = path;
+}
+
+Ptr<ResultsDatabase>
+ScenarioRun::GetDatabase()
+{
+    if (!m_db && !m_path.empty())
+    {
+        Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+        db->Open(m_path);
+        m_db = db;
+    }
+    return m_db;
+}
+
+void
+ScenarioRun::SetRun(const std::string& label, uint64_t seed, const RunParameters& params)
+{
+    m_label = label;
+    m_seed = seed;
+    m_params = params;
+}
+
+int64_t
+ScenarioRun::BeginRun()
+{
+    Ptr<ResultsDatabase> db = GetDatabase();
+    return db ? db->BeginRun(m_label, m_scenario, static_cast<int64_t>(m_seed), m_params.ToJson())
+              : -1;
+}
+
+void
+ScenarioRun::EndRun(bool complete, Time simEnd)
+{
+    if (m_db && m_db->GetRunId() >= 0)
+    {
+        m_db->EndRun(complete ? "complete" : "failed", simEnd);
+    }
+}
+
+int
+ScenarioRun::Fail(const InputError& error)
+{
+    m_err << m_scenario << ": " << error.what() << "\n";
+    try
+    {
+        Ptr<ResultsDatabase> db = GetDatabase();
+        if (db)
+        {
+            RunParameters params = m_params;
+            params.Set("error", std::string(error.what()));
+            params.Set("error_file", error.GetFile());
+            params.Set("error_line", error.GetLine());
+            params.Set("error_field", error.GetField());
+            if (db->GetRunId() < 0)
+            {
+                db->BeginRun(m_label, m_scenario, static_cast<int64_t>(m_seed), params.ToJson());
+            }
+            db->RejectRun(params.ToJson());
+        }
+    }
+    catch (const ResultsDatabaseError& e)
+    {
+        m_err << m_scenario << ": " << e.what() << "\n";
+    }
+    return 1;
+}
+
+int
+ScenarioRun::Main(const std::function<int()>& body)
+{
+    int status = 1;
+    try
+    {
+        status = body();
+    }
+    catch (const InputError& e)
+    {
+        status = Fail(e);
+    }
+    catch (const ResultsDatabaseError& e)
+    {
+        m_err << m_scenario << ": " << e.what() << "\n";
+        status = 1;
+    }
+    try
+    {
+        if (m_db)
+        {
+            m_db->Close();
+        }
+    }
+    catch (const ResultsDatabaseError& e)
+    {
+        m_err << m_scenario << ": " << e.what() << "\n";
+        status = status ? status : 1;
+    }
+    Simulator::Destroy();
+    return status;
+}
+
+} // namespace ns3
