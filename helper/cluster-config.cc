@@ -224,6 +224,10 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
                  "InfiniBand switch tiers 1-3, 0 = fewest that fit; -1 = preset (0)",
                  cli.ibTiers);
     cmd.AddValue("ibRouting", "subnet manager engine: ftree, updn, minhop", cli.ibRoutingEngine);
+    cmd.AddValue("ibDelay",
+                 "InfiniBand cable propagation delay, ns (> 0 for distributed runs: the "
+                 "MPI lookahead); -1 = preset (0)",
+                 cli.ibDelay_ns);
     cmd.AddValue("ethPorts",
                  "front-end Ethernet ports per server; -1 = preset",
                  cli.ethPortsPerServer);
@@ -248,6 +252,10 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
                  "Gb/s of each storage node's link; -1 = preset",
                  cli.storageRate_Gbps);
     cmd.AddValue("pcieRate", "GPU<->CPU Gb/s per direction; -1 = preset", cli.pcieRate_Gbps);
+    cmd.AddValue("partition",
+                 "distributed runs (mpirun): NVLink domains per process, domain-blocks "
+                 "(default) or round-robin",
+                 cli.partition);
 }
 
 std::string
@@ -305,6 +313,7 @@ ClusterConfig::ApplyCommandLine()
     real(ethUplinkRate_Gbps, o.ethUplinkRate_Gbps);
     real(storageRate_Gbps, o.storageRate_Gbps);
     real(pcieRate_Gbps, o.pcieRate_Gbps);
+    real(ibDelay_ns, o.ibDelay_ns);
     if (!o.ibRoutingEngine.empty())
     {
         ibRoutingEngine = o.ibRoutingEngine;
@@ -316,6 +325,10 @@ ClusterConfig::ApplyCommandLine()
     if (!o.ethFabric.empty())
     {
         ethFabric = o.ethFabric;
+    }
+    if (!o.partition.empty())
+    {
+        partition = o.partition;
     }
     return Validate();
 }
@@ -337,6 +350,7 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
     p.Set("cluster.oversubscription", oversubscription);
     p.Set("cluster.ibTiers", ibTiers);
     p.Set("cluster.ibRoutingEngine", ibRoutingEngine);
+    p.Set("cluster.ibDelay_ns", ibDelay_ns);
     p.Set("cluster.ethPortsPerServer", ethPortsPerServer);
     p.Set("cluster.ethRate_Gbps", ethRate_Gbps);
     p.Set("cluster.serversPerRack", serversPerRack);
@@ -348,6 +362,27 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
     p.Set("cluster.storageNodes", storageNodes);
     p.Set("cluster.storageRate_Gbps", storageRate_Gbps);
     p.Set("cluster.pcieRate_Gbps", pcieRate_Gbps);
+    p.Set("cluster.partition", partition);
+}
+
+std::string
+ClusterConfig::PartitionDomains(uint32_t processes, std::vector<uint32_t>& systemOfDomain) const
+{
+    const uint32_t domains = GetNDomains();
+    systemOfDomain.assign(domains, 0);
+    if (processes == 0 || processes > domains)
+    {
+        return std::to_string(processes) + " processes for " + std::to_string(domains) +
+               " NVLink domain(s): a domain is never split, use 1 to " + std::to_string(domains) +
+               " processes";
+    }
+    for (uint32_t d = 0; d < domains; ++d)
+    {
+        systemOfDomain[d] = partition == "round-robin"
+                                ? d % processes
+                                : static_cast<uint32_t>(uint64_t{d} * processes / domains);
+    }
+    return "";
 }
 
 void
@@ -449,6 +484,14 @@ ClusterConfig::Validate() const
     if (ethFabric == "bridged" && std::min(GetServersPerTor(), servers) > 1021)
     {
         return "a bridged ToR takes at most 1021 servers (one /22 per rack)";
+    }
+    if (ibDelay_ns < 0)
+    {
+        return "ibDelay must be >= 0 ns";
+    }
+    if (partition != "domain-blocks" && partition != "round-robin")
+    {
+        return "unknown partition '" + partition + "'; valid: domain-blocks, round-robin";
     }
     if (ibRoutingEngine != "ftree" && ibRoutingEngine != "updn" && ibRoutingEngine != "minhop")
     {

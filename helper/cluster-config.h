@@ -58,6 +58,9 @@ struct ClusterConfig
     double oversubscription{1.0}; //!< leaf down : up ports
     uint32_t ibTiers{0};          //!< 0: the fewest that fit; else 1, 2 or 3 exactly
     std::string ibRoutingEngine{"ftree"};
+    /// Propagation delay of every InfiniBand cable; 0 keeps the channel's default (0 ns).  A
+    /// distributed run needs it > 0: the delay of the cut links is ns-3's MPI lookahead.
+    double ibDelay_ns{0.0};
 
     // Front-end Ethernet: each server's ports bundled as one link of ports x rate.
     uint32_t ethPortsPerServer{2};
@@ -81,6 +84,11 @@ struct ClusterConfig
     double pcieRate_Gbps{504.0};
     double pcieDelay_ns{100.0};
 
+    /// Distributed runs (ns-3 MPI, several processes): how NVLink domains are spread over
+    /// the processes.  "domain-blocks": contiguous blocks of domains; "round-robin": domain
+    /// d to process d mod N.  A domain never spans processes; see doc/cluster.md.
+    std::string partition{"domain-blocks"};
+
     static std::vector<std::string> GetPresetNames();
     /// Sets every field from preset \p name; "" or an error listing the valid names.
     std::string ApplyPreset(const std::string& name);
@@ -89,6 +97,13 @@ struct ClusterConfig
     /// The NvLinkHelper fabric of one domain: the preset's, or links spread evenly when
     /// the links per GPU or the switch count are overridden.
     NvLinkFabricSpec GetNvLinkSpec() const;
+
+    /**
+     * Distributed runs: the process (node system id) of each NVLink domain when the cluster
+     * is split over \p processes by `partition`.  "" or why it cannot be split (more
+     * processes than domains: a domain is never split).
+     */
+    std::string PartitionDomains(uint32_t processes, std::vector<uint32_t>& systemOfDomain) const;
 
     /// "" or why this cluster cannot be built; nothing is built before this passes.
     std::string Validate() const;
@@ -138,6 +153,7 @@ struct ClusterConfig
         double oversubscription{-1};
         int64_t ibTiers{-1};
         std::string ibRoutingEngine;
+        double ibDelay_ns{-1};
         int64_t ethPortsPerServer{-1};
         double ethRate_Gbps{-1};
         int64_t serversPerRack{-1};
@@ -149,6 +165,7 @@ struct ClusterConfig
         int64_t storageNodes{-1};
         double storageRate_Gbps{-1};
         double pcieRate_Gbps{-1};
+        std::string partition;
     };
 
     Overrides cli;

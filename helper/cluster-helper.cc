@@ -10,6 +10,7 @@
 #include "ns3/csma-helper.h"
 #include "ns3/csma-net-device.h"
 #include "ns3/data-rate.h"
+#include "ns3/distributed-run.h"
 #include "ns3/double.h"
 #include "ns3/infiniband-transport-plane.h"
 #include "ns3/internet-stack-helper.h"
@@ -19,6 +20,7 @@
 #include "ns3/ipv4-static-routing.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
+#include "ns3/node-list.h"
 #include "ns3/nvlink-transport-plane.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
@@ -231,6 +233,11 @@ ClusterHelper::TryBuild()
     {
         return "InfiniBand routing: " + routing;
     }
+    const std::string partition = Partition();
+    if (!partition.empty())
+    {
+        return "partition: " + partition;
+    }
     BuildNodes();
     BuildFrontEnd();
     BuildNvLink();
@@ -371,11 +378,69 @@ ClusterHelper::BuildIbTopology()
     m_sm->SetTopology(t);
 }
 
+std::string
+ClusterHelper::Partition()
+{
+    m_nSystems = DistributedRun::GetSize();
+    return m_config.PartitionDomains(m_nSystems, m_domainSystem);
+}
+
+std::vector<uint32_t>
+ClusterHelper::IbSwitchSystemIds() const
+{
+    const InfinibandTopology& t = m_ibTopology;
+    std::vector<int64_t> system(t.GetNNodes(), -1);
+    std::vector<int64_t> rankOfHca(t.GetNNodes(), -1);
+    for (uint32_t r = 0; r < m_hcaNode.size(); ++r)
+    {
+        rankOfHca[m_hcaNode[r]] = r;
+    }
+    for (const auto& link : t.GetLinks())
+    {
+        for (auto [host, sw] :
+             {std::pair{link.nodeA, link.nodeB}, std::pair{link.nodeB, link.nodeA}})
+        {
+            if (rankOfHca[host] >= 0 && t.IsSwitch(sw) && system[sw] < 0)
+            {
+                system[sw] = m_domainSystem[GetDomain(static_cast<uint32_t>(rankOfHca[host]))];
+            }
+        }
+    }
+    std::vector<uint32_t> out(t.GetNNodes(), 0);
+    uint32_t next = 0;
+    for (uint32_t sw : t.GetSwitches())
+    {
+        out[sw] = system[sw] >= 0 ? static_cast<uint32_t>(system[sw]) : next++ % m_nSystems;
+    }
+    return out;
+}
+
+uint32_t
+ClusterHelper::GetNSystems() const
+{
+    return m_nSystems;
+}
+
+uint32_t
+ClusterHelper::GetDomainSystemId(uint32_t domain) const
+{
+    NS_ABORT_MSG_UNLESS(domain < m_domainSystem.size(), "cluster: no NVLink domain " << domain);
+    return m_domainSystem[domain];
+}
+
 void
 ClusterHelper::BuildNodes()
 {
     const ClusterConfig& c = m_config;
-    m_gpus.Create(c.GetNRanks());
+    // GPUs domain by domain, each on its process (node ids stay in rank order).  The
+    // front-end (CPUs, ToRs, aggregation routers, storage) stays on process 0: ns-3's
+    // CSMA has no remote channel; PCIe links to GPUs elsewhere become
+    // PointToPointRemoteChannels (PointToPointHelper does that by itself).
+    const uint32_t domainGpus = c.GetGpusPerDomain();
+    for (uint32_t d = 0; d < c.GetNDomains(); ++d)
+    {
+        m_gpus.Create(domainGpus, m_domainSystem[d]);
+    }
     m_cpus.Create(c.servers);
     m_storage.Create(c.storageNodes);
     m_tors.Create(c.GetNTors());
@@ -870,9 +935,16 @@ ClusterHelper::BuildIbDevices()
     }
     m_nameGroups.push_back(CreateObject<Object>());
     Names::Add("ib", m_nameGroups.back());
+    if (m_config.ibDelay_ns > 0)
+    {
+        m_ib->SetChannelAttribute(
+            "Delay",
+            TimeValue(NanoSeconds(static_cast<int64_t>(m_config.ibDelay_ns))));
+    }
+    const std::vector<uint32_t> systemOf = IbSwitchSystemIds();
     for (uint32_t sw : t.GetSwitches())
     {
-        nodeOf[sw] = CreateObject<Node>();
+        nodeOf[sw] = CreateObject<Node>(systemOf[sw]);
         m_ib->InstallSwitch(nodeOf[sw]);
         Names::Add(m_ibSwitchName.at(sw), nodeOf[sw]);
         m_ibSwitches.Add(nodeOf[sw]);
@@ -1237,6 +1309,13 @@ Ptr<GpuTransport>
 ClusterHelper::InstallTransport(const std::string& groupName)
 {
     NS_ABORT_MSG_UNLESS(m_built, "cluster: InstallTransport before Build");
+    // GpuTransport and CollectiveEngine keep every rank's message and collective state in one
+    // object and act on a receiver's completion at once: they cannot span processes yet.
+    NS_ABORT_MSG_IF(m_nSystems > 1,
+                    "cluster: the GPU transport (collectives, trace replay) runs in one process; "
+                    "a distributed run ("
+                        << m_nSystems
+                        << " processes) supports the link layers only (doc/cluster.md)");
     Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
     std::map<ClusterPlane, int32_t> index;
     Ptr<InfinibandTransportPlane> ib = CreateObject<InfinibandTransportPlane>();
@@ -1397,6 +1476,10 @@ ClusterHelper::WriteNodes(Ptr<ResultsDatabase> db) const
     NS_ABORT_MSG_UNLESS(m_built, "cluster: not built");
     const ClusterConfig& c = m_config;
     auto add = [&](Ptr<Node> n, const std::string& kind, int64_t server, int64_t rank) {
+        if (!DistributedRun::IsLocal(n))
+        {
+            return; // another process writes it
+        }
         NodeRecord row;
         row.nodeId = n->GetId();
         // Full name ("server3/gpu5"), not the leaf of the name tree ("gpu5").
@@ -1449,6 +1532,11 @@ ClusterHelper::WriteLinks(Ptr<ResultsDatabase> db) const
     {
         LinkRecord row;
         row.linkId = id++;
+        // Each process writes the directions it transmits on (the same ids in every process).
+        if (!DistributedRun::IsLocal(NodeList::GetNode(d.srcNode)))
+        {
+            continue;
+        }
         row.plane = "ethernet";
         row.srcNode = d.srcNode;
         row.dstNode = d.dstNode;
@@ -1528,6 +1616,10 @@ ClusterHelper::AddCreditLinkRows(Ptr<ResultsDatabase> db,
         const CreditLinkNetDevice::Counters& k = dev->GetCounters();
         LinkRecord row;
         row.linkId = id++;
+        if (!DistributedRun::IsLocal(dev->GetNode()))
+        {
+            continue;
+        }
         row.plane = plane;
         row.srcNode = dev->GetNode()->GetId();
         row.dstNode = dev->GetPeer()->GetNode()->GetId();

@@ -98,6 +98,12 @@ class ClusterHelper
     /// Ranks of NVLink domain \p domain, by GPU id (NvLinkTransportPlane::AddDomain's rankOfGpu).
     std::vector<uint32_t> GetDomainRanks(uint32_t domain) const;
 
+    // Distributed runs (ns-3 MPI): which process (node system id) simulates what.
+    /// Processes the cluster is split over: DistributedRun::GetSize() at Build(), else 1.
+    uint32_t GetNSystems() const;
+    /// Process of NVLink domain \p domain (its GPUs, NVSwitches and leaf switches).
+    uint32_t GetDomainSystemId(uint32_t domain) const;
+
     // Nodes.
     Ptr<Node> GetGpuNode(uint32_t rank) const;
     Ptr<Node> GetCpuNode(uint32_t server) const;
@@ -225,6 +231,11 @@ class ClusterHelper
                          Ipv4Mask mask,
                          Ipv4Address gateway,
                          uint32_t interface) const;
+    /// System id per NVLink domain for ClusterConfig::partition; "" or why it cannot be split.
+    std::string Partition();
+    /// System id of each InfiniBand switch (topology node): with the hosts of its first cable,
+    /// switches without hosts spread round-robin.
+    std::vector<uint32_t> IbSwitchSystemIds() const;
     void BuildIbTopology();
     void BuildNvLink();
     std::string BuildIbDevices();
@@ -285,6 +296,8 @@ class ClusterHelper
     std::deque<EthDirection> m_ethDirections; //!< deque: trace sinks hold pointers
 
     std::map<std::string, ClusterPlane> m_forced;
+    uint32_t m_nSystems{1};
+    std::vector<uint32_t> m_domainSystem; //!< NVLink domain -> system id
 };
 
 } // namespace ns3

@@ -11,6 +11,25 @@
 namespace ns3
 {
 
+Ptr<CreditLinkChannel>
+CreateCreditLinkChannel(const ObjectFactory& factory, Ptr<Node> a, Ptr<Node> b)
+{
+    if (a->GetSystemId() == b->GetSystemId())
+    {
+        return factory.Create<CreditLinkChannel>();
+    }
+    // Looked up by name: the type exists only when ns-3 was built with MPI.
+    TypeId remote;
+    NS_ABORT_MSG_UNLESS(TypeId::LookupByNameFailSafe("ns3::CreditLinkRemoteChannel", &remote),
+                        "credit link between node " << a->GetId() << " (system " << a->GetSystemId()
+                                                    << ") and node " << b->GetId() << " (system "
+                                                    << b->GetSystemId()
+                                                    << ") needs ns-3 built with --enable-mpi");
+    ObjectFactory f = factory;
+    f.SetTypeId(remote);
+    return f.Create<CreditLinkChannel>();
+}
+
 CreditLinkHelper::CreditLinkHelper()
     : m_hasArbiter(false)
 {
@@ -109,7 +128,7 @@ CreditLinkHelper::Install(NodeContainer c)
 NetDeviceContainer
 CreditLinkHelper::Install(Ptr<Node> a, Ptr<Node> b)
 {
-    Ptr<CreditLinkChannel> channel = m_channelFactory.Create<CreditLinkChannel>();
+    Ptr<CreditLinkChannel> channel = CreateCreditLinkChannel(m_channelFactory, a, b);
     Ptr<CreditLinkNetDevice> da = InstallDevice(a);
     Ptr<CreditLinkNetDevice> db = InstallDevice(b);
     da->Attach(channel);

@@ -16,6 +16,18 @@
 namespace ns3
 {
 
+class CreditLinkChannel;
+
+/**
+ * A channel from \p factory for a link between \p a and \p b: a
+ * CreditLinkRemoteChannel with the same attributes when the two nodes belong to
+ * different MPI processes (system ids), as PointToPointHelper does.  Without
+ * ns-3's mpi module, nodes of different system ids are a fatal error.
+ */
+Ptr<CreditLinkChannel> CreateCreditLinkChannel(const ObjectFactory& factory,
+                                               Ptr<Node> a,
+                                               Ptr<Node> b);
+
 /**
  * \ingroup ai-fabric
  * Builds credit links like PointToPointHelper builds point-to-point links.

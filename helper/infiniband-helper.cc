@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/credit-link-channel.h"
+#include "ns3/credit-link-helper.h"
 #include "ns3/infiniband-headers.h"
 #include "ns3/infiniband-link-preset.h"
 #include "ns3/infiniband-pcap-writer.h"
@@ -140,7 +141,7 @@ InfinibandHelper::InstallDevice(Ptr<Node> node, uint32_t ibPort)
 NetDeviceContainer
 InfinibandHelper::Connect(Ptr<Node> a, Ptr<Node> b)
 {
-    Ptr<CreditLinkChannel> channel = m_channelFactory.Create<CreditLinkChannel>();
+    Ptr<CreditLinkChannel> channel = CreateCreditLinkChannel(m_channelFactory, a, b);
     Ptr<InfinibandNetDevice> da = InstallDevice(a, 0);
     Ptr<InfinibandNetDevice> db = InstallDevice(b, 0);
     da->Attach(channel);

@@ -283,7 +283,8 @@ NvLinkHelper::Install(NodeContainer gpus)
     const NvLinkGeneration& gen = GetNvLinkGeneration(m_spec.generation);
     const uint32_t n = gpus.GetN();
 
-    m_switchNodes.Create(m_spec.switches);
+    // A domain never spans MPI processes: its switches live with its GPUs.
+    m_switchNodes.Create(m_spec.switches, gpus.Get(0)->GetSystemId());
     for (uint32_t s = 0; s < m_spec.switches; ++s)
     {
         Ptr<NvSwitch> sw = m_switchFactory.Create<NvSwitch>();

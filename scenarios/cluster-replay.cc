@@ -13,6 +13,7 @@
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-engine.h"
 #include "ns3/command-line.h"
+#include "ns3/distributed-run.h"
 #include "ns3/progress-reporter.h"
 #include "ns3/results-database.h"
 #include "ns3/rng-seed-manager.h"
@@ -48,6 +49,7 @@ FormatMs(uint64_t ns)
 static int
 ClusterReplay(ScenarioRun& run, int argc, char* argv[])
 {
+    DistributedRun::Enable(&argc, &argv); // ns-3 MPI when started by mpirun (doc/cluster.md)
     ClusterHelper cluster;
     std::string tracePath;
     std::string format = "native";

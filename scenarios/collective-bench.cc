@@ -12,6 +12,7 @@
 
 #include "ns3/cluster-config.h"
 #include "ns3/command-line.h"
+#include "ns3/distributed-run.h"
 #include "ns3/simulator.h"
 
 #include <iostream>
@@ -21,6 +22,7 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
+    DistributedRun::Enable(&argc, &argv); // ns-3 MPI when started by mpirun (doc/cluster.md)
     ClusterConfig config;
     CollectiveBenchOptions options;
     CommandLine cmd(__FILE__);

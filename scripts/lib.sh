@@ -95,3 +95,60 @@ af_build_standalone() {
     fi
     cmake --build "$build_dir" -j "$(nproc)" "$@"
 }
+
+# ns-3 source trees for the in-tree builds (scripts/check-in-tree, scripts/check-mpi).
+AI_FABRIC_NS3_VERSION=3.37
+AI_FABRIC_NS3_SOURCE=$AI_FABRIC_CACHE/ns3-source
+
+# Debian's source package: enable deb-src by deriving it from the system's own
+# apt sources (so no mirror is named here), then download without unpacking.
+af_fetch_ns3_source() {
+    local src_dir=$AI_FABRIC_NS3_SOURCE
+    mkdir -p "$src_dir"
+    if ls "$src_dir"/ns3_"$AI_FABRIC_NS3_VERSION"*.orig.tar.* >/dev/null 2>&1; then
+        return 0
+    fi
+    local list=/etc/apt/sources.list.d/ai-fabric-deb-src.sources
+    if ! apt-get source --print-uris ns3 >/dev/null 2>&1; then
+        local tmp
+        tmp=$(mktemp)
+        if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+            sed 's/^Types:.*/Types: deb-src/' /etc/apt/sources.list.d/debian.sources >"$tmp"
+        elif [ -f /etc/apt/sources.list ]; then
+            # one-line format: turn every "deb" line into "deb-src", written as a .list
+            list=/etc/apt/sources.list.d/ai-fabric-deb-src.list
+            sed -n 's/^deb \(.*\)/deb-src \1/p' /etc/apt/sources.list >"$tmp"
+        else
+            echo "error: no Debian apt source found to derive deb-src from" >&2
+            return 1
+        fi
+        af_as_root install -m 644 "$tmp" "$list"
+        rm -f "$tmp"
+        af_as_root apt-get update -qq
+    fi
+    (cd "$src_dir" && apt-get source --download-only -qq ns3 2>&1 | grep -v "unsandboxed" || true)
+    if ! ls "$src_dir"/ns3_"$AI_FABRIC_NS3_VERSION"*.orig.tar.* >/dev/null 2>&1; then
+        echo "error: could not download Debian's ns3 $AI_FABRIC_NS3_VERSION source package" >&2
+        return 1
+    fi
+}
+
+# A fresh ns-3 tree (without the module) at $1.
+af_unpack_ns3_tree() {
+    local tree=$1
+    rm -rf "$tree"
+    mkdir -p "$tree"
+    tar -xf "$(ls "$AI_FABRIC_NS3_SOURCE"/ns3_"$AI_FABRIC_NS3_VERSION"*.orig.tar.* | head -n 1)" \
+        -C "$tree" --strip-components=2 \
+        "ns-allinone-$AI_FABRIC_NS3_VERSION/ns-$AI_FABRIC_NS3_VERSION"
+}
+
+# Replaces contrib/ai-fabric in the ns-3 tree $1 by this checkout's files.  tar keeps
+# modification times, so an incremental build recompiles only what changed.
+af_copy_module_into() {
+    local dest=$1/contrib/ai-fabric
+    rm -rf "$dest"
+    mkdir -p "$dest"
+    tar -C "$AI_FABRIC_ROOT" --exclude=./build --exclude='./build-*' --exclude=./.git \
+        --exclude=./results -cf - . | tar -C "$dest" -xf -
+}

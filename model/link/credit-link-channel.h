@@ -33,7 +33,8 @@ class CreditLinkChannel : public Channel
     static TypeId GetTypeId();
     CreditLinkChannel();
 
-    void Attach(Ptr<CreditLinkNetDevice> device);
+    /// Virtual: a remote variant registers its local end for messages from other processes.
+    virtual void Attach(Ptr<CreditLinkNetDevice> device);
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
     Ptr<CreditLinkNetDevice> GetPeer(const CreditLinkNetDevice* self) const;

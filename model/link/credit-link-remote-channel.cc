@@ -1,0 +1,176 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "credit-link-remote-channel.h"
+
+#include "credit-link-net-device.h"
+
+#include "ns3/abort.h"
+#include "ns3/header.h"
+#include "ns3/log.h"
+#include "ns3/mpi-interface.h"
+#include "ns3/mpi-receiver.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CreditLinkRemoteChannel");
+
+NS_OBJECT_ENSURE_REGISTERED(CreditLinkRemoteChannel);
+
+namespace
+{
+
+/// What a local channel keeps in its in-flight queue besides the packet: frame kind, VC, credits.
+class CreditLinkRemoteHeader : public Header
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CreditLinkRemoteHeader")
+                                .SetParent<Header>()
+                                .SetGroupName("AiFabric")
+                                .AddConstructor<CreditLinkRemoteHeader>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return 6;
+    }
+
+    void Serialize(Buffer::Iterator start) const override
+    {
+        start.WriteU8(isData ? 1 : 0);
+        start.WriteU8(static_cast<uint8_t>(vc));
+        start.WriteHtonU32(credits);
+    }
+
+    uint32_t Deserialize(Buffer::Iterator start) override
+    {
+        isData = start.ReadU8() != 0;
+        vc = start.ReadU8();
+        credits = start.ReadNtohU32();
+        return 6;
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        os << (isData ? "data" : "credits") << " vc=" << vc << " credits=" << credits;
+    }
+
+    bool isData{false};
+    uint32_t vc{0};
+    uint32_t credits{0};
+};
+
+NS_OBJECT_ENSURE_REGISTERED(CreditLinkRemoteHeader);
+
+} // namespace
+
+TypeId
+CreditLinkRemoteChannel::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::CreditLinkRemoteChannel")
+                            .SetParent<CreditLinkChannel>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<CreditLinkRemoteChannel>();
+    return tid;
+}
+
+CreditLinkRemoteChannel::CreditLinkRemoteChannel()
+    : m_nEnds(0)
+{
+}
+
+void
+CreditLinkRemoteChannel::DoDispose()
+{
+    m_ends = {nullptr, nullptr};
+    CreditLinkChannel::DoDispose();
+}
+
+void
+CreditLinkRemoteChannel::Attach(Ptr<CreditLinkNetDevice> device)
+{
+    NS_ABORT_MSG_IF(GetDelay().IsZero(),
+                    "credit link between MPI processes needs a channel Delay > 0 (the "
+                    "lookahead; ClusterHelper: --ibDelay)");
+    CreditLinkChannel::Attach(device);
+    const uint32_t end = m_nEnds++;
+    m_ends[end] = device;
+    Ptr<Node> node = device->GetNode();
+    NS_ABORT_MSG_UNLESS(node, "CreditLinkRemoteChannel: attach the device to a node first");
+    if (node->GetSystemId() == MpiInterface::GetSystemId())
+    {
+        Ptr<MpiReceiver> receiver = CreateObject<MpiReceiver>();
+        receiver->SetReceiveCallback(Callback<void, Ptr<Packet>>(
+            [this, end](Ptr<Packet> packet) { ReceiveRemote(end, packet); }));
+        device->AggregateObject(receiver);
+    }
+}
+
+void
+CreditLinkRemoteChannel::SendRemote(const CreditLinkNetDevice* from,
+                                    Ptr<Packet> packet,
+                                    Time txTime)
+{
+    Ptr<CreditLinkNetDevice> to = GetPeer(from);
+    MpiInterface::SendPacket(packet,
+                             Simulator::Now() + txTime + GetDelay(),
+                             to->GetNode()->GetId(),
+                             to->GetIfIndex());
+}
+
+void
+CreditLinkRemoteChannel::TransmitData(const CreditLinkNetDevice* from,
+                                      Ptr<Packet> packet,
+                                      uint32_t vc,
+                                      Time txTime)
+{
+    Ptr<Packet> frame = packet->Copy();
+    CreditLinkRemoteHeader h;
+    h.isData = true;
+    h.vc = vc;
+    frame->AddHeader(h);
+    SendRemote(from, frame, txTime);
+}
+
+void
+CreditLinkRemoteChannel::TransmitCredits(const CreditLinkNetDevice* from,
+                                         uint32_t vc,
+                                         uint32_t credits,
+                                         Time txTime)
+{
+    Ptr<Packet> frame = Create<Packet>();
+    CreditLinkRemoteHeader h;
+    h.vc = vc;
+    h.credits = credits;
+    frame->AddHeader(h);
+    SendRemote(from, frame, txTime);
+}
+
+void
+CreditLinkRemoteChannel::ReceiveRemote(uint32_t end, Ptr<Packet> packet)
+{
+    CreditLinkRemoteHeader h;
+    packet->RemoveHeader(h);
+    NS_LOG_LOGIC("remote " << h << " for " << m_ends[end]->GetLinkName());
+    if (h.isData)
+    {
+        m_ends[end]->ReceiveData(packet, h.vc);
+    }
+    else
+    {
+        m_ends[end]->ReceiveCredits(h.vc, h.credits);
+    }
+}
+
+} // namespace ns3
