@@ -1560,22 +1560,31 @@ ClusterHelper::InstallLinkSampler(Ptr<ResultsDatabase> db, Time interval) const
     Ptr<LinkSampler> sampler = CreateObject<LinkSampler>();
     sampler->SetAttribute("Interval", TimeValue(interval));
     int64_t id = 0; // WriteLinks' order: Ethernet, NVLink, InfiniBand directions
+    // Distributed runs: each process samples the directions it transmits on (as WriteLinks).
     for (const EthDirection& d : m_ethDirections)
     {
-        sampler->AddLink(id++,
-                         MakeBoundCallback(&EthTxBytes, &d),
-                         "ethernet",
-                         static_cast<double>(d.rate_bps));
+        const int64_t linkId = id++;
+        if (DistributedRun::IsLocal(NodeList::GetNode(d.srcNode)))
+        {
+            sampler->AddLink(linkId,
+                             MakeBoundCallback(&EthTxBytes, &d),
+                             "ethernet",
+                             static_cast<double>(d.rate_bps));
+        }
     }
     for (const auto& [plane, devices] :
          {std::make_pair("nvlink", &m_nvDevices), std::make_pair("infiniband", &m_ibDevices)})
     {
         for (const auto& dev : *devices)
         {
-            sampler->AddLink(id++,
-                             MakeBoundCallback(&CreditTxBytes, dev),
-                             plane,
-                             static_cast<double>(FrameRate_bps(dev)));
+            const int64_t linkId = id++;
+            if (DistributedRun::IsLocal(dev->GetNode()))
+            {
+                sampler->AddLink(linkId,
+                                 MakeBoundCallback(&CreditTxBytes, dev),
+                                 plane,
+                                 static_cast<double>(FrameRate_bps(dev)));
+            }
         }
     }
     sampler->Start(db);
