@@ -448,8 +448,8 @@ ClusterConfig::Validate() const
         if (static_cast<uint64_t>(domainGpus) * perSwitch > nvswitchPorts)
         {
             const uint32_t maxGpus = nvswitchPorts / perSwitch;
-            s << preset << ": " << domainGpus << " GPUs per NVLink domain (" << serversPerDomain
-              << " server(s) x " << gpusPerServer << " GPUs) do not fit: its "
+            s << preset << ": " << domainGpus << " GPUs per NVLink domain (serversPerDomain "
+              << serversPerDomain << " x gpusPerServer " << gpusPerServer << ") do not fit: its "
               << nvswitchesPerDomain << " NVSwitches of " << nvswitchPorts << " ports with "
               << perSwitch << " link(s) from each GPU take at most " << maxGpus << " GPUs";
             return s.str();
