@@ -19,6 +19,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("DistributedRun");
 
+#ifdef NS3_MPI
 namespace
 {
 
@@ -37,6 +38,7 @@ StartedByMpirun()
 }
 
 } // namespace
+#endif
 
 void
 DistributedRun::Enable(int* argc, char*** argv)

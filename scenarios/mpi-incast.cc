@@ -82,7 +82,8 @@ main(int argc, char* argv[])
         if (sender)
         {
             const uint32_t dst = pattern == "incast" ? 0 : (r + domainGpus) % cluster.GetNRanks();
-            flows[r] = Flow{dst, (bytes + payload - 1) / payload};
+            flows[r].dst = dst;
+            flows[r].packets = (bytes + payload - 1) / payload;
         }
     }
     NS_ABORT_MSG_IF(flows.empty() || cluster.GetConfig().GetNDomains() < 2,
