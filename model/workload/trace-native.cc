@@ -260,6 +260,13 @@ class Parser
         {
             throw WorkloadError(m_source, 0, "ranks", "no 'ranks N' line");
         }
+        // Exact per-rank capacity before expanding: growing by doubling would leave up to
+        // half of every rank's op vector unused (about 100 bytes per op).
+        std::vector<uint64_t> perRank(m_builder.GetNumRanks(), 0);
+        if (CountOps(m_top, 1, perRank))
+        {
+            m_builder.ReserveOps(perRank);
+        }
         std::vector<const Statement*> scopes;
         std::vector<uint64_t> iters;
         Expand(m_top, scopes, iters);
@@ -556,6 +563,36 @@ class Parser
             }
         }
         return label;
+    }
+
+    // Adds to perRank the ops \p body expands to, \p times over; false once the total is past
+    // the op limit (the expansion then fails with the usual message).
+    bool CountOps(const std::vector<Statement>& body,
+                  uint64_t times,
+                  std::vector<uint64_t>& perRank) const
+    {
+        const uint64_t limit = WorkloadTraceBuilder::GetMaxOps();
+        for (const auto& st : body)
+        {
+            if (st.isShift || st.isRepeat)
+            {
+                const uint64_t n = st.isShift ? 1 : st.count;
+                if (n != 0 && (times > limit / n || !CountOps(st.body, times * n, perRank)))
+                {
+                    return false;
+                }
+                continue;
+            }
+            for (uint32_t r : st.ranks)
+            {
+                perRank[r] += times;
+                if (perRank[r] > limit)
+                {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     void Expand(const std::vector<Statement>& body,

@@ -466,6 +466,15 @@ WorkloadTraceBuilder::AddOp(uint32_t rank, WorkloadOp op)
 }
 
 void
+WorkloadTraceBuilder::ReserveOps(const std::vector<uint64_t>& perRank)
+{
+    for (std::size_t r = 0; r < perRank.size() && r < m_trace.ops.size(); ++r)
+    {
+        m_trace.ops[r].reserve(perRank[r]);
+    }
+}
+
+void
 WorkloadTraceBuilder::AddWarning(uint32_t line, const std::string& text)
 {
     if (m_trace.warnings.size() < 100)
@@ -751,30 +760,43 @@ WorkloadTraceBuilder::CheckAcyclic()
         const auto& op = m_trace.ops[rank][i];
         return op.collective >= 0 ? numOps + op.collective : base[rank] + i;
     };
-    std::vector<uint32_t> indegree(numNodes, 0);
-    std::vector<std::vector<uint64_t>> succ(numNodes);
-    auto edge = [&](uint64_t a, uint64_t b) {
-        if (a == b)
+    // Successors in compressed rows (two passes over the edges): a vector per node would
+    // cost about 50 bytes per op at the peak of a large parse.
+    auto forEachEdge = [&](auto&& edge) {
+        for (uint32_t r = 0; r < numRanks; ++r)
         {
-            return; // a collective member waiting on the same collective cannot happen
+            const auto& ops = m_trace.ops[r];
+            for (uint32_t i = 0; i < ops.size(); ++i)
+            {
+                for (uint32_t d : ops[i].deps)
+                {
+                    edge(node(r, d), node(r, i));
+                }
+                if (ops[i].recvPeerOp >= 0)
+                {
+                    edge(node(ops[i].from, static_cast<uint32_t>(ops[i].recvPeerOp)), node(r, i));
+                }
+            }
         }
-        succ[a].push_back(b);
-        ++indegree[b];
     };
-    for (uint32_t r = 0; r < numRanks; ++r)
+    // A collective member waiting on the same collective (a == b) cannot happen: no edge.
+    std::vector<uint64_t> first(numNodes + 1, 0);
+    forEachEdge([&](uint64_t a, uint64_t b) { first[a + 1] += a != b; });
+    for (uint64_t v = 0; v < numNodes; ++v)
     {
-        const auto& ops = m_trace.ops[r];
-        for (uint32_t i = 0; i < ops.size(); ++i)
-        {
-            for (uint32_t d : ops[i].deps)
+        first[v + 1] += first[v];
+    }
+    std::vector<uint64_t> succ(first[numNodes]);
+    std::vector<uint32_t> indegree(numNodes, 0);
+    {
+        std::vector<uint64_t> fill(first.begin(), first.end() - 1);
+        forEachEdge([&](uint64_t a, uint64_t b) {
+            if (a != b)
             {
-                edge(node(r, d), node(r, i));
+                succ[fill[a]++] = b;
+                ++indegree[b];
             }
-            if (ops[i].recvPeerOp >= 0)
-            {
-                edge(node(ops[i].from, static_cast<uint32_t>(ops[i].recvPeerOp)), node(r, i));
-            }
-        }
+        });
     }
     std::vector<uint64_t> ready;
     for (uint64_t v = 0; v < numNodes; ++v)
@@ -790,11 +812,11 @@ WorkloadTraceBuilder::CheckAcyclic()
         const uint64_t v = ready.back();
         ready.pop_back();
         ++done;
-        for (uint64_t w : succ[v])
+        for (uint64_t e = first[v]; e < first[v + 1]; ++e)
         {
-            if (--indegree[w] == 0)
+            if (--indegree[succ[e]] == 0)
             {
-                ready.push_back(w);
+                ready.push_back(succ[e]);
             }
         }
     }

@@ -44,15 +44,15 @@ bool IsCollective(WorkloadOpKind kind);
 /// One op of one rank.  Indices (deps, peers' ops) refer to WorkloadTrace::ops[rank].
 struct WorkloadOp
 {
-    WorkloadOpKind kind = WorkloadOpKind::Compute;
     std::string label;   ///< expanded label, unique per rank ("fwd0.3")
     uint64_t timeNs = 0; ///< compute only
     uint64_t bytes = 0;
     uint32_t stream = 0;
-    int32_t group = -1;             ///< collectives: index into WorkloadTrace::groups
-    int32_t to = -1;                ///< send, sendrecv: destination rank
-    int32_t from = -1;              ///< recv, sendrecv: source rank
-    int32_t root = -1;              ///< broadcast/reduce root rank (-1: group's first member)
+    int32_t group = -1; ///< collectives: index into WorkloadTrace::groups
+    int32_t to = -1;    ///< send, sendrecv: destination rank
+    int32_t from = -1;  ///< recv, sendrecv: source rank
+    int32_t root = -1;  ///< broadcast/reduce root rank (-1: group's first member)
+    WorkloadOpKind kind = WorkloadOpKind::Compute; ///< here, not first: no padding (184 bytes)
     std::string algorithm;          ///< free text for the collectives layer ("" = default)
     std::vector<std::string> after; ///< explicit dependencies as written (expanded labels)
 
@@ -123,12 +123,15 @@ class WorkloadTraceBuilder
     int32_t FindGroup(const std::string& name) const;
     const WorkloadGroup& GetGroup(int32_t index) const;
     void AddOp(uint32_t rank, WorkloadOp op);
+    /// Capacity for \p perRank[r] ops on rank r (a front end that knows the counts saves
+    /// the unused half of vectors grown by doubling).
+    void ReserveOps(const std::vector<uint64_t>& perRank);
     void AddWarning(uint32_t line, const std::string& text);
     /// Throws WorkloadError on the first inconsistency.
     WorkloadTrace Build();
 
     /// Memory guards for hostile input: every front end refuses more ranks or
-    /// ops than this (defaults 1000000 ranks, 20000000 ops, about 6 GB).
+    /// ops than this (defaults 1000000 ranks, 20000000 ops: under 6 GB at the peak of a parse).
     static void SetLimits(uint32_t maxRanks, uint64_t maxOps);
     static uint32_t GetMaxRanks();
     static uint64_t GetMaxOps();
