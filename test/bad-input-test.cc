@@ -8,6 +8,7 @@
  */
 #include "ns3/results-database.h"
 
+#include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
@@ -87,10 +88,10 @@ Query(sqlite3* db, const std::string& sql)
 
 // Runs \p program with \p args (no shell), stdout and stderr to files; a hang is killed
 // after 120 s (SIGALRM), which the caller sees as a signal, not an exit status.
-int
-RunProgram(const std::string& program,
-           const std::vector<std::string>& args,
-           const std::string& errPath)
+pid_t
+StartProgram(const std::string& program,
+             const std::vector<std::string>& args,
+             const std::string& errPath)
 {
     const pid_t pid = fork();
     if (pid == 0)
@@ -110,9 +111,47 @@ RunProgram(const std::string& program,
         execv(program.c_str(), argv.data());
         _exit(127);
     }
+    return pid;
+}
+
+int
+RunProgram(const std::string& program,
+           const std::vector<std::string>& args,
+           const std::string& errPath)
+{
+    const pid_t pid = StartProgram(program, args, errPath);
     int status = 0;
     waitpid(pid, &status, 0);
     return status;
+}
+
+// The earlier run: complete, one row in every table.
+void
+WriteEarlierRun(const std::string& path)
+{
+    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+    db->Open(path);
+    db->BeginRun("earlier", "test", 1, "{}");
+    db->AddNode({0, "gpu0", "gpu", 0, 0});
+    db->AddLink({0, "nvlink", 0, 1, 100, 10, 1, 5, 0, 10, 0});
+    db->AddLinkSample(0, 10, 10);
+    db->AddFlow({0, "nvlink", 0, 1, 0, 1, 10, 1, 0, 5, -1, -1, -1});
+    db->AddCollective({0, "allreduce", "ring", "tp0", 2, 10, 0, 5});
+    db->AddOp({0, 0, "a", "compute", 0, 5});
+    db->EndRun("complete", NanoSeconds(5));
+    db->Close();
+}
+
+void
+ExpectEarlierRunIntact(sqlite3* db)
+{
+    EXPECT_EQ(Query(db, "PRAGMA integrity_check"), "ok");
+    EXPECT_EQ(Query(db, "SELECT status FROM runs WHERE run_id=1"), "complete");
+    for (const char* table : kRowTables)
+    {
+        EXPECT_EQ(Query(db, std::string("SELECT count(*) FROM ") + table + " WHERE run_id=1"), "1")
+            << table;
+    }
 }
 
 class BadInputTest : public ::testing::TestWithParam<BadInput>
@@ -124,18 +163,7 @@ class BadInputTest : public ::testing::TestWithParam<BadInput>
         ASSERT_NE(mkdtemp(tmpl), nullptr);
         m_dir = tmpl;
         m_db = m_dir + "/runs.db";
-        // The earlier run: complete, one row in every table.
-        Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
-        db->Open(m_db);
-        db->BeginRun("earlier", "test", 1, "{}");
-        db->AddNode({0, "gpu0", "gpu", 0, 0});
-        db->AddLink({0, "nvlink", 0, 1, 100, 10, 1, 5, 0, 10, 0});
-        db->AddLinkSample(0, 10, 10);
-        db->AddFlow({0, "nvlink", 0, 1, 0, 1, 10, 1, 0, 5, -1, -1, -1});
-        db->AddCollective({0, "allreduce", "ring", "tp0", 2, 10, 0, 5});
-        db->AddOp({0, 0, "a", "compute", 0, 5});
-        db->EndRun("complete", NanoSeconds(5));
-        db->Close();
+        WriteEarlierRun(m_db);
     }
 
     void TearDown() override
@@ -201,9 +229,8 @@ TEST_P(BadInputTest, FailsCleanlyWithOnlyAFailedRunRow)
 
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open_v2(m_db.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-    EXPECT_EQ(Query(db, "PRAGMA integrity_check"), "ok");
+    ExpectEarlierRunIntact(db);
     EXPECT_EQ(Query(db, "SELECT count(*) FROM runs"), "2");
-    EXPECT_EQ(Query(db, "SELECT status FROM runs WHERE run_id=1"), "complete");
     EXPECT_EQ(Query(db, "SELECT status FROM runs WHERE run_id=2"), "failed");
     EXPECT_EQ(Query(db, "SELECT scenario FROM runs WHERE run_id=2"), c.program);
     const std::string error =
@@ -219,10 +246,56 @@ TEST_P(BadInputTest, FailsCleanlyWithOnlyAFailedRunRow)
     {
         EXPECT_EQ(Query(db, std::string("SELECT count(*) FROM ") + table + " WHERE run_id=2"), "0")
             << table;
-        EXPECT_EQ(Query(db, std::string("SELECT count(*) FROM ") + table + " WHERE run_id=1"), "1")
-            << table;
     }
     sqlite3_close_v2(db);
+}
+
+// kill -9 of a scenario mid-run (issue 12, database under faults): the file stays sound, the
+// earlier run is intact and the killed run is left `running`, never `complete`.
+TEST(ScenarioFaults, KillNineMidRunLeavesSoundDatabase)
+{
+    const std::string program = ProgramDir() + "/cluster-replay";
+    if (access(program.c_str(), X_OK) != 0)
+    {
+        ASSERT_NE(ProgramDir().substr(ProgramDir().size() - 4), "/bin") << program << " missing";
+        GTEST_SKIP() << program << " is not beside the test executable";
+    }
+    char tmpl[] = "/tmp/ai-fabric-kill-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string dir = tmpl;
+    const std::string path = dir + "/runs.db";
+    WriteEarlierRun(path);
+    {
+        // Far more replay than the test waits for: it is killed long before the end.
+        std::ofstream f(dir + "/long.trace");
+        f << "fabric-trace 1\nranks 8\ngroup all 0-7\nrepeat 20000 {\n0-7 c compute time=1us\n"
+             "0-7 a allreduce group=all bytes=64MiB\n}\n";
+    }
+    const pid_t pid = StartProgram(
+        program,
+        {"--servers=1", "--trace=" + dir + "/long.trace", "--db=" + path, "--label=killed"},
+        dir + "/stderr.txt");
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    // Kill 200 ms after the run row appears (the replay is then simulating and writing).
+    bool running = false;
+    for (int i = 0; i < 6000 && !running; ++i)
+    {
+        usleep(10000);
+        running = Query(db, "SELECT status FROM runs WHERE label='killed'") == "running";
+    }
+    ASSERT_TRUE(running) << ReadFile(dir + "/stderr.txt");
+    usleep(200000);
+    ASSERT_EQ(kill(pid, SIGKILL), 0);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+    ExpectEarlierRunIntact(db);
+    EXPECT_EQ(Query(db, "SELECT status FROM runs WHERE label='killed'"), "running");
+    EXPECT_EQ(Query(db, "SELECT count(*) FROM runs"), "2");
+    sqlite3_close_v2(db);
+    std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 const std::string kHead = "fabric-trace 1\nranks 4\ngroup all 0-3\ngroup pair 0,1\n";
