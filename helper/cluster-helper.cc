@@ -33,6 +33,7 @@
 #include "ns3/string.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iomanip>
 #include <sstream>
 
@@ -91,6 +92,19 @@ FormatGBps(double gbps)
 {
     return FormatNumber(gbps / 8) + " GB/s";
 }
+
+} // namespace
+
+std::string
+FormatPlaneRatio(double nvlink, double infiniband, double ethernet)
+{
+    const double base = std::min({nvlink > 0 ? nvlink : infiniband, infiniband, ethernet});
+    return FormatNumber(nvlink / base) + " : " + FormatNumber(infiniband / base) + " : " +
+           FormatNumber(ethernet / base);
+}
+
+namespace
+{
 
 // Self-contained copy of the plane rule, owned by the transport's callback.
 class ClusterPlaneSelector : public SimpleRefCount<ClusterPlaneSelector>
@@ -251,6 +265,7 @@ ClusterHelper::TryBuild()
     {
         return "InfiniBand devices: " + devices;
     }
+    ApplyConfigRates();
     m_built = true;
     return "";
 }
@@ -1025,6 +1040,39 @@ ClusterHelper::BuildIbDevices()
     return m_ib->Validate();
 }
 
+void
+ClusterHelper::ApplyConfigRates()
+{
+    // The devices take their rates from the NVLink generation and the IB preset; the config's
+    // per-link figures (overridden by --ibRate or a bandwidth sweep) win, with the line coding
+    // kept: signalling = data rate / encoding efficiency.
+    const ClusterConfig& c = m_config;
+    auto apply = [](Ptr<CreditLinkNetDevice> dev, double dataBps) {
+        DataRateValue signalling;
+        DoubleValue efficiency;
+        dev->GetAttribute("DataRate", signalling);
+        dev->GetAttribute("EncodingEfficiency", efficiency);
+        const auto bps = static_cast<uint64_t>(std::llround(dataBps / efficiency.Get()));
+        if (bps != signalling.Get().GetBitRate())
+        {
+            dev->SetAttribute("DataRate", DataRateValue(DataRate(bps)));
+        }
+    };
+    for (const auto& dev : m_nvDevices)
+    {
+        Ptr<NvLinkNetDevice> nv = DynamicCast<NvLinkNetDevice>(dev);
+        const NvLinkGeneration& g = GetNvLinkGeneration(nv->GetGeneration());
+        if (std::abs(c.nvlinkLinkRate_GBps * 8e9 - double(g.linkDataRateBps)) >= 1.0)
+        {
+            apply(dev, c.nvlinkLinkRate_GBps * 8e9 * nv->GetLinks());
+        }
+    }
+    for (const auto& dev : m_ibDevices)
+    {
+        apply(dev, c.ibRate_Gbps * 1e9);
+    }
+}
+
 Ptr<InfinibandNetDevice>
 ClusterHelper::GetHcaDevice(uint32_t rank) const
 {
@@ -1470,9 +1518,7 @@ ClusterHelper::Describe() const
     o << "  front-end   " << FormatGBps(eth) << "  (" << c.ethPortsPerServer << " x "
       << FormatNumber(c.ethRate_Gbps) << " GbE per server / " << c.gpusPerServer << " GPUs)\n";
     o << "  pcie        " << FormatGBps(c.pcieRate_Gbps) << "  (GPU <-> CPU)\n";
-    const double base = std::min({nv > 0 ? nv : ib, ib, eth});
-    o << "ratio nvlink : infiniband : front-end = " << FormatNumber(nv / base) << " : "
-      << FormatNumber(ib / base) << " : " << FormatNumber(eth / base) << "\n";
+    o << "ratio nvlink : infiniband : front-end = " << FormatPlaneRatio(nv, ib, eth) << "\n";
     o << "bisection bandwidth, per direction:\n";
     o << "  nvlink      " << FormatGBps(GetNvLinkBisectionPerDomain_Gbps()) << " per domain x "
       << c.GetNDomains() << "\n";

@@ -33,6 +33,9 @@ class CommandLine;
 class ResultsDatabase;
 class Packet;
 
+/// Per-GPU bandwidths as "a : b : c", the smallest (NVLink only if non-zero) = 1.
+std::string FormatPlaneRatio(double nvlink, double infiniband, double ethernet);
+
 /**
  * \ingroup ai-fabric
  * Builds a whole AI cluster from a ClusterConfig in one call: GPU, CPU and
@@ -242,6 +245,8 @@ class ClusterHelper
     void BuildIbTopology();
     void BuildNvLink();
     std::string BuildIbDevices();
+    /// ClusterConfig's NVLink per-link and InfiniBand rates onto the built devices.
+    void ApplyConfigRates();
     static void AddCreditLinkRows(Ptr<ResultsDatabase> db,
                                   const std::string& plane,
                                   const std::vector<Ptr<CreditLinkNetDevice>>& devices,

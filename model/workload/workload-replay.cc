@@ -395,12 +395,30 @@ WorkloadReplay::Account(uint32_t rank)
     {
         b.computeNs += dt;
     }
+    bool moving = false;
+    for (std::size_t p = 0; p < rs.planeActive.size(); ++p)
+    {
+        if (rs.planeActive[p] > 0)
+        {
+            moving = true;
+            rs.planeNs[p] += dt;
+            if (!computing)
+            {
+                rs.planeExposedNs[p] += dt;
+            }
+        }
+    }
     if (rs.commRunningAny > 0)
     {
+        const bool waiting = !computing && !moving;
         b.commNs += dt;
         if (!computing)
         {
             b.exposedCommNs += dt;
+        }
+        if (waiting)
+        {
+            b.waitingNs += dt;
         }
         for (std::size_t k = 0; k < kNumParallelismKinds; ++k)
         {
@@ -411,17 +429,10 @@ WorkloadReplay::Account(uint32_t rank)
                 {
                     b.exposedByKindNs[k] += dt;
                 }
-            }
-        }
-    }
-    for (std::size_t p = 0; p < rs.planeActive.size(); ++p)
-    {
-        if (rs.planeActive[p] > 0)
-        {
-            rs.planeNs[p] += dt;
-            if (!computing)
-            {
-                rs.planeExposedNs[p] += dt;
+                if (waiting)
+                {
+                    b.waitingByKindNs[k] += dt;
+                }
             }
         }
     }
@@ -850,10 +861,12 @@ WorkloadReplay::GetMeanBreakdown() const
         sum.computeNs += b.computeNs;
         sum.commNs += b.commNs;
         sum.exposedCommNs += b.exposedCommNs;
+        sum.waitingNs += b.waitingNs;
         for (std::size_t k = 0; k < kNumParallelismKinds; ++k)
         {
             sum.commByKindNs[k] += b.commByKindNs[k];
             sum.exposedByKindNs[k] += b.exposedByKindNs[k];
+            sum.waitingByKindNs[k] += b.waitingByKindNs[k];
         }
         for (const auto& [name, ns] : b.commByPlaneNs)
         {
@@ -872,10 +885,12 @@ WorkloadReplay::GetMeanBreakdown() const
     sum.computeNs = div(sum.computeNs);
     sum.commNs = div(sum.commNs);
     sum.exposedCommNs = div(sum.exposedCommNs);
+    sum.waitingNs = div(sum.waitingNs);
     for (std::size_t k = 0; k < kNumParallelismKinds; ++k)
     {
         sum.commByKindNs[k] = div(sum.commByKindNs[k]);
         sum.exposedByKindNs[k] = div(sum.exposedByKindNs[k]);
+        sum.waitingByKindNs[k] = div(sum.waitingByKindNs[k]);
     }
     for (auto& [name, ns] : sum.commByPlaneNs)
     {

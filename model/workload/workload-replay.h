@@ -47,6 +47,10 @@ struct ReplayBreakdown
     uint64_t exposedCommNs{0}; ///< communication running, no compute
     std::array<uint64_t, kNumParallelismKinds> commByKindNs{};
     std::array<uint64_t, kNumParallelismKinds> exposedByKindNs{};
+    /// Communication ops open, no compute and none of this rank's data moving: waiting for a
+    /// peer or an upstream pipeline stage (the pipeline bubble is the PP part).
+    uint64_t waitingNs{0};
+    std::array<uint64_t, kNumParallelismKinds> waitingByKindNs{};
     /// Plane name -> time this rank had messages in flight on it (as source or
     /// destination), total and without compute.
     std::map<std::string, uint64_t> commByPlaneNs;

@@ -3,8 +3,10 @@
  */
 #include "ns3/workload-study.h"
 
+#include "ns3/boolean.h"
 #include "ns3/collective-engine.h"
 #include "ns3/infiniband-net-device.h"
+#include "ns3/names.h"
 #include "ns3/nvlink-net-device.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -92,6 +94,41 @@ RunWorkloadStudy(ClusterHelper& cluster,
     {
         cluster.WriteLinks(db);
     }
+    return r;
+}
+
+StudyResult
+RunStudyCase(const ClusterConfig& config,
+             WorkloadTrace trace,
+             const std::string& marker,
+             Ptr<ResultsDatabase> db,
+             const std::string& label,
+             const std::string& scenario,
+             uint64_t seed,
+             RunParameters params)
+{
+    StudyResult r;
+    {
+        ClusterHelper cluster(config);
+        cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
+        r.error = cluster.TryBuild();
+        if (r.error.empty())
+        {
+            if (db)
+            {
+                params.Set("seed", seed);
+                config.AddToRunParameters(params);
+                db->BeginRun(label, scenario, static_cast<int64_t>(seed), params.ToJson());
+            }
+            r = RunWorkloadStudy(cluster, std::move(trace), marker, db);
+            if (db)
+            {
+                db->EndRun(r.complete ? "complete" : "failed", NanoSeconds(r.simEndNs));
+            }
+        }
+    }
+    Simulator::Destroy();
+    Names::Clear();
     return r;
 }
 

@@ -6,6 +6,7 @@
 
 #include "ns3/cluster-helper.h"
 #include "ns3/results-database.h"
+#include "ns3/run-parameters.h"
 #include "ns3/workload-replay.h"
 #include "ns3/workload-trace.h"
 
@@ -35,6 +36,7 @@ struct StudyResult
     std::map<std::string, StudyPlaneStats> planes; ///< "nvlink", "infiniband"
     uint64_t simEndNs{0};
     uint64_t messages{0};
+    std::string error; ///< RunStudyCase: why the cluster could not be built ("" = built)
 };
 
 /**
@@ -49,6 +51,23 @@ StudyResult RunWorkloadStudy(ClusterHelper& cluster,
                              WorkloadTrace trace,
                              const std::string& marker,
                              Ptr<ResultsDatabase> db = nullptr);
+
+/**
+ * \ingroup ai-fabric
+ * One case of a study, whole: builds \p config's cluster (IB CRC values off: timing is the
+ * same), replays \p trace with RunWorkloadStudy and resets the simulator and Names.  With
+ * \p db a `runs` row (\p label, \p scenario, \p seed, \p params plus the cluster's fields)
+ * is begun once the cluster is built and ended "complete" or "failed"; a cluster that
+ * cannot be built writes nothing and comes back with StudyResult::error set.
+ */
+StudyResult RunStudyCase(const ClusterConfig& config,
+                         WorkloadTrace trace,
+                         const std::string& marker,
+                         Ptr<ResultsDatabase> db,
+                         const std::string& label,
+                         const std::string& scenario,
+                         uint64_t seed,
+                         RunParameters params);
 
 } // namespace ns3
 

@@ -1,0 +1,316 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * How much bandwidth each plane needs for one job (issue 10, scenario 4): every plane's
+ * bandwidth is scaled 0.25x ... 4x around the preset, one plane at a time, the others at
+ * the preset; the knee of a plane is the smallest factor from which doubling its bandwidth
+ * shortens the iteration by less than --threshold.
+ *   plane-sizing --db=runs.db
+ *   plane-sizing --planes=infiniband --factors=0.125,0.25,0.5,1,2,4,8 --threshold=0.02
+ * Prints iteration time per point, the knees, and the per-GPU NVLink : InfiniBand :
+ * Ethernet ratio at the knees next to the preset's and the 18 : 4 : 1 claim.  One run row
+ * per replay (label <plane>-x<factor>; the preset point once, label preset).
+ */
+#include "ns3/plane-sizing.h"
+
+#include "ns3/cluster-helper.h"
+#include "ns3/command-line.h"
+#include "ns3/results-database.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/run-parameters.h"
+#include "ns3/trace-transformer-gen.h"
+#include "ns3/workload-study.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+std::vector<std::string>
+SplitList(const std::string& list)
+{
+    std::vector<std::string> items;
+    std::stringstream ss(list);
+    for (std::string item; std::getline(ss, item, ',');)
+    {
+        items.push_back(item);
+    }
+    return items;
+}
+
+std::string
+FactorName(double f)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%gx", f);
+    return buf;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    ClusterHelper cluster;
+    ClusterConfig defaults = cluster.GetConfig();
+    defaults.cli.servers = 2; // 2 x dgx-h100: TP 8 on NVLink, DP 2 on InfiniBand
+    cluster.SetConfig(defaults);
+    TransformerTraceConfig model;
+    model.layers = 2;
+    model.hidden = 1024;
+    model.seq = 1024;
+    model.vocab = 51200;
+    model.microBatch = 2;
+    model.iterations = 2;
+    uint32_t tp = 0;
+    std::string planeList = "nvlink,infiniband,ethernet";
+    std::string factorList = "0.25,0.5,1,2,4";
+    double threshold = 0.05;
+    std::string db;
+    uint64_t seed = 1;
+    CommandLine cmd(__FILE__);
+    cluster.AddCommandLineArguments(cmd);
+    cmd.AddValue("planes", "planes to sweep, comma-separated", planeList);
+    cmd.AddValue("factors", "bandwidth factors around the preset, comma-separated", factorList);
+    cmd.AddValue("threshold",
+                 "knee: doubling the bandwidth gains less than this fraction of the iteration",
+                 threshold);
+    cmd.AddValue("layers", "transformer layers", model.layers);
+    cmd.AddValue("hidden", "hidden size", model.hidden);
+    cmd.AddValue("seq", "sequence length (tokens)", model.seq);
+    cmd.AddValue("vocab", "vocabulary size", model.vocab);
+    cmd.AddValue("microBatch", "sequences per micro-batch", model.microBatch);
+    cmd.AddValue("microBatches", "micro-batches per iteration (0: one)", model.microBatches);
+    cmd.AddValue("tp", "tensor-parallel ranks (0: GPUs per NVLink domain)", tp);
+    cmd.AddValue("pp", "pipeline stages; DP = GPUs / (TP x PP)", model.pp);
+    cmd.AddValue("iterations", "training iterations", model.iterations);
+    cmd.AddValue("db", "results database (empty: none)", db);
+    cmd.AddValue("seed", "RNG seed", seed);
+    cmd.Parse(argc, argv);
+    cluster.ApplyCommandLine();
+    RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
+    const ClusterConfig base = cluster.GetConfig();
+
+    std::vector<ClusterPlane> planes;
+    for (const std::string& name : SplitList(planeList))
+    {
+        ClusterPlane plane;
+        const std::string error = ClusterPlaneFromName(name, plane);
+        if (!error.empty())
+        {
+            std::cerr << "plane-sizing: --planes: " << error << "\n";
+            return 1;
+        }
+        planes.push_back(plane);
+    }
+    std::vector<double> factors;
+    for (const std::string& item : SplitList(factorList))
+    {
+        char* end = nullptr;
+        const double f = std::strtod(item.c_str(), &end);
+        if (item.empty() || *end != '\0' || !(f > 0) || f > 1024)
+        {
+            std::cerr << "plane-sizing: --factors: expected factors like 0.25,0.5,1,2,4, got '"
+                      << item << "'\n";
+            return 1;
+        }
+        factors.push_back(f);
+    }
+    std::sort(factors.begin(), factors.end());
+    factors.erase(std::unique(factors.begin(), factors.end()), factors.end());
+    if (planes.empty() || factors.empty() || !(threshold > 0 && threshold < 1))
+    {
+        std::cerr << "plane-sizing: need at least one plane and factor, 0 < --threshold < 1\n";
+        return 1;
+    }
+
+    model.tp = tp ? tp : base.GetGpusPerDomain();
+    const uint32_t gpus = base.GetNRanks();
+    if (model.tp == 0 || model.pp == 0 || gpus % (uint64_t(model.tp) * model.pp) != 0)
+    {
+        std::cerr << "plane-sizing: --tp " << model.tp << " x --pp " << model.pp
+                  << " must divide the cluster's " << gpus << " GPUs\n";
+        return 1;
+    }
+    model.dp = gpus / (model.tp * model.pp);
+    const uint32_t m = model.microBatches ? model.microBatches : 1;
+    model.globalBatch = model.microBatch * m * model.dp;
+    WorkloadTrace trace;
+    try
+    {
+        TransformerTraceGenerator gen(model);
+        gen.Validate();
+        trace = gen.GenerateTrace();
+    }
+    catch (const WorkloadError& e)
+    {
+        std::cerr << "plane-sizing: " << e.what() << "\n";
+        return 1;
+    }
+
+    Ptr<ResultsDatabase> results;
+    if (!db.empty())
+    {
+        results = CreateObject<ResultsDatabase>();
+        results->Open(db);
+    }
+    std::printf("plane-sizing: GPT-like %u layers, hidden %u, seq %u, micro-batch %u; TP %u x "
+                "PP %u x DP %u on %s x %u, %u iteration(s); knee: next doubling gains < %g%%\n",
+                model.layers,
+                model.hidden,
+                model.seq,
+                model.microBatch,
+                model.tp,
+                model.pp,
+                model.dp,
+                base.preset.c_str(),
+                base.servers,
+                model.iterations,
+                100 * threshold);
+    const auto wallStart = std::chrono::steady_clock::now();
+    // One replay per (plane, factor); factor 1 is the same cluster for every plane: run once.
+    std::map<std::pair<int, double>, StudyResult> runs;
+    auto run = [&](ClusterPlane plane, double factor) -> const StudyResult& {
+        const std::pair<int, double> key{factor == 1 ? -1 : static_cast<int>(plane), factor};
+        auto it = runs.find(key);
+        if (it != runs.end())
+        {
+            return it->second;
+        }
+        ClusterConfig config = base;
+        ScalePlaneBandwidth(config, plane, factor);
+        const std::string label =
+            factor == 1 ? "preset" : ClusterPlaneName(plane) + "-" + FactorName(factor);
+        RunParameters params;
+        params.Set("plane", factor == 1 ? "none" : ClusterPlaneName(plane));
+        params.Set("factor", factor);
+        params.Set("layers", model.layers);
+        params.Set("hidden", model.hidden);
+        params.Set("seq", model.seq);
+        params.Set("vocab", model.vocab);
+        params.Set("microBatch", model.microBatch);
+        params.Set("tp", model.tp);
+        params.Set("pp", model.pp);
+        params.Set("dp", model.dp);
+        params.Set("iterations", model.iterations);
+        params.Set("threshold", threshold);
+        return runs[key] = RunStudyCase(config,
+                                        WorkloadTrace(trace),
+                                        "opt*",
+                                        results,
+                                        label,
+                                        "plane-sizing",
+                                        seed,
+                                        params);
+    };
+
+    std::printf("%-12s", "iteration");
+    for (double f : factors)
+    {
+        std::printf(" %10s", FactorName(f).c_str());
+    }
+    std::printf("   knee\n");
+    std::map<ClusterPlane, PlaneKnee> knees;
+    std::map<ClusterPlane, bool> idle;
+    for (ClusterPlane plane : planes)
+    {
+        std::vector<PlaneSweepPoint> points;
+        std::printf("%-12s", ClusterPlaneName(plane).c_str());
+        bool traffic = false;
+        for (double f : factors)
+        {
+            const StudyResult& r = run(plane, f);
+            if (!r.error.empty())
+            {
+                std::cerr << "\nplane-sizing: " << ClusterPlaneName(plane) << " x" << f << ": "
+                          << r.error << "\n";
+                return 1;
+            }
+            if (!r.complete)
+            {
+                std::cerr << "\nplane-sizing: " << ClusterPlaneName(plane) << " x" << f
+                          << ": replay incomplete\n"
+                          << r.stuckReport;
+                return 2;
+            }
+            auto it = r.planes.find(ClusterPlaneName(plane));
+            traffic = traffic || (it != r.planes.end() && it->second.txBytes > 0);
+            points.push_back({f, r.meanIterationNs});
+            std::printf(" %7.3f ms", r.meanIterationNs / 1e6);
+            std::fflush(stdout);
+        }
+        const PlaneKnee knee = FindPlaneKnee(points, threshold);
+        knees[plane] = knee;
+        idle[plane] = !traffic;
+        std::printf("   %s%s%s\n",
+                    knee.inSweep ? "" : ">= ",
+                    FactorName(knee.factor).c_str(),
+                    traffic ? "" : " (no traffic on this plane in this job)");
+    }
+    if (results)
+    {
+        results->Close();
+    }
+
+    // Per-GPU bandwidth at the preset and at each plane's knee (unswept planes: the preset).
+    const ClusterPlane all[] = {ClusterPlane::NVLINK,
+                                ClusterPlane::INFINIBAND,
+                                ClusterPlane::ETHERNET};
+    double preset[3];
+    double atKnee[3];
+    for (int i = 0; i < 3; ++i)
+    {
+        preset[i] = GetPlanePerGpu_Gbps(base, all[i]);
+        auto it = knees.find(all[i]);
+        atKnee[i] = preset[i] * (it == knees.end() ? 1.0 : it->second.factor);
+    }
+    std::printf("\n%-26s %10s %12s %10s   %s\n",
+                "per-GPU Gb/s",
+                "nvlink",
+                "infiniband",
+                "ethernet",
+                "nvlink : infiniband : ethernet");
+    std::printf("%-26s %10g %12g %10g   %s\n",
+                "preset",
+                preset[0],
+                preset[1],
+                preset[2],
+                FormatPlaneRatio(preset[0], preset[1], preset[2]).c_str());
+    std::printf("%-26s %10g %12g %10g   %s\n",
+                "at the knees",
+                atKnee[0],
+                atKnee[1],
+                atKnee[2],
+                FormatPlaneRatio(atKnee[0], atKnee[1], atKnee[2]).c_str());
+    std::printf("%-26s %10s %12s %10s   %s\n", "claim", "", "", "", "18 : 4 : 1");
+    for (const auto& [plane, knee] : knees)
+    {
+        if (!knee.inSweep)
+        {
+            std::printf("%s still gains >= %g%% at the largest factor: its knee lies beyond the "
+                        "sweep\n",
+                        ClusterPlaneName(plane).c_str(),
+                        100 * threshold);
+        }
+        if (idle[plane])
+        {
+            std::printf("%s carries no traffic in this job: its knee is the smallest factor and "
+                        "the ratio's %s term is meaningless\n",
+                        ClusterPlaneName(plane).c_str(),
+                        ClusterPlaneName(plane).c_str());
+        }
+    }
+    std::printf(
+        "(%zu replays, %.1f s wall)\n",
+        runs.size(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count());
+    return 0;
+}

@@ -1,0 +1,230 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * A hybrid 3D-parallel GPT-3-like job (issue 10, scenario 2): TP inside each NVLink domain,
+ * PP stages and DP replicas across InfiniBand, 1F1B pipeline.
+ *   tp-pp-dp --db=runs.db                   # scaled GPT-3 shape on 16 x dgx-h100, minutes
+ *   tp-pp-dp --gpt3 --iterations=1          # the full 175B shape (an hour or more)
+ * Prints compute, exposed TP / PP / DP time, the pipeline bubble against (p-1)/(m+p-1), and
+ * per-plane bytes, busy utilisation and exposed time; one run row (label tp-pp-dp).
+ */
+#include "ns3/cluster-helper.h"
+#include "ns3/command-line.h"
+#include "ns3/results-database.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/run-parameters.h"
+#include "ns3/trace-transformer-gen.h"
+#include "ns3/workload-study.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    ClusterHelper cluster;
+    ClusterConfig defaults = cluster.GetConfig();
+    defaults.cli.servers = 16; // 16 x dgx-h100 = 128 GPUs; --servers overrides
+    cluster.SetConfig(defaults);
+    // GPT-3 175B: 96 layers, hidden 12288 (96 heads of 128), seq 2048, 32 micro-batches per
+    // pipeline.  The default keeps the head size (hidden 3072 = 24 heads of 128), the
+    // TP 8 x PP 8 layout and 1F1B, with fewer layers, a shorter sequence and 8 micro-batches
+    // so that one iteration replays in minutes.
+    TransformerTraceConfig model;
+    model.layers = 16;
+    model.hidden = 3072;
+    model.seq = 512;
+    model.vocab = 51200;
+    model.microBatch = 1;
+    model.microBatches = 8;
+    model.pp = 8;
+    model.iterations = 1;
+    uint32_t tp = 0;
+    bool gpt3 = false;
+    std::string db;
+    uint64_t seed = 1;
+    CommandLine cmd(__FILE__);
+    cluster.AddCommandLineArguments(cmd);
+    cmd.AddValue("gpt3",
+                 "the full GPT-3 175B shape: 96 layers, hidden 12288, seq 2048, 32 micro-batches",
+                 gpt3);
+    cmd.AddValue("layers", "transformer layers", model.layers);
+    cmd.AddValue("hidden", "hidden size", model.hidden);
+    cmd.AddValue("seq", "sequence length (tokens)", model.seq);
+    cmd.AddValue("vocab", "vocabulary size", model.vocab);
+    cmd.AddValue("microBatch", "sequences per micro-batch", model.microBatch);
+    cmd.AddValue("microBatches", "micro-batches per pipeline and iteration", model.microBatches);
+    cmd.AddValue("tp", "tensor-parallel ranks (0: GPUs per NVLink domain)", tp);
+    cmd.AddValue("pp", "pipeline stages; DP = GPUs / (TP x PP)", model.pp);
+    cmd.AddValue("schedule", "1f1b or gpipe", model.schedule);
+    cmd.AddValue("efficiency", "achieved fraction of the GPU's peak FLOP/s", model.efficiency);
+    cmd.AddValue("iterations", "training iterations", model.iterations);
+    cmd.AddValue("db", "results database (empty: none)", db);
+    cmd.AddValue("seed", "RNG seed", seed);
+    cmd.Parse(argc, argv);
+    cluster.ApplyCommandLine();
+    RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
+    const ClusterConfig config = cluster.GetConfig();
+    if (gpt3)
+    {
+        model.layers = 96;
+        model.hidden = 12288;
+        model.seq = 2048;
+        model.microBatches = 32;
+    }
+    model.tp = tp ? tp : config.GetGpusPerDomain();
+    const uint32_t gpus = config.GetNRanks();
+    if (model.tp == 0 || model.pp == 0 || gpus % (uint64_t(model.tp) * model.pp) != 0)
+    {
+        std::cerr << "tp-pp-dp: --tp " << model.tp << " x --pp " << model.pp
+                  << " must divide the cluster's " << gpus << " GPUs\n";
+        return 1;
+    }
+    model.dp = gpus / (model.tp * model.pp);
+    model.globalBatch = model.microBatch * model.microBatches * model.dp;
+    WorkloadTrace trace;
+    try
+    {
+        TransformerTraceGenerator gen(model);
+        gen.Validate();
+        trace = gen.GenerateTrace();
+    }
+    catch (const WorkloadError& e)
+    {
+        std::cerr << "tp-pp-dp: " << e.what() << "\n";
+        return 1;
+    }
+
+    Ptr<ResultsDatabase> results;
+    if (!db.empty())
+    {
+        results = CreateObject<ResultsDatabase>();
+        results->Open(db);
+    }
+    RunParameters params;
+    params.Set("layers", model.layers);
+    params.Set("hidden", model.hidden);
+    params.Set("seq", model.seq);
+    params.Set("vocab", model.vocab);
+    params.Set("microBatch", model.microBatch);
+    params.Set("microBatches", model.microBatches);
+    params.Set("tp", model.tp);
+    params.Set("pp", model.pp);
+    params.Set("dp", model.dp);
+    params.Set("schedule", model.schedule);
+    params.Set("efficiency", model.efficiency);
+    params.Set("iterations", model.iterations);
+    const auto wallStart = std::chrono::steady_clock::now();
+    const StudyResult r = RunStudyCase(config,
+                                       std::move(trace),
+                                       "opt*",
+                                       results,
+                                       "tp-pp-dp",
+                                       "tp-pp-dp",
+                                       seed,
+                                       params);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    if (results)
+    {
+        results->Close();
+    }
+    if (!r.error.empty())
+    {
+        std::cerr << "tp-pp-dp: " << r.error << "\n";
+        return 1;
+    }
+    if (!r.complete)
+    {
+        std::cerr << "tp-pp-dp: replay incomplete\n" << r.stuckReport;
+        return 2;
+    }
+
+    const double iters = std::max<std::size_t>(r.iterations.size(), 1);
+    const double iteration = r.meanIterationNs;
+    const ReplayBreakdown& b = r.breakdown;
+    auto kind = [](ParallelismKind k) { return static_cast<std::size_t>(k); };
+    std::printf("tp-pp-dp: GPT-like %u layers, hidden %u, seq %u, vocab %u, %u micro-batch(es) "
+                "of %u; TP %u x PP %u x DP %u (%s) on %s x %u = %u GPUs, %zu iteration(s), "
+                "%.1f s wall\n",
+                model.layers,
+                model.hidden,
+                model.seq,
+                model.vocab,
+                model.microBatches,
+                model.microBatch,
+                model.tp,
+                model.pp,
+                model.dp,
+                model.schedule.c_str(),
+                config.preset.c_str(),
+                config.servers,
+                gpus,
+                r.iterations.size(),
+                wall);
+    auto row = [iters, iteration](const char* name, double runNs, const std::string& note) {
+        const double ns = runNs / iters;
+        std::printf("%-34s %10.3f ms %6.1f%%  %s\n",
+                    name,
+                    ns / 1e6,
+                    iteration > 0 ? 100 * ns / iteration : 0.0,
+                    note.c_str());
+    };
+    std::printf("%-34s %13s %7s\n", "per rank and iteration (mean)", "time", "share");
+    row("iteration", iteration * iters, "");
+    row("compute", b.computeNs, "");
+    row("exposed transfer",
+        double(b.exposedCommNs) - double(b.waitingNs),
+        "no compute, data in flight");
+    for (const auto k : {ParallelismKind::Tp, ParallelismKind::Pp, ParallelismKind::Dp})
+    {
+        const std::string name = std::string("  ") + ParallelismKindName(k);
+        row(name.c_str(), b.exposedByKindNs[kind(k)] - b.waitingByKindNs[kind(k)], "");
+    }
+    // Idle: neither computing nor moving data (a pipeline receive or a collective waiting).
+    const double moving = double(b.exposedCommNs) - double(b.waitingNs);
+    const double idle = iteration * iters - double(b.computeNs) - moving;
+    char ideal[96];
+    std::snprintf(ideal,
+                  sizeof(ideal),
+                  "%s ideal (p-1)/(m+p-1) = %.1f%%",
+                  model.schedule == "gpipe" ? "GPipe" : "1F1B",
+                  100.0 * (model.pp - 1) / (model.microBatches + model.pp - 1));
+    row("idle: pipeline bubble", idle, ideal);
+    row("  of which waiting for TP/DP peers",
+        double(b.waitingNs) - double(b.waitingByKindNs[kind(ParallelismKind::Pp)]),
+        "");
+
+    std::printf("\n%-12s %12s %10s %16s\n", "plane", "tx MiB", "busy util", "exposed/iter");
+    std::string dominant = "none";
+    uint64_t dominantNs = 0;
+    for (const char* plane : {"nvlink", "infiniband", "ethernet"})
+    {
+        auto it = r.planes.find(plane);
+        auto ex = b.exposedByPlaneNs.find(plane);
+        const uint64_t exposed = ex == b.exposedByPlaneNs.end() ? 0 : ex->second;
+        if (exposed > dominantNs)
+        {
+            dominantNs = exposed;
+            dominant = plane;
+        }
+        std::printf("%-12s %12.1f %9.1f%% %13.3f ms%s\n",
+                    plane,
+                    it == r.planes.end() ? 0.0 : it->second.txBytes / 1048576.0,
+                    it == r.planes.end() ? 0.0 : 100 * it->second.busyUtil,
+                    exposed / iters / 1e6,
+                    it == r.planes.end() || it->second.txBytes == 0 ? "  (no traffic in this job)"
+                                                                    : "");
+    }
+    std::printf("dominant plane: %s (%.3f ms of exposed transfer per iteration)\n",
+                dominant.c_str(),
+                dominantNs / iters / 1e6);
+    std::cout << "(per kind: that kind's op open, no compute, some of the rank's data in flight; "
+                 "kinds can overlap.  tx and busy util: GPU-side link ends, busy time / "
+                 "simulated time)\n";
+    return 0;
+}
