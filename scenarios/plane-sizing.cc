@@ -18,6 +18,7 @@
 #include "ns3/results-database.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/run-parameters.h"
+#include "ns3/scenario-run.h"
 #include "ns3/trace-transformer-gen.h"
 #include "ns3/workload-study.h"
 
@@ -56,8 +57,8 @@ FactorName(double f)
 
 } // namespace
 
-int
-main(int argc, char* argv[])
+static int
+PlaneSizing(ScenarioRun& run, int argc, char* argv[])
 {
     ClusterHelper cluster;
     ClusterConfig defaults = cluster.GetConfig();
@@ -69,7 +70,8 @@ main(int argc, char* argv[])
     model.seq = 1024;
     model.vocab = 51200;
     model.microBatch = 2;
-    model.iterations = 2;
+    model.microBatches = 4; // gradient accumulation: DP reduces once per 4 micro-batches
+    model.iterations = 1;
     uint32_t tp = 0;
     std::string planeList = "nvlink,infiniband,ethernet";
     std::string factorList = "0.25,0.5,1,2,4";
@@ -95,6 +97,13 @@ main(int argc, char* argv[])
     cmd.AddValue("db", "results database (empty: none)", db);
     cmd.AddValue("seed", "RNG seed", seed);
     cmd.Parse(argc, argv);
+    run.SetDatabase(db);
+    RunParameters flags;
+    flags.Set("planes", planeList);
+    flags.Set("factors", factorList);
+    flags.Set("threshold", threshold);
+    flags.Set("seed", seed);
+    run.SetRun("plane-sizing", seed, flags);
     cluster.ApplyCommandLine();
     RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
     const ClusterConfig base = cluster.GetConfig();
@@ -106,8 +115,7 @@ main(int argc, char* argv[])
         const std::string error = ClusterPlaneFromName(name, plane);
         if (!error.empty())
         {
-            std::cerr << "plane-sizing: --planes: " << error << "\n";
-            return 1;
+            throw InputError::Flag("planes", error);
         }
         planes.push_back(plane);
     }
@@ -118,27 +126,30 @@ main(int argc, char* argv[])
         const double f = std::strtod(item.c_str(), &end);
         if (item.empty() || *end != '\0' || !(f > 0) || f > 1024)
         {
-            std::cerr << "plane-sizing: --factors: expected factors like 0.25,0.5,1,2,4, got '"
-                      << item << "'\n";
-            return 1;
+            throw InputError::Flag("factors",
+                                   "expected factors like 0.25,0.5,1,2,4, got '" + item + "'");
         }
         factors.push_back(f);
     }
     std::sort(factors.begin(), factors.end());
     factors.erase(std::unique(factors.begin(), factors.end()), factors.end());
-    if (planes.empty() || factors.empty() || !(threshold > 0 && threshold < 1))
+    if (planes.empty() || factors.empty())
     {
-        std::cerr << "plane-sizing: need at least one plane and factor, 0 < --threshold < 1\n";
-        return 1;
+        throw InputError::Flag(planes.empty() ? "planes" : "factors", "empty list");
+    }
+    if (!(threshold > 0 && threshold < 1))
+    {
+        throw InputError::Flag("threshold", "expected 0 < threshold < 1");
     }
 
     model.tp = tp ? tp : base.GetGpusPerDomain();
     const uint32_t gpus = base.GetNRanks();
     if (model.tp == 0 || model.pp == 0 || gpus % (uint64_t(model.tp) * model.pp) != 0)
     {
-        std::cerr << "plane-sizing: --tp " << model.tp << " x --pp " << model.pp
-                  << " must divide the cluster's " << gpus << " GPUs\n";
-        return 1;
+        throw InputError::Flag("pp",
+                               "tp " + std::to_string(model.tp) + " x pp " +
+                                   std::to_string(model.pp) + " must divide the cluster's " +
+                                   std::to_string(gpus) + " GPUs");
     }
     model.dp = gpus / (model.tp * model.pp);
     const uint32_t m = model.microBatches ? model.microBatches : 1;
@@ -152,15 +163,7 @@ main(int argc, char* argv[])
     }
     catch (const WorkloadError& e)
     {
-        std::cerr << "plane-sizing: " << e.what() << "\n";
-        return 1;
-    }
-
-    Ptr<ResultsDatabase> results;
-    if (!db.empty())
-    {
-        results = CreateObject<ResultsDatabase>();
-        results->Open(db);
+        return run.Fail(e);
     }
     std::printf("plane-sizing: GPT-like %u layers, hidden %u, seq %u, micro-batch %u; TP %u x "
                 "PP %u x DP %u on %s x %u, %u iteration(s); knee: next doubling gains < %g%%\n",
@@ -178,7 +181,7 @@ main(int argc, char* argv[])
     const auto wallStart = std::chrono::steady_clock::now();
     // One replay per (plane, factor); factor 1 is the same cluster for every plane: run once.
     std::map<std::pair<int, double>, StudyResult> runs;
-    auto run = [&](ClusterPlane plane, double factor) -> const StudyResult& {
+    auto replay = [&](ClusterPlane plane, double factor) -> const StudyResult& {
         const std::pair<int, double> key{factor == 1 ? -1 : static_cast<int>(plane), factor};
         auto it = runs.find(key);
         if (it != runs.end())
@@ -202,14 +205,8 @@ main(int argc, char* argv[])
         params.Set("dp", model.dp);
         params.Set("iterations", model.iterations);
         params.Set("threshold", threshold);
-        return runs[key] = RunStudyCase(config,
-                                        WorkloadTrace(trace),
-                                        "opt*",
-                                        results,
-                                        label,
-                                        "plane-sizing",
-                                        seed,
-                                        params);
+        return runs[key] =
+                   RunStudyCase(run, config, WorkloadTrace(trace), "opt*", label, seed, params);
     };
 
     std::printf("%-12s", "iteration");
@@ -227,13 +224,7 @@ main(int argc, char* argv[])
         bool traffic = false;
         for (double f : factors)
         {
-            const StudyResult& r = run(plane, f);
-            if (!r.error.empty())
-            {
-                std::cerr << "\nplane-sizing: " << ClusterPlaneName(plane) << " x" << f << ": "
-                          << r.error << "\n";
-                return 1;
-            }
+            const StudyResult& r = replay(plane, f);
             if (!r.complete)
             {
                 std::cerr << "\nplane-sizing: " << ClusterPlaneName(plane) << " x" << f
@@ -255,10 +246,6 @@ main(int argc, char* argv[])
                     FactorName(knee.factor).c_str(),
                     traffic ? "" : " (no traffic on this plane in this job)");
     }
-    if (results)
-    {
-        results->Close();
-    }
 
     // Per-GPU bandwidth at the preset and at each plane's knee (unswept planes: the preset).
     const ClusterPlane all[] = {ClusterPlane::NVLINK,
@@ -272,25 +259,35 @@ main(int argc, char* argv[])
         auto it = knees.find(all[i]);
         atKnee[i] = preset[i] * (it == knees.end() ? 1.0 : it->second.factor);
     }
-    std::printf("\n%-26s %10s %12s %10s   %s\n",
+    // The ratio as cluster-describe prints it (smallest = 1) and scaled to InfiniBand = 4,
+    // the claim's form (an idle plane's knee at the smallest factor makes it the smallest).
+    auto ibFour = [](const double* v) {
+        char buf[64];
+        std::snprintf(buf, sizeof(buf), "%.3g : 4 : %.3g", 4 * v[0] / v[1], 4 * v[2] / v[1]);
+        return std::string(buf);
+    };
+    std::printf("\n%-14s %8s %11s %9s   %-22s %s\n",
                 "per-GPU Gb/s",
                 "nvlink",
                 "infiniband",
                 "ethernet",
-                "nvlink : infiniband : ethernet");
-    std::printf("%-26s %10g %12g %10g   %s\n",
+                "nv : ib : eth",
+                "same, ib = 4");
+    std::printf("%-14s %8g %11g %9g   %-22s %s\n",
                 "preset",
                 preset[0],
                 preset[1],
                 preset[2],
-                FormatPlaneRatio(preset[0], preset[1], preset[2]).c_str());
-    std::printf("%-26s %10g %12g %10g   %s\n",
+                FormatPlaneRatio(preset[0], preset[1], preset[2]).c_str(),
+                ibFour(preset).c_str());
+    std::printf("%-14s %8g %11g %9g   %-22s %s\n",
                 "at the knees",
                 atKnee[0],
                 atKnee[1],
                 atKnee[2],
-                FormatPlaneRatio(atKnee[0], atKnee[1], atKnee[2]).c_str());
-    std::printf("%-26s %10s %12s %10s   %s\n", "claim", "", "", "", "18 : 4 : 1");
+                FormatPlaneRatio(atKnee[0], atKnee[1], atKnee[2]).c_str(),
+                ibFour(atKnee).c_str());
+    std::printf("%-14s %8s %11s %9s   %-22s %s\n", "claim", "", "", "", "18 : 4 : 1", "18 : 4 : 1");
     for (const auto& [plane, knee] : knees)
     {
         if (!knee.inSweep)
@@ -313,4 +310,11 @@ main(int argc, char* argv[])
         runs.size(),
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count());
     return 0;
+}
+
+int
+main(int argc, char* argv[])
+{
+    ScenarioRun run("plane-sizing");
+    return run.Main([&]() { return PlaneSizing(run, argc, argv); });
 }

@@ -13,6 +13,7 @@
 #include "ns3/results-database.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/run-parameters.h"
+#include "ns3/scenario-run.h"
 #include "ns3/trace-transformer-gen.h"
 #include "ns3/workload-study.h"
 
@@ -23,8 +24,8 @@
 
 using namespace ns3;
 
-int
-main(int argc, char* argv[])
+static int
+TpPpDp(ScenarioRun& run, int argc, char* argv[])
 {
     ClusterHelper cluster;
     ClusterConfig defaults = cluster.GetConfig();
@@ -47,6 +48,8 @@ main(int argc, char* argv[])
     bool gpt3 = false;
     std::string db;
     uint64_t seed = 1;
+    Time sampleInterval = MicroSeconds(10);
+    bool linkSamples = false;
     CommandLine cmd(__FILE__);
     cluster.AddCommandLineArguments(cmd);
     cmd.AddValue("gpt3",
@@ -65,7 +68,15 @@ main(int argc, char* argv[])
     cmd.AddValue("iterations", "training iterations", model.iterations);
     cmd.AddValue("db", "results database (empty: none)", db);
     cmd.AddValue("seed", "RNG seed", seed);
+    cmd.AddValue("sampleInterval",
+                 "link utilisation sampling interval (peak utilisation per plane)",
+                 sampleInterval);
+    cmd.AddValue("linkSamples", "with --db: write every sample to link_samples", linkSamples);
     cmd.Parse(argc, argv);
+    run.SetDatabase(db);
+    RunParameters flags;
+    flags.Set("seed", seed);
+    run.SetRun("tp-pp-dp", seed, flags);
     cluster.ApplyCommandLine();
     RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
     const ClusterConfig config = cluster.GetConfig();
@@ -80,9 +91,10 @@ main(int argc, char* argv[])
     const uint32_t gpus = config.GetNRanks();
     if (model.tp == 0 || model.pp == 0 || gpus % (uint64_t(model.tp) * model.pp) != 0)
     {
-        std::cerr << "tp-pp-dp: --tp " << model.tp << " x --pp " << model.pp
-                  << " must divide the cluster's " << gpus << " GPUs\n";
-        return 1;
+        throw InputError::Flag("pp",
+                               "tp " + std::to_string(model.tp) + " x pp " +
+                                   std::to_string(model.pp) + " must divide the cluster's " +
+                                   std::to_string(gpus) + " GPUs");
     }
     model.dp = gpus / (model.tp * model.pp);
     model.globalBatch = model.microBatch * model.microBatches * model.dp;
@@ -95,16 +107,9 @@ main(int argc, char* argv[])
     }
     catch (const WorkloadError& e)
     {
-        std::cerr << "tp-pp-dp: " << e.what() << "\n";
-        return 1;
+        return run.Fail(e);
     }
 
-    Ptr<ResultsDatabase> results;
-    if (!db.empty())
-    {
-        results = CreateObject<ResultsDatabase>();
-        results->Open(db);
-    }
     RunParameters params;
     params.Set("layers", model.layers);
     params.Set("hidden", model.hidden);
@@ -118,26 +123,19 @@ main(int argc, char* argv[])
     params.Set("schedule", model.schedule);
     params.Set("efficiency", model.efficiency);
     params.Set("iterations", model.iterations);
+    params.Set("linkSamples", linkSamples);
     const auto wallStart = std::chrono::steady_clock::now();
-    const StudyResult r = RunStudyCase(config,
+    const StudyResult r = RunStudyCase(run,
+                                       config,
                                        std::move(trace),
                                        "opt*",
-                                       results,
-                                       "tp-pp-dp",
                                        "tp-pp-dp",
                                        seed,
-                                       params);
+                                       params,
+                                       sampleInterval,
+                                       linkSamples);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-    if (results)
-    {
-        results->Close();
-    }
-    if (!r.error.empty())
-    {
-        std::cerr << "tp-pp-dp: " << r.error << "\n";
-        return 1;
-    }
     if (!r.complete)
     {
         std::cerr << "tp-pp-dp: replay incomplete\n" << r.stuckReport;
@@ -199,7 +197,12 @@ main(int argc, char* argv[])
         double(b.waitingNs) - double(b.waitingByKindNs[kind(ParallelismKind::Pp)]),
         "");
 
-    std::printf("\n%-12s %12s %10s %16s\n", "plane", "tx MiB", "busy util", "exposed/iter");
+    std::printf("\n%-12s %12s %10s %10s %16s\n",
+                "plane",
+                "tx MiB",
+                "busy util",
+                "peak util",
+                "exposed/iter");
     std::string dominant = "none";
     uint64_t dominantNs = 0;
     for (const char* plane : {"nvlink", "infiniband", "ethernet"})
@@ -212,10 +215,11 @@ main(int argc, char* argv[])
             dominantNs = exposed;
             dominant = plane;
         }
-        std::printf("%-12s %12.1f %9.1f%% %13.3f ms%s\n",
+        std::printf("%-12s %12.1f %9.1f%% %9.0f%% %13.3f ms%s\n",
                     plane,
                     it == r.planes.end() ? 0.0 : it->second.txBytes / 1048576.0,
                     it == r.planes.end() ? 0.0 : 100 * it->second.busyUtil,
+                    it == r.planes.end() ? 0.0 : 100 * it->second.peakUtil,
                     exposed / iters / 1e6,
                     it == r.planes.end() || it->second.txBytes == 0 ? "  (no traffic in this job)"
                                                                     : "");
@@ -225,6 +229,13 @@ main(int argc, char* argv[])
                 dominantNs / iters / 1e6);
     std::cout << "(per kind: that kind's op open, no compute, some of the rank's data in flight; "
                  "kinds can overlap.  tx and busy util: GPU-side link ends, busy time / "
-                 "simulated time)\n";
+                 "simulated time; peak: busiest link over one sample interval)\n";
     return 0;
+}
+
+int
+main(int argc, char* argv[])
+{
+    ScenarioRun run("tp-pp-dp");
+    return run.Main([&]() { return TpPpDp(run, argc, argv); });
 }

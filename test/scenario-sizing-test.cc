@@ -12,6 +12,7 @@
 #include "ns3/names.h"
 #include "ns3/nvlink-net-device.h"
 #include "ns3/plane-sizing.h"
+#include "ns3/scenario-run.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-native.h"
 #include "ns3/trace-transformer-gen.h"
@@ -47,8 +48,8 @@ class ScenarioSizing : public ::testing::Test
                            WorkloadTrace trace,
                            const std::string& marker = "opt*")
     {
-        StudyResult r = RunStudyCase(config, std::move(trace), marker, nullptr, "t", "test", 1, {});
-        EXPECT_EQ(r.error, "");
+        ScenarioRun run("scenario-sizing-test"); // no database
+        StudyResult r = RunStudyCase(run, config, std::move(trace), marker, "t", 1, {});
         EXPECT_TRUE(r.complete) << r.stuckReport;
         return r;
     }

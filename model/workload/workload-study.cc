@@ -6,6 +6,7 @@
 #include "ns3/boolean.h"
 #include "ns3/collective-engine.h"
 #include "ns3/infiniband-net-device.h"
+#include "ns3/link-sampler.h"
 #include "ns3/names.h"
 #include "ns3/nvlink-net-device.h"
 #include "ns3/simulator.h"
@@ -98,34 +99,45 @@ RunWorkloadStudy(ClusterHelper& cluster,
 }
 
 StudyResult
-RunStudyCase(const ClusterConfig& config,
+RunStudyCase(ScenarioRun& run,
+             const ClusterConfig& config,
              WorkloadTrace trace,
              const std::string& marker,
-             Ptr<ResultsDatabase> db,
              const std::string& label,
-             const std::string& scenario,
              uint64_t seed,
-             RunParameters params)
+             RunParameters params,
+             Time sampleInterval,
+             bool linkSamples)
 {
+    params.Set("seed", seed);
+    params.Set("sampleInterval_ns", sampleInterval.GetNanoSeconds());
+    config.AddToRunParameters(params);
+    run.SetRun(label, seed, params);
     StudyResult r;
     {
         ClusterHelper cluster(config);
         cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
-        r.error = cluster.TryBuild();
-        if (r.error.empty())
+        const std::string error = cluster.TryBuild();
+        if (!error.empty())
         {
-            if (db)
+            throw InputError::Flag("preset", label + ": " + error);
+        }
+        run.BeginRun();
+        Ptr<ResultsDatabase> db = run.GetDatabase();
+        Ptr<LinkSampler> sampler;
+        if (sampleInterval.IsStrictlyPositive())
+        {
+            sampler = cluster.InstallLinkSampler(linkSamples ? db : nullptr, sampleInterval);
+        }
+        r = RunWorkloadStudy(cluster, std::move(trace), marker, db);
+        if (sampler)
+        {
+            for (auto& [plane, s] : r.planes)
             {
-                params.Set("seed", seed);
-                config.AddToRunParameters(params);
-                db->BeginRun(label, scenario, static_cast<int64_t>(seed), params.ToJson());
-            }
-            r = RunWorkloadStudy(cluster, std::move(trace), marker, db);
-            if (db)
-            {
-                db->EndRun(r.complete ? "complete" : "failed", NanoSeconds(r.simEndNs));
+                s.peakUtil = sampler->GetPeakUtilisation(plane);
             }
         }
+        run.EndRun(r.complete, NanoSeconds(r.simEndNs));
     }
     Simulator::Destroy();
     Names::Clear();

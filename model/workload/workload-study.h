@@ -7,6 +7,7 @@
 #include "ns3/cluster-helper.h"
 #include "ns3/results-database.h"
 #include "ns3/run-parameters.h"
+#include "ns3/scenario-run.h"
 #include "ns3/workload-replay.h"
 #include "ns3/workload-trace.h"
 
@@ -23,6 +24,7 @@ struct StudyPlaneStats
     uint32_t links{0};
     uint64_t txBytes{0};
     double busyUtil{0}; ///< sum of busy time / (links x simulated time)
+    double peakUtil{0}; ///< busiest link over one sample interval (RunStudyCase with sampling)
 };
 
 /// Outcome of one replay on a built cluster.
@@ -36,7 +38,6 @@ struct StudyResult
     std::map<std::string, StudyPlaneStats> planes; ///< "nvlink", "infiniband"
     uint64_t simEndNs{0};
     uint64_t messages{0};
-    std::string error; ///< RunStudyCase: why the cluster could not be built ("" = built)
 };
 
 /**
@@ -55,19 +56,22 @@ StudyResult RunWorkloadStudy(ClusterHelper& cluster,
 /**
  * \ingroup ai-fabric
  * One case of a study, whole: builds \p config's cluster (IB CRC values off: timing is the
- * same), replays \p trace with RunWorkloadStudy and resets the simulator and Names.  With
- * \p db a `runs` row (\p label, \p scenario, \p seed, \p params plus the cluster's fields)
- * is begun once the cluster is built and ended "complete" or "failed"; a cluster that
- * cannot be built writes nothing and comes back with StudyResult::error set.
+ * same), replays \p trace with RunWorkloadStudy and resets the simulator and Names.  The
+ * run row (through \p run: \p label, \p seed, \p params plus the seed, the sampling
+ * interval and the cluster's fields) begins once the cluster is built and ends complete or
+ * failed; a cluster that cannot be built throws InputError (ScenarioRun::Main reports it).
+ * With \p sampleInterval > 0 a LinkSampler gives every plane's peakUtil (and, with
+ * \p linkSamples, `link_samples` rows).
  */
-StudyResult RunStudyCase(const ClusterConfig& config,
+StudyResult RunStudyCase(ScenarioRun& run,
+                         const ClusterConfig& config,
                          WorkloadTrace trace,
                          const std::string& marker,
-                         Ptr<ResultsDatabase> db,
                          const std::string& label,
-                         const std::string& scenario,
                          uint64_t seed,
-                         RunParameters params);
+                         RunParameters params,
+                         Time sampleInterval = Time(0),
+                         bool linkSamples = false);
 
 } // namespace ns3
 
