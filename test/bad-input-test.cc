@@ -7,6 +7,8 @@
  * that holds nothing of the refused run but its `failed` run row, the earlier run intact.
  */
 #include "ns3/results-database.h"
+#include "ns3/scenario-run.h"
+#include "ns3/workload-trace.h"
 
 #include <csignal>
 #include <cstdlib>
@@ -248,6 +250,53 @@ TEST_P(BadInputTest, FailsCleanlyWithOnlyAFailedRunRow)
             << table;
     }
     sqlite3_close_v2(db);
+}
+
+// An input error found after the run began (rows already flushed and buffered) still leaves
+// only the failed run row, with the error in its params; the earlier run keeps its rows.
+TEST(ScenarioRunTest, InputErrorAfterBeginRunRemovesTheRunsRows)
+{
+    char tmpl[] = "/tmp/ai-fabric-scenario-run-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string dir = tmpl;
+    const std::string path = dir + "/runs.db";
+    WriteEarlierRun(path);
+    std::ostringstream err;
+    int status = 0;
+    {
+        ScenarioRun run("unit", err);
+        run.SetDatabase(path);
+        status = run.Main([&]() {
+            RunParameters params;
+            params.Set("x", 1);
+            run.SetRun("late-error", 3, params);
+            run.BeginRun();
+            Ptr<ResultsDatabase> db = run.GetDatabase();
+            db->AddNode({0, "gpu0", "gpu", 0, 0});
+            db->Flush();                             // on disk
+            db->AddOp({0, 0, "a", "compute", 0, 5}); // still buffered
+            throw WorkloadError("job.trace", 7, "bytes", "expected a size");
+            return 0;
+        });
+    }
+    EXPECT_EQ(status, 1);
+    EXPECT_EQ(err.str(), "unit: job.trace:7: field 'bytes': expected a size\n");
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    ExpectEarlierRunIntact(db);
+    EXPECT_EQ(Query(db, "SELECT status || ' ' || seed FROM runs WHERE run_id=2"), "failed 3");
+    EXPECT_EQ(Query(db,
+                    "SELECT json_extract(params, '$.x') || ' ' || json_extract(params, "
+                    "'$.error_file') || ':' || json_extract(params, '$.error_line') || ' ' || "
+                    "json_extract(params, '$.error_field') FROM runs WHERE run_id=2"),
+              "1 job.trace:7 bytes");
+    for (const char* table : kRowTables)
+    {
+        EXPECT_EQ(Query(db, std::string("SELECT count(*) FROM ") + table + " WHERE run_id=2"), "0")
+            << table;
+    }
+    sqlite3_close_v2(db);
+    std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 // kill -9 of a scenario mid-run (issue 12, database under faults): the file stays sound, the
