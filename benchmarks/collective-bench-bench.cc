@@ -1,10 +1,13 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Wall time and simulator events of one ring allreduce on dgx-h100 servers, as
- * collective-bench runs it (ClusterHelper transport, CollectiveEngine).  Issue 8 budget:
- * 1 GiB on 8 servers (64 GPUs) in under 60 s.
+ * Wall time, simulator events and packet-hops of one ring allreduce on dgx-h100 servers, as
+ * collective-bench runs it (ClusterHelper transport, CollectiveEngine).  Issue 11: 1 GiB on
+ * 8, 64 and 512 GPUs (64 GPUs under 60 s) and a bytes sweep at 16 GPUs; cost should be
+ * linear in packet-hops, i.e. events_per_hop and wall_ns_per_hop the same in every row.
  */
+#include "bench-meter.h"
+
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-bench.h"
@@ -14,8 +17,6 @@
 #include "ns3/uinteger.h"
 
 #include <benchmark/benchmark.h>
-#include <chrono>
-#include <map>
 
 using namespace ns3;
 
@@ -28,6 +29,7 @@ BM_RingAllReduceDgxH100(benchmark::State& state)
     const auto servers = static_cast<uint32_t>(state.range(0));
     const auto bytes = static_cast<uint64_t>(state.range(1)) << 20;
     const auto granularityBytes = static_cast<uint32_t>(state.range(2)) << 10;
+    bench::RunMeter meter;
     for (auto _ : state)
     {
         state.PauseTiming();
@@ -35,7 +37,10 @@ BM_RingAllReduceDgxH100(benchmark::State& state)
         c.ApplyPreset("dgx-h100");
         c.servers = servers;
         ClusterHelper cluster(c);
-        cluster.SetNvLinkDeviceAttribute("Granularity", UintegerValue(granularityBytes));
+        if (granularityBytes > 0)
+        {
+            cluster.SetNvLinkDeviceAttribute("Granularity", UintegerValue(granularityBytes));
+        }
         // As collective-bench: CRC values change no timing (see CollectiveBenchOptions::ibCrcs).
         cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
         const std::string error = cluster.TryBuild();
@@ -53,32 +58,40 @@ BM_RingAllReduceDgxH100(benchmark::State& state)
         {
             ranks.push_back(r);
         }
-        const uint64_t eventsBefore = Simulator::GetEventCount();
         state.ResumeTiming();
 
         // Only the simulation is timed: building the cluster is cluster-build-bench's.
+        meter.Start();
         const auto rows = CollectiveBenchRun(o, ranks, {bytes}, engine);
+        meter.Stop();
 
         state.PauseTiming();
-        state.counters["events"] = static_cast<double>(Simulator::GetEventCount() - eventsBefore);
-        state.counters["sim_us"] = rows.front().time_us;
+        state.counters["sim_ns"] = rows.front().time_us * 1e3;
         state.counters["busbw_GBps"] = rows.front().busbwGbps;
         state.counters["gpus"] = cluster.GetNRanks();
+        state.counters["bytes"] = static_cast<double>(bytes);
         Simulator::Destroy();
         Names::Clear();
         Config::Reset();
         state.ResumeTiming();
     }
+    meter.Report(state);
 }
 
 } // namespace
 
-// Args: servers, MiB, NVLink granularity KiB (4: the device default; 16: a quarter of the
-// NVLink packets, the IB ones unchanged).
+// Args: servers, MiB, NVLink granularity KiB (0: the device default; 16: a quarter of the
+// NVLink packets of 4 KiB, the IB ones unchanged).  scripts/bench runs the 16-GPU sweep and
+// 8 GPUs by default, the 64- and 512-GPU cases with --full.
 BENCHMARK(BM_RingAllReduceDgxH100)
-    ->Args({1, 1024, 4})
-    ->Args({8, 1024, 4})
+    ->Args({1, 1024, 0})
+    ->Args({2, 16, 0})
+    ->Args({2, 64, 0})
+    ->Args({2, 256, 0})
+    ->Args({2, 1024, 0})
+    ->Args({8, 1024, 0})
     ->Args({8, 1024, 16})
+    ->Args({64, 1024, 0})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 

@@ -8,9 +8,7 @@
 #include "ns3/collective-bench.h"
 #include "ns3/collective-cost-model.h"
 #include "ns3/config.h"
-#include "ns3/infiniband-switch.h"
 #include "ns3/names.h"
-#include "ns3/nvswitch-core.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -75,68 +73,14 @@ class CollectiveBenchTest : public ::testing::Test
             return CollectiveBenchRun(o, ranks, {bytes}, engine).front();
         }
 
-        Ptr<TransportPlane> Plane(const std::string& name) const
-        {
-            for (uint32_t i = 0; i < transport->GetNPlanes(); ++i)
-            {
-                if (transport->GetPlane(i)->GetPlaneName() == name)
-                {
-                    return transport->GetPlane(i);
-                }
-            }
-            return nullptr;
-        }
-
-        // NVLink: rank 0's bundles to all NVSwitches as one link, GPU -> switch -> GPU.
         CollectiveCostModel NvLinkModel() const
         {
-            const auto devices = cluster->GetNvLinkDevices(0);
-            uint64_t bps = 0;
-            for (const auto& d : devices)
-            {
-                bps += d->GetClock().GetSignallingRate().GetBitRate();
-            }
-            TimeValue cable;
-            devices.front()->GetChannel()->GetAttribute("Delay", cable);
-            TimeValue sw;
-            cluster->GetNvLinkHelper(0).GetSwitch(0)->GetAttribute("TraversalLatency", sw);
-            Ptr<TransportPlane> plane = Plane("nvlink");
-            return CollectiveCostModel::FromLink(
-                DataRate(bps),
-                devices.front()->GetClock().GetEncodingEfficiency(),
-                plane->GetMaxPayloadBytes(),
-                plane->GetPacketOverheadBytes(),
-                plane->GetSoftwareLatency(),
-                2,
-                cable.Get(),
-                sw.Get());
+            return CollectiveBenchNvLinkModel(*cluster, transport);
         }
 
-        // InfiniBand: one HCA, over the links the subnet manager routes src -> dst.
         CollectiveCostModel IbModel(uint32_t src, uint32_t dst) const
         {
-            Ptr<InfinibandNetDevice> hca = cluster->GetHcaDevice(src);
-            std::vector<InfinibandDirectedLink> path;
-            EXPECT_EQ(cluster->GetSubnetManager()->TracePath(cluster->GetHcaTopologyNode(src),
-                                                             1,
-                                                             cluster->GetHcaLid(dst),
-                                                             path),
-                      "");
-            TimeValue cable;
-            hca->GetChannel()->GetAttribute("Delay", cable);
-            TimeValue sw;
-            cluster->GetIbSwitchNodes().Get(0)->GetObject<InfinibandSwitch>()->GetAttribute(
-                "PortToPortLatency",
-                sw);
-            Ptr<TransportPlane> plane = Plane("infiniband");
-            return CollectiveCostModel::FromLink(hca->GetClock().GetSignallingRate(),
-                                                 hca->GetClock().GetEncodingEfficiency(),
-                                                 plane->GetMaxPayloadBytes(),
-                                                 plane->GetPacketOverheadBytes(),
-                                                 plane->GetSoftwareLatency(),
-                                                 path.size(),
-                                                 cable.Get(),
-                                                 sw.Get());
+            return CollectiveBenchIbModel(*cluster, transport, src, dst);
         }
 
         std::unique_ptr<ClusterHelper> cluster;

@@ -296,6 +296,21 @@ TEST_F(ResultsDb, SchemaCreated)
           "algbw_gbps",
           "busbw_gbps"}},
         {"ops", {"run_id", "rank", "op_id", "label", "kind", "start_ns", "end_ns"}},
+        {"bench_results",
+         {"run_id",
+          "benchmark",
+          "figure",
+          "target",
+          "ratio_to_baseline",
+          "pass",
+          "wall_seconds",
+          "cpu_seconds",
+          "events",
+          "packet_hops",
+          "events_per_hop",
+          "packet_hops_per_s",
+          "peak_rss_bytes",
+          "sim_ns"}},
     };
     for (const auto& [table, columns] : contract)
     {
@@ -306,13 +321,14 @@ TEST_F(ResultsDb, SchemaCreated)
             EXPECT_TRUE(have.count(c)) << table << "." << c;
         }
     }
-    // user_version is the schema version this build writes (1).
+    // user_version is the schema version this build writes (2).
     EXPECT_EQ(r.Int("PRAGMA user_version"), ResultsDatabase::SCHEMA_VERSION);
     // WAL is persistent in the file: every later connection uses it too.
     EXPECT_EQ(r.Text("PRAGMA journal_mode"), "wal");
-    // One (run_id, ...) index per data table: nodes, links, link_samples, flows, collectives, ops.
+    // One (run_id, ...) index per data table: nodes, links, link_samples, flows, collectives, ops,
+    // bench_results.
     EXPECT_EQ(r.Int("SELECT count(*) FROM sqlite_schema WHERE type='index' AND name LIKE '%_run'"),
-              6);
+              7);
 }
 
 // A pre-versioning file (user_version 0, runs without most columns, flows
@@ -357,9 +373,56 @@ TEST_F(ResultsDb, MigratesOlderFile)
     EXPECT_EQ(r.Int("SELECT op_id FROM flows WHERE flow_id=2"), 3);
     EXPECT_TRUE(r.Columns("runs").count("ns3_version"));
     EXPECT_TRUE(r.Columns("ops").count("start_ns")); // missing table created
-    // Indexes added: 6 of them.
+    // Indexes added: 7 of them.
     EXPECT_EQ(r.Int("SELECT count(*) FROM sqlite_schema WHERE type='index' AND name LIKE '%_run'"),
-              6);
+              7);
+}
+
+// A version-1 file (before bench_results) gains the table; its runs stay; a bench row with
+// only some figures stores the others as NULL.
+TEST_F(ResultsDb, MigratesVersionOneAndStoresBenchRows)
+{
+    {
+        auto db = CreateObject<ResultsDatabase>();
+        db->Open(m_path);
+        db->BeginRun("v1", "collective-bench", 1, "{}");
+        db->EndRun("complete", NanoSeconds(1));
+        db->Close();
+    }
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(m_path.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw,
+                           "DROP TABLE bench_results; PRAGMA user_version=1",
+                           nullptr,
+                           nullptr,
+                           nullptr),
+              SQLITE_OK);
+    sqlite3_close(raw);
+
+    auto db = CreateObject<ResultsDatabase>();
+    db->Open(m_path);
+    db->BeginRun("machine", "bench", 1, "{\"nproc\": 2}");
+    BenchRecord b;
+    b.benchmark = "link-bench credit chain";
+    b.figure = "9.1x";
+    b.target = ">= 5x";
+    b.ratioToBaseline = 9.1;
+    b.pass = 1;
+    b.eventsPerHop = 2.16;
+    b.packetHops = 500000;
+    db->AddBenchResult(b);
+    db->EndRun("complete", Seconds(0));
+    db->Close();
+
+    Reader r(m_path);
+    EXPECT_EQ(r.Int("PRAGMA user_version"), ResultsDatabase::SCHEMA_VERSION);
+    EXPECT_EQ(r.Text("SELECT scenario FROM runs WHERE label='v1'"), "collective-bench");
+    EXPECT_EQ(r.Text("SELECT figure || ' ' || target || ' ' || pass || ' ' || packet_hops "
+                     "FROM bench_results JOIN runs USING (run_id) WHERE scenario='bench'"),
+              "9.1x >= 5x 1 500000");
+    // Figures not given are NULL, not 0.
+    EXPECT_EQ(r.Text("SELECT wall_seconds FROM bench_results"), "NULL");
+    EXPECT_EQ(r.Text("SELECT peak_rss_bytes FROM bench_results"), "NULL");
 }
 
 // A file from a newer ai-fabric is refused untouched.

@@ -6,7 +6,9 @@
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/command-line.h"
+#include "ns3/infiniband-switch.h"
 #include "ns3/log.h"
+#include "ns3/nvswitch-core.h"
 #include "ns3/progress-reporter.h"
 #include "ns3/results-database.h"
 #include "ns3/rng-seed-manager.h"
@@ -545,6 +547,82 @@ CollectiveBenchMain(const ClusterConfig& config,
         run.EndRun(true, Simulator::Now());
         return 0;
     });
+}
+
+namespace
+{
+
+Ptr<TransportPlane>
+PlaneNamed(Ptr<GpuTransport> transport, const std::string& name)
+{
+    for (uint32_t i = 0; i < transport->GetNPlanes(); ++i)
+    {
+        if (transport->GetPlane(i)->GetPlaneName() == name)
+        {
+            return transport->GetPlane(i);
+        }
+    }
+    NS_ABORT_MSG("collective-bench: the transport has no " << name << " plane");
+    return nullptr;
+}
+
+} // namespace
+
+CollectiveCostModel
+CollectiveBenchNvLinkModel(ClusterHelper& cluster, Ptr<GpuTransport> transport, uint32_t rank)
+{
+    const auto devices = cluster.GetNvLinkDevices(rank);
+    NS_ABORT_MSG_IF(devices.empty(), "collective-bench: rank " << rank << " has no NVLink");
+    uint64_t bps = 0;
+    for (const auto& d : devices)
+    {
+        bps += d->GetClock().GetSignallingRate().GetBitRate();
+    }
+    TimeValue cable;
+    devices.front()->GetChannel()->GetAttribute("Delay", cable);
+    TimeValue sw;
+    cluster.GetNvLinkHelper(cluster.GetDomain(rank))
+        .GetSwitch(0)
+        ->GetAttribute("TraversalLatency", sw);
+    Ptr<TransportPlane> plane = PlaneNamed(transport, "nvlink");
+    return CollectiveCostModel::FromLink(DataRate(bps),
+                                         devices.front()->GetClock().GetEncodingEfficiency(),
+                                         plane->GetMaxPayloadBytes(),
+                                         plane->GetPacketOverheadBytes(),
+                                         plane->GetSoftwareLatency(),
+                                         2,
+                                         cable.Get(),
+                                         sw.Get());
+}
+
+CollectiveCostModel
+CollectiveBenchIbModel(ClusterHelper& cluster,
+                       Ptr<GpuTransport> transport,
+                       uint32_t src,
+                       uint32_t dst)
+{
+    Ptr<InfinibandNetDevice> hca = cluster.GetHcaDevice(src);
+    std::vector<InfinibandDirectedLink> path;
+    const std::string error = cluster.GetSubnetManager()->TracePath(cluster.GetHcaTopologyNode(src),
+                                                                    1,
+                                                                    cluster.GetHcaLid(dst),
+                                                                    path);
+    NS_ABORT_MSG_UNLESS(error.empty(), "collective-bench: " << error);
+    TimeValue cable;
+    hca->GetChannel()->GetAttribute("Delay", cable);
+    TimeValue sw;
+    cluster.GetIbSwitchNodes().Get(0)->GetObject<InfinibandSwitch>()->GetAttribute(
+        "PortToPortLatency",
+        sw);
+    Ptr<TransportPlane> plane = PlaneNamed(transport, "infiniband");
+    return CollectiveCostModel::FromLink(hca->GetClock().GetSignallingRate(),
+                                         hca->GetClock().GetEncodingEfficiency(),
+                                         plane->GetMaxPayloadBytes(),
+                                         plane->GetPacketOverheadBytes(),
+                                         plane->GetSoftwareLatency(),
+                                         path.size(),
+                                         cable.Get(),
+                                         sw.Get());
 }
 
 } // namespace ns3

@@ -5,6 +5,7 @@
 #define AI_FABRIC_COLLECTIVE_BENCH_H
 
 #include "ns3/cluster-config.h"
+#include "ns3/collective-cost-model.h"
 #include "ns3/collective-engine.h"
 
 #include <cstdint>
@@ -116,6 +117,20 @@ double CollectiveBenchAverageBusBw(const std::vector<CollectiveBenchRow>& rows);
  * \p err, exit code 1, and only a `failed` run row.  \return the process exit code.  Call
  * with a fresh simulator; leaves Simulator::Destroy to the caller.
  */
+/**
+ * The alpha-beta reference of the cluster's NVLink plane as \p transport uses it: \p rank's
+ * bundles to every NVSwitch as one link, GPU -> switch -> GPU (the analytical figures of
+ * collective-bench's tests and of granularity-bench).
+ */
+CollectiveCostModel CollectiveBenchNvLinkModel(ClusterHelper& cluster,
+                                               Ptr<GpuTransport> transport,
+                                               uint32_t rank = 0);
+/// The same for InfiniBand: \p src's HCA over the links the subnet manager routes to \p dst.
+CollectiveCostModel CollectiveBenchIbModel(ClusterHelper& cluster,
+                                           Ptr<GpuTransport> transport,
+                                           uint32_t src,
+                                           uint32_t dst);
+
 int CollectiveBenchMain(const ClusterConfig& config,
                         const CollectiveBenchOptions& options,
                         std::ostream& out,

@@ -11,6 +11,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <random>
 #include <set>
@@ -136,6 +137,23 @@ SchemaTables()
           {"kind", "TEXT"},
           {"start_ns", "INTEGER"},
           {"end_ns", "INTEGER"}}},
+        // Version 2: scripts/bench rows (runs.scenario = 'bench').
+        {"bench_results",
+         "run_id INTEGER NOT NULL",
+         {{"run_id", "INTEGER"},
+          {"benchmark", "TEXT"},
+          {"figure", "TEXT"},
+          {"target", "TEXT"},
+          {"ratio_to_baseline", "REAL"},
+          {"pass", "INTEGER"},
+          {"wall_seconds", "REAL"},
+          {"cpu_seconds", "REAL"},
+          {"events", "INTEGER"},
+          {"packet_hops", "INTEGER"},
+          {"events_per_hop", "REAL"},
+          {"packet_hops_per_s", "REAL"},
+          {"peak_rss_bytes", "INTEGER"},
+          {"sim_ns", "INTEGER"}}},
     };
     return tables;
 }
@@ -151,6 +169,7 @@ SchemaIndexes()
         "CREATE INDEX IF NOT EXISTS flows_run ON flows(run_id, flow_id)",
         "CREATE INDEX IF NOT EXISTS collectives_run ON collectives(run_id, kind, bytes)",
         "CREATE INDEX IF NOT EXISTS ops_run ON ops(run_id, rank, start_ns)",
+        "CREATE INDEX IF NOT EXISTS bench_results_run ON bench_results(run_id, benchmark)",
     };
     return indexes;
 }
@@ -235,6 +254,19 @@ class Binder
         return *this;
     }
 
+    Binder& NullableReal(double v)
+    {
+        if (std::isnan(v))
+        {
+            sqlite3_bind_null(m_stmt, ++m_col);
+        }
+        else
+        {
+            sqlite3_bind_double(m_stmt, ++m_col, v);
+        }
+        return *this;
+    }
+
     // SQLITE_STATIC: the string outlives the step that reads it.
     Binder& Text(const std::string& v)
     {
@@ -288,7 +320,8 @@ ResultsDatabase::ResultsDatabase()
       m_insSample(nullptr),
       m_insFlow(nullptr),
       m_insCollective(nullptr),
-      m_insOp(nullptr)
+      m_insOp(nullptr),
+      m_insBench(nullptr)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -605,13 +638,33 @@ ResultsDatabase::PrepareStatements()
                                          "busbw_gbps"}));
     m_insOp = Prepare(
         InsertSql("ops", {"run_id", "rank", "op_id", "label", "kind", "start_ns", "end_ns"}));
+    m_insBench = Prepare(InsertSql("bench_results",
+                                   {"run_id",
+                                    "benchmark",
+                                    "figure",
+                                    "target",
+                                    "ratio_to_baseline",
+                                    "pass",
+                                    "wall_seconds",
+                                    "cpu_seconds",
+                                    "events",
+                                    "packet_hops",
+                                    "events_per_hop",
+                                    "packet_hops_per_s",
+                                    "peak_rss_bytes",
+                                    "sim_ns"}));
 }
 
 void
 ResultsDatabase::FinalizeStatements() noexcept
 {
-    for (sqlite3_stmt** s :
-         {&m_insNode, &m_insLink, &m_insSample, &m_insFlow, &m_insCollective, &m_insOp})
+    for (sqlite3_stmt** s : {&m_insNode,
+                             &m_insLink,
+                             &m_insSample,
+                             &m_insFlow,
+                             &m_insCollective,
+                             &m_insOp,
+                             &m_insBench})
     {
         sqlite3_finalize(*s);
         *s = nullptr;
@@ -840,7 +893,7 @@ std::size_t
 ResultsDatabase::GetPendingRows() const
 {
     return m_nodes.size() + m_links.size() + m_samples.size() + m_flows.size() +
-           m_collectives.size() + m_ops.size();
+           m_collectives.size() + m_ops.size() + m_bench.size();
 }
 
 void
@@ -901,6 +954,14 @@ ResultsDatabase::AddOp(const OpRecord& row)
 {
     RequireRun("AddOp()");
     m_ops.push_back(row);
+    MaybeFlush();
+}
+
+void
+ResultsDatabase::AddBenchResult(const BenchRecord& row)
+{
+    RequireRun("AddBenchResult()");
+    m_bench.push_back(row);
     MaybeFlush();
 }
 
@@ -1020,12 +1081,32 @@ ResultsDatabase::WriteBuffered()
             .Int(r.endNs);
         step(m_insOp, "ops");
     }
+    for (const auto& r : m_bench)
+    {
+        Binder(m_insBench)
+            .Int(run)
+            .Text(r.benchmark)
+            .Text(r.figure)
+            .Text(r.target)
+            .NullableReal(r.ratioToBaseline)
+            .NullableInt(r.pass)
+            .NullableReal(r.wallSeconds)
+            .NullableReal(r.cpuSeconds)
+            .NullableInt(r.events)
+            .NullableInt(r.packetHops)
+            .NullableReal(r.eventsPerHop)
+            .NullableReal(r.packetHopsPerS)
+            .NullableInt(r.peakRssBytes)
+            .NullableInt(r.simNs);
+        step(m_insBench, "bench_results");
+    }
     m_nodes.clear();
     m_links.clear();
     m_samples.clear();
     m_flows.clear();
     m_collectives.clear();
     m_ops.clear();
+    m_bench.clear();
 }
 
 } // namespace ns3

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -95,6 +96,24 @@ struct OpRecord
     int64_t endNs{0};
 };
 
+/// One row of `bench_results` (scripts/bench).  NaN reals and negative integers are NULL.
+struct BenchRecord
+{
+    std::string benchmark;
+    std::string figure; //!< the headline figure as printed, e.g. "9.1x", "42.5 s"
+    std::string target; //!< as printed, e.g. ">= 5x"; "" when none
+    double ratioToBaseline{std::numeric_limits<double>::quiet_NaN()};
+    int64_t pass{-1}; //!< 1 met, 0 missed, -1 (NULL) no target
+    double wallSeconds{std::numeric_limits<double>::quiet_NaN()};
+    double cpuSeconds{std::numeric_limits<double>::quiet_NaN()};
+    int64_t events{-1};
+    int64_t packetHops{-1};
+    double eventsPerHop{std::numeric_limits<double>::quiet_NaN()};
+    double packetHopsPerS{std::numeric_limits<double>::quiet_NaN()};
+    int64_t peakRssBytes{-1};
+    int64_t simNs{-1};
+};
+
 /**
  * \ingroup ai-fabric
  * Writer of the results database (schema: doc/results-database.md).
@@ -110,7 +129,7 @@ class ResultsDatabase : public Object
 {
   public:
     /// Schema version written to PRAGMA user_version; older files are migrated.
-    static constexpr int SCHEMA_VERSION = 1;
+    static constexpr int SCHEMA_VERSION = 2;
 
     static TypeId GetTypeId();
     ResultsDatabase();
@@ -150,6 +169,7 @@ class ResultsDatabase : public Object
     void AddFlow(const FlowRecord& row);
     void AddCollective(const CollectiveRecord& row);
     void AddOp(const OpRecord& row);
+    void AddBenchResult(const BenchRecord& row);
 
     /// Write all buffered rows in one transaction (also done every BatchRows rows).
     void Flush();
@@ -196,6 +216,7 @@ class ResultsDatabase : public Object
     sqlite3_stmt* m_insFlow;
     sqlite3_stmt* m_insCollective;
     sqlite3_stmt* m_insOp;
+    sqlite3_stmt* m_insBench;
 
     struct SampleRow
     {
@@ -217,6 +238,7 @@ class ResultsDatabase : public Object
     std::vector<FlowRecord> m_flows;
     std::vector<CollectiveRow> m_collectives;
     std::vector<OpRecord> m_ops;
+    std::vector<BenchRecord> m_bench;
 };
 
 } // namespace ns3

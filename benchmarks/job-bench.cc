@@ -1,0 +1,126 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Whole-job scale (issue 11): one training iteration replayed on a dgx-h100 cluster, wall
+ * time (cluster build + replay), events, packet-hops and peak RSS.  Targets: the
+ * GPT-3-175B-like hybrid trace (TP 8 x PP 8 x DP 2) on 128 GPUs in under 10 min; a 1024-GPU
+ * data-parallel iteration with a 1 GiB gradient allreduce in under 30 min and 8 GiB.
+ * Peak RSS is the process's: scripts/bench runs every case in its own process.
+ */
+#include "bench-meter.h"
+
+#include "ns3/boolean.h"
+#include "ns3/cluster-helper.h"
+#include "ns3/config.h"
+#include "ns3/names.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-native.h"
+#include "ns3/uinteger.h"
+#include "ns3/workload-study.h"
+
+#include <benchmark/benchmark.h>
+#include <chrono>
+#include <string>
+
+using namespace ns3;
+
+namespace
+{
+
+// Build the cluster (timed apart), replay the whole trace as one iteration.
+void
+ReplayOnDgxH100(benchmark::State& state,
+                const WorkloadTrace& trace,
+                uint32_t servers,
+                uint32_t granularityBytes)
+{
+    bench::RunMeter meter;
+    for (auto _ : state)
+    {
+        const auto buildStart = std::chrono::steady_clock::now();
+        ClusterConfig c;
+        c.ApplyPreset("dgx-h100");
+        c.servers = servers;
+        ClusterHelper cluster(c);
+        if (granularityBytes > 0)
+        {
+            cluster.SetNvLinkDeviceAttribute("Granularity", UintegerValue(granularityBytes));
+        }
+        // As cluster-replay: CRC values change no timing.
+        cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
+        const std::string error = cluster.TryBuild();
+        if (!error.empty())
+        {
+            state.SkipWithError(error.c_str());
+            break;
+        }
+        state.counters["build_s"] =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - buildStart).count();
+        meter.Start();
+        const StudyResult r = RunWorkloadStudy(cluster, trace, "");
+        meter.Stop();
+        if (!r.complete)
+        {
+            state.SkipWithError(("replay stuck: " + r.stuckReport).c_str());
+        }
+        state.counters["sim_ns"] = static_cast<double>(r.simEndNs);
+        state.counters["gpus"] = cluster.GetNRanks();
+        state.counters["messages"] = static_cast<double>(r.messages);
+        Simulator::Destroy();
+        Names::Clear();
+        Config::Reset();
+    }
+    meter.Report(state);
+}
+
+// A trace of scenarios/traces; args: servers, NVLink granularity KiB (0: device default).
+void
+BM_ReplayTrace(benchmark::State& state, const std::string& file)
+{
+    const WorkloadTrace trace = NativeTraceParser::ParseFile(AI_FABRIC_TRACES_DIR "/" + file);
+    ReplayOnDgxH100(state,
+                    trace,
+                    static_cast<uint32_t>(state.range(0)),
+                    static_cast<uint32_t>(state.range(1)) << 10);
+}
+
+// Data parallelism over every GPU: 10 ms of compute, then the gradient allreduce (algorithm
+// auto: NVLS inside each server, a ring per InfiniBand rail across them).  Args: servers,
+// gradient MiB, NVLink granularity KiB (0: device default).
+void
+BM_DataParallelIteration(benchmark::State& state)
+{
+    const auto servers = static_cast<uint32_t>(state.range(0));
+    const uint32_t gpus = servers * 8;
+    const std::string mib = std::to_string(state.range(1));
+    const std::string text = "fabric-trace 1\nranks " + std::to_string(gpus) + "\ngroup dp 0-" +
+                             std::to_string(gpus - 1) + "\n0-" + std::to_string(gpus - 1) +
+                             " fwdbwd compute time=10ms\n0-" + std::to_string(gpus - 1) +
+                             " grad allreduce group=dp bytes=" + mib + "MiB after=fwdbwd\n";
+    ReplayOnDgxH100(state,
+                    NativeTraceParser::ParseString(text, "dp-iteration"),
+                    servers,
+                    static_cast<uint32_t>(state.range(2)) << 10);
+}
+
+} // namespace
+
+// scripts/bench runs demo_tp8_dp2 and 2 servers by default, the 128- and 1024-GPU cases with
+// --full.
+BENCHMARK_CAPTURE(BM_ReplayTrace, demo_tp8_dp2, std::string("demo-tp8-dp2.trace"))
+    ->Args({2, 0})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_ReplayTrace, gpt3_175b_tp8_pp8_dp2, std::string("gpt3-175b-tp8-pp8-dp2.trace"))
+    ->Args({16, 0})
+    ->Args({16, 64})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+BENCHMARK(BM_DataParallelIteration)
+    ->Args({2, 64, 0})
+    ->Args({128, 1024, 0})
+    ->Args({128, 1024, 64})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+
+BENCHMARK_MAIN();
