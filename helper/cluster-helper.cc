@@ -204,6 +204,10 @@ ClusterHelper::AddCommandLineArguments(CommandLine& cmd)
 {
     m_config.AddCommandLineArguments(cmd);
     cmd.AddValue("describe", "print the built cluster", m_describe);
+    cmd.AddValue("checkConservation",
+                 "check at the end that the NVLink/InfiniBand links lost nothing (bytes, "
+                 "credits, drops); a violation fails the run",
+                 m_checkConservation);
 }
 
 void
@@ -226,6 +230,36 @@ void
 ClusterHelper::SetDescribeFlag(bool describe)
 {
     m_describe = describe;
+}
+
+bool
+ClusterHelper::GetCheckConservation() const
+{
+    return m_checkConservation;
+}
+
+void
+ClusterHelper::SetCheckConservation(bool check)
+{
+    m_checkConservation = check;
+}
+
+int64_t
+ClusterHelper::AssignStreams(int64_t stream)
+{
+    NS_ABORT_MSG_UNLESS(m_built, "cluster: AssignStreams before Build");
+    int64_t next = stream;
+    for (const EthDirection& d : m_ethDirections)
+    {
+        if (auto csma = DynamicCast<CsmaNetDevice>(d.device))
+        {
+            next += csma->AssignStreams(next);
+        }
+    }
+    next += InternetStackHelper().AssignStreams(
+        NodeContainer(m_gpus, m_cpus, m_storage, m_tors, m_aggs),
+        next);
+    return next - stream;
 }
 
 bool
@@ -267,6 +301,7 @@ ClusterHelper::TryBuild()
     }
     ApplyConfigRates();
     m_built = true;
+    AssignStreams(0);
     return "";
 }
 
@@ -1589,6 +1624,34 @@ ClusterHelper::WriteNodes(Ptr<ResultsDatabase> db) const
     {
         add(m_storage.Get(i), "storage", -1, -1);
     }
+}
+
+const std::vector<Ptr<CreditLinkNetDevice>>&
+ClusterHelper::GetCreditLinkDevices(const std::string& plane) const
+{
+    NS_ABORT_MSG_UNLESS(plane == "nvlink" || plane == "infiniband",
+                        "cluster: no credit-link plane \"" << plane << "\"");
+    return plane == "nvlink" ? m_nvDevices : m_ibDevices;
+}
+
+CreditLinkConservationReport
+ClusterHelper::CheckConservation(bool expectIdle) const
+{
+    NS_ABORT_MSG_UNLESS(m_built, "cluster: not built");
+    CreditLinkConservation check;
+    check.Add("nvlink", m_nvDevices);
+    check.Add("infiniband", m_ibDevices);
+    CreditLinkConservationReport report = check.Check(expectIdle);
+    for (const EthDirection& d : m_ethDirections)
+    {
+        if (d.drops != 0)
+        {
+            report.notes.push_back("ethernet n" + std::to_string(d.srcNode) + "->n" +
+                                   std::to_string(d.dstNode) + ": " + std::to_string(d.drops) +
+                                   " packets dropped (lossy front-end; TCP retransmits)");
+        }
+    }
+    return report;
 }
 
 void

@@ -5,6 +5,7 @@
 #define AI_FABRIC_CLUSTER_HELPER_H
 
 #include "ns3/cluster-config.h"
+#include "ns3/credit-link-conservation.h"
 #include "ns3/gpu-transport.h"
 #include "ns3/infiniband-helper.h"
 #include "ns3/infiniband-subnet-manager.h"
@@ -75,6 +76,9 @@ class ClusterHelper
     void ApplyCommandLine();
     bool GetDescribeFlag() const;
     void SetDescribeFlag(bool describe);
+    /// --checkConservation (default on: it only reads counters at the end of a run).
+    bool GetCheckConservation() const;
+    void SetCheckConservation(bool check);
 
     /// Attributes of every NvLinkNetDevice / NvSwitch / InfiniBand device / switch / SM
     /// the cluster builds (as the plane helpers' own setters).
@@ -84,6 +88,15 @@ class ClusterHelper
     void SetIbSwitchAttribute(const std::string& name, const AttributeValue& value);
     void SetIbChannelAttribute(const std::string& name, const AttributeValue& value);
     void SetSubnetManagerAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * Fixed random-number streams for the models that draw random numbers (the front-end's
+     * CSMA backoff, ARP jitter, IP stacks; the credit planes draw none), from \p stream on,
+     * as ns-3 helpers do, so that a result depends only on the seed and run number, not on
+     * how many random variables other code created first.  Build() calls it with 0.
+     * \return the number of streams used.
+     */
+    int64_t AssignStreams(int64_t stream);
 
     /// Validates, then builds; "" or the validation error (then nothing is built).  Also
     /// switches the simulator to PriorityQueueScheduler unless the SchedulerType global
@@ -189,6 +202,16 @@ class ClusterHelper
     /// bisection bandwidth per plane.
     std::string Describe() const;
 
+    /// Every CreditLinkNetDevice (both ends of each link) of "nvlink" or "infiniband".
+    const std::vector<Ptr<CreditLinkNetDevice>>& GetCreditLinkDevices(
+        const std::string& plane) const;
+    /**
+     * CreditLinkConservation over the NVLink and InfiniBand planes (\p expectIdle: the run
+     * completed, nothing may remain in the fabric), plus a note per Ethernet link that
+     * dropped packets (the front-end is lossy: reported, not a violation).
+     */
+    CreditLinkConservationReport CheckConservation(bool expectIdle = true) const;
+
     /// One `nodes` row per node of the cluster (kind "storage" for storage nodes).
     void WriteNodes(Ptr<ResultsDatabase> db) const;
     /// One `links` row per direction of every built link, counters as of now (end of run).
@@ -269,6 +292,7 @@ class ClusterHelper
 
     ClusterConfig m_config;
     bool m_describe{false};
+    bool m_checkConservation{true};
     bool m_built{false};
 
     NodeContainer m_gpus;

@@ -241,6 +241,12 @@ ClusterReplay(ScenarioRun& run, int argc, char* argv[])
     }
     std::cout << "messages " << transport->GetMessagesCompleted() << ", simulated "
               << FormatMs(Simulator::Now().GetNanoSeconds()) << ", wall " << wall << " s\n";
+    if (cluster.GetCheckConservation())
+    {
+        const CreditLinkConservationReport check = cluster.CheckConservation(status == 0);
+        (check.Ok() ? std::cout : std::cerr) << check.Describe();
+        status = check.Ok() ? status : 2;
+    }
     if (results)
     {
         cluster.WriteLinks(results);

@@ -7,6 +7,7 @@
 #include "ns3/boolean.h"
 #include "ns3/bulk-send-helper.h"
 #include "ns3/config.h"
+#include "ns3/credit-link-conservation.h"
 #include "ns3/credit-link-watchdog.h"
 #include "ns3/double.h"
 #include "ns3/inet-socket-address.h"
@@ -199,6 +200,12 @@ TEST_F(InfinibandDeviceTest, IncastIsLosslessAndFair)
                          InfinibandGetLinkPreset("HDR").GetDataRateBps();
     Time lastFct = *std::max_element(fct.begin(), fct.end());
     EXPECT_NEAR(lastFct.GetSeconds() / bound, 1.0, 0.01);
+    // Lossless: every byte and credit of every link accounted for, nothing left behind.
+    CreditLinkConservation check;
+    check.Add("infiniband", NodeContainer(f.hosts, f.switches));
+    const CreditLinkConservationReport r = check.Check();
+    EXPECT_TRUE(r.Ok()) << r.Describe();
+    EXPECT_EQ(r.planes.at("infiniband").receivedBytes, r.planes.at("infiniband").sentBytes);
 }
 
 // VL arbitration: low table "0:192,1:64" (64-byte units).  With 4122-byte packets an

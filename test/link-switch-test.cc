@@ -5,6 +5,7 @@
 // blocking, credit-loop deadlock detection, credit conservation.
 #include "ns3/boolean.h"
 #include "ns3/config.h"
+#include "ns3/credit-link-conservation.h"
 #include "ns3/credit-link-header.h"
 #include "ns3/credit-link-helper.h"
 #include "ns3/credit-link-net-device.h"
@@ -332,6 +333,16 @@ TEST_F(LinkSwitchTest, CreditLoopTriggersWatchdogNamingTheLoop)
         EXPECT_NE(watchdog->GetReport().find("link " + name + " vc 0"), std::string::npos)
             << name << " missing from:\n"
             << watchdog->GetReport();
+    }
+    // Deadlocked, nothing is lost: the books balance, but the ring's credits are not back.
+    CreditLinkConservation check;
+    check.Add("ring", NodeContainer(hosts, switches));
+    const CreditLinkConservationReport balance = check.Check(false);
+    EXPECT_TRUE(balance.Ok()) << balance.Describe();
+    const std::string idle = check.Check(true).Describe();
+    for (const auto& name : ringLinks)
+    {
+        EXPECT_NE(idle.find("link " + name + " vc 0: credits not back"), std::string::npos) << idle;
     }
 }
 

@@ -4,6 +4,7 @@
 // NVLink domains against analytical bandwidths: per-GPU rate on each preset,
 // 5:4:4:5 plane split, injection-limited all-to-all, granularity independence,
 // direct GPU<->GPU bundles and the per-real-packet wire overhead.
+#include "ns3/credit-link-conservation.h"
 #include "ns3/nvlink-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -193,6 +194,12 @@ TEST_F(NvLinkBandwidthTest, AllToAllOnDgxH100IsInjectionLimited)
             EXPECT_NEAR(down.GetSeconds() / up.GetSeconds(), 1.0, 0.01);
         }
     }
+    // 8 x 7 x 16 MiB crossed two hops each, nothing lost or left in the switches.
+    CreditLinkConservation check;
+    check.Add("nvlink", NodeContainer(gpus, helper.GetSwitchNodes()));
+    const CreditLinkConservationReport r = check.Check();
+    EXPECT_TRUE(r.Ok()) << r.Describe();
+    EXPECT_GE(r.planes.at("nvlink").sentBytes, 2 * 56 * bytes);
 }
 
 // 256 MiB GPU0 -> GPU1 on dgx-h100 at 4 KiB vs 64 KiB bursts: the wire bytes are the

@@ -46,6 +46,10 @@ class ScenarioStudy : public ::testing::Test
         Simulator::Destroy();
         Names::Clear();
         EXPECT_TRUE(r.complete) << r.stuckReport;
+        // RunWorkloadStudy's end-of-run conservation check ran on both credit planes.
+        EXPECT_TRUE(r.conservation.Ok()) << r.conservation.Describe();
+        EXPECT_EQ(r.conservation.planes.count("nvlink"), 1u);
+        EXPECT_EQ(r.conservation.planes.count("infiniband"), 1u);
         return r;
     }
 

@@ -474,6 +474,12 @@ InfinibandNetDevice::GetIbMtu() const
     return m_ibMtu;
 }
 
+uint64_t
+InfinibandNetDevice::GetReceiveDiscards() const
+{
+    return m_ibCounters.misdelivered;
+}
+
 const InfinibandNetDevice::IbCounters&
 InfinibandNetDevice::GetIbCounters() const
 {

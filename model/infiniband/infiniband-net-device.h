@@ -177,6 +177,8 @@ class InfinibandNetDevice : public CreditLinkNetDevice
     /// Current CCT index towards \p dlid (0 when CC never reacted).
     uint32_t GetCcti(uint16_t dlid) const;
     const IbCounters& GetIbCounters() const;
+    /// Packets for another LID (misdelivered): lost above the lossless link.
+    uint64_t GetReceiveDiscards() const override;
 
     /// Builds LRH|BTH|[payload]|pad|ICRC|VCRC around \p payload (SLID = this port).
     Ptr<Packet> BuildPacket(Ptr<Packet> payload,

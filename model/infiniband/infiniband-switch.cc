@@ -159,6 +159,7 @@ InfinibandSwitch::SetForwardingTable(const std::vector<uint8_t>& lft,
                                      const std::vector<std::vector<uint8_t>>& arGroups)
 {
     m_lft = lft;
+    ClearRoutes();
     for (uint32_t dlid = 0; dlid < lft.size(); ++dlid)
     {
         const uint8_t port = lft[dlid];

@@ -138,6 +138,21 @@ CreditLinkChannel::HasFramesInFlight() const
     return !m_directions[0].wire.empty() || !m_directions[1].wire.empty();
 }
 
+std::vector<CreditLinkChannel::WireFrame>
+CreditLinkChannel::GetFramesInFlight(const CreditLinkNetDevice* from) const
+{
+    std::vector<WireFrame> frames;
+    if (m_nDevices != 2)
+    {
+        return frames;
+    }
+    for (const InFlight& f : m_directions[IndexOf(from)].wire)
+    {
+        frames.push_back(WireFrame{f.packet, f.vc, f.credits});
+    }
+    return frames;
+}
+
 void
 CreditLinkChannel::Deliver(uint32_t dir)
 {

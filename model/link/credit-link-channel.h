@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <vector>
 
 namespace ns3
 {
@@ -53,6 +54,17 @@ class CreditLinkChannel : public Channel
     /// Receive buffer the peer of \p from advertises on \p vc (the initial credits).
     virtual uint32_t GetPeerReceiveBufferBytes(const CreditLinkNetDevice* from, uint32_t vc) const;
     bool HasFramesInFlight() const;
+
+    /// A frame on the wire: data (packet set) or a credit update (credits on vc).
+    struct WireFrame
+    {
+        Ptr<const Packet> packet;
+        uint32_t vc;
+        uint32_t credits;
+    };
+
+    /// Frames sent by \p from and not yet delivered, oldest first (conservation checks).
+    virtual std::vector<WireFrame> GetFramesInFlight(const CreditLinkNetDevice* from) const;
 
   protected:
     void DoDispose() override;

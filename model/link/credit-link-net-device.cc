@@ -312,6 +312,18 @@ CreditLinkNetDevice::GetReceiveOccupancy(uint32_t vc) const
     return m_vcs.at(vc).rxOccupiedCredits;
 }
 
+uint32_t
+CreditLinkNetDevice::GetPendingCreditReturn(uint32_t vc) const
+{
+    return m_vcs.at(vc).pendingCreditReturn;
+}
+
+uint64_t
+CreditLinkNetDevice::GetReceiveDiscards() const
+{
+    return 0;
+}
+
 const CreditLinkNetDevice::Counters&
 CreditLinkNetDevice::GetCounters() const
 {
@@ -396,10 +408,22 @@ CreditLinkNetDevice::AttachToSwitch(Ptr<CreditSwitch> sw, uint32_t port)
     m_switchPort = port;
 }
 
+Ptr<CreditSwitch>
+CreditLinkNetDevice::GetSwitch() const
+{
+    return m_switch;
+}
+
 void
 CreditLinkNetDevice::SetWatchdog(Ptr<CreditLinkWatchdog> watchdog)
 {
     m_watchdog = watchdog;
+}
+
+Ptr<CreditLinkWatchdog>
+CreditLinkNetDevice::GetWatchdog() const
+{
+    return m_watchdog;
 }
 
 bool
@@ -753,8 +777,9 @@ CreditLinkNetDevice::ReleaseReceiveBuffer(uint32_t vc, uint32_t packetBytes)
 bool
 CreditLinkNetDevice::HasPendingWork() const
 {
+    // Frames on the wire count: a packet between two switches is still in the fabric.
     return m_ownQueueBytes != 0 || m_busy || m_pendingFcMask != 0 || !m_drainQueue.empty() ||
-           Simulator::Now() < m_fcBusyUntil;
+           Simulator::Now() < m_fcBusyUntil || (m_channel && m_channel->HasFramesInFlight());
 }
 
 uint32_t

@@ -86,6 +86,11 @@ class CreditLinkNetDevice : public NetDevice
     uint64_t GetQueueBytes(uint32_t vc) const;
     /// Receive buffer of \p vc held by packets not yet released, in credits.
     uint32_t GetReceiveOccupancy(uint32_t vc) const;
+    /// Released receive buffer of \p vc not yet sent back to the peer, in credits.
+    uint32_t GetPendingCreditReturn(uint32_t vc) const;
+    /// Packets that arrived intact but were discarded above the link (e.g. an
+    /// InfiniBand HCA receiving another LID's packet); 0 here: the link never drops.
+    virtual uint64_t GetReceiveDiscards() const;
     const Counters& GetCounters() const;
     const SerializationClock& GetClock() const;
     Ptr<CreditLinkNetDevice> GetPeer() const;
@@ -102,9 +107,12 @@ class CreditLinkNetDevice : public NetDevice
     /// Switch side: the switch supplies this port's transmit data and takes its receptions.
     void AttachToSwitch(Ptr<CreditSwitch> sw, uint32_t port);
     void NotifyDataAvailable(uint32_t vc);
+    /// The switch this device is a port of (null on a host).
+    Ptr<CreditSwitch> GetSwitch() const;
 
     /// Watchdog side.
     void SetWatchdog(Ptr<CreditLinkWatchdog> watchdog);
+    Ptr<CreditLinkWatchdog> GetWatchdog() const;
     bool HasPendingWork() const;
     /// Appends one line per VC that holds data its credits do not cover; \return their count.
     uint32_t ReportStuckVcs(std::ostream& os) const;

@@ -35,6 +35,12 @@ CreditLinkWatchdog::GetTypeId()
                           TimeValue(MicroSeconds(100)),
                           MakeTimeAccessor(&CreditLinkWatchdog::m_timeout),
                           MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("LivelockTimeout",
+                          "Simulated time with packets moving but none reaching a host or "
+                          "dropped that counts as a livelock (forwarding loop); 0 = off",
+                          TimeValue(MilliSeconds(1)),
+                          MakeTimeAccessor(&CreditLinkWatchdog::m_livelockTimeout),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("StopSimulation",
                           "Call Simulator::Stop when a deadlock is found",
                           BooleanValue(true),
@@ -57,7 +63,8 @@ CreditLinkWatchdog::CreditLinkWatchdog()
       m_stop(true),
       m_armed(false),
       m_fired(false),
-      m_lastProgress(0)
+      m_lastProgress(0),
+      m_lastDeliveries(0)
 {
 }
 
@@ -92,7 +99,25 @@ CreditLinkWatchdog::Arm()
     }
     m_armed = true;
     m_lastProgress = Progress();
+    m_lastDeliveries = Deliveries();
+    m_lastDeliveryTime = Simulator::Now();
+    m_lastTxPackets.clear();
     Simulator::Schedule(m_timeout, &CreditLinkWatchdog::Check, this);
+}
+
+uint64_t
+CreditLinkWatchdog::Deliveries() const
+{
+    uint64_t n = 0;
+    for (const auto& d : m_devices)
+    {
+        n += d->GetSwitch() ? 0 : d->GetCounters().rxPackets;
+    }
+    for (const auto& s : m_switches)
+    {
+        n += s->GetDroppedPackets();
+    }
+    return n;
 }
 
 uint64_t
@@ -135,14 +160,54 @@ CreditLinkWatchdog::Check()
         return; // idle: the next queued packet re-arms
     }
     const uint64_t progress = Progress();
-    if (progress != m_lastProgress)
+    if (progress == m_lastProgress)
     {
-        m_armed = true;
-        m_lastProgress = progress;
-        Simulator::Schedule(m_timeout, &CreditLinkWatchdog::Check, this);
+        Fire();
         return;
     }
-    Fire();
+    m_lastProgress = progress;
+    if (m_livelockTimeout.IsStrictlyPositive())
+    {
+        const uint64_t deliveries = Deliveries();
+        if (deliveries != m_lastDeliveries)
+        {
+            m_lastDeliveries = deliveries;
+            m_lastDeliveryTime = Simulator::Now();
+        }
+        else if (Simulator::Now() - m_lastDeliveryTime >= m_livelockTimeout &&
+                 !m_lastTxPackets.empty())
+        {
+            FireLivelock();
+            return;
+        }
+        m_lastTxPackets.resize(m_devices.size());
+        for (std::size_t i = 0; i < m_devices.size(); ++i)
+        {
+            m_lastTxPackets[i] = m_devices[i]->GetCounters().txPackets;
+        }
+    }
+    m_armed = true;
+    Simulator::Schedule(m_timeout, &CreditLinkWatchdog::Check, this);
+}
+
+void
+CreditLinkWatchdog::FireLivelock()
+{
+    std::ostringstream os;
+    os << "livelock: packets moved for " << (Simulator::Now() - m_lastDeliveryTime).As(Time::US)
+       << " but none reached a host or was dropped (a forwarding loop?) at t="
+       << Simulator::Now().As(Time::US) << "; links that carried packets in the last "
+       << m_timeout.As(Time::US) << ":\n";
+    for (std::size_t i = 0; i < m_devices.size(); ++i)
+    {
+        const uint64_t tx = m_devices[i]->GetCounters().txPackets;
+        if (tx != m_lastTxPackets[i])
+        {
+            os << "  link " << m_devices[i]->GetLinkName() << ": " << tx - m_lastTxPackets[i]
+               << " packets\n";
+        }
+    }
+    Report(os.str());
 }
 
 void
@@ -161,7 +226,13 @@ CreditLinkWatchdog::Fire()
     {
         os << "  none waits for credits (check arbitration tables and receive drain)\n";
     }
-    m_report = os.str();
+    Report(os.str());
+}
+
+void
+CreditLinkWatchdog::Report(const std::string& report)
+{
+    m_report = report;
     m_fired = true;
     m_deadlockTrace(m_report);
     NS_ABORT_MSG_IF(m_abort, m_report);

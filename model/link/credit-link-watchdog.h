@@ -25,6 +25,9 @@ class CreditSwitch;
  * Deadlock trace, stops the simulation and, with AbortOnDeadlock, aborts.
  * It checks once per Timeout and only while something is queued, so the
  * report comes between one and two Timeouts after the last progress.
+ * Livelock (packets moving, e.g. round a forwarding loop, but none reaching a
+ * host or being dropped for LivelockTimeout) is reported the same way, naming
+ * the links that carried packets in the last Timeout.
  */
 class CreditLinkWatchdog : public Object
 {
@@ -45,11 +48,16 @@ class CreditLinkWatchdog : public Object
 
   private:
     uint64_t Progress() const;
+    /// Packets that left the fabric: received by a host device or dropped by a switch.
+    uint64_t Deliveries() const;
     bool HasPendingWork() const;
     void Check();
     void Fire();
+    void FireLivelock();
+    void Report(const std::string& report);
 
     Time m_timeout;
+    Time m_livelockTimeout;
     bool m_abort;
     bool m_stop;
     std::vector<Ptr<CreditLinkNetDevice>> m_devices;
@@ -57,6 +65,9 @@ class CreditLinkWatchdog : public Object
     bool m_armed;
     bool m_fired;
     uint64_t m_lastProgress;
+    uint64_t m_lastDeliveries;
+    Time m_lastDeliveryTime;
+    std::vector<uint64_t> m_lastTxPackets; //!< per watched device, at the previous check
     std::string m_report;
     TracedCallback<const std::string&> m_deadlockTrace;
 };

@@ -12,6 +12,8 @@
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 
+#include <iostream>
+
 namespace ns3
 {
 
@@ -32,6 +34,12 @@ CreditSwitch::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&CreditSwitch::m_voq),
                           MakeBooleanChecker())
+            .AddAttribute("DropUnroutable",
+                          "Drop (and count) a packet without a route instead of a fatal "
+                          "error, as an InfiniBand switch drops a DLID its LFT lacks",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&CreditSwitch::m_dropUnroutable),
+                          MakeBooleanChecker())
             .AddAttribute("TraversalLatency",
                           "Time from a packet's full arrival until it may leave",
                           TimeValue(NanoSeconds(0)),
@@ -40,17 +48,23 @@ CreditSwitch::GetTypeId()
             .AddTraceSource("Forward",
                             "A packet leaves its input buffer: (packet, in port, out port)",
                             MakeTraceSourceAccessor(&CreditSwitch::m_forwardTrace),
-                            "ns3::CreditSwitch::ForwardTracedCallback");
+                            "ns3::CreditSwitch::ForwardTracedCallback")
+            .AddTraceSource("Drop",
+                            "A packet without a route is dropped: (packet, in port)",
+                            MakeTraceSourceAccessor(&CreditSwitch::m_dropTrace),
+                            "ns3::CreditSwitch::DropTracedCallback");
     return tid;
 }
 
 CreditSwitch::CreditSwitch()
     : m_voq(false),
+      m_dropUnroutable(true),
       m_frozen(false),
       m_numVcs(0),
       m_adaptiveTurn(0),
       m_buffered(0),
-      m_forwarded(0)
+      m_forwarded(0),
+      m_dropped(0)
 {
 }
 
@@ -115,6 +129,12 @@ CreditSwitch::SetRoute(uint32_t destination, const std::vector<uint32_t>& ports)
 }
 
 void
+CreditSwitch::ClearRoutes()
+{
+    m_routes.clear();
+}
+
+void
 CreditSwitch::SetRouteCallback(RouteCallback cb)
 {
     m_routeCallback = cb;
@@ -124,6 +144,36 @@ void
 CreditSwitch::SetWatchdog(Ptr<CreditLinkWatchdog> watchdog)
 {
     m_watchdog = watchdog;
+}
+
+Ptr<CreditLinkWatchdog>
+CreditSwitch::GetWatchdog() const
+{
+    return m_watchdog;
+}
+
+uint64_t
+CreditSwitch::GetHeldPackets() const
+{
+    return 0;
+}
+
+uint64_t
+CreditSwitch::GetDroppedPackets() const
+{
+    return m_dropped;
+}
+
+uint64_t
+CreditSwitch::GetDroppedPackets(uint32_t port) const
+{
+    return port < m_droppedByPort.size() ? m_droppedByPort[port] : 0;
+}
+
+const std::string&
+CreditSwitch::GetFirstDropReason() const
+{
+    return m_firstDropReason;
 }
 
 uint64_t
@@ -166,8 +216,11 @@ CreditSwitch::Route(Ptr<const Packet> packet, uint32_t inPort, uint32_t vc)
     if (destination >= m_routes.size() || m_routes[destination].empty())
     {
         Ptr<Node> node = m_ports[inPort]->GetNode();
-        NS_FATAL_ERROR("CreditSwitch on node " << (node ? node->GetId() : 0)
-                                               << ": no route for destination " << destination);
+        NS_ABORT_MSG_UNLESS(m_dropUnroutable,
+                            "CreditSwitch on node " << (node ? node->GetId() : 0)
+                                                    << ": no route for destination "
+                                                    << destination);
+        return NO_ROUTE;
     }
     const std::vector<uint32_t>& candidates = m_routes[destination];
     if (candidates.size() == 1)
@@ -211,6 +264,7 @@ CreditSwitch::Freeze()
     m_ready.resize(k * m_numVcs);
     m_bytesForOutput.assign(k, 0);
     m_peakBytesForOutput.assign(k, 0);
+    m_droppedByPort.assign(k, 0);
     m_pipes.resize(k);
 }
 
@@ -235,6 +289,14 @@ CreditSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc)
         Freeze();
     }
     const uint32_t out = Route(packet, inPort, vc);
+    if (out == NO_ROUTE)
+    {
+        Drop(inPort,
+             packet,
+             vc,
+             "no route for destination " + std::to_string(ExtractDestination(packet)));
+        return;
+    }
     NS_ABORT_MSG_IF(out >= m_ports.size(),
                     "CreditSwitch: route gave port " << out << " of " << m_ports.size());
     const uint32_t outVc = SelectOutputVc(packet, inPort, vc, out);
@@ -268,6 +330,25 @@ CreditSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc)
         pipe.scheduled = true;
         Simulator::Schedule(m_latency, &CreditSwitch::PipeDeliver, this, inPort);
     }
+}
+
+void
+CreditSwitch::Drop(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, const std::string& reason)
+{
+    const Ptr<CreditLinkNetDevice> in = m_ports[inPort];
+    if (m_dropped == 0)
+    {
+        // Never a silent loss: the first drop of each switch is printed, all are counted.
+        m_firstDropReason = reason;
+        std::cerr << "CreditSwitch: dropped a packet from link "
+                  << (in->GetPeer() ? in->GetPeer() : in)->GetLinkName() << " vc " << vc << ": "
+                  << reason << " (further drops of this switch only counted)\n";
+    }
+    NS_LOG_WARN("drop from " << in->GetLinkName() << " vc " << vc << ": " << reason);
+    m_dropped++;
+    m_droppedByPort[inPort]++;
+    m_dropTrace(packet, inPort);
+    in->ReleaseReceiveBuffer(vc, packet->GetSize());
 }
 
 void

@@ -11,6 +11,7 @@
 #include "ns3/traced-callback.h"
 
 #include <deque>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -27,13 +28,18 @@ class CreditLinkWatchdog;
  * FIFO per VC (head-of-line blocking is real) unless VirtualOutputQueues is
  * set, which keeps one FIFO per (input, VC, output) over the same shared
  * receive buffer.  Routing, destination extraction and output VC are
- * virtual so a technology replaces them; nothing is ever dropped.
+ * virtual so a technology replaces them.  Congestion never drops; a packet
+ * without a route is dropped at its input (counted per input port, Drop
+ * trace, its buffer released) or, with DropUnroutable false, a fatal error.
  */
 class CreditSwitch : public Object
 {
   public:
     /// Output port of a packet arriving on (inPort, vc).
     typedef Callback<uint32_t, Ptr<const Packet>, uint32_t, uint32_t> RouteCallback;
+
+    /// Route() result for a packet with no output port: it is dropped.
+    static constexpr uint32_t NO_ROUTE = UINT32_MAX;
 
     static TypeId GetTypeId();
     CreditSwitch();
@@ -50,11 +56,21 @@ class CreditSwitch : public Object
     /// Candidates for \p destination; several = adaptive: least bytes waiting for the
     /// port, ties taken in turn.
     void SetRoute(uint32_t destination, const std::vector<uint32_t>& ports);
+    /// Forgets every SetRoute (reprogramming a forwarding table).
+    void ClearRoutes();
     void SetRouteCallback(RouteCallback cb);
 
     void SetWatchdog(Ptr<CreditLinkWatchdog> watchdog);
+    Ptr<CreditLinkWatchdog> GetWatchdog() const;
     uint64_t GetBufferedPackets() const;
     uint64_t GetForwardedPackets() const;
+    /// Packets received but neither buffered for forwarding nor forwarded yet (an NVLS
+    /// contribution waiting for the others); 0 here.
+    virtual uint64_t GetHeldPackets() const;
+    /// Unroutable packets dropped, in all or from input \p port; the first drop's reason.
+    uint64_t GetDroppedPackets() const;
+    uint64_t GetDroppedPackets(uint32_t port) const;
+    const std::string& GetFirstDropReason() const;
     /// Peak bytes held in input buffers waiting for \p port (its output queue).
     uint64_t GetPeakBytesForOutput(uint32_t port) const;
 
@@ -70,7 +86,7 @@ class CreditSwitch : public Object
 
     /// Destination id of a packet; default: the CreditLinkHeader's.
     virtual uint32_t ExtractDestination(Ptr<const Packet> packet) const;
-    /// Output port; default: route callback if set, else the table.
+    /// Output port or NO_ROUTE; default: route callback if set, else the table.
     virtual uint32_t Route(Ptr<const Packet> packet, uint32_t inPort, uint32_t vc);
     /// VC on the output link; default: unchanged.
     virtual uint32_t SelectOutputVc(Ptr<const Packet> packet,
@@ -100,8 +116,10 @@ class CreditSwitch : public Object
     uint32_t RingIndex(uint32_t outPort, uint32_t outVc) const;
     void Enqueue(Entry&& entry);
     void PipeDeliver(uint32_t inPort);
+    void Drop(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, const std::string& reason);
 
     bool m_voq;
+    bool m_dropUnroutable;
     Time m_latency;
 
     std::vector<Ptr<CreditLinkNetDevice>> m_ports;
@@ -117,9 +135,13 @@ class CreditSwitch : public Object
     uint64_t m_adaptiveTurn;
     uint64_t m_buffered;
     uint64_t m_forwarded;
+    uint64_t m_dropped;
+    std::vector<uint64_t> m_droppedByPort;
+    std::string m_firstDropReason;
     Ptr<CreditLinkWatchdog> m_watchdog;
 
     TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_forwardTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t> m_dropTrace;
 };
 
 } // namespace ns3

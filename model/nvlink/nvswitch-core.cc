@@ -135,6 +135,20 @@ NvSwitch::GetNvlsPendingChunks() const
     return m_pendingChunks;
 }
 
+uint64_t
+NvSwitch::GetHeldPackets() const
+{
+    uint64_t held = 0;
+    for (const auto& [id, g] : m_groups)
+    {
+        for (const auto& [chunk, slot] : g.pending)
+        {
+            held += m_slots[slot].arrived;
+        }
+    }
+    return held;
+}
+
 uint32_t
 NvSwitch::ExtractDestination(Ptr<const Packet> packet) const
 {

@@ -47,6 +47,8 @@ class NvSwitch : public CreditSwitch
     uint32_t GetNvlsPendingChunks() const;
 
     void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc) override;
+    /// NVLS contributions held until their chunk is complete.
+    uint64_t GetHeldPackets() const override;
 
   protected:
     void DoDispose() override;

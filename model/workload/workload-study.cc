@@ -91,6 +91,16 @@ RunWorkloadStudy(ClusterHelper& cluster,
     {
         s.busyUtil = r.simEndNs ? s.busyUtil / (double(s.links) * r.simEndNs) : 0.0;
     }
+    if (cluster.GetCheckConservation())
+    {
+        // A stuck replay still has packets in the fabric: check the accounting, not idleness.
+        r.conservation = cluster.CheckConservation(r.complete);
+        if (!r.conservation.Ok())
+        {
+            r.complete = false;
+            r.stuckReport += r.conservation.Describe();
+        }
+    }
     if (db)
     {
         cluster.WriteLinks(db);

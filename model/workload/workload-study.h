@@ -38,13 +38,17 @@ struct StudyResult
     std::map<std::string, StudyPlaneStats> planes; ///< "nvlink", "infiniband"
     uint64_t simEndNs{0};
     uint64_t messages{0};
+    /// ClusterHelper::CheckConservation at the end (when the cluster's check is on); a
+    /// violation makes the result incomplete, with the report in stuckReport.
+    CreditLinkConservationReport conservation;
 };
 
 /**
  * \ingroup ai-fabric
  * Replays \p trace on \p cluster (built here if not yet) until the simulation
  * ends: transport, collective engine with the cluster's domains, WorkloadReplay
- * with IterationMarker \p marker.  With an open \p db (the caller's BeginRun
+ * with IterationMarker \p marker, then the cluster's conservation check (unless
+ * switched off with SetCheckConservation).  With an open \p db (the caller's BeginRun
  * done) writes nodes, flows, collectives, ops and links rows; the caller ends
  * the run and calls Simulator::Destroy().
  */
