@@ -51,6 +51,8 @@ class ScenarioSizing : public ::testing::Test
         ScenarioRun run("scenario-sizing-test"); // no database
         StudyResult r = RunStudyCase(run, config, std::move(trace), marker, "t", 1, {});
         EXPECT_TRUE(r.complete) << r.stuckReport;
+        // RunWorkloadStudy's end-of-run conservation check ran (a violation fails r.complete).
+        EXPECT_FALSE(r.conservation.planes.empty());
         return r;
     }
 
