@@ -21,6 +21,7 @@
 #include "ns3/infiniband-transport-plane.h"
 #include "ns3/results-database.h"
 #include "ns3/run-parameters.h"
+#include "ns3/scenario-run.h"
 #include "ns3/simulator.h"
 
 #include <chrono>
@@ -43,10 +44,9 @@ struct Flow
 
 } // namespace
 
-int
-main(int argc, char* argv[])
+static int
+MpiIncast(ScenarioRun& run, int argc, char* argv[])
 {
-    DistributedRun::Enable(&argc, &argv);
     ClusterHelper cluster;
     uint64_t bytes = 4 * 1024 * 1024;
     uint32_t rails = 2;
@@ -61,6 +61,8 @@ main(int argc, char* argv[])
     cmd.AddValue("db", "results database (per process: DB.rankK, see scripts/merge-db)", db);
     cmd.AddValue("label", "run label in the results database", label);
     cmd.Parse(argc, argv);
+    run.SetDatabase(db.empty() ? "" : DistributedRun::GetDatabasePath(db));
+    run.SetRun(label, 1, RunParameters());
     cluster.ApplyCommandLine();
     const auto wallStart = std::chrono::steady_clock::now();
     cluster.Build();
@@ -72,8 +74,10 @@ main(int argc, char* argv[])
     }
     const uint32_t payload = ib->GetMaxPayloadBytes();
     std::map<uint32_t, Flow> flows; // by sender rank
-    NS_ABORT_MSG_IF(pattern != "incast" && pattern != "shift",
-                    "mpi-incast: unknown --pattern=" << pattern << "; valid: incast, shift");
+    if (pattern != "incast" && pattern != "shift")
+    {
+        throw InputError::Flag("pattern", "unknown '" + pattern + "'; valid: incast, shift");
+    }
     const uint32_t domainGpus = cluster.GetConfig().GetGpusPerDomain();
     for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
     {
@@ -147,14 +151,14 @@ main(int argc, char* argv[])
     }
     if (!db.empty())
     {
-        Ptr<ResultsDatabase> results = CreateObject<ResultsDatabase>();
-        results->Open(DistributedRun::GetDatabasePath(db));
         RunParameters params;
         cluster.GetConfig().AddToRunParameters(params);
         params.Set("bytes", bytes);
         params.Set("rails", rails);
         params.Set("pattern", pattern);
-        results->BeginRun(label, "mpi-incast", 1, params.ToJson());
+        run.SetRun(label, 1, params);
+        run.BeginRun();
+        Ptr<ResultsDatabase> results = run.GetDatabase();
         cluster.WriteNodes(results);
         cluster.WriteLinks(results);
         for (const auto& [src, f] : flows)
@@ -179,14 +183,24 @@ main(int argc, char* argv[])
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
         results->EndRun(lossless ? "complete" : "failed", Simulator::Now(), wall);
-        results->Close();
     }
-    Simulator::Destroy();
-    DistributedRun::Disable();
     if (!lossless)
     {
         std::cerr << "mpi-incast: a flow did not deliver all its bytes\n";
         return 1;
     }
     return 0;
+}
+
+int
+main(int argc, char* argv[])
+{
+    DistributedRun::Enable(&argc, &argv);
+    int status = 0;
+    {
+        ScenarioRun run("mpi-incast");
+        status = run.Main([&]() { return MpiIncast(run, argc, argv); });
+    }
+    DistributedRun::Disable();
+    return status;
 }

@@ -842,12 +842,7 @@ ResultsDatabase::RejectRun(const std::string& paramsJson)
 {
     NS_LOG_FUNCTION(this);
     RequireRun("RejectRun()");
-    m_nodes.clear();
-    m_links.clear();
-    m_samples.clear();
-    m_flows.clear();
-    m_collectives.clear();
-    m_ops.clear();
+    DropBuffered();
     const double wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_runStartWall).count();
     const std::string endedAt = UtcNow();
@@ -1100,6 +1095,12 @@ ResultsDatabase::WriteBuffered()
             .NullableInt(r.simNs);
         step(m_insBench, "bench_results");
     }
+    DropBuffered();
+}
+
+void
+ResultsDatabase::DropBuffered() noexcept
+{
     m_nodes.clear();
     m_links.clear();
     m_samples.clear();

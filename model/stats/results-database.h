@@ -196,6 +196,7 @@ class ResultsDatabase : public Object
     void PrepareStatements();
     void FinalizeStatements() noexcept;
     void WriteBuffered();
+    void DropBuffered() noexcept;
     void MaybeFlush();
     void RequireRun(const char* what) const;
     [[noreturn]] void Fail(const std::string& what, int rc) const;
