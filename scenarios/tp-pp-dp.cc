@@ -44,6 +44,7 @@ TpPpDp(ScenarioRun& run, int argc, char* argv[])
     model.microBatches = 8;
     model.pp = 8;
     model.iterations = 1;
+    model.pipelineScatterGather = true; // Megatron-LM's default without sequence parallelism
     uint32_t tp = 0;
     bool gpt3 = false;
     std::string db;
@@ -64,6 +65,9 @@ TpPpDp(ScenarioRun& run, int argc, char* argv[])
     cmd.AddValue("tp", "tensor-parallel ranks (0: GPUs per NVLink domain)", tp);
     cmd.AddValue("pp", "pipeline stages; DP = GPUs / (TP x PP)", model.pp);
     cmd.AddValue("schedule", "1f1b or gpipe", model.schedule);
+    cmd.AddValue("scatterGather",
+                 "pipeline tensors split over the TP ranks, all-gathered on NVLink (Megatron)",
+                 model.pipelineScatterGather);
     cmd.AddValue("efficiency", "achieved fraction of the GPU's peak FLOP/s", model.efficiency);
     cmd.AddValue("iterations", "training iterations", model.iterations);
     cmd.AddValue("db", "results database (empty: none)", db);
@@ -121,6 +125,7 @@ TpPpDp(ScenarioRun& run, int argc, char* argv[])
     params.Set("pp", model.pp);
     params.Set("dp", model.dp);
     params.Set("schedule", model.schedule);
+    params.Set("scatterGather", model.pipelineScatterGather);
     params.Set("efficiency", model.efficiency);
     params.Set("iterations", model.iterations);
     params.Set("linkSamples", linkSamples);

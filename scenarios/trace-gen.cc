@@ -42,6 +42,10 @@ main(int argc, char* argv[])
     cmd.AddValue("sequenceParallel",
                  "reduce-scatter + all-gather instead of TP allreduce",
                  c.sequenceParallel);
+    cmd.AddValue("pipelineScatterGather",
+                 "Megatron scatter-gather: 1/tp of each pipeline tensor per TP rank, then a TP "
+                 "all-gather",
+                 c.pipelineScatterGather);
     cmd.AddValue("gpu", "GPU preset for compute times: A100, H100 or B200", c.gpu);
     cmd.AddValue("efficiency", "achieved fraction of peak dense BF16", c.efficiency);
     cmd.AddValue("iterations", "training iterations", c.iterations);

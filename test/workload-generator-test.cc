@@ -268,3 +268,31 @@ TEST(WorkloadGenerator, ShippedGpt3TraceParses)
     EXPECT_EQ(sends, 64u);
     EXPECT_TRUE(t.warnings.empty());
 }
+
+// Megatron's scatter-gather of pipeline tensors: tp = 4, pp = 2, m = 3.  A stage-0 rank
+// sends 3 activations of 1/4 of b*s*h*2 = 64 KiB (16 KiB each); the stage-1 TP group then
+// all-gathers each to the whole 64 KiB (3 forward all-gathers on stage 1, 3 backward ones
+// on stage 0).  Without the option the sends carry 64 KiB and there is no all-gather.
+TEST(WorkloadGenerator, PipelineScatterGather)
+{
+    auto c = Small();
+    c.tp = 4;
+    c.pp = 2;
+    c.microBatches = 3;
+    const uint64_t act = uint64_t(c.microBatch) * c.seq * c.hidden * 2;
+    auto sends = [](const WorkloadTrace& t, uint32_t rank) {
+        return t.SumBytes(rank, WorkloadOpKind::Send);
+    };
+    const WorkloadTrace plain = TransformerTraceGenerator(c).GenerateTrace();
+    EXPECT_EQ(sends(plain, 0), 3 * act);
+    EXPECT_EQ(plain.SumBytes(4, WorkloadOpKind::AllGather), 0u);
+    c.pipelineScatterGather = true;
+    const WorkloadTrace sg = TransformerTraceGenerator(c).GenerateTrace();
+    EXPECT_EQ(sends(sg, 0), 3 * act / 4);
+    EXPECT_EQ(sends(sg, 4), 3 * act / 4); // stage-1 rank 0 sends the gradients back
+    EXPECT_EQ(sg.SumBytes(4, WorkloadOpKind::AllGather), 3 * act);
+    EXPECT_EQ(sg.SumBytes(0, WorkloadOpKind::AllGather), 3 * act);
+    // With sequence parallelism the option changes nothing (not modelled there).
+    c.sequenceParallel = true;
+    EXPECT_EQ(sends(TransformerTraceGenerator(c).GenerateTrace(), 0), 3 * act);
+}

@@ -180,7 +180,8 @@ TransformerTraceGenerator::Generate() const
        << " globalBatch=" << c.globalBatch << " experts=" << c.experts << " topk=" << c.topk
        << "\n# tp=" << T << " pp=" << P << " dp=" << D << " ep=" << c.ep
        << " schedule=" << c.schedule << " microBatches=" << m << " zero=" << c.zero
-       << " sequenceParallel=" << c.sequenceParallel << " gpu=" << c.gpu
+       << " sequenceParallel=" << c.sequenceParallel
+       << (c.pipelineScatterGather ? " pipelineScatterGather=1" : "") << " gpu=" << c.gpu
        << " efficiency=" << c.efficiency << " mapping=" << c.mapping << "\n";
     os << "fabric-trace 1\nranks " << uint64_t(T) * P * D << "\n";
 
@@ -301,6 +302,9 @@ TransformerTraceGenerator::Generate() const
                 }
             }
         };
+        const bool scatter = c.pipelineScatterGather && T > 1 && !c.sequenceParallel;
+        const std::string p2pBytes =
+            scatter ? FormatBytes(static_cast<uint64_t>(b * s * h) * c.dtypeBytes / T) : actBytes;
         auto p2p = [&](const std::string& label, bool send, uint32_t peerStage) {
             for (uint32_t d = 0; d < D; ++d)
             {
@@ -308,8 +312,12 @@ TransformerTraceGenerator::Generate() const
                 {
                     line(std::to_string(RankOf(st, d, t)),
                          label + (send ? " send to=" : " recv from=") +
-                             std::to_string(RankOf(peerStage, d, t)) + " bytes=" + actBytes);
+                             std::to_string(RankOf(peerStage, d, t)) + " bytes=" + p2pBytes);
                 }
+            }
+            if (scatter && !send)
+            {
+                tpColl(label + "g", "allgather"); // the TP group rebuilds the whole tensor
             }
         };
         // One layer; labels are name + sfx ("" inside a layer repeat, ".<l>" unrolled).

@@ -31,6 +31,9 @@ struct TransformerTraceConfig
     uint32_t microBatches = 0;     ///< 0: globalBatch / (microBatch * dp)
     uint32_t zero = 0;             ///< 0, 1 or 3
     bool sequenceParallel = false;
+    /// Megatron's scatter-gather of pipeline tensors (without SP): each TP rank sends 1/tp of
+    /// an activation or gradient, the receiving stage all-gathers it over its TP group.
+    bool pipelineScatterGather = false;
     std::string gpu = "H100";
     double efficiency = 0.5; ///< achieved fraction of peak dense BF16
     uint32_t iterations = 1;
