@@ -80,20 +80,14 @@ PlaneSizing(ScenarioRun& run, int argc, char* argv[])
     uint64_t seed = 1;
     CommandLine cmd(__FILE__);
     cluster.AddCommandLineArguments(cmd);
+    model.AddModelArguments(cmd);
     cmd.AddValue("planes", "planes to sweep, comma-separated", planeList);
     cmd.AddValue("factors", "bandwidth factors around the preset, comma-separated", factorList);
     cmd.AddValue("threshold",
                  "knee: doubling the bandwidth gains less than this fraction of the iteration",
                  threshold);
-    cmd.AddValue("layers", "transformer layers", model.layers);
-    cmd.AddValue("hidden", "hidden size", model.hidden);
-    cmd.AddValue("seq", "sequence length (tokens)", model.seq);
-    cmd.AddValue("vocab", "vocabulary size", model.vocab);
-    cmd.AddValue("microBatch", "sequences per micro-batch", model.microBatch);
-    cmd.AddValue("microBatches", "micro-batches per iteration (0: one)", model.microBatches);
     cmd.AddValue("tp", "tensor-parallel ranks (0: GPUs per NVLink domain)", tp);
     cmd.AddValue("pp", "pipeline stages; DP = GPUs / (TP x PP)", model.pp);
-    cmd.AddValue("iterations", "training iterations", model.iterations);
     cmd.AddValue("db", "results database (empty: none)", db);
     cmd.AddValue("seed", "RNG seed", seed);
     cmd.Parse(argc, argv);
@@ -143,28 +137,8 @@ PlaneSizing(ScenarioRun& run, int argc, char* argv[])
     }
 
     model.tp = tp ? tp : base.GetGpusPerDomain();
-    const uint32_t gpus = base.GetNRanks();
-    if (model.tp == 0 || model.pp == 0 || gpus % (uint64_t(model.tp) * model.pp) != 0)
-    {
-        throw InputError::Flag("pp",
-                               "tp " + std::to_string(model.tp) + " x pp " +
-                                   std::to_string(model.pp) + " must divide the cluster's " +
-                                   std::to_string(gpus) + " GPUs");
-    }
-    model.dp = gpus / (model.tp * model.pp);
-    const uint32_t m = model.microBatches ? model.microBatches : 1;
-    model.globalBatch = model.microBatch * m * model.dp;
-    WorkloadTrace trace;
-    try
-    {
-        TransformerTraceGenerator gen(model);
-        gen.Validate();
-        trace = gen.GenerateTrace();
-    }
-    catch (const WorkloadError& e)
-    {
-        return run.Fail(e);
-    }
+    model.FitDp(base.GetNRanks());
+    WorkloadTrace trace = TransformerTraceGenerator(model).GenerateTrace(); // throws InputError
     std::printf("plane-sizing: GPT-like %u layers, hidden %u, seq %u, micro-batch %u; TP %u x "
                 "PP %u x DP %u on %s x %u, %u iteration(s); knee: next doubling gains < %g%%\n",
                 model.layers,
@@ -195,15 +169,7 @@ PlaneSizing(ScenarioRun& run, int argc, char* argv[])
         RunParameters params;
         params.Set("plane", factor == 1 ? "none" : ClusterPlaneName(plane));
         params.Set("factor", factor);
-        params.Set("layers", model.layers);
-        params.Set("hidden", model.hidden);
-        params.Set("seq", model.seq);
-        params.Set("vocab", model.vocab);
-        params.Set("microBatch", model.microBatch);
-        params.Set("tp", model.tp);
-        params.Set("pp", model.pp);
-        params.Set("dp", model.dp);
-        params.Set("iterations", model.iterations);
+        model.AddToRunParameters(params);
         params.Set("threshold", threshold);
         return runs[key] =
                    RunStudyCase(run, config, WorkloadTrace(trace), "opt*", label, seed, params);

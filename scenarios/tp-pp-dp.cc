@@ -53,23 +53,15 @@ TpPpDp(ScenarioRun& run, int argc, char* argv[])
     bool linkSamples = false;
     CommandLine cmd(__FILE__);
     cluster.AddCommandLineArguments(cmd);
+    model.AddModelArguments(cmd);
     cmd.AddValue("gpt3",
                  "the full GPT-3 175B shape: 96 layers, hidden 12288, seq 2048, 32 micro-batches",
                  gpt3);
-    cmd.AddValue("layers", "transformer layers", model.layers);
-    cmd.AddValue("hidden", "hidden size", model.hidden);
-    cmd.AddValue("seq", "sequence length (tokens)", model.seq);
-    cmd.AddValue("vocab", "vocabulary size", model.vocab);
-    cmd.AddValue("microBatch", "sequences per micro-batch", model.microBatch);
-    cmd.AddValue("microBatches", "micro-batches per pipeline and iteration", model.microBatches);
     cmd.AddValue("tp", "tensor-parallel ranks (0: GPUs per NVLink domain)", tp);
     cmd.AddValue("pp", "pipeline stages; DP = GPUs / (TP x PP)", model.pp);
-    cmd.AddValue("schedule", "1f1b or gpipe", model.schedule);
     cmd.AddValue("scatterGather",
                  "pipeline tensors split over the TP ranks, all-gathered on NVLink (Megatron)",
                  model.pipelineScatterGather);
-    cmd.AddValue("efficiency", "achieved fraction of the GPU's peak FLOP/s", model.efficiency);
-    cmd.AddValue("iterations", "training iterations", model.iterations);
     cmd.AddValue("db", "results database (empty: none)", db);
     cmd.AddValue("seed", "RNG seed", seed);
     cmd.AddValue("sampleInterval",
@@ -93,41 +85,12 @@ TpPpDp(ScenarioRun& run, int argc, char* argv[])
     }
     model.tp = tp ? tp : config.GetGpusPerDomain();
     const uint32_t gpus = config.GetNRanks();
-    if (model.tp == 0 || model.pp == 0 || gpus % (uint64_t(model.tp) * model.pp) != 0)
-    {
-        throw InputError::Flag("pp",
-                               "tp " + std::to_string(model.tp) + " x pp " +
-                                   std::to_string(model.pp) + " must divide the cluster's " +
-                                   std::to_string(gpus) + " GPUs");
-    }
-    model.dp = gpus / (model.tp * model.pp);
-    model.globalBatch = model.microBatch * model.microBatches * model.dp;
-    WorkloadTrace trace;
-    try
-    {
-        TransformerTraceGenerator gen(model);
-        gen.Validate();
-        trace = gen.GenerateTrace();
-    }
-    catch (const WorkloadError& e)
-    {
-        return run.Fail(e);
-    }
+    model.FitDp(gpus);
+    WorkloadTrace trace = TransformerTraceGenerator(model).GenerateTrace(); // throws InputError
 
     RunParameters params;
-    params.Set("layers", model.layers);
-    params.Set("hidden", model.hidden);
-    params.Set("seq", model.seq);
-    params.Set("vocab", model.vocab);
-    params.Set("microBatch", model.microBatch);
-    params.Set("microBatches", model.microBatches);
-    params.Set("tp", model.tp);
-    params.Set("pp", model.pp);
-    params.Set("dp", model.dp);
-    params.Set("schedule", model.schedule);
-    params.Set("scatterGather", model.pipelineScatterGather);
-    params.Set("efficiency", model.efficiency);
-    params.Set("iterations", model.iterations);
+    model.AddToRunParameters(params);
+    params.Set("gpt3", gpt3);
     params.Set("linkSamples", linkSamples);
     const auto wallStart = std::chrono::steady_clock::now();
     const StudyResult r = RunStudyCase(run,

@@ -3,7 +3,9 @@
  */
 #include "ns3/trace-transformer-gen.h"
 
+#include "ns3/command-line.h"
 #include "ns3/log.h"
+#include "ns3/run-parameters.h"
 #include "ns3/trace-native.h"
 
 #include <algorithm>
@@ -28,6 +30,60 @@ Check(bool ok, const std::string& flag, const std::string& message)
 }
 
 } // namespace
+
+void
+TransformerTraceConfig::AddModelArguments(CommandLine& cmd)
+{
+    cmd.AddValue("layers", "transformer layers", layers);
+    cmd.AddValue("hidden", "hidden size", hidden);
+    cmd.AddValue("seq", "sequence length (tokens)", seq);
+    cmd.AddValue("vocab", "vocabulary size", vocab);
+    cmd.AddValue("microBatch", "sequences per micro-batch", microBatch);
+    cmd.AddValue("microBatches", "micro-batches per pipeline and iteration", microBatches);
+    cmd.AddValue("schedule", "pipeline schedule: 1f1b or gpipe", schedule);
+    cmd.AddValue("efficiency", "achieved fraction of the GPU's peak dense BF16", efficiency);
+    cmd.AddValue("iterations", "training iterations", iterations);
+}
+
+void
+TransformerTraceConfig::FitDp(uint32_t ranks)
+{
+    const uint64_t tpPp = uint64_t(tp) * pp;
+    Check(tpPp > 0 && ranks % tpPp == 0,
+          "pp",
+          "tp " + std::to_string(tp) + " x pp " + std::to_string(pp) + " must divide the " +
+              std::to_string(ranks) + " GPUs");
+    dp = static_cast<uint32_t>(ranks / tpPp);
+    globalBatch = microBatch * std::max<uint32_t>(microBatches, 1) * dp;
+}
+
+void
+TransformerTraceConfig::AddToRunParameters(RunParameters& p) const
+{
+    p.Set("layers", layers);
+    p.Set("hidden", hidden);
+    p.Set("seq", seq);
+    p.Set("vocab", vocab);
+    p.Set("microBatch", microBatch);
+    p.Set("globalBatch", globalBatch);
+    p.Set("dtypeBytes", dtypeBytes);
+    p.Set("experts", experts);
+    p.Set("topk", topk);
+    p.Set("tp", tp);
+    p.Set("pp", pp);
+    p.Set("dp", dp);
+    p.Set("ep", ep);
+    p.Set("schedule", schedule);
+    p.Set("microBatches", microBatches);
+    p.Set("zero", zero);
+    p.Set("sequenceParallel", sequenceParallel);
+    p.Set("pipelineScatterGather", pipelineScatterGather);
+    p.Set("gpu", gpu);
+    p.Set("efficiency", efficiency);
+    p.Set("iterations", iterations);
+    p.Set("mapping", mapping);
+    p.Set("bucketBytes", bucketBytes);
+}
 
 TransformerTraceGenerator::TransformerTraceGenerator(TransformerTraceConfig config)
     : m_c(std::move(config))

@@ -11,6 +11,9 @@
 namespace ns3
 {
 
+class CommandLine;
+class RunParameters;
+
 /// A GPT-style transformer and its parallel layout (flags of scenarios/trace-gen).
 struct TransformerTraceConfig
 {
@@ -39,6 +42,15 @@ struct TransformerTraceConfig
     uint32_t iterations = 1;
     std::string mapping = "tp-inner";   ///< or "dp-inner"
     uint64_t bucketBytes = 25ULL << 20; ///< DP gradient bucket (PyTorch DDP default 25 MiB)
+
+    /// --layers --hidden --seq --vocab --microBatch --microBatches --schedule --efficiency
+    /// --iterations, the model flags the study scenarios share (they set tp, pp and dp).
+    void AddModelArguments(CommandLine& cmd);
+    /// dp = \p ranks / (tp x pp) and the global batch of microBatches (at least one) per DP
+    /// rank; throws WorkloadError (field "pp") when tp x pp does not divide \p ranks.
+    void FitDp(uint32_t ranks);
+    /// Every field, under its own name.
+    void AddToRunParameters(RunParameters& params) const;
 };
 
 /**
