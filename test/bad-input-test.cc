@@ -347,6 +347,81 @@ TEST(ScenarioFaults, KillNineMidRunLeavesSoundDatabase)
     std::system(("rm -rf '" + dir + "'").c_str());
 }
 
+// Two sweeps of cluster-replay writing to one database at the same time (issue 12): every run
+// complete with the same rows as the others, nothing lost, the earlier run intact.
+TEST(ScenarioFaults, TwoConcurrentSweepsLoseNoRow)
+{
+    const std::string program = ProgramDir() + "/cluster-replay";
+    if (access(program.c_str(), X_OK) != 0)
+    {
+        ASSERT_NE(ProgramDir().substr(ProgramDir().size() - 4), "/bin") << program << " missing";
+        GTEST_SKIP() << program << " is not beside the test executable";
+    }
+    char tmpl[] = "/tmp/ai-fabric-sweeps-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string dir = tmpl;
+    const std::string path = dir + "/runs.db";
+    WriteEarlierRun(path);
+    {
+        std::ofstream f(dir + "/small.trace");
+        f << "fabric-trace 1\nranks 2\ngroup all 0-1\nrepeat 4 {\n0-1 c compute time=1us\n"
+             "0-1 a allreduce group=all bytes=1MiB\n0 p send to=1 bytes=64KiB\n"
+             "1 p recv from=0 bytes=64KiB\n}\n";
+    }
+    const int runsPerSweep = 4;
+    pid_t sweeps[2];
+    for (int s = 0; s < 2; ++s)
+    {
+        sweeps[s] = fork();
+        ASSERT_GE(sweeps[s], 0);
+        if (sweeps[s] == 0)
+        {
+            int failures = 0;
+            for (int i = 0; i < runsPerSweep; ++i)
+            {
+                const int status =
+                    RunProgram(program,
+                               {"--servers=1",
+                                "--gpusPerServer=2",
+                                "--trace=" + dir + "/small.trace",
+                                "--db=" + path,
+                                "--label=sweep" + std::to_string(s) + "-" + std::to_string(i)},
+                               dir + "/stderr" + std::to_string(s) + ".txt");
+                failures += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+            }
+            _exit(failures);
+        }
+    }
+    for (pid_t pid : sweeps)
+    {
+        int status = 0;
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+            << ReadFile(dir + "/stderr0.txt") << ReadFile(dir + "/stderr1.txt");
+    }
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    ExpectEarlierRunIntact(db);
+    EXPECT_EQ(
+        Query(db, "SELECT count(*) FROM runs WHERE label LIKE 'sweep%' AND status='complete'"),
+        std::to_string(2 * runsPerSweep));
+    for (const char* table : {"nodes", "links", "flows", "collectives", "ops"})
+    {
+        // Every run has rows, and the same number as every other run of the same job.
+        const std::string perRun =
+            std::string("SELECT count(*) AS n FROM ") + table +
+            " t JOIN runs r USING(run_id) WHERE r.label LIKE 'sweep%' GROUP BY "
+            "run_id";
+        EXPECT_EQ(Query(db, "SELECT count(DISTINCT n) FROM (" + perRun + ")"), "1") << table;
+        EXPECT_EQ(Query(db, "SELECT count(*) FROM (" + perRun + ")"),
+                  std::to_string(2 * runsPerSweep))
+            << table;
+        EXPECT_NE(Query(db, "SELECT min(n) FROM (" + perRun + ")"), "0") << table;
+    }
+    sqlite3_close_v2(db);
+    std::system(("rm -rf '" + dir + "'").c_str());
+}
+
 const std::string kHead = "fabric-trace 1\nranks 4\ngroup all 0-3\ngroup pair 0,1\n";
 const std::string kReplay = "--servers=1 --trace={file}";
 
