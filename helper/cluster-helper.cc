@@ -4,6 +4,8 @@
 #include "ns3/cluster-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/arp-cache.h"
+#include "ns3/arp-l3-protocol.h"
 #include "ns3/boolean.h"
 #include "ns3/bridge-helper.h"
 #include "ns3/command-line.h"
@@ -17,6 +19,8 @@
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
 #include "ns3/ipv4-global-routing-helper.h"
+#include "ns3/ipv4-interface.h"
+#include "ns3/ipv4-l3-protocol.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4-static-routing.h"
 #include "ns3/log.h"
@@ -31,10 +35,12 @@
 #include "ns3/results-database.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <set>
 #include <sstream>
 
 namespace ns3
@@ -1440,6 +1446,71 @@ ClusterHelper::InstallTransport(const std::string& groupName)
     }
     transport->SetPlaneSelector(MakePlaneSelector(index, groupName));
     return transport;
+}
+
+Ptr<FrontEndTransport>
+ClusterHelper::InstallFrontEndTransport()
+{
+    NS_ABORT_MSG_UNLESS(m_built, "cluster: InstallFrontEndTransport before Build");
+    for (const NodeContainer* nodes : {&m_gpus, &m_cpus, &m_storage, &m_aggs, &m_tors})
+    {
+        for (uint32_t i = 0; i < nodes->GetN(); ++i)
+        {
+            if (Ptr<ArpL3Protocol> arp = nodes->Get(i)->GetObject<ArpL3Protocol>())
+            {
+                arp->SetAttribute("RequestJitter",
+                                  StringValue("ns3::ConstantRandomVariable[Constant=0.0]"));
+            }
+            Ptr<Ipv4L3Protocol> ip = nodes->Get(i)->GetObject<Ipv4L3Protocol>();
+            for (uint32_t k = 0; ip && k < ip->GetNInterfaces(); ++k)
+            {
+                if (Ptr<ArpCache> cache = ip->GetInterface(k)->GetArpCache())
+                {
+                    cache->SetAttribute("PendingQueueSize", UintegerValue(4096));
+                }
+            }
+        }
+    }
+    Ptr<FrontEndTransport> frontEnd = CreateObject<FrontEndTransport>();
+    for (uint32_t r = 0; r < GetNRanks(); ++r)
+    {
+        const uint32_t server = GetServer(r);
+        frontEnd->AddRank(r,
+                          m_gpus.Get(r),
+                          m_gpuAddress[r],
+                          m_cpus.Get(server),
+                          m_cpuAddress[server]);
+    }
+    for (uint32_t i = 0; i < m_storage.GetN(); ++i)
+    {
+        frontEnd->AddStorage(m_storage.Get(i), m_storageAddress[i]);
+    }
+    return frontEnd;
+}
+
+std::vector<ClusterHelper::FrontEndLinkStats>
+ClusterHelper::GetFrontEndLinkStats() const
+{
+    std::set<int64_t> gpus;
+    for (uint32_t i = 0; i < m_gpus.GetN(); ++i)
+    {
+        gpus.insert(m_gpus.Get(i)->GetId());
+    }
+    std::vector<FrontEndLinkStats> out;
+    out.reserve(m_ethDirections.size());
+    for (const EthDirection& d : m_ethDirections)
+    {
+        FrontEndLinkStats s;
+        s.srcNode = d.srcNode;
+        s.dstNode = d.dstNode;
+        s.pcie = gpus.count(d.srcNode) || gpus.count(d.dstNode);
+        s.rate_bps = d.rate_bps;
+        s.txBytes = d.txBytes;
+        s.busy_ns = d.busy_ns;
+        s.drops = d.drops;
+        out.push_back(s);
+    }
+    return out;
 }
 
 GpuTransport::PlaneSelector

@@ -6,6 +6,7 @@
 
 #include "ns3/cluster-config.h"
 #include "ns3/credit-link-conservation.h"
+#include "ns3/front-end-transport.h"
 #include "ns3/gpu-transport.h"
 #include "ns3/infiniband-helper.h"
 #include "ns3/infiniband-subnet-manager.h"
@@ -165,6 +166,29 @@ class ClusterHelper
     /// the aggregation mesh.  A CSMA segment counts as one link.
     uint32_t GetNPcieLinks() const;
     uint32_t GetNEthernetLinks() const;
+
+    /// Counters of one direction of a front-end or PCIe link, as of now.
+    struct FrontEndLinkStats
+    {
+        int64_t srcNode{0};
+        int64_t dstNode{0};
+        bool pcie{false}; //!< a GPU <-> CPU link
+        uint64_t rate_bps{0};
+        uint64_t txBytes{0};
+        uint64_t busy_ns{0};
+        uint64_t drops{0};
+    };
+
+    std::vector<FrontEndLinkStats> GetFrontEndLinkStats() const;
+    /**
+     * Load and checkpoint traffic (TCP) between every rank's GPU, its server's
+     * CPU and the storage nodes.  A running job's neighbour caches are warm, so
+     * every front-end node's ARP request jitter becomes 0 (ns-3's default
+     * U(0, 10 ms) would delay the first transfer by up to 10 ms per IPv4 hop)
+     * and its ARP caches queue 4096 packets while resolving (default 3: the
+     * SYNs of many connections opened at once would be dropped).
+     */
+    Ptr<FrontEndTransport> InstallFrontEndTransport();
 
     /**
      * Plane of traffic between two ranks: NVLink inside an NVLink domain,

@@ -25,6 +25,7 @@
 #include "ns3/trace-native.h"
 #include "ns3/trace-simai.h"
 #include "ns3/workload-replay.h"
+#include "ns3/workload-study.h"
 
 #include <algorithm>
 #include <chrono>
@@ -132,6 +133,7 @@ ClusterReplay(ScenarioRun& run, int argc, char* argv[])
                                 "format",
                                 "expected native, simai or goal, got '" + format + "'");
         }
+        trace.CheckStorageNodes(cluster.GetConfig().storageNodes);
     }
     catch (const WorkloadError& e)
     {
@@ -177,6 +179,7 @@ ClusterReplay(ScenarioRun& run, int argc, char* argv[])
     replay->SetTrace(std::move(trace));
     replay->SetTransport(transport);
     replay->SetCollectiveEngine(engine);
+    AttachFrontEnd(cluster, replay, results);
     if (results)
     {
         transport->SetResultsDatabase(results);

@@ -208,7 +208,8 @@ TEST(WorkloadNative, ErrorsNameLineAndField)
               std::string::npos);
     EXPECT_EQ(ErrorOf(h + "0 a frobnicate\n"),
               "trace.txt:4: field 'op': expected compute, send, recv, sendrecv, allreduce, "
-              "allgather, reducescatter, alltoall, broadcast or reduce, got 'frobnicate'");
+              "allgather, reducescatter, alltoall, broadcast, reduce, load or checkpoint, got "
+              "'frobnicate'");
     EXPECT_EQ(ErrorOf(h + "0 a compute time=1us colour=red\n"),
               "trace.txt:4: field 'colour': unknown key; expected time, bytes, group, to, from, "
               "after, stream, algorithm or root");

@@ -365,7 +365,7 @@ class Parser
             Fail("op",
                  m_tokens[2].column,
                  "expected compute, send, recv, sendrecv, allreduce, allgather, "
-                 "reducescatter, alltoall, broadcast or reduce, got '" +
+                 "reducescatter, alltoall, broadcast, reduce, load or checkpoint, got '" +
                      m_tokens[2].text + "'");
         }
         std::set<std::string> seen;
@@ -387,27 +387,35 @@ class Parser
         }
         const bool coll = IsCollective(op.kind);
         const bool p2p = !coll && op.kind != WorkloadOpKind::Compute;
-        auto require = [&](bool cond, const std::string& key, const std::string& what) {
-            if (cond && !seen.count(key))
-            {
-                Fail(key,
-                     0,
-                     "missing: " + std::string(WorkloadOpKindName(op.kind)) + " needs " + what);
-            }
-            if (!cond && seen.count(key))
-            {
-                Fail(key, 0, "not allowed for " + std::string(WorkloadOpKindName(op.kind)));
-            }
-        };
+        // \p optional: the key may be given although it is not required.
+        auto require =
+            [&](bool cond, const std::string& key, const std::string& what, bool optional = false) {
+                if (cond && !seen.count(key))
+                {
+                    Fail(key,
+                         0,
+                         "missing: " + std::string(WorkloadOpKindName(op.kind)) + " needs " + what);
+                }
+                if (!cond && !optional && seen.count(key))
+                {
+                    Fail(key, 0, "not allowed for " + std::string(WorkloadOpKindName(op.kind)));
+                }
+            };
         require(op.kind == WorkloadOpKind::Compute, "time", "time=DURATION");
         require(coll || p2p, "bytes", "bytes=SIZE");
         require(coll, "group", "group=NAME");
         require(op.kind == WorkloadOpKind::Send || op.kind == WorkloadOpKind::SendRecv,
                 "to",
-                "to=RANK");
+                "to=RANK",
+                op.kind == WorkloadOpKind::Checkpoint);
         require(op.kind == WorkloadOpKind::Recv || op.kind == WorkloadOpKind::SendRecv,
                 "from",
-                "from=RANK");
+                "from=RANK",
+                op.kind == WorkloadOpKind::Load);
+        if (IsFrontEnd(op.kind) && op.storage < 0)
+        {
+            op.storage = 0; // rule: the first storage node unless named
+        }
         if (seen.count("root") && op.kind != WorkloadOpKind::Broadcast &&
             op.kind != WorkloadOpKind::Reduce)
         {
@@ -471,6 +479,25 @@ class Parser
             {
                 Fail(key, 0, "unknown group '" + value + "'");
             }
+        }
+        else if ((key == "to" && op.kind == WorkloadOpKind::Checkpoint) ||
+                 (key == "from" && op.kind == WorkloadOpKind::Load))
+        {
+            uint64_t index = 0;
+            if (value.rfind("storage", 0) != 0 || !ParseUnsigned(value.substr(7), &index) ||
+                index > 32767)
+            {
+                Fail(key, 0, "expected a storage node like storage0, got '" + value + "'");
+            }
+            op.storage = static_cast<int16_t>(index);
+        }
+        else if ((key == "to" || key == "from") && IsFrontEnd(op.kind))
+        {
+            Fail(key,
+                 0,
+                 op.kind == WorkloadOpKind::Load
+                     ? "not allowed for load; it reads from=storageN"
+                     : "not allowed for checkpoint; it writes to=storageN");
         }
         else if (key == "to")
         {
@@ -711,6 +738,14 @@ NativeTracePrinter::Print(const WorkloadTrace& trace)
         if (op.group >= 0)
         {
             b << " group=" << trace.groups[op.group].name;
+        }
+        if (op.kind == WorkloadOpKind::Checkpoint)
+        {
+            b << " to=storage" << op.storage;
+        }
+        if (op.kind == WorkloadOpKind::Load)
+        {
+            b << " from=storage" << op.storage;
         }
         if (op.to >= 0)
         {

@@ -35,6 +35,8 @@ ParallelismKindName(ParallelismKind kind)
         return "DP";
     case ParallelismKind::Ep:
         return "EP";
+    case ParallelismKind::FrontEnd:
+        return "front-end";
     case ParallelismKind::Other:
         break;
     }
@@ -124,6 +126,7 @@ WorkloadReplay::DoDispose()
     }
     m_transport = nullptr;
     m_engine = nullptr;
+    m_frontEnd = nullptr;
     m_db = nullptr;
     Object::DoDispose();
 }
@@ -154,6 +157,12 @@ WorkloadReplay::SetCollectiveEngine(Ptr<CollectiveEngine> engine)
 }
 
 void
+WorkloadReplay::SetFrontEndTransport(Ptr<FrontEndTransport> frontEnd)
+{
+    m_frontEnd = frontEnd;
+}
+
+void
 WorkloadReplay::SetResultsDatabase(Ptr<ResultsDatabase> db)
 {
     m_db = db;
@@ -173,6 +182,7 @@ WorkloadReplay::Start()
     };
     bool needTransport = false;
     bool needEngine = false;
+    bool needFrontEnd = false;
     for (uint32_t r = 0; r < n; ++r)
     {
         const auto& ops = t.ops[r];
@@ -201,6 +211,24 @@ WorkloadReplay::Start()
                 if (op.from < 0 || static_cast<uint32_t>(op.from) >= n)
                 {
                     bad(r, i, "receive without a valid source rank");
+                }
+            }
+            if (IsFrontEnd(op.kind))
+            {
+                needFrontEnd = true;
+                if (m_frontEnd && (op.storage < 0 ||
+                                   static_cast<uint32_t>(op.storage) >= m_frontEnd->GetNStorage()))
+                {
+                    bad(r,
+                        i,
+                        "storage" + std::to_string(op.storage) +
+                            " does not exist (the front-end "
+                            "has " +
+                            std::to_string(m_frontEnd->GetNStorage()) + " storage node(s))");
+                }
+                if (m_frontEnd && !m_frontEnd->HasRank(r))
+                {
+                    bad(r, i, "the front-end has no GPU for this rank");
                 }
             }
             if (IsCollective(op.kind))
@@ -239,6 +267,11 @@ WorkloadReplay::Start()
         throw std::invalid_argument("WorkloadReplay: the trace has collectives but no "
                                     "CollectiveEngine is set");
     }
+    if (needFrontEnd && !m_frontEnd)
+    {
+        throw std::invalid_argument("WorkloadReplay: the trace has load or checkpoint ops but "
+                                    "no FrontEndTransport is set");
+    }
     if (m_transport)
     {
         for (uint32_t r = 0; r < n; ++r)
@@ -265,6 +298,11 @@ WorkloadReplay::Start()
                 m_planeNames.push_back(name);
             }
         }
+    }
+    if (needFrontEnd)
+    {
+        m_frontEndPlane = static_cast<int32_t>(m_planeNames.size());
+        m_planeNames.push_back("ethernet");
     }
 
     std::unordered_map<std::string, int32_t> markerIndex;
@@ -305,6 +343,10 @@ WorkloadReplay::Start()
             {
                 s.pkind = ParallelismKindOfGroup(
                     t.groups[op.group >= 0 ? op.group : t.collectives[op.collective].group].name);
+            }
+            else if (IsFrontEnd(op.kind))
+            {
+                s.pkind = ParallelismKind::FrontEnd;
             }
             else if (op.kind != WorkloadOpKind::Compute)
             {
@@ -490,6 +532,29 @@ WorkloadReplay::StartOp(uint32_t rank, uint32_t index)
     case WorkloadOpKind::Recv:
         MaybeFinishP2p(rank, index);
         break;
+    case WorkloadOpKind::Load:
+    case WorkloadOpKind::Checkpoint: {
+        rs.planeActive[m_frontEndPlane] += 1;
+        const Callback<void> done([this, rank, index]() { FrontEndDone(rank, index); });
+        const uint32_t storage = static_cast<uint32_t>(op.storage);
+        const int64_t opId = static_cast<int64_t>(GetOpId(rank, index));
+        try
+        {
+            if (op.kind == WorkloadOpKind::Load)
+            {
+                m_frontEnd->Load(rank, storage, op.bytes, done, opId);
+            }
+            else
+            {
+                m_frontEnd->Checkpoint(rank, storage, op.bytes, done, opId);
+            }
+        }
+        catch (const std::exception& e)
+        {
+            Fail(rank, index, e.what());
+        }
+        break;
+    }
     default: {
         const uint32_t c = static_cast<uint32_t>(op.collective);
         if (++m_collectives[c].ready == m_trace.collectives[c].members.size())
@@ -610,6 +675,15 @@ WorkloadReplay::Arrived(uint32_t rank, uint32_t index)
 {
     m_ranks[rank].ops[index].arrived = true;
     MaybeFinishP2p(rank, index);
+}
+
+void
+WorkloadReplay::FrontEndDone(uint32_t rank, uint32_t index)
+{
+    Account(rank);
+    m_ranks[rank].planeActive[m_frontEndPlane] -= 1;
+    Finish(rank, index);
+    Drain();
 }
 
 void
@@ -946,6 +1020,12 @@ WorkloadReplay::Describe(uint32_t rank, uint32_t index) const
         break;
     case WorkloadOpKind::Send:
         os << " sent to rank " << op.to << ", not delivered";
+        break;
+    case WorkloadOpKind::Load:
+        os << " from storage" << op.storage << " never arrived";
+        break;
+    case WorkloadOpKind::Checkpoint:
+        os << " to storage" << op.storage << " never completed";
         break;
     case WorkloadOpKind::Recv:
     case WorkloadOpKind::SendRecv:

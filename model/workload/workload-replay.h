@@ -6,6 +6,7 @@
 
 #include "ns3/collective-engine.h"
 #include "ns3/event-id.h"
+#include "ns3/front-end-transport.h"
 #include "ns3/gpu-transport.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -25,7 +26,8 @@ namespace ns3
 class ResultsDatabase;
 
 /// Parallelism kind of a communication op: from the group name prefix
-/// (tp*, pp*, dp* / xdp*, ep*), send/recv/sendrecv are PP, anything else Other.
+/// (tp*, pp*, dp* / xdp*, ep*), send/recv/sendrecv are PP, anything else Other;
+/// load and checkpoint are FrontEnd.
 enum class ParallelismKind : uint8_t
 {
     Tp,
@@ -33,10 +35,12 @@ enum class ParallelismKind : uint8_t
     Dp,
     Ep,
     Other,
+    FrontEnd,
 };
 
-constexpr std::size_t kNumParallelismKinds = 5;
-const char* ParallelismKindName(ParallelismKind kind); ///< "TP", "PP", "DP", "EP", "other"
+constexpr std::size_t kNumParallelismKinds = 6;
+/// "TP", "PP", "DP", "EP", "other", "front-end"
+const char* ParallelismKindName(ParallelismKind kind);
 ParallelismKind ParallelismKindOfGroup(const std::string& groupName);
 
 /// Time accounting of one rank, all in ns of simulated time.
@@ -90,6 +94,8 @@ class WorkloadReplay : public Object
     const WorkloadTrace& GetTrace() const;
     void SetTransport(Ptr<GpuTransport> transport);
     void SetCollectiveEngine(Ptr<CollectiveEngine> engine);
+    /// Carries load and checkpoint ops; their time counts on plane "ethernet".
+    void SetFrontEndTransport(Ptr<FrontEndTransport> frontEnd);
     /// Every completed op becomes an `ops` row; op_id = GetOpId(rank, index).
     void SetResultsDatabase(Ptr<ResultsDatabase> db);
 
@@ -188,6 +194,7 @@ class WorkloadReplay : public Object
     void CollectiveDone(uint32_t c);
     void SendDone(uint32_t rank, uint32_t index);
     void Arrived(uint32_t rank, uint32_t index);
+    void FrontEndDone(uint32_t rank, uint32_t index);
     void MaybeFinishP2p(uint32_t rank, uint32_t index);
     void Finish(uint32_t rank, uint32_t index);
     void Fail(uint32_t rank, uint32_t index, const std::string& why);
@@ -203,6 +210,8 @@ class WorkloadReplay : public Object
     WorkloadTrace m_trace;
     Ptr<GpuTransport> m_transport;
     Ptr<CollectiveEngine> m_engine;
+    Ptr<FrontEndTransport> m_frontEnd;
+    int32_t m_frontEndPlane{-1}; ///< m_planeNames index of "ethernet"
     Ptr<ResultsDatabase> m_db;
     std::string m_marker;
     bool m_concurrentCompute;

@@ -12,8 +12,45 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
+#include <algorithm>
+
 namespace ns3
 {
+
+namespace
+{
+
+void
+StopWhenComplete(WorkloadReplay* replay, uint32_t, uint32_t, const std::string&, Time)
+{
+    if (replay->IsComplete())
+    {
+        // After the credit planes' last flow-control updates (the conservation check
+        // expects them home), long before any TCP timer.
+        Simulator::Stop(MicroSeconds(100));
+    }
+}
+
+} // namespace
+
+Ptr<FrontEndTransport>
+AttachFrontEnd(ClusterHelper& cluster, Ptr<WorkloadReplay> replay, Ptr<ResultsDatabase> db)
+{
+    if (!replay->GetTrace().HasFrontEndOps())
+    {
+        return nullptr;
+    }
+    Ptr<FrontEndTransport> frontEnd = cluster.InstallFrontEndTransport();
+    replay->SetFrontEndTransport(frontEnd);
+    if (db)
+    {
+        frontEnd->SetResultsDatabase(db);
+    }
+    // The replay owns its trace sinks: a raw pointer, no reference cycle.
+    replay->TraceConnectWithoutContext("OpEnd",
+                                       MakeBoundCallback(&StopWhenComplete, PeekPointer(replay)));
+    return frontEnd;
+}
 
 StudyResult
 RunWorkloadStudy(ClusterHelper& cluster,
@@ -44,6 +81,7 @@ RunWorkloadStudy(ClusterHelper& cluster,
     replay->SetTrace(std::move(trace));
     replay->SetTransport(transport);
     replay->SetCollectiveEngine(engine);
+    Ptr<FrontEndTransport> frontEnd = AttachFrontEnd(cluster, replay, db);
     if (db)
     {
         transport->SetResultsDatabase(db);
@@ -57,6 +95,7 @@ RunWorkloadStudy(ClusterHelper& cluster,
     r.complete = replay->IsComplete();
     r.stuckReport = replay->GetStuckReport();
     r.simEndNs = Simulator::Now().GetNanoSeconds();
+    r.endNs = replay->GetEndTime().GetNanoSeconds();
     r.messages = transport->GetMessagesCompleted();
     if (r.complete)
     {
@@ -69,12 +108,16 @@ RunWorkloadStudy(ClusterHelper& cluster,
         r.meanIterationNs = r.iterations.empty() ? 0 : sum / r.iterations.size();
         r.breakdown = replay->GetMeanBreakdown();
     }
-    auto add = [&r](const std::string& plane, Ptr<CreditLinkNetDevice> dev) {
-        const CreditLinkNetDevice::Counters c = dev->GetCounters();
+    auto count = [&r](const std::string& plane, uint64_t txBytes, uint64_t busyNs) {
         StudyPlaneStats& s = r.planes[plane];
         ++s.links;
-        s.txBytes += c.txBytes;
-        s.busyUtil += c.busyTime.GetNanoSeconds(); // summed here, divided below
+        s.txBytes += txBytes;
+        s.busyUtil += busyNs; // summed here, divided below
+        s.maxBusyUtil = std::max(s.maxBusyUtil, r.simEndNs ? double(busyNs) / r.simEndNs : 0.0);
+    };
+    auto add = [&count](const std::string& plane, Ptr<CreditLinkNetDevice> dev) {
+        const CreditLinkNetDevice::Counters c = dev->GetCounters();
+        count(plane, c.txBytes, c.busyTime.GetNanoSeconds());
     };
     for (uint32_t rank = 0; rank < ranks; ++rank)
     {
@@ -85,6 +128,13 @@ RunWorkloadStudy(ClusterHelper& cluster,
         if (Ptr<InfinibandNetDevice> hca = cluster.GetHcaDevice(rank))
         {
             add("infiniband", hca);
+        }
+    }
+    if (frontEnd)
+    {
+        for (const auto& link : cluster.GetFrontEndLinkStats())
+        {
+            count(link.pcie ? "pcie" : "ethernet", link.txBytes, link.busy_ns);
         }
     }
     for (auto& [plane, s] : r.planes)

@@ -18,13 +18,15 @@
 namespace ns3
 {
 
-/// GPU-side link ends of one plane (NVLink bundles, HCA ports), transmit direction.
+/// GPU-side link ends of one plane (NVLink bundles, HCA ports), transmit direction;
+/// "ethernet" and "pcie": every direction of the front-end's Ethernet / PCIe links.
 struct StudyPlaneStats
 {
     uint32_t links{0};
     uint64_t txBytes{0};
-    double busyUtil{0}; ///< sum of busy time / (links x simulated time)
-    double peakUtil{0}; ///< busiest link over one sample interval (RunStudyCase with sampling)
+    double busyUtil{0};    ///< sum of busy time / (links x simulated time)
+    double peakUtil{0};    ///< busiest link over one sample interval (RunStudyCase with sampling)
+    double maxBusyUtil{0}; ///< the busiest link's busy time / simulated time
 };
 
 /// Outcome of one replay on a built cluster.
@@ -34,9 +36,11 @@ struct StudyResult
     std::string stuckReport; ///< "" when complete
     std::vector<Time> iterations;
     uint64_t meanIterationNs{0};
-    ReplayBreakdown breakdown;                     ///< mean over ranks
-    std::map<std::string, StudyPlaneStats> planes; ///< "nvlink", "infiniband"
+    ReplayBreakdown breakdown; ///< mean over ranks
+    /// "nvlink", "infiniband"; with load/checkpoint ops also "ethernet", "pcie"
+    std::map<std::string, StudyPlaneStats> planes;
     uint64_t simEndNs{0};
+    uint64_t endNs{0}; ///< the replay's last op end (front-end runs stop 100 us later)
     uint64_t messages{0};
     /// ClusterHelper::CheckConservation at the end (when the cluster's check is on); a
     /// violation makes the result incomplete, with the report in stuckReport.
@@ -45,9 +49,22 @@ struct StudyResult
 
 /**
  * \ingroup ai-fabric
+ * When \p replay's trace has load or checkpoint ops: gives it the cluster's
+ * FrontEndTransport (writing flows to \p db if set) and stops the simulation
+ * 100 us after the replay is complete (TCP's timers, e.g. TIME_WAIT's 240 s,
+ * would otherwise keep it running).  Call after SetTrace, before Start.
+ * \return the transport, or null when the trace has no front-end ops.
+ */
+Ptr<FrontEndTransport> AttachFrontEnd(ClusterHelper& cluster,
+                                      Ptr<WorkloadReplay> replay,
+                                      Ptr<ResultsDatabase> db = nullptr);
+
+/**
+ * \ingroup ai-fabric
  * Replays \p trace on \p cluster (built here if not yet) until the simulation
  * ends: transport, collective engine with the cluster's domains, WorkloadReplay
- * with IterationMarker \p marker, then the cluster's conservation check (unless
+ * with IterationMarker \p marker, and the cluster's FrontEndTransport when the
+ * trace has load or checkpoint ops, then the cluster's conservation check (unless
  * switched off with SetCheckConservation).  With an open \p db (the caller's BeginRun
  * done) writes nodes, flows, collectives, ops and links rows; the caller ends
  * the run and calls Simulator::Destroy().

@@ -34,6 +34,8 @@ const KindName g_kindNames[] = {
     {WorkloadOpKind::AllToAll, "alltoall"},
     {WorkloadOpKind::Broadcast, "broadcast"},
     {WorkloadOpKind::Reduce, "reduce"},
+    {WorkloadOpKind::Load, "load"},
+    {WorkloadOpKind::Checkpoint, "checkpoint"},
 };
 
 // Parses "<digits>[.<digits>]<unit>" exactly, scaling by the unit's factor and
@@ -180,7 +182,13 @@ WorkloadOpKindFromName(const std::string& name, WorkloadOpKind* kind)
 bool
 IsCollective(WorkloadOpKind kind)
 {
-    return kind >= WorkloadOpKind::AllReduce;
+    return kind >= WorkloadOpKind::AllReduce && kind <= WorkloadOpKind::Reduce;
+}
+
+bool
+IsFrontEnd(WorkloadOpKind kind)
+{
+    return kind == WorkloadOpKind::Load || kind == WorkloadOpKind::Checkpoint;
 }
 
 bool
@@ -354,6 +362,44 @@ WorkloadTrace::SumBytes(uint32_t rank, WorkloadOpKind kind) const
         }
     }
     return sum;
+}
+
+bool
+WorkloadTrace::HasFrontEndOps() const
+{
+    for (const auto& r : ops)
+    {
+        for (const auto& op : r)
+        {
+            if (IsFrontEnd(op.kind))
+            {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+void
+WorkloadTrace::CheckStorageNodes(uint32_t storageNodes) const
+{
+    for (const auto& r : ops)
+    {
+        for (const auto& op : r)
+        {
+            if (IsFrontEnd(op.kind) &&
+                (op.storage < 0 || static_cast<uint32_t>(op.storage) >= storageNodes))
+            {
+                throw WorkloadError(source,
+                                    op.line,
+                                    op.kind == WorkloadOpKind::Load ? "from" : "to",
+                                    std::string(WorkloadOpKindName(op.kind)) + " '" + op.label +
+                                        "' names storage" + std::to_string(op.storage) +
+                                        " but the cluster has " + std::to_string(storageNodes) +
+                                        " storage node(s)");
+            }
+        }
+    }
 }
 
 namespace

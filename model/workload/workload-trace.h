@@ -34,12 +34,18 @@ enum class WorkloadOpKind : uint8_t
     AllToAll,
     Broadcast,
     Reduce,
+    /// Front-end: storage -> the rank's CPU (Ethernet), then CPU -> GPU (PCIe).
+    Load,
+    /// Front-end: GPU -> CPU (PCIe), then CPU -> storage (Ethernet).
+    Checkpoint,
 };
 
 const char* WorkloadOpKindName(WorkloadOpKind kind);
 /// False for unknown names; \p kind is then untouched.
 bool WorkloadOpKindFromName(const std::string& name, WorkloadOpKind* kind);
 bool IsCollective(WorkloadOpKind kind);
+/// Load and checkpoint: traffic between a GPU and a storage node over the front-end.
+bool IsFrontEnd(WorkloadOpKind kind);
 
 /// One op of one rank.  Indices (deps, peers' ops) refer to WorkloadTrace::ops[rank].
 struct WorkloadOp
@@ -48,10 +54,11 @@ struct WorkloadOp
     uint64_t timeNs = 0; ///< compute only
     uint64_t bytes = 0;
     uint32_t stream = 0;
-    int32_t group = -1; ///< collectives: index into WorkloadTrace::groups
-    int32_t to = -1;    ///< send, sendrecv: destination rank
-    int32_t from = -1;  ///< recv, sendrecv: source rank
-    int32_t root = -1;  ///< broadcast/reduce root rank (-1: group's first member)
+    int32_t group = -1;   ///< collectives: index into WorkloadTrace::groups
+    int32_t to = -1;      ///< send, sendrecv: destination rank
+    int32_t from = -1;    ///< recv, sendrecv: source rank
+    int32_t root = -1;    ///< broadcast/reduce root rank (-1: group's first member)
+    int16_t storage = -1; ///< load, checkpoint: storage node index (parsers allow up to 32767)
     WorkloadOpKind kind = WorkloadOpKind::Compute; ///< here, not first: no padding (184 bytes)
     std::string algorithm;          ///< free text for the collectives layer ("" = default)
     std::vector<std::string> after; ///< explicit dependencies as written (expanded labels)
@@ -104,6 +111,11 @@ struct WorkloadTrace
     uint64_t CountOps() const;
     /// Sum of bytes over ops of \p kind on rank \p rank.
     uint64_t SumBytes(uint32_t rank, WorkloadOpKind kind) const;
+    /// Some op is a load or a checkpoint.
+    bool HasFrontEndOps() const;
+    /// Throws WorkloadError (line, field from/to) for the first load or checkpoint that
+    /// names a storage node at or above \p storageNodes.
+    void CheckStorageNodes(uint32_t storageNodes) const;
 };
 
 /**
