@@ -15,6 +15,8 @@
 #include "ns3/names.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/trace-native.h"
+#include "ns3/workload-study.h"
 
 #include <chrono>
 #include <gtest/gtest.h>
@@ -142,6 +144,48 @@ TEST_F(Watchdog, InfinibandLftHoleIsDroppedCountedAndNamed)
                              std::to_string(hole) + ")"),
               std::string::npos)
         << r.Describe();
+}
+
+// The same hole in a cluster replay: rank 2's HCA LID removed from every InfiniBand switch.
+// The DP allreduce between ranks 0 and 2 cannot finish; the run ends (no hang) incomplete,
+// and its report carries the conservation check naming rank 0's cable and the reason.
+TEST_F(Watchdog, LftHoleInAClusterReplayFailsTheRunNamingTheDrop)
+{
+    ClusterConfig config;
+    ASSERT_EQ(config.ApplyPreset("dgx-h100"), "");
+    config.servers = 2;
+    config.gpusPerServer = 2;
+    StudyResult r;
+    std::string hcaLink;
+    uint16_t hole = 0;
+    {
+        ClusterHelper cluster(config);
+        cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
+        ASSERT_EQ(cluster.TryBuild(), "");
+        hole = cluster.GetHcaLid(2);
+        hcaLink = cluster.GetHcaDevice(0)->GetLinkName();
+        const NodeContainer switches = cluster.GetIbSwitchNodes();
+        for (uint32_t i = 0; i < switches.GetN(); ++i)
+        {
+            Ptr<InfinibandSwitch> sw = switches.Get(i)->GetObject<InfinibandSwitch>();
+            std::vector<uint8_t> lft = Lft(sw);
+            lft[hole] = 0xff;
+            sw->SetForwardingTable(lft);
+        }
+        const std::string trace = "fabric-trace 1\nranks 4\ngroup dp 0,2\n"
+                                  "0,2 grad allreduce group=dp bytes=1MiB\n";
+        r = RunWorkloadStudy(cluster, NativeTraceParser::ParseString(trace, "hole"), "");
+    }
+    EXPECT_FALSE(r.complete);
+    EXPECT_FALSE(r.conservation.Ok());
+    const std::string where = "infiniband link " + hcaLink + ": ";
+    const std::size_t at = r.stuckReport.find(where);
+    ASSERT_NE(at, std::string::npos) << r.stuckReport;
+    const std::string line = r.stuckReport.substr(at, r.stuckReport.find('\n', at) - at);
+    EXPECT_NE(line.find("packets dropped at the switch input (first: no route for destination " +
+                        std::to_string(hole) + ")"),
+              std::string::npos)
+        << line;
 }
 
 // A forwarding loop: host 2's LID points from host 0's switch to host 1's switch and back.
