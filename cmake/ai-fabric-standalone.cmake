@@ -104,6 +104,13 @@ foreach(
     set(lib${module} ns3::lib${module})
   endif()
 endforeach()
+set(AI_FABRIC_NS3_MPI_SOURCE
+    ""
+    CACHE PATH "ns-3 source tree to build the mpi and point-to-point modules from with MPI (distributed runs, scripts/check-mpi)"
+)
+if(AI_FABRIC_NS3_MPI_SOURCE)
+  include(${CMAKE_CURRENT_LIST_DIR}/ai-fabric-ns3-mpi.cmake)
+endif()
 set(LIB_AS_NEEDED_PRE -Wl,--no-as-needed)
 set(LIB_AS_NEEDED_POST -Wl,--as-needed)
 

@@ -3,6 +3,7 @@
  */
 #include "ns3/scenario-run.h"
 
+#include "ns3/distributed-run.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -33,7 +34,8 @@ ScenarioRun::~ScenarioRun()
 void
 ScenarioRun::SetDatabase(const std::string& path)
 {
-    m_path = path;
+    // A distributed run writes one file per process (scripts/merge-db folds them).
+    m_path = DistributedRun::GetDatabasePath(path);
 }
 
 Ptr<ResultsDatabase>

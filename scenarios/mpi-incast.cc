@@ -53,15 +53,19 @@ MpiIncast(ScenarioRun& run, int argc, char* argv[])
     std::string db;
     std::string label = "incast";
     std::string pattern = "incast";
+    uint32_t staggerNs = 0;
     CommandLine cmd(__FILE__);
     cluster.AddCommandLineArguments(cmd);
     cmd.AddValue("pattern", "incast (to rank 0) or shift (to the next domain)", pattern);
     cmd.AddValue("bytes", "bytes each sender sends", bytes);
+    cmd.AddValue("stagger",
+                 "ns between the starts of consecutive senders (0: all at once)",
+                 staggerNs);
     cmd.AddValue("rails", "senders: GPUs of local index < rails in the other domains", rails);
     cmd.AddValue("db", "results database (per process: DB.rankK, see scripts/merge-db)", db);
     cmd.AddValue("label", "run label in the results database", label);
     cmd.Parse(argc, argv);
-    run.SetDatabase(db.empty() ? "" : DistributedRun::GetDatabasePath(db));
+    run.SetDatabase(db); // DB.rankK in a distributed run
     run.SetRun(label, 1, RunParameters());
     cluster.ApplyCommandLine();
     const auto wallStart = std::chrono::steady_clock::now();
@@ -120,12 +124,14 @@ MpiIncast(ScenarioRun& run, int argc, char* argv[])
                 f.end = Simulator::Now();
             }
         }));
+    uint32_t index = 0;
     for (auto& [src, f] : flows)
     {
+        const Time start = NanoSeconds(uint64_t{staggerNs} * index++);
         if (DistributedRun::IsLocal(cluster.GetGpuNode(src)))
         {
             Simulator::ScheduleWithContext(cluster.GetGpuNode(src)->GetId(),
-                                           Time(0),
+                                           start,
                                            [&pump, src = src]() { pump(src); });
         }
     }
@@ -156,6 +162,7 @@ MpiIncast(ScenarioRun& run, int argc, char* argv[])
         params.Set("bytes", bytes);
         params.Set("rails", rails);
         params.Set("pattern", pattern);
+        params.Set("stagger", staggerNs);
         run.SetRun(label, 1, params);
         run.BeginRun();
         Ptr<ResultsDatabase> results = run.GetDatabase();
@@ -176,7 +183,8 @@ MpiIncast(ScenarioRun& run, int argc, char* argv[])
             row.dstRank = f.dst;
             row.bytes = static_cast<int64_t>(bytes);
             row.packets = static_cast<int64_t>(f.packets);
-            row.startNs = 0;
+            row.startNs =
+                static_cast<int64_t>(staggerNs) * std::distance(flows.begin(), flows.find(src));
             row.endNs = f.deliveredBytes == bytes ? f.end.GetNanoSeconds() : -1;
             results->AddFlow(row);
         }

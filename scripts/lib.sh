@@ -59,9 +59,12 @@ af_install_packages() {
 }
 
 # Configures (first time) and builds a standalone tree: build/ by default,
-# build-sanitize/ with AI_FABRIC_SANITIZE=1 (ASan + UBSan).
+# build-sanitize/ with AI_FABRIC_SANITIZE=1 (ASan + UBSan), build-mpi/ with
+# AI_FABRIC_NS3_MPI_SOURCE=<ns-3 source tree> (ns-3's mpi module from source, scripts/check-mpi).
 af_build_dir() {
-    if [ "${AI_FABRIC_SANITIZE:-0}" = 1 ]; then
+    if [ -n "${AI_FABRIC_NS3_MPI_SOURCE:-}" ]; then
+        echo "$AI_FABRIC_ROOT/build-mpi" # scripts/check-mpi: ns-3's mpi module from source
+    elif [ "${AI_FABRIC_SANITIZE:-0}" = 1 ]; then
         echo "$AI_FABRIC_ROOT/build-sanitize"
     else
         echo "$AI_FABRIC_ROOT/build"
@@ -85,6 +88,7 @@ af_build_standalone() {
     else
         extra=(-DCMAKE_BUILD_TYPE=Release)
     fi
+    [ -n "${AI_FABRIC_NS3_MPI_SOURCE:-}" ] && extra+=("-DAI_FABRIC_NS3_MPI_SOURCE=$AI_FABRIC_NS3_MPI_SOURCE")
     mkdir -p "$CCACHE_DIR"
     if [ ! -f "$build_dir/CMakeCache.txt" ] || [ "${AI_FABRIC_RECONFIGURE:-}" = 1 ]; then
         cmake -S "$AI_FABRIC_ROOT" -B "$build_dir" "${extra[@]}" \
