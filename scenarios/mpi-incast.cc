@@ -94,8 +94,11 @@ MpiIncast(ScenarioRun& run, int argc, char* argv[])
             flows[r].packets = (bytes + payload - 1) / payload;
         }
     }
-    NS_ABORT_MSG_IF(flows.empty() || cluster.GetConfig().GetNDomains() < 2,
-                    "mpi-incast: no senders (need 2+ NVLink domains, rails >= 1)");
+    if (flows.empty() || cluster.GetConfig().GetNDomains() < 2)
+    {
+        throw InputError::Flag(cluster.GetConfig().GetNDomains() < 2 ? "servers" : "rails",
+                               "no senders (need 2+ NVLink domains, rails >= 1)");
+    }
 
     // Each sender injects until its HCA refuses, then waits for TxReady (back-pressure).
     auto pump = [&](uint32_t src) {

@@ -741,6 +741,8 @@ Cases()
              "--servers=2 --pattern=ring",
              "pattern",
              "pattern"),
+        Flag("mpi_incast_one_domain", "mpi-incast", "--servers=1", "servers", "servers"),
+        Flag("mpi_incast_no_rails", "mpi-incast", "--servers=2 --rails=0", "rails", "rails"),
         Flag("collective_bench_ranks", "collective-bench", "--servers=1 --ranks=0-99", "--ranks"),
         Flag("collective_bench_sizes",
              "collective-bench",
