@@ -1861,7 +1861,15 @@ ClusterHelper::AddCreditLinkRows(Ptr<ResultsDatabase> db,
         row.busyNs = k.busyTime.GetNanoSeconds();
         row.creditStallNs = k.creditStallTime.GetNanoSeconds();
         row.peakQueueBytes = static_cast<int64_t>(k.peakQueueBytes);
-        row.drops = 0; // lossless: credits, no drops
+        // Credits never drop; only a switch without a route (LFT hole) or an HCA given
+        // another LID's packet discards what this direction delivered.
+        const Ptr<CreditLinkNetDevice> peer = dev->GetPeer();
+        uint64_t drops = peer->GetReceiveDiscards();
+        if (const Ptr<CreditSwitch> sw = peer->GetSwitch())
+        {
+            drops += sw->GetDroppedPackets(sw->GetPortIndex(peer));
+        }
+        row.drops = static_cast<int64_t>(drops);
         db->AddLink(row);
     }
 }

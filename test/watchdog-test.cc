@@ -13,13 +13,17 @@
 #include "ns3/credit-link-conservation.h"
 #include "ns3/infiniband-helper.h"
 #include "ns3/names.h"
+#include "ns3/results-database.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-native.h"
 #include "ns3/workload-study.h"
 
 #include <chrono>
+#include <cstdio>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
 
 using namespace ns3;
 
@@ -158,13 +162,19 @@ TEST_F(Watchdog, LftHoleInAClusterReplayFailsTheRunNamingTheDrop)
     StudyResult r;
     std::string hcaLink;
     uint16_t hole = 0;
+    uint64_t dropped = 0;
+    NodeContainer switches;
+    const std::string path = "/tmp/ai-fabric-watchdog-" + std::to_string(getpid()) + ".db";
+    std::remove(path.c_str());
+    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+    db->Open(path);
     {
         ClusterHelper cluster(config);
         cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
         ASSERT_EQ(cluster.TryBuild(), "");
         hole = cluster.GetHcaLid(2);
         hcaLink = cluster.GetHcaDevice(0)->GetLinkName();
-        const NodeContainer switches = cluster.GetIbSwitchNodes();
+        switches = cluster.GetIbSwitchNodes();
         for (uint32_t i = 0; i < switches.GetN(); ++i)
         {
             Ptr<InfinibandSwitch> sw = switches.Get(i)->GetObject<InfinibandSwitch>();
@@ -174,7 +184,35 @@ TEST_F(Watchdog, LftHoleInAClusterReplayFailsTheRunNamingTheDrop)
         }
         const std::string trace = "fabric-trace 1\nranks 4\ngroup dp 0,2\n"
                                   "0,2 grad allreduce group=dp bytes=1MiB\n";
-        r = RunWorkloadStudy(cluster, NativeTraceParser::ParseString(trace, "hole"), "");
+        db->BeginRun("hole", "watchdog-test", 1, "{}");
+        r = RunWorkloadStudy(cluster, NativeTraceParser::ParseString(trace, "hole"), "", db);
+        db->EndRun("failed", NanoSeconds(r.simEndNs));
+        for (uint32_t i = 0; i < switches.GetN(); ++i)
+        {
+            dropped += switches.Get(i)->GetObject<InfinibandSwitch>()->GetDroppedPackets();
+        }
+    }
+    db->Close();
+    // The links table counts the drops on the direction that delivered them (the HCA's).
+    sqlite3* conn = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &conn), SQLITE_OK);
+    sqlite3_stmt* stmt = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(conn,
+                                 "SELECT sum(drops), count(*) FROM links WHERE plane = "
+                                 "'infiniband' AND drops > 0",
+                                 -1,
+                                 &stmt,
+                                 nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+    EXPECT_GT(dropped, 0u);
+    EXPECT_EQ(static_cast<uint64_t>(sqlite3_column_int64(stmt, 0)), dropped);
+    EXPECT_EQ(sqlite3_column_int64(stmt, 1), 1) << "only rank 0's HCA cable";
+    sqlite3_finalize(stmt);
+    sqlite3_close(conn);
+    for (const char* suffix : {"", "-wal", "-shm"})
+    {
+        std::remove((path + suffix).c_str());
     }
     EXPECT_FALSE(r.complete);
     EXPECT_FALSE(r.conservation.Ok());
