@@ -43,6 +43,8 @@ class ScenarioMoeFrontEnd : public ::testing::Test
         Simulator::Destroy();
         Names::Clear();
         EXPECT_TRUE(r.complete) << r.stuckReport;
+        // RunWorkloadStudy's end-of-run conservation check ran (a violation fails r.complete).
+        EXPECT_FALSE(r.conservation.planes.empty());
         return r;
     }
 
