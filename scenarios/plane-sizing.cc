@@ -73,6 +73,8 @@ PlaneSizing(ScenarioRun& run, int argc, char* argv[])
     model.microBatches = 4; // gradient accumulation: DP reduces once per 4 micro-batches
     model.iterations = 1;
     uint32_t tp = 0;
+    uint32_t checkpointInterval = 100;
+    bool loadTokens = true;
     std::string planeList = "nvlink,infiniband,ethernet";
     std::string factorList = "0.25,0.5,1,2,4";
     double threshold = 0.05;
@@ -87,6 +89,13 @@ PlaneSizing(ScenarioRun& run, int argc, char* argv[])
                  "knee: doubling the bandwidth gains less than this fraction of the iteration",
                  threshold);
     cmd.AddValue("tp", "tensor-parallel ranks (0: GPUs per NVLink domain)", tp);
+    cmd.AddValue("checkpointInterval",
+                 "iterations per full checkpoint (16 B per parameter: weights, fp32 master, "
+                 "Adam moments), written synchronously, amortised per iteration; 0: none",
+                 checkpointInterval);
+    cmd.AddValue("loadTokens",
+                 "load each iteration's token ids (4 B per token) from storage first",
+                 loadTokens);
     cmd.AddValue("pp", "pipeline stages; DP = GPUs / (TP x PP)", model.pp);
     cmd.AddValue("db", "results database (empty: none)", db);
     cmd.AddValue("seed", "RNG seed", seed);
@@ -138,9 +147,18 @@ PlaneSizing(ScenarioRun& run, int argc, char* argv[])
 
     model.tp = tp ? tp : base.GetGpusPerDomain();
     model.FitDp(base.GetNRanks());
+    // The front-end's traffic: token ids in, the training state out (Megatron-style
+    // checkpoint: every rank writes its own shard, 2 + 4 + 8 + 2 B per parameter).
+    const uint32_t m = std::max<uint32_t>(model.microBatches, 1);
+    model.loadBytes = loadTokens ? uint64_t(model.microBatch) * model.seq * m * 4 : 0;
+    model.checkpointBytes =
+        checkpointInterval
+            ? TransformerTraceGenerator(model).DenseParamsPerRank(0) * 16 / checkpointInterval
+            : 0;
     WorkloadTrace trace = TransformerTraceGenerator(model).GenerateTrace(); // throws InputError
     std::printf("plane-sizing: GPT-like %u layers, hidden %u, seq %u, micro-batch %u; TP %u x "
-                "PP %u x DP %u on %s x %u, %u iteration(s); knee: next doubling gains < %g%%\n",
+                "PP %u x DP %u on %s x %u, %u iteration(s); per first-stage GPU and iteration "
+                "%llu B loaded, per GPU %llu B checkpointed; knee: next doubling gains < %g%%\n",
                 model.layers,
                 model.hidden,
                 model.seq,
@@ -151,6 +169,8 @@ PlaneSizing(ScenarioRun& run, int argc, char* argv[])
                 base.preset.c_str(),
                 base.servers,
                 model.iterations,
+                static_cast<unsigned long long>(model.loadBytes),
+                static_cast<unsigned long long>(model.checkpointBytes),
                 100 * threshold);
     const auto wallStart = std::chrono::steady_clock::now();
     // One replay per (plane, factor); factor 1 is the same cluster for every plane: run once.
@@ -171,6 +191,7 @@ PlaneSizing(ScenarioRun& run, int argc, char* argv[])
         params.Set("factor", factor);
         model.AddToRunParameters(params);
         params.Set("threshold", threshold);
+        params.Set("checkpointInterval", checkpointInterval);
         return runs[key] =
                    RunStudyCase(run, config, WorkloadTrace(trace), "opt*", label, seed, params);
     };

@@ -53,6 +53,12 @@ main(int argc, char* argv[])
                  "rank layout: tp-inner (TP on consecutive ranks) or dp-inner",
                  c.mapping);
     cmd.AddValue("bucketMiB", "DP gradient bucket size in MiB", bucketMiB);
+    cmd.AddValue("loadBytes",
+                 "input batch per first-stage rank and iteration, loaded from storage0",
+                 c.loadBytes);
+    cmd.AddValue("checkpointBytes",
+                 "synchronous checkpoint per rank and iteration to storage0",
+                 c.checkpointBytes);
     cmd.AddValue("check", "parse the generated trace before writing it", check);
     cmd.AddValue("out", "output file (default: standard output)", out);
     cmd.Parse(argc, argv);

@@ -296,3 +296,32 @@ TEST(WorkloadGenerator, PipelineScatterGather)
     c.sequenceParallel = true;
     EXPECT_EQ(sends(TransformerTraceGenerator(c).GenerateTrace(), 0), 3 * act);
 }
+
+// Front-end traffic: pp = 2, 2 iterations.  Each first-stage rank loads its 1 MiB batch
+// before the iteration's first forward (stream 0, so the load gates it); every rank writes a
+// 2 MiB checkpoint after the optimizer step, before the next iteration.
+TEST(WorkloadGenerator, LoadAndCheckpointOps)
+{
+    auto c = Small();
+    c.pp = 2;
+    c.microBatches = 2;
+    c.iterations = 2;
+    c.loadBytes = 1 << 20;
+    c.checkpointBytes = 2 << 20;
+    const WorkloadTrace t = TransformerTraceGenerator(c).GenerateTrace();
+    EXPECT_EQ(t.SumBytes(0, WorkloadOpKind::Load), 2u << 20);
+    EXPECT_EQ(t.SumBytes(1, WorkloadOpKind::Load), 0u); // the second stage gets activations
+    EXPECT_EQ(t.SumBytes(0, WorkloadOpKind::Checkpoint), 4u << 20);
+    EXPECT_EQ(t.SumBytes(1, WorkloadOpKind::Checkpoint), 4u << 20);
+    // Rank 0's program: the load first, each checkpoint right after an optimizer step.
+    const auto& ops = t.ops[0];
+    ASSERT_FALSE(ops.empty());
+    EXPECT_EQ(ops.front().kind, WorkloadOpKind::Load);
+    for (std::size_t i = 1; i < ops.size(); ++i)
+    {
+        if (ops[i].kind == WorkloadOpKind::Checkpoint)
+        {
+            EXPECT_EQ(ops[i - 1].label.rfind("opt", 0), 0u) << ops[i].label;
+        }
+    }
+}

@@ -83,6 +83,8 @@ TransformerTraceConfig::AddToRunParameters(RunParameters& p) const
     p.Set("iterations", iterations);
     p.Set("mapping", mapping);
     p.Set("bucketBytes", bucketBytes);
+    p.Set("loadBytes", loadBytes);
+    p.Set("checkpointBytes", checkpointBytes);
 }
 
 TransformerTraceGenerator::TransformerTraceGenerator(TransformerTraceConfig config)
@@ -526,6 +528,10 @@ TransformerTraceGenerator::Generate() const
         {
             open("repeat " + std::to_string(c.iterations));
         }
+        if (c.loadBytes && st == 0)
+        {
+            line(all, "in load bytes=" + FormatBytes(c.loadBytes)); // stream 0: gates the forward
+        }
         auto fwdLoop = [&](uint32_t count, uint32_t start) {
             if (count > 0)
             {
@@ -578,6 +584,10 @@ TransformerTraceGenerator::Generate() const
             }
         }
         lastBackward();
+        if (c.checkpointBytes)
+        {
+            line(all, "ck checkpoint bytes=" + FormatBytes(c.checkpointBytes)); // after the step
+        }
         if (c.iterations > 1)
         {
             close();

@@ -42,6 +42,12 @@ struct TransformerTraceConfig
     uint32_t iterations = 1;
     std::string mapping = "tp-inner";   ///< or "dp-inner"
     uint64_t bucketBytes = 25ULL << 20; ///< DP gradient bucket (PyTorch DDP default 25 MiB)
+    /// Per first-stage rank and iteration: the input batch, a `load` from storage0 (front-end,
+    /// then PCIe) before the iteration's first forward; 0: none.
+    uint64_t loadBytes = 0;
+    /// Per rank and iteration: a synchronous `checkpoint` to storage0 after the optimizer step
+    /// (e.g. the training state / the checkpoint interval, amortised); 0: none.
+    uint64_t checkpointBytes = 0;
 
     /// --layers --hidden --seq --vocab --microBatch --microBatches --schedule --efficiency
     /// --iterations, the model flags the study scenarios share (they set tp, pp and dp).
