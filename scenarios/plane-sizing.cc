@@ -63,6 +63,9 @@ PlaneSizing(ScenarioRun& run, int argc, char* argv[])
     ClusterHelper cluster;
     ClusterConfig defaults = cluster.GetConfig();
     defaults.cli.servers = 2; // 2 x dgx-h100: TP 8 on NVLink, DP 2 on InfiniBand
+    // Routed front-end: the bridged ToR's CSMA segments are half-duplex, TCP's ACKs collide
+    // with its data and a checkpoint takes tens of ms at any rate (--ethFabric=bridged shows it).
+    defaults.cli.ethFabric = "routed";
     cluster.SetConfig(defaults);
     TransformerTraceConfig model;
     model.layers = 2;
@@ -192,8 +195,13 @@ PlaneSizing(ScenarioRun& run, int argc, char* argv[])
         model.AddToRunParameters(params);
         params.Set("threshold", threshold);
         params.Set("checkpointInterval", checkpointInterval);
-        return runs[key] =
-                   RunStudyCase(run, config, WorkloadTrace(trace), "opt*", label, seed, params);
+        return runs[key] = RunStudyCase(run,
+                                        config,
+                                        WorkloadTrace(trace),
+                                        model.IterationMarker(),
+                                        label,
+                                        seed,
+                                        params);
     };
 
     std::printf("%-12s", "iteration");

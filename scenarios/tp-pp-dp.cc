@@ -96,7 +96,7 @@ TpPpDp(ScenarioRun& run, int argc, char* argv[])
     const StudyResult r = RunStudyCase(run,
                                        config,
                                        std::move(trace),
-                                       "opt*",
+                                       model.IterationMarker(),
                                        "tp-pp-dp",
                                        seed,
                                        params,

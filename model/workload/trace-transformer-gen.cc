@@ -57,6 +57,12 @@ TransformerTraceConfig::FitDp(uint32_t ranks)
     globalBatch = microBatch * std::max<uint32_t>(microBatches, 1) * dp;
 }
 
+std::string
+TransformerTraceConfig::IterationMarker() const
+{
+    return checkpointBytes ? "ck*" : "opt*";
+}
+
 void
 TransformerTraceConfig::AddToRunParameters(RunParameters& p) const
 {

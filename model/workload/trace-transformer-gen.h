@@ -55,6 +55,9 @@ struct TransformerTraceConfig
     /// dp = \p ranks / (tp x pp) and the global batch of microBatches (at least one) per DP
     /// rank; throws WorkloadError (field "pp") when tp x pp does not divide \p ranks.
     void FitDp(uint32_t ranks);
+    /// IterationMarker for WorkloadReplay: an iteration ends with its checkpoint when there
+    /// is one ("ck*"), else with the optimizer step ("opt*").
+    std::string IterationMarker() const;
     /// Every field, under its own name.
     void AddToRunParameters(RunParameters& params) const;
 };
