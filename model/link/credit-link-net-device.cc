@@ -471,6 +471,12 @@ CreditLinkNetDevice::SendOnVc(Ptr<Packet> packet, uint32_t vc)
     return true;
 }
 
+bool
+CreditLinkNetDevice::IsSendingData() const
+{
+    return m_busy;
+}
+
 void
 CreditLinkNetDevice::NotifyDataAvailable(uint32_t vc)
 {
@@ -517,6 +523,16 @@ CreditLinkNetDevice::UpdateVcStall(uint32_t vc, uint32_t headBytes)
 }
 
 void
+CreditLinkNetDevice::TimerExpired()
+{
+    if (m_switch)
+    {
+        m_switch->Advance();
+    }
+    TryTransmit();
+}
+
+void
 CreditLinkNetDevice::TryTransmit()
 {
     if (m_busy || !m_creditsReady)
@@ -533,7 +549,7 @@ CreditLinkNetDevice::TryTransmit()
         else if (!m_fcTimer.IsRunning())
         {
             m_fcTimer = Simulator::Schedule(m_lastFcTime + m_creditInterval - now,
-                                            &CreditLinkNetDevice::TryTransmit,
+                                            &CreditLinkNetDevice::TimerExpired,
                                             this);
         }
     }
@@ -545,7 +561,7 @@ CreditLinkNetDevice::TryTransmit()
         if (!m_wakeup.IsRunning() && (m_pendingFcMask != 0 || HasDataWaiting()))
         {
             m_wakeup =
-                Simulator::Schedule(m_fcBusyUntil - now, &CreditLinkNetDevice::TryTransmit, this);
+                Simulator::Schedule(m_fcBusyUntil - now, &CreditLinkNetDevice::TimerExpired, this);
         }
         return;
     }
@@ -664,17 +680,29 @@ CreditLinkNetDevice::HasDataWaiting() const
 void
 CreditLinkNetDevice::TransmitComplete()
 {
+    if (m_switch)
+    {
+        m_switch->Advance();
+    }
     m_busy = false;
     Ptr<Packet> done = m_current;
     m_current = nullptr;
     m_txEndTrace(done, m_currentVc);
     UpdateVcStall(m_currentVc, HeadBytes(m_currentVc));
     TryTransmit();
+    if (m_switch && !m_busy)
+    {
+        m_switch->NotifyPortIdle(m_switchPort);
+    }
 }
 
 void
 CreditLinkNetDevice::ReceiveCredits(uint32_t vc, uint32_t credits)
 {
+    if (m_switch)
+    {
+        m_switch->Advance();
+    }
     EnsureCredits();
     Vc& v = m_vcs[vc];
     v.credits += credits;
@@ -689,6 +717,10 @@ CreditLinkNetDevice::ReceiveCredits(uint32_t vc, uint32_t credits)
 void
 CreditLinkNetDevice::ReceiveData(Ptr<Packet> packet, uint32_t vc)
 {
+    if (m_switch)
+    {
+        m_switch->Advance();
+    }
     EnsureCredits();
     const uint32_t size = packet->GetSize();
     Vc& v = m_vcs[vc];

@@ -109,6 +109,8 @@ class CreditLinkNetDevice : public NetDevice
     void NotifyDataAvailable(uint32_t vc);
     /// The switch this device is a port of (null on a host).
     Ptr<CreditSwitch> GetSwitch() const;
+    /// True while a data packet is on the wire (its transmit-complete is pending).
+    bool IsSendingData() const;
 
     /// Watchdog side.
     void SetWatchdog(Ptr<CreditLinkWatchdog> watchdog);
@@ -186,6 +188,8 @@ class CreditLinkNetDevice : public NetDevice
     void EnsureCredits();
     uint32_t HeadBytes(uint32_t vc) const;
     void UpdateVcStall(uint32_t vc, uint32_t headBytes);
+    /// Flow-control timer or end of a flow-control frame: the switch's pipe first.
+    void TimerExpired();
     void TryTransmit();
     void SendFlowControl();
     bool HasDataWaiting() const;

@@ -76,7 +76,9 @@ CreditSwitch::DoDispose()
     m_ports.clear();
     m_queues.clear();
     m_ready.clear();
-    m_pipes.clear();
+    m_pipeEvent.Cancel();
+    m_pipe.clear();
+    m_pipeWakeups.clear();
     m_watchdog = nullptr;
     m_routeCallback = RouteCallback();
     Object::DoDispose();
@@ -265,7 +267,6 @@ CreditSwitch::Freeze()
     m_bytesForOutput.assign(k, 0);
     m_peakBytesForOutput.assign(k, 0);
     m_droppedByPort.assign(k, 0);
-    m_pipes.resize(k);
 }
 
 uint32_t
@@ -322,13 +323,15 @@ CreditSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc)
         Enqueue(std::move(entry));
         return;
     }
-    // Fixed latency keeps each input's arrivals in order: one pending event per input.
-    LatencyPipe& pipe = m_pipes[inPort];
-    pipe.entries.emplace_back(Simulator::Now() + m_latency, std::move(entry));
-    if (!pipe.scheduled)
+    // Fixed latency: ready times follow arrival order, so one FIFO holds the packets of
+    // every input.  No event per packet: a port calls Advance before it acts, and an
+    // output sending data acts at its transmit-complete, then NotifyPortIdle asks for
+    // the wake-ups of its packets if it has nothing to send.
+    const Time ready = Simulator::Now() + m_latency;
+    m_pipe.emplace_back(ready, std::move(entry));
+    if (!outDevice->IsSendingData())
     {
-        pipe.scheduled = true;
-        Simulator::Schedule(m_latency, &CreditSwitch::PipeDeliver, this, inPort);
+        AddPipeWakeup(ready);
     }
 }
 
@@ -352,25 +355,67 @@ CreditSwitch::Drop(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, const std::
 }
 
 void
-CreditSwitch::PipeDeliver(uint32_t inPort)
+CreditSwitch::NotifyPortIdle(uint32_t outPort)
 {
-    LatencyPipe& pipe = m_pipes[inPort];
-    pipe.scheduled = false;
-    const Time now = Simulator::Now();
-    while (!pipe.entries.empty() && pipe.entries.front().first <= now)
+    for (const auto& [ready, entry] : m_pipe)
     {
-        Entry entry = std::move(pipe.entries.front().second);
-        pipe.entries.pop_front();
+        if (entry.outPort == outPort)
+        {
+            AddPipeWakeup(ready);
+        }
+    }
+}
+
+void
+CreditSwitch::AddPipeWakeup(Time ready)
+{
+    m_pipeWakeups.insert(ready);
+    if (!m_pipeEventPending || ready < m_pipeEventTime)
+    {
+        if (m_pipeEventPending)
+        {
+            m_pipeEvent.Cancel();
+        }
+        m_pipeEventPending = true;
+        m_pipeEventTime = ready;
+        m_pipeEvent =
+            Simulator::Schedule(ready - Simulator::Now(), &CreditSwitch::PipeWakeup, this);
+    }
+}
+
+void
+CreditSwitch::PipeWakeup()
+{
+    m_pipeEventPending = false;
+    const Time now = Simulator::Now();
+    m_pipeWakeups.erase(m_pipeWakeups.begin(), m_pipeWakeups.upper_bound(now));
+    Advance();
+    if (!m_pipeWakeups.empty() && !m_pipeEventPending)
+    {
+        m_pipeEventPending = true;
+        m_pipeEventTime = *m_pipeWakeups.begin();
+        m_pipeEvent = Simulator::Schedule(m_pipeEventTime - now, &CreditSwitch::PipeWakeup, this);
+    }
+}
+
+void
+CreditSwitch::Advance()
+{
+    if (m_pipe.empty() || m_advancing)
+    {
+        return;
+    }
+    const Time now = Simulator::Now();
+    // Enqueue wakes output ports, which call back here: they see the packets moved so
+    // far, as they would between two events of the same instant.
+    m_advancing = true;
+    while (!m_pipe.empty() && m_pipe.front().first <= now)
+    {
+        Entry entry = std::move(m_pipe.front().second);
+        m_pipe.pop_front();
         Enqueue(std::move(entry));
     }
-    if (!pipe.entries.empty() && !pipe.scheduled)
-    {
-        pipe.scheduled = true;
-        Simulator::Schedule(pipe.entries.front().first - now,
-                            &CreditSwitch::PipeDeliver,
-                            this,
-                            inPort);
-    }
+    m_advancing = false;
 }
 
 void

@@ -6,11 +6,13 @@
 
 #include "ns3/callback.h"
 #include "ns3/credit-link-net-device.h"
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
 #include <deque>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -80,6 +82,12 @@ class CreditSwitch : public Object
     virtual void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc);
     uint32_t PeekHeadBytes(uint32_t outPort, uint32_t outVc) const;
     Ptr<Packet> Dequeue(uint32_t outPort, uint32_t outVc);
+    /// Moves packets whose TraversalLatency has elapsed into the input queues.  Every
+    /// port calls it before it acts, so the queues are as if each packet had entered
+    /// at its exact time; an event does it only for an output that would not act then.
+    void Advance();
+    /// \p outPort finished sending data and has nothing to start.
+    void NotifyPortIdle(uint32_t outPort);
 
   protected:
     void DoDispose() override;
@@ -105,18 +113,13 @@ class CreditSwitch : public Object
         uint32_t bytes;
     };
 
-    struct LatencyPipe
-    {
-        std::deque<std::pair<Time, Entry>> entries;
-        bool scheduled{false};
-    };
-
     void Freeze();
     uint32_t QueueIndex(uint32_t inPort, uint32_t inVc, uint32_t outPort) const;
     uint32_t RingIndex(uint32_t outPort, uint32_t outVc) const;
     void Enqueue(Entry&& entry);
-    void PipeDeliver(uint32_t inPort);
     void Drop(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, const std::string& reason);
+    void AddPipeWakeup(Time ready);
+    void PipeWakeup();
 
     bool m_voq;
     bool m_dropUnroutable;
@@ -131,7 +134,14 @@ class CreditSwitch : public Object
     std::vector<std::deque<uint32_t>> m_ready; //!< per (output, VC): queues whose head is for it
     std::vector<uint64_t> m_bytesForOutput;
     std::vector<uint64_t> m_peakBytesForOutput;
-    std::vector<LatencyPipe> m_pipes;
+    /// Packets within TraversalLatency of their arrival, in arrival (= ready) order.
+    std::deque<std::pair<Time, Entry>> m_pipe;
+    /// Ready times of pipe packets whose output port is not sending data.
+    std::set<Time> m_pipeWakeups;
+    EventId m_pipeEvent;
+    Time m_pipeEventTime;
+    bool m_pipeEventPending{false};
+    bool m_advancing{false};
     uint64_t m_adaptiveTurn;
     uint64_t m_buffered;
     uint64_t m_forwarded;
