@@ -4,7 +4,7 @@
  * A hybrid 3D-parallel GPT-3-like job (issue 10, scenario 2): TP inside each NVLink domain,
  * PP stages and DP replicas across InfiniBand, 1F1B pipeline.
  *   tp-pp-dp --db=runs.db                   # scaled GPT-3 shape on 16 x dgx-h100, minutes
- *   tp-pp-dp --gpt3 --iterations=1          # the full 175B shape (an hour or more)
+ *   tp-pp-dp --gpt3                         # the full 175B shape: ~400x the traffic, hours
  * Prints compute, exposed TP / PP / DP time, the pipeline bubble against (p-1)/(m+p-1), and
  * per-plane bytes, busy utilisation and exposed time; one run row (label tp-pp-dp).
  */
