@@ -425,9 +425,7 @@ NvLinkGpu::Receive(Ptr<NetDevice> device,
         {
             NS_ABORT_MSG_IF(m_packetReceived.IsNull(),
                             "NvLinkGpu " << m_gpuId << ": SendPacket packet, no receiver");
-            Ptr<Packet> p = packet->Copy();
-            p->RemoveHeader(h);
-            m_packetReceived(h.source, p, h.protocol);
+            m_packetReceived(h.source, packet, payload, h.protocol);
             return true;
         }
         const uint64_t key = (static_cast<uint64_t>(h.source) << 32) | h.tag;

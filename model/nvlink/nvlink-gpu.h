@@ -70,8 +70,10 @@ class NvLinkGpu : public Object
     /// Payload bytes accepted by Send/NvlsReduce and not yet handed to a device.
     uint64_t GetPendingBytes() const;
 
-    /// (source GPU, payload with its PacketTags, header protocol) of a SendPacket packet.
-    typedef Callback<void, uint32_t, Ptr<Packet>, uint16_t> PacketReceivedCallback;
+    /// (source GPU, the packet as received: NvLinkHeader, then the payload with its
+    /// PacketTags; payload bytes; header protocol) of a SendPacket packet.  Not copied
+    /// to strip the header: a copy per packet is measurable at cluster scale.
+    typedef Callback<void, uint32_t, Ptr<const Packet>, uint32_t, uint16_t> PacketReceivedCallback;
     /// (this GPU's id): a refused SendPacket may be retried.
     typedef Callback<void, uint32_t> PacketTxReadyCallback;
 

@@ -203,7 +203,10 @@ NvLinkTransportPlane::GpuReady(uint32_t domain, uint32_t gpuId)
 }
 
 void
-NvLinkTransportPlane::Receive(uint32_t srcGpu, Ptr<Packet> packet, uint16_t protocol)
+NvLinkTransportPlane::Receive(uint32_t srcGpu,
+                              Ptr<const Packet> packet,
+                              uint32_t payloadBytes,
+                              uint16_t protocol)
 {
     NS_ABORT_MSG_IF(protocol != m_protocol,
                     "NvLinkTransportPlane: packet of protocol " << protocol << " from GPU "
@@ -213,7 +216,7 @@ NvLinkTransportPlane::Receive(uint32_t srcGpu, Ptr<Packet> packet, uint16_t prot
     NS_ABORT_MSG_IF(!found, "NvLinkTransportPlane: packet without TransportPacketTag");
     NS_ASSERT_MSG(Entry(t.srcRank) && m_ranks[t.srcRank].gpuId == srcGpu,
                   "rank " << t.srcRank << " is not NVLink GPU " << srcGpu);
-    NotifyDelivered(t.srcRank, t.dstRank, packet->GetSize(), t.tag);
+    NotifyDelivered(t.srcRank, t.dstRank, payloadBytes, t.tag);
 }
 
 // ---- NVLS ---------------------------------------------------------------------

@@ -108,7 +108,10 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     void IssueChunks(uint64_t opId, uint32_t member);
     void ChunkDone(uint64_t opId, uint32_t member);
     void GpuReady(uint32_t domain, uint32_t gpuId);
-    void Receive(uint32_t srcGpu, Ptr<Packet> packet, uint16_t protocol);
+    void Receive(uint32_t srcGpu,
+                 Ptr<const Packet> packet,
+                 uint32_t payloadBytes,
+                 uint16_t protocol);
 
     uint16_t m_protocol;
     uint64_t m_nvlsChunkBytes;
