@@ -45,19 +45,10 @@ DpScaling(ScenarioRun& run, int argc, char* argv[])
     bool linkSamples = false;
     CommandLine cmd(__FILE__);
     cmd.AddValue("servers", "comma-separated dgx-h100 server counts", serverList);
-    cmd.AddValue("layers", "transformer layers", model.layers);
-    cmd.AddValue("hidden", "hidden size", model.hidden);
-    cmd.AddValue("seq", "sequence length (tokens)", model.seq);
-    cmd.AddValue("microBatch",
-                 "sequences per micro-batch (one micro-batch per GPU)",
-                 model.microBatch);
-    cmd.AddValue("iterations", "training iterations", model.iterations);
+    model.AddModelArguments(cmd);
     cmd.AddValue("db", "results database (empty: none)", db);
     cmd.AddValue("seed", "RNG seed", seed);
-    cmd.AddValue("sampleInterval",
-                 "link utilisation sampling interval (peak utilisation per plane)",
-                 sampleInterval);
-    cmd.AddValue("linkSamples", "with --db: write every sample to link_samples", linkSamples);
+    AddSamplingArguments(cmd, sampleInterval, linkSamples);
     cmd.Parse(argc, argv);
     run.SetDatabase(db);
     RunParameters flags;

@@ -64,10 +64,7 @@ TpPpDp(ScenarioRun& run, int argc, char* argv[])
                  model.pipelineScatterGather);
     cmd.AddValue("db", "results database (empty: none)", db);
     cmd.AddValue("seed", "RNG seed", seed);
-    cmd.AddValue("sampleInterval",
-                 "link utilisation sampling interval (peak utilisation per plane)",
-                 sampleInterval);
-    cmd.AddValue("linkSamples", "with --db: write every sample to link_samples", linkSamples);
+    AddSamplingArguments(cmd, sampleInterval, linkSamples);
     cmd.Parse(argc, argv);
     run.SetDatabase(db);
     RunParameters flags;

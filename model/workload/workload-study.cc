@@ -158,6 +158,15 @@ RunWorkloadStudy(ClusterHelper& cluster,
     return r;
 }
 
+void
+AddSamplingArguments(CommandLine& cmd, Time& sampleInterval, bool& linkSamples)
+{
+    cmd.AddValue("sampleInterval",
+                 "link utilisation sampling interval (peak utilisation per plane)",
+                 sampleInterval);
+    cmd.AddValue("linkSamples", "with --db: write every sample to link_samples", linkSamples);
+}
+
 StudyResult
 RunStudyCase(ScenarioRun& run,
              const ClusterConfig& config,

@@ -5,6 +5,7 @@
 #define AI_FABRIC_WORKLOAD_STUDY_H
 
 #include "ns3/cluster-helper.h"
+#include "ns3/command-line.h"
 #include "ns3/results-database.h"
 #include "ns3/run-parameters.h"
 #include "ns3/scenario-run.h"
@@ -73,6 +74,9 @@ StudyResult RunWorkloadStudy(ClusterHelper& cluster,
                              WorkloadTrace trace,
                              const std::string& marker,
                              Ptr<ResultsDatabase> db = nullptr);
+
+/// --sampleInterval and --linkSamples of the studies, for RunStudyCase's last two arguments.
+void AddSamplingArguments(CommandLine& cmd, Time& sampleInterval, bool& linkSamples);
 
 /**
  * \ingroup ai-fabric
