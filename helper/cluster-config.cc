@@ -259,31 +259,37 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
 }
 
 std::string
-ClusterConfig::ApplyCommandLine()
+ClusterConfig::ApplyCommandLine(std::string* field)
 {
     const Overrides o = cli;
     std::string error = ApplyPreset(o.preset.empty() ? preset : o.preset);
+    std::string errorField = "preset";
     if (!error.empty())
     {
+        if (field)
+        {
+            *field = errorField;
+        }
         return error;
     }
-    auto count = [&error](const char* flag, uint32_t& field, int64_t value) {
+    auto count = [&error, &errorField](const char* flag, uint32_t& target, int64_t value) {
         if (value == -1 || !error.empty())
         {
             return;
         }
         if (value < 0 || value > std::numeric_limits<uint32_t>::max())
         {
+            errorField = flag;
             error = "--" + std::string(flag) + "=" + std::to_string(value) +
                     ": expected a count >= 0 (or -1 for the preset's value)";
             return;
         }
-        field = static_cast<uint32_t>(value);
+        target = static_cast<uint32_t>(value);
     };
-    auto real = [](double& field, double value) {
+    auto real = [](double& target, double value) {
         if (value != -1)
         {
-            field = value;
+            target = value;
         }
     };
     uint32_t gen = nvlinkGen;
@@ -291,6 +297,7 @@ ClusterConfig::ApplyCommandLine()
     if (error.empty() && o.nvlinkGen != -1)
     {
         error = ApplyNvLinkGeneration(gen);
+        errorField = "nvlinkGen";
     }
     count("servers", servers, o.servers);
     count("gpusPerServer", gpusPerServer, o.gpusPerServer);
@@ -305,6 +312,10 @@ ClusterConfig::ApplyCommandLine()
     count("storageNodes", storageNodes, o.storageNodes);
     if (!error.empty())
     {
+        if (field)
+        {
+            *field = errorField;
+        }
         return error;
     }
     real(ibRate_Gbps, o.ibRate_Gbps);
@@ -330,7 +341,7 @@ ClusterConfig::ApplyCommandLine()
     {
         partition = o.partition;
     }
-    return Validate();
+    return Validate(field);
 }
 
 void
@@ -393,29 +404,37 @@ ClusterConfig::ApplyCommandLineOrAbort()
 }
 
 std::string
-ClusterConfig::Validate() const
+ClusterConfig::Validate(std::string* field) const
 {
+    // The flag a refusal names goes to the failed run row's error_field.
+    auto fail = [field](const char* flag, const std::string& message) {
+        if (field)
+        {
+            *field = flag;
+        }
+        return message;
+    };
     std::ostringstream s;
     const auto presets = GetPresetNames();
     if (std::find(presets.begin(), presets.end(), preset) == presets.end())
     {
         ClusterConfig probe;
-        return probe.ApplyPreset(preset);
+        return fail("preset", probe.ApplyPreset(preset));
     }
     if (servers == 0)
     {
-        return "servers must be at least 1";
+        return fail("servers", "servers must be at least 1");
     }
     if (gpusPerServer == 0)
     {
-        return "gpusPerServer must be at least 1";
+        return fail("gpusPerServer", "gpusPerServer must be at least 1");
     }
     if (serversPerDomain == 0 || servers % serversPerDomain != 0)
     {
         s << "servers (" << servers << ") must be a positive multiple of serversPerDomain ("
           << serversPerDomain << "): " << preset << " NVLink domains are " << serversPerDomain
           << " servers";
-        return s.str();
+        return fail("serversPerDomain", s.str());
     }
     for (auto [what, v] : {std::pair<const char*, double>{"nvlinkLinkRate", nvlinkLinkRate_GBps},
                            {"ibRate", ibRate_Gbps},
@@ -428,19 +447,20 @@ ClusterConfig::Validate() const
         const std::string e = Positive(what, v);
         if (!e.empty())
         {
-            return e;
+            return fail(what, e);
         }
     }
     if (ethUplinkRate_Gbps < 0 || !std::isfinite(ethUplinkRate_Gbps))
     {
-        return "ethUplinkRate must be 0 (non-blocking) or positive";
+        return fail("ethUplinkRate", "ethUplinkRate must be 0 (non-blocking) or positive");
     }
     const uint32_t domainGpus = GetGpusPerDomain();
     if (domainGpus > 1)
     {
         if (nvlinkLinksPerGpu == 0 || nvswitchesPerDomain == 0)
         {
-            return "an NVLink domain of several GPUs needs links and NVSwitches";
+            return fail("nvlinkLinks",
+                        "an NVLink domain of several GPUs needs links and NVSwitches");
         }
         // Links spread evenly over the switches; the busiest switch takes ceil(links / switches).
         const uint32_t perSwitch =
@@ -452,7 +472,7 @@ ClusterConfig::Validate() const
               << serversPerDomain << " x gpusPerServer " << gpusPerServer << ") do not fit: its "
               << nvswitchesPerDomain << " NVSwitches of " << nvswitchPorts << " ports with "
               << perSwitch << " link(s) from each GPU take at most " << maxGpus << " GPUs";
-            return s.str();
+            return fail(serversPerDomain == 1 ? "gpusPerServer" : "serversPerDomain", s.str());
         }
     }
     if (domainGpus > 1)
@@ -460,45 +480,53 @@ ClusterConfig::Validate() const
         const std::string e = NvLinkHelper::Validate(GetNvLinkSpec(), domainGpus);
         if (!e.empty())
         {
-            return "NVLink domain: " + e;
+            return fail("nvlinkLinks", "NVLink domain: " + e);
         }
     }
     if (serversPerRack == 0 || racksPerTor == 0 || ethPortsPerServer == 0 || ethAggSwitches == 0)
     {
-        return "serversPerRack, racksPerTor, ethPorts and ethAggSwitches must be at least 1";
+        return fail("serversPerRack",
+                    "serversPerRack, racksPerTor, ethPorts and ethAggSwitches must be at least 1");
     }
     // Front-end addresses: a /22 per server (see ClusterHelper), at most 4096 servers.
     if (servers > 4096 || gpusPerServer > 255)
     {
-        return "front-end addressing takes at most 4096 servers of at most 255 GPUs";
+        return fail(gpusPerServer > 255 ? "gpusPerServer" : "servers",
+                    "front-end addressing takes at most 4096 servers of at most 255 GPUs");
     }
     if (ethRouting != "static" && ethRouting != "global")
     {
-        return "unknown front-end routing '" + ethRouting + "'; valid: static, global";
+        return fail("ethRouting",
+                    "unknown front-end routing '" + ethRouting + "'; valid: static, global");
     }
     if (ethFabric != "bridged" && ethFabric != "routed")
     {
-        return "unknown front-end fabric '" + ethFabric + "'; valid: bridged, routed";
+        return fail("ethFabric",
+                    "unknown front-end fabric '" + ethFabric + "'; valid: bridged, routed");
     }
     // A bridged rack is one /22 (see ClusterHelper): the aggregation router and the CPUs.
     if (ethFabric == "bridged" && std::min(GetServersPerTor(), servers) > 1021)
     {
-        return "a bridged ToR takes at most 1021 servers (one /22 per rack)";
+        return fail("serversPerRack",
+                    "a bridged ToR takes at most 1021 servers (one /22 per rack)");
     }
     if (ibDelay_ns < 0)
     {
-        return "ibDelay must be >= 0 ns";
+        return fail("ibDelay", "ibDelay must be >= 0 ns");
     }
     if (partition != "domain-blocks" && partition != "round-robin")
     {
-        return "unknown partition '" + partition + "'; valid: domain-blocks, round-robin";
+        return fail("partition",
+                    "unknown partition '" + partition + "'; valid: domain-blocks, round-robin");
     }
     if (ibRoutingEngine != "ftree" && ibRoutingEngine != "updn" && ibRoutingEngine != "minhop")
     {
-        return "unknown InfiniBand routing engine '" + ibRoutingEngine +
-               "'; valid: ftree, updn, minhop";
+        return fail("ibRouting",
+                    "unknown InfiniBand routing engine '" + ibRoutingEngine +
+                        "'; valid: ftree, updn, minhop");
     }
-    return ClusterIbShape::Compute(*this).error;
+    const ClusterIbShape shape = ClusterIbShape::Compute(*this);
+    return shape.error.empty() ? "" : fail(shape.errorField, shape.error);
 }
 
 void
@@ -593,23 +621,27 @@ ClusterIbShape::Compute(const ClusterConfig& c)
     {
         why << "InfiniBand switch radix " << k << " outside 2..254";
         r.error = why.str();
+        r.errorField = "ibRadix";
         return r;
     }
     if (!(os >= 1.0) || !std::isfinite(os))
     {
         why << "oversubscription " << os << " must be >= 1";
         r.error = why.str();
+        r.errorField = "oversubscription";
         return r;
     }
     if (c.ibTiers > 3)
     {
         why << "ibTiers " << c.ibTiers << ": 1, 2 or 3 (0 = fewest that fit)";
         r.error = why.str();
+        r.errorField = "ibTiers";
         return r;
     }
     if (n == 0 || r.rails == 0)
     {
         r.error = "no HCAs";
+        r.errorField = "servers";
         return r;
     }
     const uint32_t hcas = n * r.rails;
@@ -634,6 +666,7 @@ ClusterIbShape::Compute(const ClusterConfig& c)
                 << r.rails << " rails need " << leaves << " leaves, more than 3 tiers reach (" << k
                 << " pods of " << half << " leaves)";
             r.error = why.str();
+            r.errorField = "ibRadix";
             return r;
         }
     }
@@ -642,6 +675,7 @@ ClusterIbShape::Compute(const ClusterConfig& c)
         why << "InfiniBand switch radix " << k << " too small for " << hcas << " HCAs on "
             << r.rails << " rails in " << c.ibTiers << " tier(s): they need " << needed;
         r.error = why.str();
+        r.errorField = "ibTiers";
         return r;
     }
     r.tiers = c.ibTiers != 0 ? c.ibTiers : needed;
@@ -688,6 +722,7 @@ ClusterIbShape::Compute(const ClusterConfig& c)
         why << hcas << " HCAs and " << r.switches
             << " switches need more than the 49151 unicast LIDs";
         r.error = why.str();
+        r.errorField = "servers";
     }
     return r;
 }

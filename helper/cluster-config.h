@@ -106,7 +106,8 @@ struct ClusterConfig
     std::string PartitionDomains(uint32_t processes, std::vector<uint32_t>& systemOfDomain) const;
 
     /// "" or why this cluster cannot be built; nothing is built before this passes.
-    std::string Validate() const;
+    /// \p field (if given) receives the command-line flag the refusal is about.
+    std::string Validate(std::string* field = nullptr) const;
     /// Aborts with Validate()'s message.
     void ValidateOrAbort() const;
 
@@ -117,8 +118,8 @@ struct ClusterConfig
      * the flags given.  This object must stay in place in between.
      */
     void AddCommandLineArguments(CommandLine& cmd);
-    /// "" or the error (unknown preset, invalid values per Validate()).
-    std::string ApplyCommandLine();
+    /// "" or the error (unknown preset, invalid values per Validate()); \p field as there.
+    std::string ApplyCommandLine(std::string* field = nullptr);
     void ApplyCommandLineOrAbort();
     /// Every field as "cluster.<name>" in the run's params JSON.
     void AddToRunParameters(RunParameters& params) const;
@@ -192,6 +193,7 @@ struct ClusterIbShape
     uint32_t switches{0};
     uint32_t cables{0}; //!< HCA and switch-switch cables
     std::string error;
+    const char* errorField{""}; //!< the command-line flag the error is about
 
     static ClusterIbShape Compute(const ClusterConfig& c);
 };

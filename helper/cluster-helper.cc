@@ -219,10 +219,11 @@ ClusterHelper::AddCommandLineArguments(CommandLine& cmd)
 void
 ClusterHelper::ApplyCommandLine()
 {
-    const std::string error = m_config.ApplyCommandLine();
+    std::string field;
+    const std::string error = m_config.ApplyCommandLine(&field);
     if (!error.empty())
     {
-        throw InputError("command line", 0, "", "cluster: " + error);
+        throw InputError("command line", 0, field, "cluster: " + error);
     }
 }
 
@@ -557,6 +558,25 @@ ClusterHelper::BuildNodes()
 }
 
 Ipv4Address
+ClusterHelper::LinkStorage(uint32_t storage, uint32_t agg)
+{
+    const ClusterConfig& c = m_config;
+    uint32_t stIf;
+    uint32_t aggIf;
+    auto [stAddr, aggAddr] = Link(m_storage.Get(storage),
+                                  m_aggs.Get(agg),
+                                  c.storageRate_Gbps,
+                                  c.ethDelay_ns,
+                                  NextInfraNetwork(),
+                                  stIf,
+                                  aggIf);
+    ++m_ethLinks;
+    m_storageAddress[storage] = stAddr;
+    AddDefaultRoute(m_storage.Get(storage), aggAddr, stIf);
+    return stAddr;
+}
+
+Ipv4Address
 ClusterHelper::NextInfraNetwork()
 {
     return Ipv4Address(Ipv4Address("172.16.0.0").Get() + 4 * m_infraLinks++);
@@ -741,18 +761,7 @@ ClusterHelper::BuildFrontEnd()
     for (uint32_t i = 0; i < c.storageNodes; ++i)
     {
         const uint32_t a = i % aggs;
-        uint32_t stIf;
-        uint32_t aggIf;
-        auto [stAddr, aggAddr] = Link(m_storage.Get(i),
-                                      m_aggs.Get(a),
-                                      c.storageRate_Gbps,
-                                      c.ethDelay_ns,
-                                      NextInfraNetwork(),
-                                      stIf,
-                                      aggIf);
-        ++m_ethLinks;
-        m_storageAddress[i] = stAddr;
-        AddDefaultRoute(m_storage.Get(i), aggAddr, stIf);
+        const Ipv4Address stAddr = LinkStorage(i, a);
         for (uint32_t t = 0; t < m_tors.GetN(); ++t)
         {
             AddNetworkRoute(m_tors.Get(t),
@@ -930,18 +939,7 @@ ClusterHelper::BuildBridgedFrontEnd()
     for (uint32_t i = 0; i < c.storageNodes; ++i)
     {
         const uint32_t a = i % aggs;
-        uint32_t stIf;
-        uint32_t aggIf;
-        auto [stAddr, aggAddr] = Link(m_storage.Get(i),
-                                      m_aggs.Get(a),
-                                      c.storageRate_Gbps,
-                                      c.ethDelay_ns,
-                                      NextInfraNetwork(),
-                                      stIf,
-                                      aggIf);
-        ++m_ethLinks;
-        m_storageAddress[i] = stAddr;
-        AddDefaultRoute(m_storage.Get(i), aggAddr, stIf);
+        const Ipv4Address stAddr = LinkStorage(i, a);
         viaMesh(a, stAddr, Ipv4Mask("255.255.255.255"));
     }
     if (!useStatic)

@@ -306,6 +306,8 @@ class ClusterHelper
                                              Ipv4Address network,
                                              uint32_t& ifA,
                                              uint32_t& ifB);
+    /// Storage node \p storage on aggregation switch \p agg, its default route; its address.
+    Ipv4Address LinkStorage(uint32_t storage, uint32_t agg);
     Ipv4Address NextInfraNetwork();
     /// Counters of the two directions of a link a-b (devices in that order).
     void TraceLink(const NetDeviceContainer& devices, Ptr<Node> a, Ptr<Node> b, double rate_Gbps);

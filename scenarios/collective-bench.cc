@@ -30,8 +30,9 @@ main(int argc, char* argv[])
     options.AddCommandLineArguments(cmd);
     cmd.Parse(argc, argv);
     // Errors go to CollectiveBenchMain so that the database gets its failed run row.
-    const std::string clusterError = config.ApplyCommandLine();
-    const int rc = CollectiveBenchMain(config, options, std::cout, std::cerr, clusterError);
+    std::string field;
+    const std::string clusterError = config.ApplyCommandLine(&field);
+    const int rc = CollectiveBenchMain(config, options, std::cout, std::cerr, clusterError, field);
     Simulator::Destroy();
     return rc;
 }

@@ -93,10 +93,11 @@ MoeAllToAll(ScenarioRun& run, int argc, char* argv[])
         ClusterConfig config;
         config.cli = cluster.GetConfig().cli;
         config.cli.preset = preset;
-        const std::string error = config.ApplyCommandLine();
+        std::string field;
+        const std::string error = config.ApplyCommandLine(&field);
         if (!error.empty())
         {
-            throw InputError::Flag("preset", error);
+            throw InputError::Flag(field, error);
         }
         config.servers = (moe.ep + config.gpusPerServer - 1) / config.gpusPerServer;
         if (config.serversPerDomain > 1)

@@ -44,6 +44,14 @@ struct BadInput
     std::string field; ///< expected error_field of the failed row ("": any)
 };
 
+// GoogleTest prints a parameter it cannot format as a byte dump; the program and
+// arguments are what a reader of a failure needs.
+void
+PrintTo(const BadInput& c, std::ostream* os)
+{
+    *os << c.program << " " << c.args;
+}
+
 std::string
 ReadFile(const std::string& path)
 {
@@ -701,22 +709,48 @@ Cases()
             "",
             ""),
         // Cluster flags: zero, negative, too large, unknown presets, invalid choices.
-        Flag("flag_servers_zero", "cluster-replay", kReplay + " --servers=0", "servers"),
-        Flag("flag_servers_negative", "cluster-replay", kReplay + " --servers=-3", "--servers=-3"),
-        Flag("flag_servers_too_large", "cluster-replay", kReplay + " --servers=5000", "servers"),
-        Flag("flag_gpus_zero", "cluster-replay", kReplay + " --gpusPerServer=0", "gpusPerServer"),
+        Flag("flag_servers_zero", "cluster-replay", kReplay + " --servers=0", "servers", "servers"),
+        Flag("flag_servers_negative",
+             "cluster-replay",
+             kReplay + " --servers=-3",
+             "--servers=-3",
+             "servers"),
+        Flag("flag_servers_too_large",
+             "cluster-replay",
+             kReplay + " --servers=5000",
+             "servers",
+             "servers"),
+        Flag("flag_gpus_zero",
+             "cluster-replay",
+             kReplay + " --gpusPerServer=0",
+             "gpusPerServer",
+             "gpusPerServer"),
         Flag("flag_gpus_too_large",
              "cluster-replay",
              kReplay + " --gpusPerServer=100000",
+             "gpusPerServer",
              "gpusPerServer"),
-        Flag("flag_unknown_preset", "cluster-replay", kReplay + " --preset=dgx-z900", "preset"),
-        Flag("flag_ib_rate_zero", "cluster-replay", kReplay + " --ibRate=0", "ibRate"),
-        Flag("flag_ib_rate_negative", "cluster-replay", kReplay + " --ibRate=-400", "ibRate"),
+        Flag("flag_unknown_preset",
+             "cluster-replay",
+             kReplay + " --preset=dgx-z900",
+             "preset",
+             "preset"),
+        Flag("flag_ib_rate_zero", "cluster-replay", kReplay + " --ibRate=0", "ibRate", "ibRate"),
+        Flag("flag_ib_rate_negative",
+             "cluster-replay",
+             kReplay + " --ibRate=-400",
+             "ibRate",
+             "ibRate"),
         Flag("flag_nvlink_gen_unknown",
              "cluster-replay",
              kReplay + " --nvlinkGen=9",
-             "NVLink generation"),
-        Flag("flag_eth_fabric_unknown", "cluster-replay", kReplay + " --ethFabric=mesh", "fabric"),
+             "NVLink generation",
+             "nvlinkGen"),
+        Flag("flag_eth_fabric_unknown",
+             "cluster-replay",
+             kReplay + " --ethFabric=mesh",
+             "fabric",
+             "ethFabric"),
         Flag("flag_format_unknown",
              "cluster-replay",
              kReplay + " --format=xml",
@@ -729,10 +763,10 @@ Cases()
              "/nonexistent.trace"),
         Flag("dp_scaling_servers_zero", "dp-scaling", "--servers=1,0", "servers", "servers"),
         Flag("dp_scaling_servers_junk", "dp-scaling", "--servers=two", "servers", "servers"),
-        Flag("mapping_study_servers_zero", "mapping-study", "--servers=0", "servers"),
-        Flag("describe_unknown_preset", "cluster-describe", "--preset=tpu-v5", "preset"),
+        Flag("mapping_study_servers_zero", "mapping-study", "--servers=0", "servers", "servers"),
+        Flag("describe_unknown_preset", "cluster-describe", "--preset=tpu-v5", "preset", "preset"),
         Flag("tp_pp_dp_pp_not_dividing", "tp-pp-dp", "--pp=3", "pp", "pp"),
-        Flag("tp_pp_dp_servers_zero", "tp-pp-dp", "--servers=0", "servers"),
+        Flag("tp_pp_dp_servers_zero", "tp-pp-dp", "--servers=0", "servers", "servers"),
         Flag("plane_sizing_threshold", "plane-sizing", "--threshold=2", "threshold", "threshold"),
         Flag("plane_sizing_unknown_plane", "plane-sizing", "--planes=pcie9", "planes", "planes"),
         Flag("plane_sizing_factor_negative", "plane-sizing", "--factors=-1", "factors", "factors"),
@@ -758,6 +792,7 @@ Cases()
         Flag("frontend_interference_servers_zero",
              "frontend-interference",
              "--servers=0",
+             "servers",
              "servers"),
         Flag("collective_bench_ranks", "collective-bench", "--servers=1 --ranks=0-99", "--ranks"),
         Flag("collective_bench_sizes",

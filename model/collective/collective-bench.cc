@@ -450,7 +450,8 @@ CollectiveBenchMain(const ClusterConfig& config,
                     const CollectiveBenchOptions& o,
                     std::ostream& out,
                     std::ostream& err,
-                    const std::string& clusterError)
+                    const std::string& clusterError,
+                    const std::string& clusterErrorField)
 {
     RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(o.seed, 1)));
     RunParameters params;
@@ -472,14 +473,17 @@ CollectiveBenchMain(const ClusterConfig& config,
     run.SetRun(o.label, o.seed, params);
     return run.Main([&]() {
         // Every refusal below is bad input: flags that do not fit the cluster or each other.
-        auto check = [](const std::string& from, const std::string& message) {
-            if (!message.empty())
-            {
-                throw InputError(from, 0, "", message);
-            }
-        };
-        check("command line", clusterError);
-        check("command line", config.Validate());
+        auto check =
+            [](const std::string& from, const std::string& message, const std::string& field = "") {
+                if (!message.empty())
+                {
+                    throw InputError(from, 0, field, message);
+                }
+            };
+        check("command line", clusterError, clusterErrorField);
+        std::string field;
+        const std::string invalid = config.Validate(&field);
+        check("command line", invalid, field);
         std::vector<uint32_t> ranks;
         std::vector<uint64_t> sizes;
         check("command line", CollectiveBenchValidate(o, config.GetNRanks(), ranks, sizes));

@@ -135,7 +135,8 @@ int CollectiveBenchMain(const ClusterConfig& config,
                         const CollectiveBenchOptions& options,
                         std::ostream& out,
                         std::ostream& err,
-                        const std::string& clusterError = "");
+                        const std::string& clusterError = "",
+                        const std::string& clusterErrorField = "");
 
 } // namespace ns3
 

@@ -189,7 +189,9 @@ RunStudyCase(ScenarioRun& run,
         const std::string error = cluster.TryBuild();
         if (!error.empty())
         {
-            throw InputError::Flag("preset", label + ": " + error);
+            std::string field = "preset";
+            config.Validate(&field); // names the flag when the configuration itself is refused
+            throw InputError::Flag(field, label + ": " + error);
         }
         run.BeginRun();
         Ptr<ResultsDatabase> db = run.GetDatabase();
