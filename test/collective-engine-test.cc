@@ -442,6 +442,27 @@ TEST_F(CollectiveTest, DegenerateGroupsComplete)
     EXPECT_EQ(transport->GetRxBytes(3), 2 * MiB + 4);
 }
 
+// A dependency that completes at another rank than the one that acts on it arrives one
+// NotificationLatency later.  Halving-doubling on p = 4 is symmetric (every rank sends the
+// same bytes in each round): each of its 2 log2(p) rounds after the first waits for the
+// peer's "ready" (the rendezvous), so it takes (2 log2(p) - 1) notifications longer than
+// with a zero latency, within 1 ns per round (whole-ns serialisation rounding).  A ring only
+// waits for what its sender received: no change at all.
+TEST_F(CollectiveTest, CrossRankDependenciesAreNotified)
+{
+    auto duration = [this](const std::string& algorithm, Time notify) {
+        Simulator::Destroy();
+        Star(4);
+        transport->SetAttribute("NotificationLatency", TimeValue(notify));
+        const CollectiveResult r = Run("allreduce", algorithm, 4, 4 * MiB);
+        return r.end - r.start;
+    };
+    const Time notify = NanoSeconds(700);
+    const Time extra = duration("halvingdoubling", notify) - duration("halvingdoubling", Time(0));
+    EXPECT_NEAR(extra.GetNanoSeconds(), 3 * notify.GetNanoSeconds(), 3.0);
+    EXPECT_EQ(duration("ring", notify), duration("ring", Time(0)));
+}
+
 TEST_F(CollectiveTest, AutoRule)
 {
     // No in-switch-reduction plane here, so never nvls; tree only for ≤ 1 MiB on ≥ 16

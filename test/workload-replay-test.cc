@@ -357,7 +357,8 @@ TEST_F(ReplayTest, GeneratedPipelineShowsTheOneFOneBBubble)
 }
 
 // SimAI MICRO (AICB micro_test: 19 allreduces of 4 KiB .. 1 GiB, one after the other) on
-// 4 ranks: each replayed allreduce takes what it takes alone, within 1%.
+// 4 ranks: each replayed allreduce takes what it takes alone plus two notifications (the
+// last member's "ready" before it starts, the last rank's "done" after it), within 1%.
 TEST_F(ReplayTest, SimAiMicroSweepMatchesCollectivesAlone)
 {
     const std::string path = kSamples + "aicb_workload_simAI_micro_test_all_reduce.txt";
@@ -385,10 +386,11 @@ TEST_F(ReplayTest, SimAiMicroSweepMatchesCollectivesAlone)
     {
         replayed.push_back(replay->GetOpEnd(0, i) - replay->GetOpStart(0, i));
     }
+    const Time notify = transport->GetNotificationLatency();
     replay = nullptr;
     for (std::size_t k = 0; k < sizes.size(); ++k)
     {
-        const Time alone = Alone("allreduce", 4, sizes[k], "auto");
+        const Time alone = Alone("allreduce", 4, sizes[k], "auto") + 2 * notify;
         std::cout << "[replay] MICRO allreduce " << sizes[k] << " B: replay "
                   << replayed[k].GetMicroSeconds() << " us, alone " << alone.GetMicroSeconds()
                   << " us\n";
@@ -525,7 +527,8 @@ TEST_F(ReplayTest, DeadlockIsReported)
 // (InfiniBand).  Each rank's busy time on its plane equals the time its collectives ran
 // (from the last member's arrival) plus its p2p spans, within 1%: ring steps keep a message
 // in flight to or from every member from the first submission to the last delivery; no
-// compute runs, so all of it is exposed.
+// compute runs, so all of it is exposed.  A collective op also spans the two notifications
+// around the run (last member ready, last rank done), when no message is in flight.
 TEST_F(ReplayTest, ClusterPlanesInTheBreakdown)
 {
     ClusterConfig config;
@@ -554,7 +557,8 @@ TEST_F(ReplayTest, ClusterPlanesInTheBreakdown)
     std::cout << "[replay] rank 1 nvlink " << r1.exposedByPlaneNs.at("nvlink") << " ns (TP op "
               << span(1, 0) << "), rank 8 infiniband " << r8.exposedByPlaneNs.at("infiniband")
               << " ns (DP + PP ops " << span(8, 0) + span(8, 1) << " incl. waiting for rank 0)\n";
-    EXPECT_NEAR(double(r1.exposedByPlaneNs.at("nvlink")) / span(1, 0), 1.0, 0.01);
+    const int64_t notify = transport->GetNotificationLatency().GetNanoSeconds();
+    EXPECT_NEAR(double(r1.exposedByPlaneNs.at("nvlink")) / (span(1, 0) - 2 * notify), 1.0, 0.01);
     EXPECT_EQ(r1.commByPlaneNs.at("infiniband"), 0u);
     EXPECT_EQ(r1.exposedByKindNs[static_cast<std::size_t>(ParallelismKind::Tp)],
               static_cast<uint64_t>(span(1, 0)));
@@ -562,7 +566,10 @@ TEST_F(ReplayTest, ClusterPlanesInTheBreakdown)
     // InfiniBand time starts when rank 0 arrives.
     const int64_t dpRunning = (replay->GetOpEnd(8, 0) - replay->GetOpStart(0, 1)).GetNanoSeconds();
     EXPECT_EQ(replay->GetOpStart(0, 1), replay->GetOpEnd(0, 0));
-    EXPECT_NEAR(double(r8.exposedByPlaneNs.at("infiniband")) / (dpRunning + span(8, 1)), 1.0, 0.01);
+    EXPECT_NEAR(double(r8.exposedByPlaneNs.at("infiniband")) /
+                    (dpRunning - 2 * notify + span(8, 1)),
+                1.0,
+                0.01);
     EXPECT_EQ(r8.commByPlaneNs.at("nvlink"), 0u);
     EXPECT_EQ(r8.exposedByKindNs[static_cast<std::size_t>(ParallelismKind::Dp)],
               static_cast<uint64_t>(span(8, 0)));
@@ -616,6 +623,7 @@ TEST_F(ReplayTest, OpsRowsCarryTheTimeline)
     replay->SetCollectiveEngine(engine);
     replay->SetResultsDatabase(db);
     transport->SetResultsDatabase(db);
+    engine->SetResultsDatabase(db);
     replay->TraceConnectWithoutContext(
         "OpBegin",
         MakeCallback(+[](uint32_t* n, uint32_t, uint32_t, const std::string&) {
@@ -661,14 +669,21 @@ TEST_F(ReplayTest, OpsRowsCarryTheTimeline)
             EXPECT_EQ(scalar("SELECT end_ns" + where), replay->GetOpEnd(r, i).GetNanoSeconds());
         }
     }
-    // The send starts at 1 ms and ends with the recv; the allreduce starts when both ranks
-    // reached it (rank 1 after its recv) and ends at one instant for both.
+    // The send starts at 1 ms and ends one notification (the acknowledgement) after the
+    // recv; rank 0 therefore reaches the allreduce last.  The collective runs one
+    // notification (rank 0's "ready") after that, and both ops end one notification
+    // (the last rank's "done") after the collectives row.
+    const int64_t notify = transport->GetNotificationLatency().GetNanoSeconds();
     EXPECT_EQ(scalar("SELECT start_ns FROM ops WHERE rank=0 AND label='act'"), 1000000);
     EXPECT_EQ(scalar("SELECT end_ns FROM ops WHERE rank=0 AND label='act'"),
-              scalar("SELECT end_ns FROM ops WHERE rank=1 AND label='act'"));
+              scalar("SELECT end_ns FROM ops WHERE rank=1 AND label='act'") + notify);
     EXPECT_EQ(scalar("SELECT count(DISTINCT end_ns) FROM ops WHERE label='ar'"), 1);
     EXPECT_EQ(scalar("SELECT max(start_ns) FROM ops WHERE label='ar'"),
-              scalar("SELECT end_ns FROM ops WHERE rank=1 AND label='act'"));
+              scalar("SELECT end_ns FROM ops WHERE rank=0 AND label='act'"));
+    EXPECT_EQ(scalar("SELECT start_ns FROM collectives"),
+              scalar("SELECT max(start_ns) FROM ops WHERE label='ar'") + notify);
+    EXPECT_EQ(scalar("SELECT max(end_ns) FROM ops WHERE label='ar'"),
+              scalar("SELECT end_ns FROM collectives") + notify);
     EXPECT_EQ(scalar("SELECT count(*) FROM flows f JOIN ops o ON f.op_id = o.op_id AND "
                      "f.run_id = o.run_id WHERE o.label='act' AND o.rank=0 AND f.src_rank=0"),
               1);

@@ -501,16 +501,36 @@ void
 CollectiveEngine::StepDone(Running* run, uint32_t step)
 {
     auto& steps = run->schedule.GetSteps();
+    const uint32_t here = steps[step].dst;
     for (uint32_t next : steps[step].successors)
     {
-        if (--steps[next].numDeps == 0)
+        if (steps[next].src == here)
         {
-            Launch(run, next);
+            Release(run, next);
+        }
+        else
+        {
+            // Another rank waits for this one (a rendezvous, a freed pipeline slot): it
+            // learns of it by a notification, never in the same instant.
+            Simulator::Schedule(m_transport->GetNotificationLatency(),
+                                &CollectiveEngine::Release,
+                                this,
+                                run,
+                                next);
         }
     }
     if (--run->remaining == 0)
     {
         Finish(run);
+    }
+}
+
+void
+CollectiveEngine::Release(Running* run, uint32_t step)
+{
+    if (--run->schedule.GetSteps()[step].numDeps == 0)
+    {
+        Launch(run, step);
     }
 }
 
@@ -547,7 +567,8 @@ CollectiveEngine::Finish(Running* run)
     m_running.erase(run->id);
     if (!done.IsNull())
     {
-        done(res);
+        // The caller learns that the last rank finished by that rank's notification.
+        Simulator::Schedule(m_transport->GetNotificationLatency(), [done, res]() { done(res); });
     }
 }
 

@@ -64,7 +64,9 @@ struct CollectiveResult
  * \ingroup ai-fabric
  * Runs NCCL-style collectives over a GpuTransport: each call becomes a
  * CollectiveSchedule (messages with dependencies) executed as a DAG, a
- * message starting when all its dependencies were received; "nvls" instead
+ * message starting when all its dependencies were received (a dependency
+ * received at another rank than the sender's arrives the transport's
+ * NotificationLatency later); "nvls" instead
  * hands the whole allreduce to an InSwitchReductionPlane.  Every collective
  * is a `collectives` row when a ResultsDatabase is attached.  Invalid calls
  * throw CollectiveError before any message is sent.
@@ -92,7 +94,8 @@ class CollectiveEngine : public Object
     std::string ResolveAlgorithm(const CollectiveSpec& spec) const;
     /// The schedule a call would run (not for nvls); throws CollectiveError if invalid.
     CollectiveSchedule BuildSchedule(const CollectiveSpec& spec) const;
-    /// Start now; \p done when the last rank finished.  \return the collective id.
+    /// Start now; \p done the transport's NotificationLatency after the last rank
+    /// finished (the collectives row ends when it finished).  \return the collective id.
     uint64_t Start(const CollectiveSpec& spec, DoneCallback done);
 
     CollectiveSplit GetSplit() const;
@@ -120,6 +123,8 @@ class CollectiveEngine : public Object
     CollectiveSchedule Build(const CollectiveSpec& spec, const std::string& algorithm) const;
     void Launch(Running* run, uint32_t step);
     void StepDone(Running* run, uint32_t step);
+    /// One dependency of \p step is satisfied.
+    void Release(Running* run, uint32_t step);
     void Finish(Running* run);
 
     Ptr<GpuTransport> m_transport;

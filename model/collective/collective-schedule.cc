@@ -47,9 +47,11 @@ CollectiveSchedule::AddMessage(uint32_t src,
 }
 
 uint32_t
-CollectiveSchedule::AddJoin(const std::vector<int64_t>& deps)
+CollectiveSchedule::AddJoin(uint32_t rank, const std::vector<int64_t>& deps)
 {
     Step s;
+    s.src = rank;
+    s.dst = rank;
     s.join = true;
     return Add(std::move(s), deps);
 }
@@ -158,14 +160,17 @@ EntryOf(const PerRank& entry, uint32_t pos)
 }
 
 PerRank
-Exits(CollectiveSchedule& s, const std::vector<std::vector<int64_t>>& recv, const PerRank& entry)
+Exits(CollectiveSchedule& s,
+      const std::vector<uint32_t>& ranks,
+      const std::vector<std::vector<int64_t>>& recv,
+      const PerRank& entry)
 {
     PerRank out(recv.size());
     for (uint32_t i = 0; i < recv.size(); ++i)
     {
         std::vector<int64_t> deps = recv[i];
         deps.push_back(EntryOf(entry, i));
-        out[i] = s.AddJoin(deps);
+        out[i] = s.AddJoin(ranks[i], deps);
     }
     return out;
 }
@@ -204,7 +209,7 @@ RingPass(CollectiveSchedule& s,
             }
         }
     }
-    return Exits(s, recv, entry);
+    return Exits(s, ranks, recv, entry);
 }
 } // namespace
 
@@ -250,7 +255,7 @@ HalvingDoublingAllReduce(CollectiveSchedule& s,
     std::vector<std::vector<int64_t>> recv(p);
     if (p < 2)
     {
-        return Exits(s, recv, entry);
+        return Exits(s, ranks, recv, entry);
     }
     uint32_t q = 1;
     while (q * 2 <= p)
@@ -270,7 +275,7 @@ HalvingDoublingAllReduce(CollectiveSchedule& s,
             const int64_t pre =
                 s.AddMessage(ranks[2 * v + 1], ranks[2 * v], bytes, 0, {EntryOf(entry, 2 * v + 1)});
             recv[2 * v].push_back(pre);
-            ready[v] = s.AddJoin({pre, EntryOf(entry, 2 * v)});
+            ready[v] = s.AddJoin(ranks[2 * v], {pre, EntryOf(entry, 2 * v)});
         }
         else
         {
@@ -345,7 +350,7 @@ HalvingDoublingAllReduce(CollectiveSchedule& s,
         const int64_t post = s.AddMessage(ranks[2 * v], ranks[2 * v + 1], bytes, 0, {ready[v]});
         recv[2 * v + 1].push_back(post);
     }
-    return Exits(s, recv, entry);
+    return Exits(s, ranks, recv, entry);
 }
 
 std::vector<int32_t>
@@ -444,7 +449,7 @@ DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
     std::vector<std::vector<int64_t>> recv(p);
     if (p < 2)
     {
-        return Exits(s, recv, entry);
+        return Exits(s, ranks, recv, entry);
     }
     const std::vector<uint64_t> halves = SplitEven(bytes, 2, split.elementBytes);
     const uint64_t e = std::max<uint32_t>(split.elementBytes, 1);
@@ -499,7 +504,7 @@ DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
                 }
                 if (parent[r] < 0)
                 {
-                    reduced = s.AddJoin(deps);
+                    reduced = s.AddJoin(ranks[r], deps);
                     continue;
                 }
                 if (k >= slots)
@@ -534,7 +539,7 @@ DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
             downHist.push_back(std::move(out));
         }
     }
-    return Exits(s, recv, entry);
+    return Exits(s, ranks, recv, entry);
 }
 
 PerRank
@@ -559,7 +564,7 @@ DirectAllToAll(CollectiveSchedule& s,
             }
         }
     }
-    return Exits(s, recv, entry);
+    return Exits(s, ranks, recv, entry);
 }
 
 PerRank
@@ -580,7 +585,7 @@ DirectAllGather(CollectiveSchedule& s,
             recv[j].push_back(s.AddMessage(ranks[i], ranks[j], piece[i], 0, {EntryOf(entry, i)}));
         }
     }
-    return Exits(s, recv, entry);
+    return Exits(s, ranks, recv, entry);
 }
 
 PerRank
@@ -616,7 +621,7 @@ ChainBroadcast(CollectiveSchedule& s,
             recv[to].push_back(prev);
         }
     }
-    return Exits(s, recv, entry);
+    return Exits(s, ranks, recv, entry);
 }
 
 PerRank
@@ -646,7 +651,7 @@ RingSendRecv(CollectiveSchedule& s,
         const uint32_t j = (i + 1) % p;
         recv[j].push_back(s.AddMessage(ranks[i], ranks[j], bytes, 0, {EntryOf(entry, i)}));
     }
-    return Exits(s, recv, entry);
+    return Exits(s, ranks, recv, entry);
 }
 
 PerRank

@@ -16,7 +16,10 @@ namespace ns3
  * A step is a message (src rank -> dst rank, bytes, channel) or a join (no
  * traffic, completes as soon as its dependencies did: "rank r finished phase
  * k").  A step starts when all its dependencies completed; a message
- * completes when its receiver holds the last byte.
+ * completes when its receiver holds the last byte.  Every step happens at a
+ * rank: a message starts at src and completes at dst, a join is at its rank;
+ * a dependency completing at another rank than where its successor starts is
+ * a cross-rank dependency, which the engine delivers as a notification.
  */
 class CollectiveSchedule
 {
@@ -25,8 +28,8 @@ class CollectiveSchedule
 
     struct Step
     {
-        uint32_t src{0};
-        uint32_t dst{0};
+        uint32_t src{0}; //!< a join: the rank that joins
+        uint32_t dst{0}; //!< a join: the same rank
         uint64_t bytes{0};
         uint32_t channel{0};
         bool join{false};
@@ -40,7 +43,8 @@ class CollectiveSchedule
                         uint64_t bytes,
                         uint32_t channel,
                         const std::vector<int64_t>& deps);
-    uint32_t AddJoin(const std::vector<int64_t>& deps);
+    /// A join is "rank \p rank finished something": it happens at that rank.
+    uint32_t AddJoin(uint32_t rank, const std::vector<int64_t>& deps);
 
     const std::vector<Step>& GetSteps() const;
     std::vector<Step>& GetSteps();

@@ -32,9 +32,10 @@ class ResultsDatabase;
  * turn, so concurrent messages split the injection bandwidth; a refused
  * packet parks the rank until the plane's TxReady (no polling).
  *
- * Both completion callbacks fire when the receiver holds the last byte: the
- * return of an RDMA acknowledgement is not modelled, so the sender learns of
- * completion at the same instant.
+ * The receiver's completion callback fires when it holds the last byte; the
+ * sender's fires NotificationLatency later, when the completion (the RDMA
+ * acknowledgement) is back.  No rank acts on another rank's state in the same
+ * instant, which is what lets a run be split over processes (doc/cluster.md).
  */
 class GpuTransport : public Object
 {
@@ -81,6 +82,9 @@ class GpuTransport : public Object
                          DoneCallback onReceiverDone,
                          uint32_t channel = 0,
                          int64_t opId = -1);
+
+    /// One-way latency of a notification between ranks (ACK, "peer ready", "done").
+    Time GetNotificationLatency() const;
 
     uint64_t GetRxBytes(uint32_t rank) const;
     uint64_t GetTxBytes(uint32_t rank) const;
@@ -153,6 +157,7 @@ class GpuTransport : public Object
     std::vector<uint64_t> m_rxBytes;
     std::vector<uint64_t> m_txBytes;
     uint64_t m_completed;
+    Time m_notificationLatency;
     Ptr<ResultsDatabase> m_db;
 
     TracedCallback<uint64_t, uint32_t, uint32_t, uint64_t> m_sentTrace;

@@ -559,7 +559,12 @@ WorkloadReplay::StartOp(uint32_t rank, uint32_t index)
         const uint32_t c = static_cast<uint32_t>(op.collective);
         if (++m_collectives[c].ready == m_trace.collectives[c].members.size())
         {
-            StartCollective(c);
+            // The members learn that the last of them arrived by its notification.
+            Ptr<GpuTransport> t = m_engine ? m_engine->GetTransport() : nullptr;
+            Simulator::Schedule(t ? t->GetNotificationLatency() : Time(0),
+                                &WorkloadReplay::StartCollective,
+                                this,
+                                c);
         }
         break;
     }

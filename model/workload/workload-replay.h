@@ -71,8 +71,11 @@ struct ReplayBreakdown
  * on their rank's GPU, which runs one kernel at a time in ready order
  * (attribute ConcurrentCompute lifts that).  A send is submitted at once and
  * completes when the sender is done; a recv completes when it is ready and
- * its message has arrived.  A collective starts when its last member is
- * ready; every member's op ends when the engine reports the collective done.
+ * its message has arrived.  A collective starts the transport's
+ * NotificationLatency after its last member became ready; every member's op
+ * ends when the engine reports the collective done (one NotificationLatency
+ * after its last rank finished).  The sender learns of a send's completion
+ * NotificationLatency after the receiver (GpuTransport).
  *
  * Everything is event driven: O(1) work per op event plus the successors it
  * releases.  After Simulator::Run(), IsComplete() false means some
