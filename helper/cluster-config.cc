@@ -236,7 +236,8 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
     cmd.AddValue("racksPerTor", "racks per top-of-rack switch; -1 = preset (1)", cli.racksPerTor);
     cmd.AddValue("ethRouting", "front-end IPv4 routing: static or global", cli.ethRouting);
     cmd.AddValue("ethFabric",
-                 "front-end ToRs: bridged (L2 CSMA + BridgeNetDevice, default) or routed (IPv4)",
+                 "front-end ToRs: routed (IPv4 routers, point-to-point; default) or bridged (L2: "
+                 "half-duplex CSMA + BridgeNetDevice)",
                  cli.ethFabric);
     cmd.AddValue("ethAggSwitches",
                  "front-end aggregation switches; -1 = preset (2)",

@@ -74,7 +74,9 @@ struct ClusterConfig
     /// "bridged": each ToR is an L2 switch (a BridgeNetDevice over one CsmaNetDevice port per
     /// server and one CSMA uplink to a single aggregation router), the rack one IPv4 subnet;
     /// "routed": ToRs are IPv4 routers linked point-to-point to every aggregation switch.
-    std::string ethFabric{"bridged"};
+    /// Routed by default: ns-3.37's CSMA (the only device BridgeNetDevice can use) is half
+    /// duplex with 1 us backoff slots, under which TCP at hundreds of Gb/s collapses.
+    std::string ethFabric{"routed"};
     double ethUplinkRate_Gbps{0.0}; //!< ToR to each aggregation switch; 0 = non-blocking
     double ethDelay_ns{500.0};      //!< per front-end cable, ~100 m of fibre at 5 ns/m
     uint32_t storageNodes{1};

@@ -46,14 +46,14 @@ std::string FormatPlaneRatio(double nvlink, double infiniband, double ethernet);
  * CPUs.  Node ids: GPUs in rank order, then CPUs, storage, Ethernet switches,
  * then whatever the plane builders create.
  *
- * Front-end (ClusterConfig::ethFabric): "bridged" (default) makes each ToR an
+ * Front-end (ClusterConfig::ethFabric): "routed" (default) makes ToRs IPv4
+ * routers linked point-to-point to every aggregation switch.  "bridged" makes each ToR an
  * L2 switch, a BridgeNetDevice over one CsmaNetDevice port per server (a
  * 2-node CSMA segment CPU <-> ToR port) and one CSMA uplink to exactly one
  * aggregation router; the rack is one IPv4 subnet.  ns-3 has no spanning tree,
  * so a bridged ToR cannot have redundant uplinks (a loop would flood for ever):
  * ToR t hangs off aggregation router t mod aggs, and the aggregation routers are
- * meshed point-to-point.  "routed" makes ToRs IPv4 routers linked point-to-point
- * to every aggregation switch.  Aggregation switches are IPv4 routers in both;
+ * meshed point-to-point.  Aggregation switches are IPv4 routers in both;
  * routes are static, following the address plan, or ns-3 global routing
  * (ClusterConfig::ethRouting; global routing's per-node shortest-path run makes
  * a 1024-GPU build 25 times slower).  ToRs and aggregation switches are

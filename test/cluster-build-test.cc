@@ -77,21 +77,20 @@ struct CountCase
 
 TEST_F(Cluster, NodeAndLinkCountsMatchFormulas)
 {
-    // gpus = servers x G; ToRs = ceil(servers / serversPerRack); front-end links (bridged
-    // default) = servers + ToRs (one uplink each) + aggs (2) x (aggs - 1) / 2 + storage (1);
-    // PCIe links = gpus.
+    // gpus = servers x G; ToRs = ceil(servers / serversPerRack); front-end links (routed
+    // default) = ToRs x aggs (2) + servers + storage (1); PCIe links = gpus.
     // InfiniBand, rail-optimised 2 tiers, radix k, down = k/2 (1:1): hosts per leaf
     // h = min(servers, k/2), leaves L = G x ceil(servers / h), uplinks U = h, spines
     // S = smallest divisor of U >= ceil(L x U / k); switches = L + S; cables = gpus + L x U.
     std::vector<CountCase> cases = {
         // dgx-h100 x 4: h = 4, L = 8, U = 4, S = 1: 9 switches, 32 + 32 cables
         // NVSwitches = domains x switches per domain: 4 x 4
-        {"dgx-h100", 4, 32, 1, 9, 64, 4 + 1 + 1 + 1, 16},
+        {"dgx-h100", 4, 32, 1, 9, 64, 1 * 2 + 4 + 1, 16},
         // dgx-a100 x 8 (k = 40): h = 8, L = 8, U = 8, S = ceil(64/40) = 2: 10 switches, 64 + 64
-        {"dgx-a100", 8, 64, 2, 10, 128, 8 + 2 + 1 + 1, 8 * 6},
+        {"dgx-a100", 8, 64, 2, 10, 128, 2 * 2 + 8 + 1, 8 * 6},
         // gb200-nvl72 x 18 trays (G = 4, 18 trays per rack): h = 18, L = 4, U = 18,
         // S = ceil(72/64) = 2 (divides 18): 6 switches, 72 + 72 cables; 1 ToR per rack
-        {"gb200-nvl72", 18, 72, 1, 6, 144, 18 + 1 + 1 + 1, 18},
+        {"gb200-nvl72", 18, 72, 1, 6, 144, 1 * 2 + 18 + 1, 18},
     };
     for (const auto& k : cases)
     {

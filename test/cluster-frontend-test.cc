@@ -77,6 +77,7 @@ SmallFrontEnd()
     c.ethRate_Gbps = 10;
     c.storageRate_Gbps = 2; // the bottleneck of the checkpoint test
     c.pcieRate_Gbps = 10;
+    c.ethFabric = "bridged"; // the L2 ToR's properties are what most tests here check
     return c;
 }
 
@@ -189,7 +190,7 @@ EchoFromCpu0(const std::string& routing, uint32_t dst, uint32_t* aggRx)
     c.ethRouting = routing;
     ClusterHelper cluster(c);
     EXPECT_EQ(cluster.TryBuild(), "");
-    EXPECT_EQ(c.ethFabric, "bridged"); // the default
+    EXPECT_EQ(c.ethFabric, "bridged");
     *aggRx = 0;
     cluster.GetEthSwitchNodes()
         .Get(2) // ToRs 0, 1, then aggregation router 0
@@ -335,7 +336,7 @@ TEST_F(ClusterFrontEnd, DataLoadingReachesGpusThroughCpuAtPcieRate)
               2 * static_cast<int64_t>(cluster.GetIbTopology().GetLinks().size()));
     EXPECT_EQ(scalar("SELECT COUNT(DISTINCT link_id) FROM links"),
               scalar("SELECT COUNT(*) FROM links"));
-    // The bridged default: CPU 0's CSMA segment to ToR 0, both directions, at 10 Gb/s.
+    // Bridged: CPU 0's CSMA segment to ToR 0, both directions, at 10 Gb/s.
     const std::string tor = std::to_string(cluster.GetEthSwitchNodes().Get(0)->GetId());
     const std::string cpu = std::to_string(cluster.GetCpuNode(0)->GetId());
     EXPECT_EQ(scalar("SELECT COUNT(*) FROM links WHERE plane='ethernet' AND rate_bps=10000000000"
