@@ -13,6 +13,13 @@
  * InfiniBand: one rail of 4 x dgx-h100 (ranks 0, 8, 16, 24: every message crosses the rail's
  * leaf), ring allreduce, HCA IbMtu 256 ... 4096.  The MTU is a protocol parameter: smaller
  * MTUs really do cost more header bytes, which the analytical figure includes.
+ * These two groups run with fine packets only (GpuTransport MinPacketsPerMessage 0).
+ *
+ * Adaptive bursts: the same allreduces with a minimum packet count per message
+ * (GpuTransport MinPacketsPerMessage for ring, NvLinkTransportPlane NvlsMinPackets for
+ * NVLS; 0 = fine packets, the reference of the group) and, on InfiniBand, the HCAs'
+ * MaxBurstPackets: a message's packets grow with its size up to NvLinkNetDevice
+ * MaxBurstBytes (64 KiB) or MaxBurstPackets MTUs, so bulk collectives need fewer events.
  */
 #include "bench-meter.h"
 
@@ -38,7 +45,9 @@ RunAllReduce(benchmark::State& state,
              const std::string& algorithm,
              uint64_t bytes,
              uint32_t nvlinkGranularityBytes,
-             uint32_t ibMtuBytes)
+             uint32_t ibMtuBytes,
+             uint32_t minPacketsPerMessage = 0,
+             uint32_t ibBurstPackets = 1)
 {
     bench::RunMeter meter;
     for (auto _ : state)
@@ -50,6 +59,13 @@ RunAllReduce(benchmark::State& state,
         cluster.SetNvLinkDeviceAttribute("Granularity", UintegerValue(nvlinkGranularityBytes));
         cluster.SetIbDeviceAttribute("IbMtu", UintegerValue(ibMtuBytes));
         cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
+        cluster.SetIbDeviceAttribute("MaxBurstPackets", UintegerValue(ibBurstPackets));
+        // Without a minimum packet count, no bursts anywhere (GpuTransport and NVLS).
+        cluster.SetNvLinkDeviceAttribute(
+            "MaxBurstBytes",
+            UintegerValue(minPacketsPerMessage == 0 ? nvlinkGranularityBytes : 64 * 1024));
+        Config::SetDefault("ns3::NvLinkTransportPlane::NvlsMinPackets",
+                           UintegerValue(minPacketsPerMessage));
         const std::string error = cluster.TryBuild();
         if (!error.empty())
         {
@@ -57,6 +73,7 @@ RunAllReduce(benchmark::State& state,
             break;
         }
         Ptr<GpuTransport> transport = cluster.InstallTransport("world");
+        transport->SetAttribute("MinPacketsPerMessage", UintegerValue(minPacketsPerMessage));
         Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
         engine->SetTransport(transport);
         CollectiveBenchOptions o;
@@ -84,6 +101,8 @@ RunAllReduce(benchmark::State& state,
             (rows.front().time_us * 1e-6 / modelSeconds - 1) * 100;
         state.counters["granularity_bytes"] = servers == 1 ? nvlinkGranularityBytes : ibMtuBytes;
         state.counters["bytes"] = n;
+        state.counters["min_packets_per_message"] = minPacketsPerMessage;
+        state.counters["ib_burst_packets"] = ibBurstPackets;
         Simulator::Destroy();
         Names::Clear();
         Config::Reset();
@@ -117,6 +136,47 @@ BM_IbMtu(benchmark::State& state)
                  static_cast<uint32_t>(state.range(1)));
 }
 
+// Args: case (0 NVLink ring, 1 NVLink NVLS, 2 InfiniBand ring), KiB per rank,
+// MinPacketsPerMessage, InfiniBand MaxBurstPackets.
+void
+BM_AdaptiveBurst(benchmark::State& state)
+{
+    const bool ib = state.range(0) == 2;
+    RunAllReduce(state,
+                 ib ? 4 : 1,
+                 ib ? std::vector<uint32_t>{0, 8, 16, 24}
+                    : std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7},
+                 state.range(0) == 1 ? "nvls" : "ring",
+                 static_cast<uint64_t>(state.range(1)) << 10,
+                 4096,
+                 4096,
+                 static_cast<uint32_t>(state.range(2)),
+                 static_cast<uint32_t>(state.range(3)));
+}
+
+void
+BurstCases(benchmark::internal::Benchmark* b)
+{
+    for (int64_t c : {0, 1})
+    {
+        for (int64_t kib : {1024, 65536})
+        {
+            for (int64_t minPackets : {0, 256, 64, 32, 16, 8})
+            {
+                b->Args({c, kib, minPackets, 1});
+            }
+        }
+    }
+    for (int64_t kib : {1024, 65536})
+    {
+        b->Args({2, kib, 0, 1});
+        for (int64_t burst : {4, 16, 64})
+        {
+            b->Args({2, kib, 32, burst});
+        }
+    }
+}
+
 void
 NvLinkCases(benchmark::internal::Benchmark* b)
 {
@@ -148,5 +208,6 @@ IbCases(benchmark::internal::Benchmark* b)
 
 BENCHMARK(BM_NvLinkGranularity)->Apply(NvLinkCases)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_IbMtu)->Apply(IbCases)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_AdaptiveBurst)->Apply(BurstCases)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 BENCHMARK_MAIN();

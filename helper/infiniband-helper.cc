@@ -27,9 +27,20 @@ namespace
 {
 
 void
-PcapSink(Ptr<InfinibandPcapWriter> writer, Ptr<const Packet> packet, uint32_t vc)
+PcapSink(Ptr<InfinibandPcapWriter> writer,
+         const InfinibandNetDevice* device,
+         Ptr<const Packet> packet,
+         uint32_t vc)
 {
-    writer->Write(Simulator::Now(), packet);
+    if (device->RealPacketsOf(packet->GetSize()) == 1)
+    {
+        writer->Write(Simulator::Now(), packet);
+        return;
+    }
+    for (const auto& real : device->SplitBurst(packet)) // as ibdump would see a burst
+    {
+        writer->Write(Simulator::Now(), real);
+    }
 }
 
 } // namespace
@@ -320,8 +331,9 @@ InfinibandHelper::EnablePcap(const std::string& prefix, Ptr<NetDevice> device)
                  std::to_string(device->GetIfIndex()) + ".pcap");
     // Data packets both ways, as ibdump sees them at the port; flow-control
     // packets are consumed by the link layer and never reach these traces.
-    ib->TraceConnectWithoutContext("TxBegin", MakeBoundCallback(&PcapSink, writer));
-    ib->TraceConnectWithoutContext("Rx", MakeBoundCallback(&PcapSink, writer));
+    ib->TraceConnectWithoutContext("TxBegin",
+                                   MakeBoundCallback(&PcapSink, writer, PeekPointer(ib)));
+    ib->TraceConnectWithoutContext("Rx", MakeBoundCallback(&PcapSink, writer, PeekPointer(ib)));
 }
 
 void

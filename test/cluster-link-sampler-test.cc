@@ -106,10 +106,10 @@ TEST(ClusterLinkSampler, SamplesEveryLinkWithTheLinksTableIds)
         Scalar(conn, "SELECT count(*) FROM links WHERE tx_bytes > 0 AND plane = 'infiniband'"),
         0);
     // The ~1.8 MB gradient allreduce of each DP pair keeps an NDR link (50 GB/s) busy for
-    // ~36 us, several 5 us intervals: the peak is line rate, above it by at most one 4 KiB
-    // frame counted early (82 ns of 5 us, 1.7 %).
+    // ~36 us, several 5 us intervals: the peak is line rate, above it by at most one
+    // 16 KiB burst (MaxBurstPackets 4) counted early (330 ns of 5 us, 6.6 %).
     EXPECT_GT(ibPeak, 0.9);
-    EXPECT_LT(ibPeak, 1.017);
+    EXPECT_LT(ibPeak, 1.067);
     sqlite3_close(conn);
     for (const char* suffix : {"", "-wal", "-shm"})
     {

@@ -153,13 +153,15 @@ TEST_F(TransportPlaneTest, NvLinkMessageAtPerGpuBandwidth)
 // moves 32 MiB to GPU 2: SendPacket and the GPU's transfers alternate packet by
 // packet, so both end together at 64 MiB / 423.5 GB/s = 158.5 us (each within 2%).
 // Device queues of 32 KiB (8 packets; the helper's 1 MiB would give the transfer
-// that starts first a 4 MiB head start) still keep the links busy.
+// that starts first a 4 MiB head start) still keep the links busy.  Fine packets on
+// both sides (MinPacketsPerMessage 0): the turns are per packet, not per byte.
 TEST_F(TransportPlaneTest, NvLinkTransportSharesGpuWithOwnTransfers)
 {
     NvLinkHelper helper;
     helper.SetDeviceAttribute("TxQueueBytes", UintegerValue(32 * 1024));
     Ptr<NvLinkTransportPlane> plane = NvLinkDomain(helper, "dgx-h100", 0);
     Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+    transport->SetAttribute("MinPacketsPerMessage", UintegerValue(0));
     transport->AddPlane(plane);
     double rateBps = 0;
     for (uint32_t s = 0; s < helper.GetNSwitches(); ++s)
@@ -181,7 +183,8 @@ TEST_F(TransportPlaneTest, NvLinkTransportSharesGpuWithOwnTransfers)
 
 // 64 MiB between hosts 0 and 7 of a radix-4 leaf/spine NDR fat tree (8 hosts, 4
 // leaves, 2 spines: 4 links): one RC SEND ONLY per 4096 B, 26 B of LRH+BTH+ICRC+VCRC,
-// so goodput = 400 Gb/s x 4096/4122 = 397.5 Gb/s and 1.3506 ms; tolerance 1%.
+// so goodput = 400 Gb/s x 4096/4122 = 397.5 Gb/s and 1.3506 ms; tolerance 1%.  The
+// transport sends bursts of MaxBurstPackets 4 (16 KiB), each charged 4 x 26 B.
 TEST_F(TransportPlaneTest, InfinibandMessageAtNdrGoodput)
 {
     InfinibandHelper ib;
@@ -207,8 +210,13 @@ TEST_F(TransportPlaneTest, InfinibandMessageAtNdrGoodput)
     EXPECT_NEAR(done.GetSeconds() / expected, 1.0, 0.01);
     EXPECT_EQ(transport->GetRxBytes(7), bytes);
     Ptr<InfinibandNetDevice> src = fabric.GetHostDevice(0);
-    EXPECT_EQ(src->GetCounters().txPackets, bytes / 4096);
-    EXPECT_EQ(src->GetCounters().txBytes, bytes / 4096 * 4122);
+    EXPECT_EQ(src->GetCounters().txPackets, bytes / 16384);
+    EXPECT_EQ(src->GetCounters().txBytes, bytes / 16384 * (16384 + 26));
+    // Busy time = wire time of 4096 real packets of 4122 B (and the credit frames seen).
+    const double wireBytes = bytes / 4096 * 4122.0;
+    EXPECT_NEAR(src->GetCounters().busyTime.GetSeconds(),
+                wireBytes * 8 / dataBps,
+                1e-3 * wireBytes * 8 / dataBps);
     EXPECT_EQ(fabric.GetHostDevice(7)->GetIbCounters().misdelivered, 0u);
 }
 
@@ -296,14 +304,15 @@ TEST_F(TransportPlaneTest, NvLinkRingMatchesModelAndNvlsBeatsRing)
     std::cout << "[nvlink] nvls allreduce 256 MiB sim_us=" << nvlsSim * 1e6
               << " ring/nvls=" << ringSim / nvlsSim << " busbw_GBps=" << nvls.busbwGbps << "\n";
     EXPECT_GT(ringSim / nvlsSim, 1.2);
-    // Every 4 KiB chunk was reduced once, in one of the four switches.
+    // Every packet chunk was reduced once, in one of the four switches: 256 MiB per
+    // member / NvlsMinPackets 256 = 1 MiB, capped at MaxBurstBytes 64 KiB.
     uint64_t reduced = 0;
     for (uint32_t s = 0; s < helper.GetNSwitches(); ++s)
     {
         reduced += helper.GetSwitch(s)->GetNvlsReducedChunks();
         EXPECT_EQ(helper.GetSwitch(s)->GetNvlsPendingChunks(), 0u);
     }
-    EXPECT_EQ(reduced, n / 4096);
+    EXPECT_EQ(reduced, n / (64 * 1024));
     EXPECT_EQ(plane->GetNvlsInFlight(), 0u);
 }
 
@@ -381,9 +390,11 @@ TEST_F(TransportPlaneTest, TwoPlanesRouteEachPairAndReportFlows)
         nvRate += server0.GetGpuDevice(0, s)->GetPayloadRateBps();
         nvTx += server0.GetGpuDevice(0, s)->GetCounters().txBytes;
     }
-    // 2048 packets of 4096 B + 16 B NvLinkHeader; nothing else left GPU 0 on NVLink.
-    EXPECT_EQ(nvTx, bytes / 4096 * (4096 + 16));
-    EXPECT_EQ(fabric.GetHostDevice(0)->GetCounters().txBytes, bytes / 4096 * 4122);
+    // 8 MiB / MinPacketsPerMessage 32 = 256 KiB, capped at MaxBurstBytes: 128 bursts of
+    // 64 KiB + 16 B NvLinkHeader; nothing else left GPU 0 on NVLink.  InfiniBand: 512
+    // bursts of MaxBurstPackets 4 x 4096 B with one LRH/BTH/ICRC/VCRC each.
+    EXPECT_EQ(nvTx, bytes / 65536 * (65536 + 16));
+    EXPECT_EQ(fabric.GetHostDevice(0)->GetCounters().txBytes, bytes / 16384 * (16384 + 26));
     EXPECT_EQ(fabric.GetHostDevice(1)->GetCounters().txPackets, 0u);
     EXPECT_NEAR(nvDone.GetSeconds() / (bytes * 8.0 / nvRate), 1.0, 0.05);
     const double ibRate = InfinibandGetLinkPreset("NDR").GetDataRateBps() * 4096.0 / 4122.0;
@@ -408,10 +419,10 @@ TEST_F(TransportPlaneTest, TwoPlanesRouteEachPairAndReportFlows)
     };
     EXPECT_EQ(scalar("SELECT count(*) FROM flows"), 3);
     EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE plane='nvlink' AND src_rank=0 AND "
-                     "dst_rank=1 AND end_ns IS NOT NULL AND packets=2048"),
+                     "dst_rank=1 AND end_ns IS NOT NULL AND packets=128"),
               1);
     EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE plane='infiniband' AND src_rank=0 AND "
-                     "dst_rank=9 AND end_ns IS NOT NULL AND packets=2048"),
+                     "dst_rank=9 AND end_ns IS NOT NULL AND packets=512"),
               1);
     EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE plane='infiniband' AND src_rank=12 AND "
                      "dst_rank=3"),
@@ -423,6 +434,132 @@ TEST_F(TransportPlaneTest, TwoPlanesRouteEachPairAndReportFlows)
               static_cast<double>(fabric.hosts.Get(9)->GetId()));
     sqlite3_close_v2(h);
     std::remove(path.c_str());
+}
+
+// AdaptivePacketBytes: ceil(bytes / minPackets) rounded up to whole fine units, within
+// [fine, burst rounded down to fine units]; exact integers.
+TEST(AdaptivePacketBytes, AnalyticalSizes)
+{
+    EXPECT_EQ(AdaptivePacketBytes(1ULL << 30, 4096, 65536, 32), 65536u); // capped
+    EXPECT_EQ(AdaptivePacketBytes(512 * 1024, 4096, 65536, 32), 16384u); // 16 KiB
+    EXPECT_EQ(AdaptivePacketBytes(128 * 1024, 4096, 65536, 32), 4096u);  // fine
+    EXPECT_EQ(AdaptivePacketBytes(1000, 4096, 65536, 32), 4096u);        // small
+    EXPECT_EQ(AdaptivePacketBytes(0, 4096, 65536, 32), 4096u);
+    EXPECT_EQ(AdaptivePacketBytes(MiB + 1, 4096, 65536, 32), 36864u);    // 32769 -> 9 units
+    EXPECT_EQ(AdaptivePacketBytes(1ULL << 30, 4096, 65536, 0), 4096u);   // off
+    EXPECT_EQ(AdaptivePacketBytes(1ULL << 30, 4096, 70000, 32), 69632u); // 17 units
+    EXPECT_EQ(AdaptivePacketBytes(1ULL << 30, 4096, 1000, 32), 4096u);   // burst < fine
+}
+
+// 1 MiB + 5 B over NVLink with MinPacketsPerMessage 32: packets of 36 KiB (9 units of
+// 4 KiB), so ceil((MiB + 5) / 36864) = 29 packets: 28 full and one of 28677 B, each
+// with a 16 B NvLinkHeader; the flows row says 29 and every byte arrives.
+TEST_F(TransportPlaneTest, MessageCutIntoAdaptivePackets)
+{
+    NvLinkHelper helper;
+    Ptr<NvLinkTransportPlane> plane = NvLinkDomain(helper, "dgx-h100", 0);
+    EXPECT_EQ(plane->GetMaxBurstBytes(), 65536u);
+    Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+    transport->AddPlane(plane);
+    const uint64_t bytes = MiB + 5;
+    ASSERT_GT(SendAndRun(transport, 0, 1, bytes), Time(0));
+    uint64_t packets = 0;
+    uint64_t txBytes = 0;
+    for (uint32_t s = 0; s < helper.GetNSwitches(); ++s)
+    {
+        packets += helper.GetGpuDevice(0, s)->GetCounters().txPackets;
+        txBytes += helper.GetGpuDevice(0, s)->GetCounters().txBytes;
+    }
+    EXPECT_EQ(packets, 29u);
+    EXPECT_EQ(txBytes, bytes + 29 * 16);
+    EXPECT_EQ(transport->GetRxBytes(1), bytes);
+}
+
+// A message of 128 KiB (32 fine packets) is not burst: same packets and the same
+// completion time, to the picosecond, with MinPacketsPerMessage 32 and 0.
+TEST_F(TransportPlaneTest, SmallMessagesKeepFinePackets)
+{
+    Time done[2];
+    uint64_t packets[2] = {0, 0};
+    for (uint32_t off = 0; off < 2; ++off)
+    {
+        NvLinkHelper helper;
+        Ptr<NvLinkTransportPlane> plane = NvLinkDomain(helper, "dgx-h100", 0);
+        Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+        transport->SetAttribute("MinPacketsPerMessage", UintegerValue(off ? 0 : 32));
+        transport->AddPlane(plane);
+        done[off] = SendAndRun(transport, 0, 1, 128 * 1024);
+        for (uint32_t s = 0; s < helper.GetNSwitches(); ++s)
+        {
+            packets[off] += helper.GetGpuDevice(0, s)->GetCounters().txPackets;
+        }
+        Simulator::Destroy();
+    }
+    EXPECT_EQ(packets[0], 32u);
+    EXPECT_EQ(packets[1], 32u);
+    EXPECT_EQ(done[0], done[1]);
+}
+
+// One IB burst of 3 x 4096 + 100 B payload (MaxBurstPackets 4) from host 0 to host 1
+// through one NDR switch: the wire carries 4 real packets, 3 x (4096 + 26) + (100 + 26)
+// = 12492 B, so the HCA is busy 12492 x 8 / 400 Gb/s = 249.84 ns (to 1 ns, the time
+// resolution; one header for the whole burst would give 248.28 ns); the
+// burst splits into 4 SEND ONLY packets with PSNs 0..3 and their own PktLen and pad
+// (100 is a multiple of 4: none), and the next packet's PSN is 4.
+TEST_F(TransportPlaneTest, InfinibandBurstChargesEveryRealPacket)
+{
+    InfinibandHelper ib;
+    ib.SetDeviceAttribute("Preset", StringValue("NDR"));
+    InfinibandFabric fabric = ib.BuildFatTree(4, 2, 1.0);
+    Ptr<InfinibandNetDevice> src = fabric.GetHostDevice(0);
+    Ptr<InfinibandNetDevice> dst = fabric.GetHostDevice(1);
+    EXPECT_EQ(src->GetMaxBurstPackets(), 4u);
+    std::vector<Ptr<Packet>> sent;
+    src->TraceConnectWithoutContext(
+        "TxBegin",
+        Callback<void, Ptr<const Packet>, uint32_t>(
+            [&sent](Ptr<const Packet> p, uint32_t) { sent.push_back(p->Copy()); }));
+    std::vector<uint32_t> received;
+    dst->SetPacketReceivedCallback(
+        0x4754,
+        InfinibandNetDevice::PacketReceivedCallback(
+            [&received](uint16_t, Ptr<Packet> p) { received.push_back(p->GetSize()); }));
+    const uint32_t payload = 3 * 4096 + 100;
+    ASSERT_TRUE(src->SendPacket(Create<Packet>(payload), dst->GetLid(), 0, 0x4754));
+    Simulator::Run();
+    ASSERT_EQ(sent.size(), 1u);
+    EXPECT_EQ(received, std::vector<uint32_t>{payload});
+    EXPECT_EQ(src->RealPacketsOf(sent[0]->GetSize()), 4u);
+    const double dataBps = InfinibandGetLinkPreset("NDR").GetDataRateBps();
+    EXPECT_NEAR(src->GetCounters().busyTime.GetSeconds(), 12492 * 8 / dataBps, 1e-9);
+    const auto real = src->SplitBurst(sent[0]);
+    ASSERT_EQ(real.size(), 4u);
+    uint32_t wire = 0;
+    for (uint32_t i = 0; i < 4; ++i)
+    {
+        InfinibandLrh lrh;
+        real[i]->PeekHeader(lrh);
+        Ptr<Packet> copy = real[i]->Copy();
+        copy->RemoveHeader(lrh);
+        InfinibandBth bth;
+        copy->PeekHeader(bth);
+        EXPECT_EQ(bth.GetPsn(), i);
+        EXPECT_EQ(bth.GetOpcode(), InfinibandBth::RC_SEND_ONLY);
+        EXPECT_EQ(lrh.GetPacketLengthWords() * 4u + 2, real[i]->GetSize()); // + VCRC
+        EXPECT_TRUE(InfinibandCheckCrcs(real[i]));
+        wire += real[i]->GetSize();
+    }
+    EXPECT_EQ(wire, 12492u);
+    sent.clear();
+    ASSERT_TRUE(src->SendPacket(Create<Packet>(64), dst->GetLid(), 0, 0x4754));
+    Simulator::Run();
+    ASSERT_EQ(sent.size(), 1u);
+    Ptr<Packet> next = sent[0]->Copy();
+    InfinibandLrh lrh;
+    next->RemoveHeader(lrh);
+    InfinibandBth bth;
+    next->PeekHeader(bth);
+    EXPECT_EQ(bth.GetPsn(), 4u);
 }
 
 } // namespace

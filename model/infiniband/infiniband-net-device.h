@@ -98,6 +98,14 @@ class InfinibandIpoibTable : public SimpleRefCount<InfinibandIpoibTable>
  * a BECN raises the source's CCT index for that destination LID by
  * CcCctiIncrease, each CcCctiTimer lowers it by one, and CCT entry i delays
  * packet injection towards that LID by i x CcIpdStep.
+ *
+ * Bursts (MaxBurstPackets > 1, SendPacket only): one simulated packet stands for
+ * k = ceil(payload / IbMtu) back-to-back RC SEND ONLY packets to the same
+ * destination, PSNs psn .. psn + k - 1.  It carries one LRH/BTH/ICRC/VCRC (LRH
+ * PktLen of the first real packet); the wire is charged the other k - 1 packets'
+ * headers and every packet's OverheadBytes, congestion control's injection delay
+ * counts k packets, and SplitBurst gives the k real packets (pcap).  Credits and
+ * the link counters see one packet of the simulated size.
  */
 class InfinibandNetDevice : public CreditLinkNetDevice
 {
@@ -130,6 +138,14 @@ class InfinibandNetDevice : public CreditLinkNetDevice
     uint16_t GetLid() const;
     uint32_t GetDataVls() const;
     uint32_t GetIbMtu() const;
+    uint32_t GetMaxBurstPackets() const;
+    /// Real packets an RC payload of \p payloadBytes is sent as: ceil(payload / IbMtu), >= 1.
+    uint32_t RealPackets(uint32_t payloadBytes) const;
+    /// Real packets a packet on the wire (LRH .. VCRC) stands for: 1 unless it is a burst.
+    uint32_t RealPacketsOf(uint32_t packetBytes) const;
+    /// The real packets of \p packet (LRH .. VCRC): a copy of it, or for a burst its k
+    /// SEND ONLY packets with their own PktLen, PSN, pad and CRCs.
+    std::vector<Ptr<Packet>> SplitBurst(Ptr<const Packet> packet) const;
     /// This port's SL->VL table (HCA side; switch ports are mapped by the switch).
     void SetSlToVl(const std::vector<uint8_t>& table);
     const std::vector<uint8_t>& GetSlToVl() const;
@@ -158,7 +174,8 @@ class InfinibandNetDevice : public CreditLinkNetDevice
 
     /**
      * Per-packet entry point for a transport that segments by itself (a GPU
-     * transport): \p payload (at most IbMtu bytes) becomes one RC SEND ONLY packet
+     * transport): \p payload (at most MaxBurstPackets x IbMtu bytes; above IbMtu a
+     * burst, see the class note) becomes one RC SEND ONLY packet
      * to (\p dlid, \p destQp) on \p sl; PacketTags ride along.  It obeys the same
      * limits as SendMessage (MessageQueueBytes on the VL, congestion control's
      * injection delay) and \return false when one of them, or the VL queue, refuses;
@@ -210,6 +227,8 @@ class InfinibandNetDevice : public CreditLinkNetDevice
     void NotifyConstructionCompleted() override;
     uint32_t ClassifyVc(Ptr<const Packet> packet) const override;
     uint16_t ExtractProtocol(Ptr<const Packet> packet) const override;
+    uint32_t GetWireOverheadBytes(Ptr<const Packet> packet) const override;
+    uint32_t GetMaxPacketBytes() const override;
 
   private:
     struct Message
@@ -260,6 +279,7 @@ class InfinibandNetDevice : public CreditLinkNetDevice
     uint16_t m_lid;
     uint32_t m_dataVls;
     uint32_t m_ibMtu;
+    uint32_t m_maxBurstPackets;
     std::string m_preset;
     std::string m_slToVlText;
     std::string m_vlArbHigh;

@@ -111,6 +111,13 @@ NvLinkGpu::GetGranularityBytes() const
     return m_devices[0]->GetGranularityBytes();
 }
 
+uint32_t
+NvLinkGpu::GetMaxBurstBytes() const
+{
+    NS_ABORT_MSG_IF(m_devices.empty(), "NvLinkGpu " << m_gpuId << " has no NVLink device");
+    return m_devices[0]->GetMaxBurstBytes();
+}
+
 uint64_t
 NvLinkGpu::GetPendingBytes() const
 {
@@ -251,18 +258,26 @@ NvLinkGpu::Send(uint32_t dstGpu, uint64_t bytes, SendDoneCallback done)
     t.target = dstGpu;
     t.tag = id;
     t.packets = static_cast<uint32_t>(packets);
+    t.packetBytes = static_cast<uint32_t>(granularity);
     t.remaining = bytes;
     StartTransfer(std::move(t));
     return id;
 }
 
 uint32_t
-NvLinkGpu::NvlsReduce(uint32_t groupId, uint32_t firstChunk, uint64_t bytes, NvlsDoneCallback done)
+NvLinkGpu::NvlsReduce(uint32_t groupId,
+                      uint32_t firstChunk,
+                      uint64_t bytes,
+                      NvlsDoneCallback done,
+                      uint32_t packetBytes)
 {
     NS_ABORT_MSG_IF(bytes == 0, "NvLinkGpu::NvlsReduce of 0 bytes");
     PlaneForChunk(firstChunk); // aborts without switch planes
-    const uint64_t granularity = GetGranularityBytes();
-    const uint64_t chunks = (bytes + granularity - 1) / granularity;
+    const uint64_t unit = packetBytes == 0 ? GetGranularityBytes() : packetBytes;
+    NS_ABORT_MSG_IF(unit > GetMaxBurstBytes(),
+                    "NvLinkGpu::NvlsReduce: " << unit << "-byte packets > MaxBurstBytes "
+                                              << GetMaxBurstBytes());
+    const uint64_t chunks = (bytes + unit - 1) / unit;
     NS_ABORT_MSG_IF(chunks > std::numeric_limits<uint32_t>::max() - firstChunk,
                     "NvLinkGpu::NvlsReduce: chunk ids overflow");
     m_nvlsOps.push_back(NvlsOp{groupId, firstChunk, static_cast<uint32_t>(chunks), 0, done});
@@ -272,6 +287,7 @@ NvLinkGpu::NvlsReduce(uint32_t groupId, uint32_t firstChunk, uint64_t bytes, Nvl
     t.tag = groupId;
     t.nextChunk = firstChunk;
     t.packets = static_cast<uint32_t>(chunks);
+    t.packetBytes = static_cast<uint32_t>(unit);
     t.remaining = bytes;
     StartTransfer(std::move(t));
     return static_cast<uint32_t>(chunks);
@@ -313,8 +329,7 @@ NvLinkGpu::Pump()
         const uint32_t index = m_active.front();
         m_active.pop_front();
         Transfer& t = m_transfers[index];
-        const auto payload =
-            static_cast<uint32_t>(std::min<uint64_t>(GetGranularityBytes(), t.remaining));
+        const auto payload = static_cast<uint32_t>(std::min<uint64_t>(t.packetBytes, t.remaining));
         NvLinkHeader h;
         h.source = static_cast<uint16_t>(m_gpuId);
         h.type = t.type;
@@ -363,8 +378,8 @@ NvLinkGpu::SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol)
     NS_ABORT_MSG_IF(protocol == 0, "NvLinkGpu::SendPacket: protocol 0 is Send's");
     NS_ABORT_MSG_IF(dstGpu == m_gpuId || !HasPath(dstGpu),
                     "NvLinkGpu " << m_gpuId << " has no NVLink path to GPU " << dstGpu);
-    NS_ABORT_MSG_IF(payload->GetSize() > GetGranularityBytes(),
-                    "NvLinkGpu::SendPacket: " << payload->GetSize() << " B > Granularity");
+    NS_ABORT_MSG_IF(payload->GetSize() > GetMaxBurstBytes(),
+                    "NvLinkGpu::SendPacket: " << payload->GetSize() << " B > MaxBurstBytes");
     // Outside Pump, active transfers imply a blocked packet, whose TxReady resumes
     // Pump; inside it, the loop resumes: a refusal here never loses the wake-up.
     if (m_blockedPacket || (m_transferNext && !m_active.empty()))

@@ -54,17 +54,20 @@ class NvLinkGpu : public Object
     uint32_t GetNDevices() const;
     Ptr<NvLinkNetDevice> GetDevice(uint32_t i) const;
     uint32_t GetGranularityBytes() const;
+    /// Largest SendPacket payload / NvlsReduce packet: the devices' GetMaxBurstBytes.
+    uint32_t GetMaxBurstBytes() const;
 
     /// Queues \p bytes to \p dstGpu; \return its message id.
     uint32_t Send(uint32_t dstGpu, uint64_t bytes, SendDoneCallback done = SendDoneCallback());
     /// Contributes \p bytes to an NVLS all-reduce of \p groupId as chunks firstChunk,
-    /// firstChunk + 1, ... of Granularity bytes (all members must use the same chunk
-    /// ids and sizes); \p done fires when every reduced chunk has come back.
-    /// \return the number of chunks.
+    /// firstChunk + 1, ... of \p packetBytes each (0: Granularity; at most
+    /// GetMaxBurstBytes; all members must use the same chunk ids and sizes); \p done
+    /// fires when every reduced chunk has come back.  \return the number of chunks.
     uint32_t NvlsReduce(uint32_t groupId,
                         uint32_t firstChunk,
                         uint64_t bytes,
-                        NvlsDoneCallback done = NvlsDoneCallback());
+                        NvlsDoneCallback done = NvlsDoneCallback(),
+                        uint32_t packetBytes = 0);
     /// Switch-plane device index (into GetDevice) that carries NVLS chunk \p chunk.
     uint32_t PlaneForChunk(uint32_t chunk) const;
     /// Payload bytes accepted by Send/NvlsReduce and not yet handed to a device.
@@ -79,7 +82,7 @@ class NvLinkGpu : public Object
 
     /**
      * Per-packet entry point for a transport that segments by itself: \p payload
-     * (at most Granularity bytes) goes to \p dstGpu as one DATA packet with header
+     * (at most GetMaxBurstBytes) goes to \p dstGpu as one DATA packet with header
      * protocol \p protocol (not 0, which marks Send's transfers), sprayed in the same
      * strict order as Send's packets; its PacketTags reach the receiver's
      * PacketReceivedCallback.  \return false, without side effect, while the GPU
@@ -103,7 +106,8 @@ class NvLinkGpu : public Object
         uint32_t target{0}; //!< destination GPU, or NVLS group
         uint32_t tag{0};    //!< message id, or NVLS group
         uint32_t nextChunk{0};
-        uint32_t packets{0}; //!< packets of the transfer
+        uint32_t packets{0};     //!< packets of the transfer
+        uint32_t packetBytes{0}; //!< payload of each but the last
         uint32_t sent{0};
         uint64_t remaining{0};
     };

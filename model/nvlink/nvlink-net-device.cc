@@ -10,6 +10,7 @@
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <array>
 #include <sstream>
 
@@ -100,6 +101,17 @@ NvLinkNetDevice::GetTypeId()
                           "Payload bytes one simulated packet carries (event granularity)",
                           UintegerValue(4096),
                           MakeUintegerAccessor(&NvLinkNetDevice::m_granularityBytes),
+                          MakeUintegerChecker<uint32_t>(1, 1 << 24))
+            // 64 KiB: a 64 MiB transfer takes 1/16 of the 4 KiB events while its
+            // store-and-forward fill stays ~0.5 us per switch (granularity-bench);
+            // 1/16 of the 1 MiB buffers NvLinkHelper gives every VC.  Transport
+            // planes also keep bursts within each device's queue and peer buffer.
+            .AddAttribute("MaxBurstBytes",
+                          "Largest payload of one simulated packet a transport may send for "
+                          "a bulk message (several Granularity units; header overhead is "
+                          "still charged per real packet); <= Granularity disables bursts",
+                          UintegerValue(64 * 1024),
+                          MakeUintegerAccessor(&NvLinkNetDevice::m_maxBurstBytes),
                           MakeUintegerChecker<uint32_t>(1, 1 << 24));
     return tid;
 }
@@ -110,6 +122,7 @@ NvLinkNetDevice::NvLinkNetDevice()
       m_headerBytes(16),
       m_maxPayloadBytes(256),
       m_granularityBytes(4096),
+      m_maxBurstBytes(64 * 1024),
       m_constructed(false)
 {
 }
@@ -170,6 +183,12 @@ NvLinkNetDevice::GetGranularityBytes() const
 }
 
 uint32_t
+NvLinkNetDevice::GetMaxBurstBytes() const
+{
+    return std::max(m_granularityBytes, m_maxBurstBytes);
+}
+
+uint32_t
 NvLinkNetDevice::GetMaxPayloadBytes() const
 {
     return m_maxPayloadBytes;
@@ -224,7 +243,7 @@ NvLinkNetDevice::GetWireOverheadBytes(Ptr<const Packet> packet) const
 uint32_t
 NvLinkNetDevice::GetMaxPacketBytes() const
 {
-    return std::max<uint32_t>(GetMtu(), m_granularityBytes + NvLinkHeader::SIZE_BYTES);
+    return std::max<uint32_t>(GetMtu(), GetMaxBurstBytes() + NvLinkHeader::SIZE_BYTES);
 }
 
 } // namespace ns3

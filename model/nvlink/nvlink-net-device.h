@@ -44,7 +44,9 @@ std::string CheckNvLinkGeneration(uint32_t generation);
  * NvLinkHeader; it stands for ceil(payload / MaxPayloadBytes) real packets,
  * each charged HeaderBytes on the wire, so bandwidth efficiency
  * (MaxPayloadBytes / (MaxPayloadBytes + HeaderBytes)) does not depend on the
- * granularity.  Credits charge the simulated packet's bytes.
+ * granularity.  Credits charge the simulated packet's bytes.  A transport may
+ * send larger packets, up to MaxBurstBytes (adaptive bursts for bulk messages,
+ * GpuTransport's MinPacketsPerMessage), charged the same way.
  */
 class NvLinkNetDevice : public CreditLinkNetDevice
 {
@@ -55,6 +57,8 @@ class NvLinkNetDevice : public CreditLinkNetDevice
     uint32_t GetGeneration() const;
     uint32_t GetLinks() const;
     uint32_t GetGranularityBytes() const;
+    /// Largest payload of one simulated packet: max(Granularity, MaxBurstBytes).
+    uint32_t GetMaxBurstBytes() const;
     uint32_t GetMaxPayloadBytes() const;
     uint32_t GetHeaderBytes() const;
     /// Payload rate of the bundle: data rate x MaxPayload / (MaxPayload + Header).
@@ -79,6 +83,7 @@ class NvLinkNetDevice : public CreditLinkNetDevice
     uint32_t m_headerBytes;
     uint32_t m_maxPayloadBytes;
     uint32_t m_granularityBytes;
+    uint32_t m_maxBurstBytes;
     bool m_constructed;
 };
 

@@ -40,6 +40,17 @@ GpuTransport::GetTypeId()
                           TimeValue(NanoSeconds(500)),
                           MakeTimeAccessor(&GpuTransport::m_notificationLatency),
                           MakeTimeChecker(Time(0)))
+            // Default from granularity-bench (doc/performance.md): 32 packets keep a
+            // message's spray over the NVLink planes and its pipelining through the
+            // switches within the fine packets' completion time, while a 512 KiB ring
+            // chunk or an 8 MiB transfer needs 4x-64x fewer packets than 4 KiB ones.
+            .AddAttribute("MinPacketsPerMessage",
+                          "Cut a message into at least this many packets where the plane's "
+                          "bursts allow (larger packets for larger messages); 0 = the "
+                          "plane's fine packets only",
+                          UintegerValue(32),
+                          MakeUintegerAccessor(&GpuTransport::m_minPacketsPerMessage),
+                          MakeUintegerChecker<uint32_t>())
             .AddTraceSource("MessageSent",
                             "A message was submitted (id, src, dst, bytes)",
                             MakeTraceSourceAccessor(&GpuTransport::m_sentTrace),
@@ -53,7 +64,8 @@ GpuTransport::GetTypeId()
 
 GpuTransport::GpuTransport()
     : m_nextId(0),
-      m_completed(0)
+      m_completed(0),
+      m_minPacketsPerMessage(32)
 {
 }
 
@@ -65,7 +77,7 @@ GpuTransport::AddPlane(Ptr<TransportPlane> plane)
     NS_ABORT_MSG_IF(!plane, "GpuTransport::AddPlane: null plane");
     const uint32_t index = m_planes.size();
     m_planes.push_back(plane);
-    m_planeMaxPayload.push_back(plane->GetMaxPayloadBytes());
+    m_planeUnits.emplace_back(plane->GetMaxPayloadBytes(), plane->GetMaxBurstBytes());
     plane->SetDeliverCallback(MakeCallback(&GpuTransport::Deliver, this).Bind(index));
     plane->SetTxReadyCallback(MakeCallback(&GpuTransport::PlaneReady, this).Bind(index));
     return index;
@@ -181,7 +193,10 @@ GpuTransport::SendMessage(uint32_t srcRank,
            << srcRank;
         throw std::invalid_argument(os.str());
     }
-    const uint64_t maxPayload = m_planeMaxPayload[plane];
+    const uint64_t packetBytes = AdaptivePacketBytes(bytes,
+                                                     m_planeUnits[plane].first,
+                                                     m_planeUnits[plane].second,
+                                                     m_minPacketsPerMessage);
     auto msg = std::make_unique<Message>();
     Message* m = msg.get();
     m->id = m_nextId++;
@@ -190,7 +205,8 @@ GpuTransport::SendMessage(uint32_t srcRank,
     m->plane = plane;
     m->bytes = bytes;
     // A zero-byte message is one header-only packet: a notification still costs a trip.
-    m->packets = bytes == 0 ? 1 : (bytes + maxPayload - 1) / maxPayload;
+    m->packets = bytes == 0 ? 1 : (bytes + packetBytes - 1) / packetBytes;
+    m->packetBytes = static_cast<uint32_t>(packetBytes);
     m->submitted = Simulator::Now();
     m->opId = opId;
     m->senderDone = onSenderDone;
@@ -241,13 +257,12 @@ GpuTransport::Pump(Injector* inj)
     }
     inj->pumping = true;
     TransportPlane* plane = PeekPointer(m_planes[inj->plane]);
-    const uint64_t maxPayload = m_planeMaxPayload[inj->plane];
     while (!inj->ring.empty())
     {
         PairQueue* pq = inj->ring.front();
         Message* m = pq->messages.front();
         const uint64_t left = m->bytes - m->injectedBytes;
-        const uint32_t seg = static_cast<uint32_t>(std::min(left, maxPayload));
+        const auto seg = static_cast<uint32_t>(std::min<uint64_t>(left, m->packetBytes));
         if (!plane->Inject(m->src, m->dst, seg, TransportTag{m->id, uint32_t(m->nextSeq)}))
         {
             inj->blocked = true;

@@ -24,13 +24,16 @@ class ResultsDatabase;
 /**
  * \ingroup ai-fabric
  * GPU-to-GPU messages (RDMA writes, NVLink copies) over one or more
- * TransportPlanes.  A message is segmented into packets of the plane's
- * GetMaxPayloadBytes(); it waits the plane's SoftwareLatency after
- * submission, then its packets go out.  Messages of one (src, dst, channel)
- * are FIFO: only the head message injects.  The heads of all of a rank's
- * active pairs on one plane share its device round-robin, one packet each
- * turn, so concurrent messages split the injection bandwidth; a refused
- * packet parks the rank until the plane's TxReady (no polling).
+ * TransportPlanes.  A message is segmented into packets of AdaptivePacketBytes:
+ * the plane's fine packets (GetMaxPayloadBytes()) for small messages, bursts of
+ * up to GetMaxBurstBytes() for large ones, keeping at least MinPacketsPerMessage
+ * packets per message (events grow with packets, not bytes).  It waits the
+ * plane's SoftwareLatency after submission, then its packets go out.  Messages
+ * of one (src, dst, channel) are FIFO: only the head message injects.  The
+ * heads of all of a rank's active pairs on one plane share its device
+ * round-robin, one packet each turn, so concurrent messages split the injection
+ * bandwidth; a refused packet parks the rank until the plane's TxReady (no
+ * polling).
  *
  * The receiver's completion callback fires when it holds the last byte; the
  * sender's fires NotificationLatency later, when the completion (the RDMA
@@ -106,6 +109,7 @@ class GpuTransport : public Object
         uint32_t plane{0};
         uint64_t bytes{0};
         uint64_t packets{0};
+        uint32_t packetBytes{0}; //!< payload of every packet but the last
         uint64_t nextSeq{0};
         uint64_t injectedBytes{0};
         uint64_t receivedPackets{0};
@@ -147,7 +151,7 @@ class GpuTransport : public Object
 
     uint64_t m_nextId;
     std::vector<Ptr<TransportPlane>> m_planes;
-    std::vector<uint32_t> m_planeMaxPayload;
+    std::vector<std::pair<uint32_t, uint32_t>> m_planeUnits; //!< (fine, burst) payload bytes
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_pairPlane;
     PlaneSelector m_selector;
     std::unordered_map<uint64_t, std::unique_ptr<Message>> m_messages;
@@ -158,6 +162,7 @@ class GpuTransport : public Object
     std::vector<uint64_t> m_txBytes;
     uint64_t m_completed;
     Time m_notificationLatency;
+    uint32_t m_minPacketsPerMessage;
     Ptr<ResultsDatabase> m_db;
 
     TracedCallback<uint64_t, uint32_t, uint32_t, uint64_t> m_sentTrace;

@@ -44,7 +44,8 @@ InfinibandTransportPlane::GetTypeId()
 InfinibandTransportPlane::InfinibandTransportPlane()
     : m_sl(0),
       m_qp(0x4754),
-      m_mtu(std::numeric_limits<uint32_t>::max())
+      m_mtu(std::numeric_limits<uint32_t>::max()),
+      m_burstPackets(std::numeric_limits<uint32_t>::max())
 {
 }
 
@@ -74,6 +75,7 @@ InfinibandTransportPlane::AddRank(uint32_t rank, Ptr<InfinibandNetDevice> hca)
         m_ranks.resize(rank + 1);
     }
     m_mtu = std::min(m_mtu, hca->GetIbMtu());
+    m_burstPackets = std::min(m_burstPackets, hca->GetMaxBurstPackets());
     DeviceRanks& shared = m_ranksOfDevice[PeekPointer(hca)]; // nodes: stable addresses
     std::vector<uint32_t>& ranks = shared.ranks;
     m_ranks[rank] = RankEntry{hca, hca->GetLid(), &shared, static_cast<uint32_t>(ranks.size())};
@@ -125,6 +127,12 @@ InfinibandTransportPlane::GetMaxPayloadBytes() const
 {
     NS_ABORT_MSG_IF(m_ranksOfDevice.empty(), "InfinibandTransportPlane: no rank added");
     return m_mtu;
+}
+
+uint32_t
+InfinibandTransportPlane::GetMaxBurstBytes() const
+{
+    return GetMaxPayloadBytes() * m_burstPackets;
 }
 
 uint32_t

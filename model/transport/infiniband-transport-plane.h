@@ -20,7 +20,8 @@ namespace ns3
  * packet (InfinibandNetDevice::SendPacket) of at most the IB MTU, to the
  * destination rank's LID and the plane's Qp on ServiceLevel; the TransportTag
  * rides as a TransportPacketTag, so the wire carries exactly LRH, BTH,
- * payload, ICRC and VCRC.  Any two ranks of the plane reach each other (the
+ * payload, ICRC and VCRC; a burst (HCA MaxBurstPackets > 1) stands for several
+ * such packets back to back.  Any two ranks of the plane reach each other (the
  * subnet manager routed every LID); several ranks may share an HCA.
  */
 class InfinibandTransportPlane : public TransportPlane
@@ -38,6 +39,8 @@ class InfinibandTransportPlane : public TransportPlane
     bool HasRank(uint32_t rank) const override;
     bool CanReach(uint32_t srcRank, uint32_t dstRank) const override;
     uint32_t GetMaxPayloadBytes() const override;
+    /// MaxBurstPackets x IbMtu (smallest over the ranks' HCAs).
+    uint32_t GetMaxBurstBytes() const override;
     bool Inject(uint32_t srcRank,
                 uint32_t dstRank,
                 uint32_t payloadBytes,
@@ -70,6 +73,7 @@ class InfinibandTransportPlane : public TransportPlane
     uint8_t m_sl;
     uint32_t m_qp;
     uint32_t m_mtu;                 //!< smallest IbMtu of the ranks' HCAs
+    uint32_t m_burstPackets;        //!< smallest MaxBurstPackets of the ranks' HCAs
     std::vector<RankEntry> m_ranks; //!< indexed by rank; null device = absent
     std::unordered_map<const InfinibandNetDevice*, DeviceRanks> m_ranksOfDevice;
 };

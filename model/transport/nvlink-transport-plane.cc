@@ -44,6 +44,15 @@ NvLinkTransportPlane::GetTypeId()
                           UintegerValue(16),
                           MakeUintegerAccessor(&NvLinkTransportPlane::m_nvlsChunksInFlight),
                           MakeUintegerChecker<uint32_t>(1))
+            // 256: a 1 MiB allreduce keeps 4 KiB packets (32 KiB ones move it by
+            // +9.8% through store-and-forward switches), 16 MiB and more get the
+            // largest bursts (granularity-bench, doc/performance.md).
+            .AddAttribute("NvlsMinPackets",
+                          "Packets each member's buffer is cut into at least where bursts "
+                          "allow (larger packets for larger allreduces); 0 = Granularity",
+                          UintegerValue(256),
+                          MakeUintegerAccessor(&NvLinkTransportPlane::m_nvlsMinPackets),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("NvlsGroupBase",
                           "First NVLS group id this plane registers on the switches (keep "
                           "clear of groups registered through NvLinkHelper)",
@@ -57,8 +66,10 @@ NvLinkTransportPlane::NvLinkTransportPlane()
     : m_protocol(0x4754),
       m_nvlsChunkBytes(128 * 1024),
       m_nvlsChunksInFlight(16),
+      m_nvlsMinPackets(256),
       m_nvlsGroupBase(0x40000000),
       m_granularity(0),
+      m_maxBurst(0),
       m_overhead(0),
       m_nextOpId(0),
       m_nextGroup(0)
@@ -100,11 +111,14 @@ NvLinkTransportPlane::AddDomain(const NvLinkHelper& helper, const std::vector<ui
             UintegerValue base;
             dev->GetAttribute("OverheadBytes", base);
             m_granularity = granularity;
+            m_maxBurst = gpu->GetMaxBurstBytes();
             m_overhead = dev->RealPackets(granularity) * dev->GetHeaderBytes() +
                          static_cast<uint32_t>(base.Get());
         }
         NS_ABORT_MSG_IF(granularity != m_granularity,
                         "NvLinkTransportPlane: domains with different Granularity");
+        NS_ABORT_MSG_IF(gpu->GetMaxBurstBytes() != m_maxBurst,
+                        "NvLinkTransportPlane: domains with different MaxBurstBytes");
         if (m_ranks.size() <= rank)
         {
             m_ranks.resize(rank + 1);
@@ -164,6 +178,13 @@ NvLinkTransportPlane::GetMaxPayloadBytes() const
 {
     NS_ABORT_MSG_IF(m_granularity == 0, "NvLinkTransportPlane: AddDomain before use");
     return m_granularity;
+}
+
+uint32_t
+NvLinkTransportPlane::GetMaxBurstBytes() const
+{
+    NS_ABORT_MSG_IF(m_granularity == 0, "NvLinkTransportPlane: AddDomain before use");
+    return m_maxBurst;
 }
 
 uint32_t
@@ -334,7 +355,12 @@ NvLinkTransportPlane::StartInSwitchAllReduce(const std::vector<uint32_t>& ranks,
     op.bytes = bytes;
     const uint64_t chunkBytes = std::max<uint64_t>(m_nvlsChunkBytes, m_granularity);
     op.chunks = static_cast<uint32_t>((bytes + chunkBytes - 1) / chunkBytes);
-    op.idsPerChunk = static_cast<uint32_t>((chunkBytes + m_granularity - 1) / m_granularity);
+    op.packetBytes = AdaptivePacketBytes(
+        bytes,
+        m_granularity,
+        static_cast<uint32_t>(std::min<uint64_t>(GetMaxBurstBytes(), chunkBytes)),
+        m_nvlsMinPackets);
+    op.idsPerChunk = static_cast<uint32_t>((chunkBytes + op.packetBytes - 1) / op.packetBytes);
     const uint64_t ids = static_cast<uint64_t>(op.chunks) * op.idsPerChunk;
     NS_ABORT_MSG_IF(ids > std::numeric_limits<uint32_t>::max(),
                     "NvLinkTransportPlane: NVLS allreduce of " << bytes << " B is too large");
@@ -379,7 +405,8 @@ NvLinkTransportPlane::IssueChunks(uint64_t opId, uint32_t member)
             op.firstChunk + c * op.idsPerChunk,
             size,
             NvLinkGpu::NvlsDoneCallback(
-                [this, opId, member](uint32_t, uint32_t) { ChunkDone(opId, member); }));
+                [this, opId, member](uint32_t, uint32_t) { ChunkDone(opId, member); }),
+            op.packetBytes);
     }
 }
 

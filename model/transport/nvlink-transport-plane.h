@@ -27,6 +27,9 @@ namespace ns3
  * In-switch reduction (NCCL NVLS): every member streams its buffer to the
  * NvSwitches in NvlsChunkBytes chunks (NvLinkGpu::NvlsReduce), at most
  * NvlsChunksInFlight per member, and gets the reduced chunks back by multicast.
+ * A chunk travels as packets of AdaptivePacketBytes(bytes per member,
+ * Granularity, min(burst, chunk), NvlsMinPackets): Granularity for small
+ * allreduces, bursts for bulk ones.
  * The defaults follow NCCL 2.18+: NVLS chunk 128 KiB, 16 NVLS channels each
  * with one chunk in flight.  The window must fit the switch input buffers
  * (1 MiB per port by default), since a contribution is held there until every
@@ -49,6 +52,7 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     bool HasRank(uint32_t rank) const override;
     bool CanReach(uint32_t srcRank, uint32_t dstRank) const override;
     uint32_t GetMaxPayloadBytes() const override;
+    uint32_t GetMaxBurstBytes() const override;
     bool Inject(uint32_t srcRank,
                 uint32_t dstRank,
                 uint32_t payloadBytes,
@@ -84,7 +88,7 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
 
     struct NvlsGroup
     {
-        uint32_t nextChunk{0}; //!< chunk id (Granularity units) of the next allreduce
+        uint32_t nextChunk{0}; //!< chunk id (packet units) of the next allreduce
         uint32_t inFlight{0};  //!< allreduces running on the group
     };
 
@@ -96,7 +100,8 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
         uint64_t bytes{0};
         uint32_t chunks{0};      //!< NvlsChunkBytes chunks
         uint32_t firstChunk{0};  //!< chunk id of chunk 0
-        uint32_t idsPerChunk{0}; //!< Granularity chunk ids one chunk spans
+        uint32_t idsPerChunk{0}; //!< packet chunk ids one chunk spans
+        uint32_t packetBytes{0}; //!< AdaptivePacketBytes, at most a chunk
         std::vector<uint32_t> issued;
         std::vector<uint32_t> completed;
         uint32_t membersDone{0};
@@ -116,8 +121,10 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     uint16_t m_protocol;
     uint64_t m_nvlsChunkBytes;
     uint32_t m_nvlsChunksInFlight;
+    uint32_t m_nvlsMinPackets;
     uint32_t m_nvlsGroupBase;
     uint32_t m_granularity; //!< 0 until the first domain
+    uint32_t m_maxBurst;
     uint32_t m_overhead;
     std::vector<RankEntry> m_ranks; //!< indexed by rank; null gpu = absent
     std::vector<Domain> m_domains;

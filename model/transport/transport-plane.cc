@@ -3,14 +3,35 @@
  */
 #include "ns3/transport-plane.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/string.h"
+
+#include <algorithm>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("TransportPlane");
 NS_OBJECT_ENSURE_REGISTERED(TransportPlane);
+
+uint32_t
+AdaptivePacketBytes(uint64_t messageBytes,
+                    uint32_t fineBytes,
+                    uint32_t burstBytes,
+                    uint32_t minPackets)
+{
+    NS_ABORT_MSG_IF(fineBytes == 0, "AdaptivePacketBytes: fine packet unit of 0 bytes");
+    const uint64_t fine = fineBytes;
+    const uint64_t burst = std::max<uint64_t>(fine, burstBytes / fine * fine);
+    if (minPackets == 0 || burst == fine)
+    {
+        return fineBytes;
+    }
+    const uint64_t share = (messageBytes + minPackets - 1) / minPackets;
+    const uint64_t rounded = (share + fine - 1) / fine * fine;
+    return static_cast<uint32_t>(std::clamp(rounded, fine, burst));
+}
 
 TypeId
 TransportPlane::GetTypeId()
@@ -37,6 +58,12 @@ TransportPlane::GetTypeId()
 TransportPlane::TransportPlane()
     : m_name("generic")
 {
+}
+
+uint32_t
+TransportPlane::GetMaxBurstBytes() const
+{
+    return GetMaxPayloadBytes();
 }
 
 std::string

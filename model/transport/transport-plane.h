@@ -23,6 +23,17 @@ struct TransportTag
 };
 
 /**
+ * Payload of each simulated packet of a \p messageBytes message: ceil(messageBytes /
+ * minPackets) rounded up to a multiple of \p fineBytes, within [fineBytes, burstBytes
+ * rounded down to a multiple of fineBytes].  minPackets 0 gives fineBytes (no bursts).
+ * Large messages get few large packets (fewer events), small ones keep fine packets.
+ */
+uint32_t AdaptivePacketBytes(uint64_t messageBytes,
+                             uint32_t fineBytes,
+                             uint32_t burstBytes,
+                             uint32_t minPackets);
+
+/**
  * \ingroup ai-fabric
  * One fabric a GpuTransport can move message packets over (NVLink domain,
  * InfiniBand rails, a generic credit-link network).  The transport does the
@@ -38,6 +49,8 @@ struct TransportTag
  *    payload byte count, through the Deliver callback (order may differ if the
  *    plane sprays; the transport counts bytes, it does not reorder).
  *  - Packets of one (src, dst) pair injected in order must not starve each other.
+ *  - A payload above GetMaxPayloadBytes() (up to GetMaxBurstBytes()) is a burst: it
+ *    costs the wire what its back-to-back fine packets would, headers included.
  */
 class TransportPlane : public Object
 {
@@ -58,7 +71,11 @@ class TransportPlane : public Object
 
     virtual bool HasRank(uint32_t rank) const = 0;
     virtual bool CanReach(uint32_t srcRank, uint32_t dstRank) const = 0;
+    /// The fine packet unit: payload of one real packet (IB MTU) or the NVLink Granularity.
     virtual uint32_t GetMaxPayloadBytes() const = 0;
+    /// Largest payload Inject accepts: one simulated packet standing for several
+    /// back-to-back fine ones (a burst); default GetMaxPayloadBytes(), no bursts.
+    virtual uint32_t GetMaxBurstBytes() const;
     virtual bool Inject(uint32_t srcRank,
                         uint32_t dstRank,
                         uint32_t payloadBytes,
