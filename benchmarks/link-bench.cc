@@ -115,12 +115,14 @@ Report(benchmark::State& state, uint64_t hops, const RunCounts& counts)
 
 // host - k switches - host; every packet queued at t = 0 on the first host.
 // Third argument: 0 = a credit update per released packet, 1 = periodic (1 us).
+// Fourth: 1 = cut-through switches (same events per hop as store-and-forward).
 void
 BM_CreditLinkChain(benchmark::State& state)
 {
     const auto switches = static_cast<uint32_t>(state.range(0));
     const auto packets = static_cast<uint32_t>(state.range(1));
     const bool periodic = state.range(2) != 0;
+    const bool cutThrough = state.range(3) != 0;
     uint64_t hops = 0;
     RunCounts counts;
     for (auto _ : state)
@@ -131,6 +133,10 @@ BM_CreditLinkChain(benchmark::State& state)
         helper.SetDeviceAttribute("DataRate", DataRateValue(DataRate(kRate)));
         helper.SetDeviceAttribute("TxQueueBytes", UintegerValue(packets * (kPacketBytes + 8)));
         helper.SetChannelAttribute("Delay", TimeValue(kDelay));
+        helper.SetSwitchAttribute("Forwarding",
+                                  EnumValue(cutThrough
+                                                ? CreditSwitch::FORWARDING_CUT_THROUGH
+                                                : CreditSwitch::FORWARDING_STORE_AND_FORWARD));
         if (periodic)
         {
             helper.SetDeviceAttribute("CreditUpdatePolicy",
@@ -304,8 +310,10 @@ BM_PointToPointIpv4Chain(benchmark::State& state)
 } // namespace
 
 BENCHMARK(BM_CreditLinkChain)
-    ->Args({4, 100000, 0})
-    ->Args({4, 100000, 1})
+    ->Args({4, 100000, 0, 0})
+    ->Args({4, 100000, 1, 0})
+    ->Args({4, 100000, 0, 1})
+    ->Args({4, 100000, 1, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_PointToPointChain)->Args({4, 100000})->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -46,11 +46,12 @@ class LossyChannel : public CreditLinkChannel
     void TransmitData(const CreditLinkNetDevice* from,
                       Ptr<Packet> packet,
                       uint32_t vc,
+                      Time headTime,
                       Time txTime) override
     {
         if (++m_data != loseData)
         {
-            CreditLinkChannel::TransmitData(from, packet, vc, txTime);
+            CreditLinkChannel::TransmitData(from, packet, vc, headTime, txTime);
         }
     }
 

@@ -259,8 +259,9 @@ TEST_F(TransportPlaneTest, InfinibandRanksShareAnHca)
 // Ring and NVLS allreduce of 256 MiB on the 8 GPUs of a dgx-h100 (256 MiB, not
 // 1 GiB, keeps the unit test to seconds; the ratio does not depend on the size here).
 // Ring: the alpha-beta model with β from the per-GPU NVLink (18 links, 4096 B payload
-// + 256 B of headers per packet) and α = 2 x 5 ns cable + 100 ns NVSwitch + one
-// packet's serialisation: 2(p−1)α + 2(p−1)/p nβ = 1109 us; tolerance 3%.
+// + 256 B of headers per packet) and α = 2 x 5 ns cable + 100 ns NVSwitch + the
+// serialisation of its 16-byte header (cut-through): 2(p−1)α + 2(p−1)/p nβ = 1110.7 us;
+// tolerance 3%.
 // NVLS: each rank sends n up and receives n down at once, ≈ nβ = 634 us, so it must
 // beat the ring by more than 1.2x (NCCL's nvls/ring ratio on H100 is ~1.6-1.8).
 TEST_F(TransportPlaneTest, NvLinkRingMatchesModelAndNvlsBeatsRing)
@@ -281,14 +282,16 @@ TEST_F(TransportPlaneTest, NvLinkRingMatchesModelAndNvlsBeatsRing)
     helper.GetGpuDevice(0, 0)->GetChannel()->GetAttribute("Delay", cable);
     TimeValue switchLatency;
     helper.GetSwitch(0)->GetAttribute("TraversalLatency", switchLatency);
-    const CollectiveCostModel model = CollectiveCostModel::FromLink(DataRate(signallingBps),
-                                                                    efficiency,
-                                                                    plane->GetMaxPayloadBytes(),
-                                                                    plane->GetPacketOverheadBytes(),
-                                                                    plane->GetSoftwareLatency(),
-                                                                    2,
-                                                                    cable.Get(),
-                                                                    switchLatency.Get());
+    const CollectiveCostModel model =
+        CollectiveCostModel::FromLink(DataRate(signallingBps),
+                                      efficiency,
+                                      plane->GetMaxPayloadBytes(),
+                                      plane->GetPacketOverheadBytes(),
+                                      plane->GetSoftwareLatency(),
+                                      2,
+                                      cable.Get(),
+                                      switchLatency.Get(),
+                                      helper.GetSwitch(0)->GetCutThroughBytes());
     const uint64_t n = 256 * MiB;
     const CollectiveResult ring = RunAllReduce(transport, "ring", n);
     ASSERT_EQ(ring.algorithm, "ring");

@@ -585,9 +585,8 @@ CollectiveBenchNvLinkModel(ClusterHelper& cluster, Ptr<GpuTransport> transport, 
     TimeValue cable;
     devices.front()->GetChannel()->GetAttribute("Delay", cable);
     TimeValue sw;
-    cluster.GetNvLinkHelper(cluster.GetDomain(rank))
-        .GetSwitch(0)
-        ->GetAttribute("TraversalLatency", sw);
+    const Ptr<NvSwitch> nvSwitch = cluster.GetNvLinkHelper(cluster.GetDomain(rank)).GetSwitch(0);
+    nvSwitch->GetAttribute("TraversalLatency", sw);
     Ptr<TransportPlane> plane = PlaneNamed(transport, "nvlink");
     return CollectiveCostModel::FromLink(DataRate(bps),
                                          devices.front()->GetClock().GetEncodingEfficiency(),
@@ -596,7 +595,8 @@ CollectiveBenchNvLinkModel(ClusterHelper& cluster, Ptr<GpuTransport> transport, 
                                          plane->GetSoftwareLatency(),
                                          2,
                                          cable.Get(),
-                                         sw.Get());
+                                         sw.Get(),
+                                         nvSwitch->GetCutThroughBytes());
 }
 
 CollectiveCostModel
@@ -615,9 +615,9 @@ CollectiveBenchIbModel(ClusterHelper& cluster,
     TimeValue cable;
     hca->GetChannel()->GetAttribute("Delay", cable);
     TimeValue sw;
-    cluster.GetIbSwitchNodes().Get(0)->GetObject<InfinibandSwitch>()->GetAttribute(
-        "PortToPortLatency",
-        sw);
+    const Ptr<InfinibandSwitch> ibSwitch =
+        cluster.GetIbSwitchNodes().Get(0)->GetObject<InfinibandSwitch>();
+    ibSwitch->GetAttribute("PortToPortLatency", sw);
     Ptr<TransportPlane> plane = PlaneNamed(transport, "infiniband");
     return CollectiveCostModel::FromLink(hca->GetClock().GetSignallingRate(),
                                          hca->GetClock().GetEncodingEfficiency(),
@@ -626,7 +626,8 @@ CollectiveBenchIbModel(ClusterHelper& cluster,
                                          plane->GetSoftwareLatency(),
                                          path.size(),
                                          cable.Get(),
-                                         sw.Get());
+                                         sw.Get(),
+                                         ibSwitch->GetCutThroughBytes());
 }
 
 } // namespace ns3

@@ -22,14 +22,16 @@ CollectiveCostModel::FromLink(DataRate signallingRate,
                               Time softwareLatency,
                               uint32_t hops,
                               Time propagationPerHop,
-                              Time switchLatency)
+                              Time switchLatency,
+                              uint32_t cutThroughBytes)
 {
     const double wireBytesPerSecond = signallingRate.GetBitRate() * encodingEfficiency / 8.0;
     const double packetWire = payloadBytesPerPacket + overheadBytesPerPacket;
     const double beta = packetWire / payloadBytesPerPacket / wireBytesPerSecond;
     const uint32_t switches = hops > 0 ? hops - 1 : 0;
+    const double waitBytes = cutThroughBytes == 0 ? packetWire : cutThroughBytes;
     const double alpha = softwareLatency.GetSeconds() + hops * propagationPerHop.GetSeconds() +
-                         switches * (switchLatency.GetSeconds() + packetWire / wireBytesPerSecond);
+                         switches * (switchLatency.GetSeconds() + waitBytes / wireBytesPerSecond);
     return CollectiveCostModel(alpha, beta);
 }
 

@@ -26,9 +26,10 @@ class CollectiveCostModel
 
     /**
      * α and β of a message crossing \p hops links of \p rate through hops-1
-     * store-and-forward switches: β = 1 / (rate × efficiency × payload/wire bytes);
-     * α = software latency + hops × propagation + (hops-1) × (switch latency +
-     * one full packet's serialisation).
+     * switches: β = 1 / (rate × efficiency × payload/wire bytes); α = software
+     * latency + hops × propagation + (hops-1) × (switch latency + the
+     * serialisation of one full packet, store-and-forward, or of the first
+     * \p cutThroughBytes when the switches forward cut-through).
      */
     static CollectiveCostModel FromLink(DataRate signallingRate,
                                         double encodingEfficiency,
@@ -37,7 +38,8 @@ class CollectiveCostModel
                                         Time softwareLatency,
                                         uint32_t hops,
                                         Time propagationPerHop,
-                                        Time switchLatency);
+                                        Time switchLatency,
+                                        uint32_t cutThroughBytes = 0);
 
     double Alpha() const;
     double Beta() const;

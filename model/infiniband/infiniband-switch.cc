@@ -40,7 +40,8 @@ InfinibandSwitch::GetTypeId()
                           MakeBooleanAccessor(&InfinibandSwitch::m_adaptive),
                           MakeBooleanChecker())
             .AddAttribute("PortToPortLatency",
-                          "Switch traversal latency after full arrival; drives "
+                          "Switch traversal latency after the LRH is in (cut-through) or "
+                          "after full arrival (Forwarding=StoreAndForward); drives "
                           "CreditSwitch::TraversalLatency.  Default 130 ns: NVIDIA claims "
                           "~130-150 ns for NDR Quantum-2 [unconfirmed]",
                           TimeValue(NanoSeconds(130)),
@@ -268,6 +269,18 @@ InfinibandSwitch::ExtractDestination(Ptr<const Packet> packet) const
     InfinibandLrh lrh;
     packet->PeekHeader(lrh);
     return lrh.GetDlid();
+}
+
+bool
+InfinibandSwitch::DefaultCutThrough() const
+{
+    return true;
+}
+
+uint32_t
+InfinibandSwitch::DefaultCutThroughBytes() const
+{
+    return InfinibandLrh::SIZE_BYTES;
 }
 
 void

@@ -4,6 +4,7 @@
 #include "credit-link-channel.h"
 
 #include "credit-link-net-device.h"
+#include "credit-switch.h"
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
@@ -111,10 +112,12 @@ void
 CreditLinkChannel::TransmitData(const CreditLinkNetDevice* from,
                                 Ptr<Packet> packet,
                                 uint32_t vc,
+                                Time headTime,
                                 Time txTime)
 {
     NS_ABORT_MSG_IF(m_nDevices != 2, "CreditLinkChannel used with only one device attached");
-    Push(IndexOf(from), InFlight{Simulator::Now() + txTime + m_delay, packet, vc, 0});
+    const Time now = Simulator::Now();
+    Push(IndexOf(from), InFlight{now + headTime + m_delay, now + txTime + m_delay, packet, vc, 0});
 }
 
 void
@@ -123,13 +126,21 @@ CreditLinkChannel::TransmitCredits(const CreditLinkNetDevice* from,
                                    uint32_t credits,
                                    Time txTime)
 {
-    Push(IndexOf(from), InFlight{Simulator::Now() + txTime + m_delay, nullptr, vc, credits});
+    const Time arrival = Simulator::Now() + txTime + m_delay;
+    Push(IndexOf(from), InFlight{arrival, arrival, nullptr, vc, credits});
 }
 
 uint32_t
 CreditLinkChannel::GetPeerReceiveBufferBytes(const CreditLinkNetDevice* from, uint32_t vc) const
 {
     return GetPeer(from)->GetReceiveBufferBytes(vc);
+}
+
+uint32_t
+CreditLinkChannel::GetPeerCutThroughBytes(const CreditLinkNetDevice* from) const
+{
+    const Ptr<CreditSwitch> sw = GetPeer(from)->GetSwitch();
+    return sw ? sw->GetCutThroughBytes() : 0;
 }
 
 bool
@@ -166,7 +177,7 @@ CreditLinkChannel::Deliver(uint32_t dir)
         d.wire.pop_front();
         if (frame.packet)
         {
-            dst->ReceiveData(frame.packet, frame.vc);
+            dst->ReceiveData(frame.packet, frame.vc, frame.tail);
         }
         else
         {

@@ -26,7 +26,11 @@ class CreditLinkNetDevice;
  * Every interaction between the two ends (data, credit updates, initial
  * credits) goes through here, so a distributed variant can override it.
  * Deliveries on one direction are FIFO, so in-flight frames sit in a deque
- * with a single pending delivery event per direction.
+ * with a single pending delivery event per direction.  A data frame is handed
+ * to the receiver when its head is in (headTime + Delay: a cut-through switch
+ * port) and carries the time its tail arrives (txTime + Delay); a receiver that
+ * is not a cut-through switch gets headTime = txTime.  Head arrivals stay in
+ * order: a device starts a frame only after its previous one ended.
  */
 class CreditLinkChannel : public Channel
 {
@@ -41,10 +45,12 @@ class CreditLinkChannel : public Channel
     Ptr<CreditLinkNetDevice> GetPeer(const CreditLinkNetDevice* self) const;
     Time GetDelay() const;
 
-    /// A data frame whose last bit leaves \p from after \p txTime.
+    /// A data frame whose last bit leaves \p from after \p txTime; the receiver takes
+    /// it once the first \p headTime of it (<= txTime) has crossed the wire.
     virtual void TransmitData(const CreditLinkNetDevice* from,
                               Ptr<Packet> packet,
                               uint32_t vc,
+                              Time headTime,
                               Time txTime);
     /// A flow-control frame returning \p credits on \p vc; last bit leaves after \p txTime.
     virtual void TransmitCredits(const CreditLinkNetDevice* from,
@@ -53,6 +59,9 @@ class CreditLinkChannel : public Channel
                                  Time txTime);
     /// Receive buffer the peer of \p from advertises on \p vc (the initial credits).
     virtual uint32_t GetPeerReceiveBufferBytes(const CreditLinkNetDevice* from, uint32_t vc) const;
+    /// Bytes the peer of \p from needs before it forwards a packet (a cut-through switch
+    /// port), or 0: it takes packets at their tail.
+    virtual uint32_t GetPeerCutThroughBytes(const CreditLinkNetDevice* from) const;
     bool HasFramesInFlight() const;
 
     /// A frame on the wire: data (packet set) or a credit update (credits on vc).
@@ -72,7 +81,8 @@ class CreditLinkChannel : public Channel
   private:
     struct InFlight
     {
-        Time arrival;
+        Time arrival;       //!< of the head: when the receiver takes the frame
+        Time tail;          //!< arrival of the last bit
         Ptr<Packet> packet; //!< null for a credit update
         uint32_t vc;
         uint32_t credits;

@@ -17,6 +17,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace ns3
@@ -115,7 +116,8 @@ CreditLinkNetDevice::GetTypeId()
                             MakeTraceSourceAccessor(&CreditLinkNetDevice::m_txEndTrace),
                             "ns3::CreditLinkNetDevice::PacketVcTracedCallback")
             .AddTraceSource("Rx",
-                            "A data packet fully received",
+                            "A data packet received: fully, or on a cut-through switch port "
+                            "once its head is in",
                             MakeTraceSourceAccessor(&CreditLinkNetDevice::m_rxTrace),
                             "ns3::CreditLinkNetDevice::PacketVcTracedCallback")
             .AddTraceSource("QueueLength",
@@ -158,6 +160,7 @@ CreditLinkNetDevice::CreditLinkNetDevice()
       m_currentVc(0),
       m_pendingFcMask(0),
       m_lastFcTime(Seconds(-1)),
+      m_peerCutThroughBytes(0),
       m_ownQueueBytes(0),
       m_linkStalled(false),
       m_draining(false),
@@ -382,6 +385,7 @@ CreditLinkNetDevice::EnsureCredits()
         v.initialCredits = m_channel->GetPeerReceiveBufferBytes(this, vc) / m_creditUnitBytes;
         v.credits = v.initialCredits;
     }
+    m_peerCutThroughBytes = m_channel->GetPeerCutThroughBytes(this);
     if (!m_arbiter)
     {
         m_arbiter = CreateObject<RoundRobinArbiter>();
@@ -608,10 +612,11 @@ CreditLinkNetDevice::TryTransmit()
     m_currentVc = vc;
     Vc& v = m_vcs[vc];
     Ptr<Packet> packet;
+    Time tail = now; // when the packet's last bit is in this node
     bool wakeSender = false;
     if (m_switch)
     {
-        packet = m_switch->Dequeue(m_switchPort, vc);
+        packet = m_switch->Dequeue(m_switchPort, vc, tail);
     }
     else
     {
@@ -627,13 +632,24 @@ CreditLinkNetDevice::TryTransmit()
     v.credits -= CreditsFor(size);
     m_arbiter->NotifySent(vc, size);
     UpdateVcStall(vc, HeadBytes(vc));
-    const Time txTime = m_clock.NextTransmitTime(size + GetWireOverheadBytes(packet));
+    Time txTime = m_clock.NextTransmitTime(size + GetWireOverheadBytes(packet));
     m_counters.txPackets++;
     m_counters.txBytes += size;
+    // The packet's own serialisation only: a transmission stretched below (idles while
+    // the tail comes in from a slower input) is busy for the port, not utilised wire.
     m_counters.busyTime += txTime;
+    if (now + txTime < tail)
+    {
+        // Cut-through from a slower input: the last bit cannot leave before it arrives.
+        txTime = tail - now;
+    }
+    // A cut-through switch takes the packet once its routing header is in.
+    const Time headTime = m_peerCutThroughBytes == 0
+                              ? txTime
+                              : std::min(m_clock.GetTransmitTime(m_peerCutThroughBytes), txTime);
     m_current = packet;
     m_txBeginTrace(packet, vc);
-    m_channel->TransmitData(this, packet, vc, txTime);
+    m_channel->TransmitData(this, packet, vc, headTime, txTime);
     m_txEvent = Simulator::Schedule(txTime, &CreditLinkNetDevice::TransmitComplete, this);
     if (wakeSender && !m_txReadyCallback.IsNull())
     {
@@ -715,7 +731,7 @@ CreditLinkNetDevice::ReceiveCredits(uint32_t vc, uint32_t credits)
 }
 
 void
-CreditLinkNetDevice::ReceiveData(Ptr<Packet> packet, uint32_t vc)
+CreditLinkNetDevice::ReceiveData(Ptr<Packet> packet, uint32_t vc, Time tail)
 {
     if (m_switch)
     {
@@ -734,7 +750,7 @@ CreditLinkNetDevice::ReceiveData(Ptr<Packet> packet, uint32_t vc)
     m_rxTrace(packet, vc);
     if (m_switch)
     {
-        m_switch->ReceiveFromPort(m_switchPort, packet, vc);
+        m_switch->ReceiveFromPort(m_switchPort, packet, vc, tail);
     }
     else if (m_drainRate.GetBitRate() == 0)
     {

@@ -36,7 +36,10 @@ class CreditLinkWatchdog;
  *
  * Receive side: a packet holds its receive buffer until it is released: at
  * once by a host (or at ReceiveDrainRate), or by the CreditSwitch when the
- * packet leaves its input buffer.  Counters describe the transmit direction.
+ * packet leaves its input buffer.  A cut-through switch port receives a packet
+ * when its head is in; the switch may start it on an output before its tail
+ * arrived, and that transmission then ends no earlier than the tail.  Counters
+ * describe the transmit direction.
  */
 class CreditLinkNetDevice : public NetDevice
 {
@@ -55,8 +58,8 @@ class CreditLinkNetDevice : public NetDevice
         uint64_t rxPackets{0};
         uint64_t rxBytes{0};
         uint64_t peakQueueBytes{0}; //!< all VCs of this device's own transmit queue
-        Time busyTime;              //!< data and flow-control frames on the wire
-        Time creditStallTime;       //!< wire idle, data waiting, no VC with credits
+        Time busyTime;        //!< data and flow-control frames on the wire, at this port's rate
+        Time creditStallTime; //!< wire idle, data waiting, no VC with credits
     };
 
     /// Fired when a VC that refused a Send has room again.
@@ -97,8 +100,9 @@ class CreditLinkNetDevice : public NetDevice
     /// "n<node>/<if>-n<node>/<if>", used in deadlock reports.
     std::string GetLinkName() const;
 
-    /// Channel side.
-    void ReceiveData(Ptr<Packet> packet, uint32_t vc);
+    /// Channel side.  \p tail: arrival of the last bit (now, unless this is a port of a
+    /// cut-through switch receiving the packet at its head).
+    void ReceiveData(Ptr<Packet> packet, uint32_t vc, Time tail);
     void ReceiveCredits(uint32_t vc, uint32_t credits);
 
     /// The receive buffer of \p packetBytes on \p vc is free again: credit the peer.
@@ -219,6 +223,7 @@ class CreditLinkNetDevice : public NetDevice
     uint32_t m_currentVc;
     uint32_t m_pendingFcMask;
     Time m_lastFcTime;
+    uint32_t m_peerCutThroughBytes; //!< 0: the peer takes packets at their tail
     EventId m_fcTimer;
     EventId m_txEvent;
     EventId m_wakeup;

@@ -23,7 +23,8 @@ NS_OBJECT_ENSURE_REGISTERED(CreditLinkRemoteChannel);
 namespace
 {
 
-/// What a local channel keeps in its in-flight queue besides the packet: frame kind, VC, credits.
+/// What a local channel keeps in its in-flight queue besides the packet: frame kind, VC,
+/// credits, tail arrival (time steps).
 class CreditLinkRemoteHeader : public Header
 {
   public:
@@ -43,7 +44,7 @@ class CreditLinkRemoteHeader : public Header
 
     uint32_t GetSerializedSize() const override
     {
-        return 6;
+        return 14;
     }
 
     void Serialize(Buffer::Iterator start) const override
@@ -51,6 +52,7 @@ class CreditLinkRemoteHeader : public Header
         start.WriteU8(isData ? 1 : 0);
         start.WriteU8(static_cast<uint8_t>(vc));
         start.WriteHtonU32(credits);
+        start.WriteHtonU64(static_cast<uint64_t>(tail));
     }
 
     uint32_t Deserialize(Buffer::Iterator start) override
@@ -58,17 +60,20 @@ class CreditLinkRemoteHeader : public Header
         isData = start.ReadU8() != 0;
         vc = start.ReadU8();
         credits = start.ReadNtohU32();
-        return 6;
+        tail = static_cast<int64_t>(start.ReadNtohU64());
+        return 14;
     }
 
     void Print(std::ostream& os) const override
     {
-        os << (isData ? "data" : "credits") << " vc=" << vc << " credits=" << credits;
+        os << (isData ? "data" : "credits") << " vc=" << vc << " credits=" << credits
+           << " tail=" << tail;
     }
 
     bool isData{false};
     uint32_t vc{0};
     uint32_t credits{0};
+    int64_t tail{0};
 };
 
 NS_OBJECT_ENSURE_REGISTERED(CreditLinkRemoteHeader);
@@ -120,11 +125,11 @@ CreditLinkRemoteChannel::Attach(Ptr<CreditLinkNetDevice> device)
 void
 CreditLinkRemoteChannel::SendRemote(const CreditLinkNetDevice* from,
                                     Ptr<Packet> packet,
-                                    Time txTime)
+                                    Time headTime)
 {
     Ptr<CreditLinkNetDevice> to = GetPeer(from);
     MpiInterface::SendPacket(packet,
-                             Simulator::Now() + txTime + GetDelay(),
+                             Simulator::Now() + headTime + GetDelay(),
                              to->GetNode()->GetId(),
                              to->GetIfIndex());
 }
@@ -133,14 +138,16 @@ void
 CreditLinkRemoteChannel::TransmitData(const CreditLinkNetDevice* from,
                                       Ptr<Packet> packet,
                                       uint32_t vc,
+                                      Time headTime,
                                       Time txTime)
 {
     Ptr<Packet> frame = packet->Copy();
     CreditLinkRemoteHeader h;
     h.isData = true;
     h.vc = vc;
+    h.tail = (Simulator::Now() + txTime + GetDelay()).GetTimeStep();
     frame->AddHeader(h);
-    SendRemote(from, frame, txTime);
+    SendRemote(from, frame, headTime);
 }
 
 void
@@ -165,7 +172,7 @@ CreditLinkRemoteChannel::ReceiveRemote(uint32_t end, Ptr<Packet> packet)
     NS_LOG_LOGIC("remote " << h << " for " << m_ends[end]->GetLinkName());
     if (h.isData)
     {
-        m_ends[end]->ReceiveData(packet, h.vc);
+        m_ends[end]->ReceiveData(packet, h.vc, TimeStep(h.tail));
     }
     else
     {

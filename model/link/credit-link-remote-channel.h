@@ -18,8 +18,9 @@ namespace ns3
  * PointToPointRemoteChannel is for point-to-point links.  Data frames and
  * flow-control frames go to the peer's process through
  * MpiInterface::SendPacket, addressed by node id and interface index, and
- * arrive at the same instant as on a local channel (last bit sent + Delay);
- * the channel Delay is therefore the lookahead and must be > 0.
+ * arrive at the same instant as on a local channel (last bit sent + Delay, or
+ * the head's time + Delay at a cut-through switch, the tail time carried in the
+ * frame); the channel Delay is therefore the lookahead and must be > 0.
  *
  * Every process builds the whole topology (ns-3's model: nodes of another
  * system id exist without running anything), so static facts of the peer —
@@ -41,6 +42,7 @@ class CreditLinkRemoteChannel : public CreditLinkChannel
     void TransmitData(const CreditLinkNetDevice* from,
                       Ptr<Packet> packet,
                       uint32_t vc,
+                      Time headTime,
                       Time txTime) override;
     void TransmitCredits(const CreditLinkNetDevice* from,
                          uint32_t vc,
@@ -51,7 +53,8 @@ class CreditLinkRemoteChannel : public CreditLinkChannel
     void DoDispose() override;
 
   private:
-    void SendRemote(const CreditLinkNetDevice* from, Ptr<Packet> packet, Time txTime);
+    /// \p packet arrives (is handed to the peer) after \p headTime + Delay.
+    void SendRemote(const CreditLinkNetDevice* from, Ptr<Packet> packet, Time headTime);
     /// A frame from the other process for the device at end \p end.
     void ReceiveRemote(uint32_t end, Ptr<Packet> packet);
 

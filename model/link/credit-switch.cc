@@ -8,9 +8,11 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <iostream>
 
@@ -41,10 +43,28 @@ CreditSwitch::GetTypeId()
                           MakeBooleanAccessor(&CreditSwitch::m_dropUnroutable),
                           MakeBooleanChecker())
             .AddAttribute("TraversalLatency",
-                          "Time from a packet's full arrival until it may leave",
+                          "Time from a packet's arrival (its head when cut-through) until it "
+                          "may leave",
                           TimeValue(NanoSeconds(0)),
                           MakeTimeAccessor(&CreditSwitch::m_latency),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("Forwarding",
+                          "Default (the technology's: store-and-forward here, cut-through "
+                          "on NvSwitch and InfinibandSwitch), CutThrough or StoreAndForward",
+                          EnumValue(FORWARDING_DEFAULT),
+                          MakeEnumAccessor(&CreditSwitch::m_forwarding),
+                          MakeEnumChecker(FORWARDING_DEFAULT,
+                                          "Default",
+                                          FORWARDING_CUT_THROUGH,
+                                          "CutThrough",
+                                          FORWARDING_STORE_AND_FORWARD,
+                                          "StoreAndForward"))
+            .AddAttribute("CutThroughBytes",
+                          "Bytes of a packet that must be in before it is routed when "
+                          "cut-through; 0 = the technology's routing header",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&CreditSwitch::m_cutThroughBytes),
+                          MakeUintegerChecker<uint32_t>())
             .AddTraceSource("Forward",
                             "A packet leaves its input buffer: (packet, in port, out port)",
                             MakeTraceSourceAccessor(&CreditSwitch::m_forwardTrace),
@@ -59,6 +79,8 @@ CreditSwitch::GetTypeId()
 CreditSwitch::CreditSwitch()
     : m_voq(false),
       m_dropUnroutable(true),
+      m_forwarding(FORWARDING_DEFAULT),
+      m_cutThroughBytes(0),
       m_frozen(false),
       m_numVcs(0),
       m_adaptiveTurn(0),
@@ -178,6 +200,31 @@ CreditSwitch::GetFirstDropReason() const
     return m_firstDropReason;
 }
 
+bool
+CreditSwitch::DefaultCutThrough() const
+{
+    return false;
+}
+
+uint32_t
+CreditSwitch::DefaultCutThroughBytes() const
+{
+    return CreditLinkHeader::SIZE_BYTES;
+}
+
+uint32_t
+CreditSwitch::GetCutThroughBytes() const
+{
+    const bool cutThrough = m_forwarding == FORWARDING_DEFAULT
+                                ? DefaultCutThrough()
+                                : m_forwarding == FORWARDING_CUT_THROUGH;
+    if (!cutThrough)
+    {
+        return 0;
+    }
+    return m_cutThroughBytes != 0 ? m_cutThroughBytes : DefaultCutThroughBytes();
+}
+
 uint64_t
 CreditSwitch::GetBufferedPackets() const
 {
@@ -283,7 +330,7 @@ CreditSwitch::RingIndex(uint32_t outPort, uint32_t outVc) const
 }
 
 void
-CreditSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc)
+CreditSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail)
 {
     if (!m_frozen)
     {
@@ -317,7 +364,13 @@ CreditSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc)
     {
         m_watchdog->Arm();
     }
-    Entry entry{packet, inPort, vc, out, outVc, bytes};
+    Entry entry{packet,
+                tail,
+                inPort,
+                out,
+                bytes,
+                static_cast<uint16_t>(vc),
+                static_cast<uint16_t>(outVc)};
     if (m_latency.IsZero())
     {
         Enqueue(std::move(entry));
@@ -445,7 +498,7 @@ CreditSwitch::PeekHeadBytes(uint32_t outPort, uint32_t outVc) const
 }
 
 Ptr<Packet>
-CreditSwitch::Dequeue(uint32_t outPort, uint32_t outVc)
+CreditSwitch::Dequeue(uint32_t outPort, uint32_t outVc, Time& tail)
 {
     std::deque<uint32_t>& ring = m_ready[RingIndex(outPort, outVc)];
     NS_ABORT_MSG_IF(ring.empty(), "CreditSwitch::Dequeue with nothing for port " << outPort);
@@ -468,7 +521,10 @@ CreditSwitch::Dequeue(uint32_t outPort, uint32_t outVc)
         }
     }
     m_forwardTrace(entry.packet, entry.inPort, outPort);
+    // Released as the output starts, also before a cut-through packet's tail is in (the
+    // upstream is still sending it, so its credits cannot be used earlier than that).
     m_ports[entry.inPort]->ReleaseReceiveBuffer(entry.inVc, entry.bytes);
+    tail = entry.tail;
     return entry.packet;
 }
 

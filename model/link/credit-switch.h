@@ -33,6 +33,12 @@ class CreditLinkWatchdog;
  * virtual so a technology replaces them.  Congestion never drops; a packet
  * without a route is dropped at its input (counted per input port, Drop
  * trace, its buffer released) or, with DropUnroutable false, a fatal error.
+ *
+ * Forwarding: store-and-forward (a packet enters after its tail, the generic
+ * default) or cut-through (NVSwitch, InfiniBand): a packet enters once its
+ * first CutThroughBytes are in, TraversalLatency then applies as before, and an
+ * output that starts it before its tail has arrived ends no earlier than that
+ * tail.  No event is added: the tail time travels with the packet.
  */
 class CreditSwitch : public Object
 {
@@ -42,6 +48,13 @@ class CreditSwitch : public Object
 
     /// Route() result for a packet with no output port: it is dropped.
     static constexpr uint32_t NO_ROUTE = UINT32_MAX;
+
+    enum Forwarding
+    {
+        FORWARDING_DEFAULT,           //!< the technology's: DefaultCutThrough()
+        FORWARDING_CUT_THROUGH,       //!< forward once the routing header is in
+        FORWARDING_STORE_AND_FORWARD, //!< forward after the whole packet is in
+    };
 
     static TypeId GetTypeId();
     CreditSwitch();
@@ -73,15 +86,19 @@ class CreditSwitch : public Object
     uint64_t GetDroppedPackets() const;
     uint64_t GetDroppedPackets(uint32_t port) const;
     const std::string& GetFirstDropReason() const;
+    /// Bytes an input port needs before it routes a packet; 0 = store-and-forward.
+    uint32_t GetCutThroughBytes() const;
     /// Peak bytes held in input buffers waiting for \p port (its output queue).
     uint64_t GetPeakBytesForOutput(uint32_t port) const;
 
     /// Port side.  Virtual so a technology can take a packet out of the forwarding path
     /// (NVLS reductions hold it, still charged to the input buffer, and hand it back
     /// here later); the packet's input buffer is released when it leaves by Dequeue.
-    virtual void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc);
+    /// \p tail: when its last bit is in (later than now when it came cut-through).
+    virtual void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail);
     uint32_t PeekHeadBytes(uint32_t outPort, uint32_t outVc) const;
-    Ptr<Packet> Dequeue(uint32_t outPort, uint32_t outVc);
+    /// The next packet for (outPort, outVc); \p tail is set to when its last bit is in.
+    Ptr<Packet> Dequeue(uint32_t outPort, uint32_t outVc, Time& tail);
     /// Moves packets whose TraversalLatency has elapsed into the input queues.  Every
     /// port calls it before it acts, so the queues are as if each packet had entered
     /// at its exact time; an event does it only for an output that would not act then.
@@ -101,16 +118,22 @@ class CreditSwitch : public Object
                                     uint32_t inPort,
                                     uint32_t inVc,
                                     uint32_t outPort);
+    /// Forwarding=Default: cut-through or not; default false (store-and-forward).
+    virtual bool DefaultCutThrough() const;
+    /// CutThroughBytes=0: the routing header's bytes; default the CreditLinkHeader's.
+    virtual uint32_t DefaultCutThroughBytes() const;
 
   private:
+    // 32 bytes (VCs <= 32 fit 16 bits), as many per deque block as without the tail.
     struct Entry
     {
         Ptr<Packet> packet;
+        Time tail; //!< arrival of the last bit
         uint32_t inPort;
-        uint32_t inVc;
         uint32_t outPort;
-        uint32_t outVc;
         uint32_t bytes;
+        uint16_t inVc;
+        uint16_t outVc;
     };
 
     void Freeze();
@@ -124,6 +147,8 @@ class CreditSwitch : public Object
     bool m_voq;
     bool m_dropUnroutable;
     Time m_latency;
+    Forwarding m_forwarding;
+    uint32_t m_cutThroughBytes;
 
     std::vector<Ptr<CreditLinkNetDevice>> m_ports;
     std::vector<std::vector<uint32_t>> m_routes;

@@ -10,6 +10,7 @@
 #include "ns3/node.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace ns3
@@ -159,21 +160,33 @@ NvSwitch::ExtractDestination(Ptr<const Packet> packet) const
     return header.destination;
 }
 
+bool
+NvSwitch::DefaultCutThrough() const
+{
+    return true;
+}
+
+uint32_t
+NvSwitch::DefaultCutThroughBytes() const
+{
+    return NvLinkHeader::SIZE_BYTES;
+}
+
 void
-NvSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc)
+NvSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail)
 {
     NvLinkHeader header;
     packet->PeekHeader(header);
     if (header.type == NvLinkHeader::NVLS_REDUCE)
     {
-        ReceiveNvls(inPort, packet, vc);
+        ReceiveNvls(inPort, packet, vc, tail);
         return;
     }
-    CreditSwitch::ReceiveFromPort(inPort, packet, vc);
+    CreditSwitch::ReceiveFromPort(inPort, packet, vc, tail);
 }
 
 void
-NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc)
+NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail)
 {
     NvLinkHeader header;
     packet->PeekHeader(header);
@@ -209,7 +222,7 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc)
     NS_ABORT_MSG_IF(slot.held[member].packet,
                     "NvSwitch: GPU " << header.source << " contributed chunk " << header.count
                                      << " of NVLS group " << header.tag << " twice");
-    slot.held[member] = Held{packet, inPort, vc};
+    slot.held[member] = Held{packet, inPort, vc, tail};
     slot.arrived++;
     if (slot.arrived < g.members.size())
     {
@@ -225,6 +238,12 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc)
     m_reducedChunks++;
     const uint32_t bytes = slot.held[0].packet->GetSize();
     m_nvlsReduceTrace(header.tag, chunk, bytes - NvLinkHeader::SIZE_BYTES);
+    // The reduction streams: its result is complete when the last contribution is.
+    Time reducedTail = tail;
+    for (const Held& held : slot.held)
+    {
+        reducedTail = std::max(reducedTail, held.tail);
+    }
     for (uint32_t i = 0; i < slot.held.size(); ++i)
     {
         Held held = std::move(slot.held[i]);
@@ -237,7 +256,7 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc)
         h.type = NvLinkHeader::NVLS_MULTICAST;
         h.destination = static_cast<uint16_t>(g.members[i]);
         held.packet->AddHeader(h);
-        CreditSwitch::ReceiveFromPort(held.inPort, held.packet, held.vc);
+        CreditSwitch::ReceiveFromPort(held.inPort, held.packet, held.vc, reducedTail);
     }
     slot.held.clear();
     m_freeSlots.push_back(slotIndex);

@@ -20,7 +20,9 @@ namespace ns3
  * \ingroup ai-fabric
  * NVSwitch on the credit switch core: routes NvLinkHeader packets by destination
  * GPU (the helper programs SetRoute(gpu, {port})), traversal latency is the core's
- * TraversalLatency.
+ * TraversalLatency.  Cut-through by default, routed once the 16-byte NvLinkHeader
+ * is in: NVSwitch forwards packets as they stream in, and a simulated packet
+ * standing for many real ones must not add their store-and-forward time.
  *
  * NVLS (gen3+, SHARP engines): RegisterNvlsGroup(group, members).  An
  * NVLS_REDUCE packet for (group, chunk) is held out of the forwarding path, still
@@ -28,7 +30,8 @@ namespace ns3
  * contribution of that chunk has arrived; then each contribution becomes the
  * reduced NVLS_MULTICAST chunk for the member it came from and is forwarded to
  * it.  Its input buffer is released when it leaves, as for any packet, so one
- * chunk costs each member link about its size once in each direction.
+ * chunk costs each member link about its size once in each direction.  The
+ * reduced chunk is complete when the last contribution's tail is in.
  */
 class NvSwitch : public CreditSwitch
 {
@@ -46,13 +49,15 @@ class NvSwitch : public CreditSwitch
     /// Chunks with some but not all contributions held.
     uint32_t GetNvlsPendingChunks() const;
 
-    void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc) override;
+    void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail) override;
     /// NVLS contributions held until their chunk is complete.
     uint64_t GetHeldPackets() const override;
 
   protected:
     void DoDispose() override;
     uint32_t ExtractDestination(Ptr<const Packet> packet) const override;
+    bool DefaultCutThrough() const override;
+    uint32_t DefaultCutThroughBytes() const override;
 
   private:
     struct Held
@@ -60,6 +65,7 @@ class NvSwitch : public CreditSwitch
         Ptr<Packet> packet;
         uint32_t inPort{0};
         uint32_t vc{0};
+        Time tail;
     };
 
     struct Slot
@@ -75,7 +81,7 @@ class NvSwitch : public CreditSwitch
         std::unordered_map<uint32_t, uint32_t> pending; //!< chunk -> slot
     };
 
-    void ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc);
+    void ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail);
 
     uint32_t m_generation;
     std::unordered_map<uint32_t, Group> m_groups;
