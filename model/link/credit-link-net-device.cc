@@ -181,6 +181,7 @@ CreditLinkNetDevice::DoDispose()
     m_drainEvent.Cancel();
     m_vcs.clear();
     m_drainQueue.clear();
+    m_heldFlowControl.clear();
     m_current = nullptr;
     m_channel = nullptr;
     m_node = nullptr;
@@ -539,6 +540,19 @@ CreditLinkNetDevice::TimerExpired()
 void
 CreditLinkNetDevice::TryTransmit()
 {
+    TransmitNext();
+    // Flow-control frames held back by SendFlowControl go on the wire after the data frame
+    // that follows them at the same instant, so the channel delivers both with its head.
+    for (const auto& [vc, credits] : m_heldFlowControl)
+    {
+        m_channel->TransmitCredits(this, vc, credits, Time(0));
+    }
+    m_heldFlowControl.clear();
+}
+
+void
+CreditLinkNetDevice::TransmitNext()
+{
     if (m_busy || !m_creditsReady)
     {
         return;
@@ -662,10 +676,22 @@ CreditLinkNetDevice::SendFlowControl()
 {
     const uint32_t frames = __builtin_popcount(m_pendingFcMask);
     const Time txTime = m_clock.NextTransmitTime(static_cast<uint64_t>(frames) * m_fcFrameBytes);
+    // To a cut-through switch a data frame is taken at its head, so a flow-control frame
+    // ending as the next data frame starts would need a delivery event of its own (behind a
+    // store-and-forward frame it shares the tail's).  Held back, it rides with that head:
+    // at most the header's serialisation late (1 ns in practice).  Kept: the per-hop events.
+    const bool hold = m_peerCutThroughBytes != 0 && txTime.IsZero();
     for (uint32_t mask = m_pendingFcMask; mask != 0; mask &= mask - 1)
     {
         const uint32_t vc = __builtin_ctz(mask);
-        m_channel->TransmitCredits(this, vc, m_vcs[vc].pendingCreditReturn, txTime);
+        if (hold)
+        {
+            m_heldFlowControl.emplace_back(vc, m_vcs[vc].pendingCreditReturn);
+        }
+        else
+        {
+            m_channel->TransmitCredits(this, vc, m_vcs[vc].pendingCreditReturn, txTime);
+        }
         m_creditUpdateTrace(vc, m_vcs[vc].pendingCreditReturn);
         m_vcs[vc].pendingCreditReturn = 0;
     }

@@ -15,6 +15,7 @@
 
 #include <deque>
 #include <ostream>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -194,7 +195,9 @@ class CreditLinkNetDevice : public NetDevice
     void UpdateVcStall(uint32_t vc, uint32_t headBytes);
     /// Flow-control timer or end of a flow-control frame: the switch's pipe first.
     void TimerExpired();
+    /// TransmitNext, then the flow-control frames SendFlowControl held back.
     void TryTransmit();
+    void TransmitNext();
     void SendFlowControl();
     bool HasDataWaiting() const;
     void TransmitComplete();
@@ -224,6 +227,7 @@ class CreditLinkNetDevice : public NetDevice
     uint32_t m_pendingFcMask;
     Time m_lastFcTime;
     uint32_t m_peerCutThroughBytes; //!< 0: the peer takes packets at their tail
+    std::vector<std::pair<uint32_t, uint32_t>> m_heldFlowControl; //!< (vc, credits)
     EventId m_fcTimer;
     EventId m_txEvent;
     EventId m_wakeup;
