@@ -1418,13 +1418,6 @@ Ptr<GpuTransport>
 ClusterHelper::InstallTransport(const std::string& groupName)
 {
     NS_ABORT_MSG_UNLESS(m_built, "cluster: InstallTransport before Build");
-    // GpuTransport and CollectiveEngine keep every rank's message and collective state in one
-    // object and act on a receiver's completion at once: they cannot span processes yet.
-    NS_ABORT_MSG_IF(m_nSystems > 1,
-                    "cluster: the GPU transport (collectives, trace replay) runs in one process; "
-                    "a distributed run ("
-                        << m_nSystems
-                        << " processes) supports the link layers only (doc/cluster.md)");
     Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
     std::map<ClusterPlane, int32_t> index;
     Ptr<InfinibandTransportPlane> ib = CreateObject<InfinibandTransportPlane>();
@@ -1443,6 +1436,19 @@ ClusterHelper::InstallTransport(const std::string& groupName)
         index[ClusterPlane::NVLINK] = static_cast<int32_t>(transport->AddPlane(nv));
     }
     transport->SetPlaneSelector(MakePlaneSelector(index, groupName));
+    if (m_nSystems > 1)
+    {
+        // Each process runs its ranks; notifications cross over the cut InfiniBand links.
+        NS_ABORT_MSG_IF(transport->GetNotificationLatency() <
+                            NanoSeconds(static_cast<int64_t>(m_config.ibDelay_ns)),
+                        "cluster: GpuTransport NotificationLatency "
+                            << transport->GetNotificationLatency().GetNanoSeconds()
+                            << " ns is below the lookahead (--ibDelay " << m_config.ibDelay_ns
+                            << " ns)");
+        transport->SetDistributed(m_nSystems, MakeCallback(&DistributedRun::SendNotification));
+        DistributedRun::SetNotificationReceiver(
+            MakeCallback(&GpuTransport::ReceiveRemote, transport));
+    }
     return transport;
 }
 

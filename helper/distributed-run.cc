@@ -3,14 +3,17 @@
  */
 #include "distributed-run.h"
 
+#include "ns3/abort.h"
 #include "ns3/global-value.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 
 #include <cstdlib>
 #include <cstring>
 
 #ifdef NS3_MPI
+#include "ns3/credit-link-remote-channel.h"
 #include "ns3/mpi-interface.h"
 #endif
 
@@ -112,6 +115,28 @@ bool
 DistributedRun::IsLocal(Ptr<const Node> node)
 {
     return node->GetSystemId() == GetRank();
+}
+
+void
+DistributedRun::SendNotification(uint32_t systemId, Time delay, Ptr<Packet> packet)
+{
+#ifdef NS3_MPI
+    NS_ABORT_MSG_UNLESS(
+        CreditLinkRemoteChannel::SendControl(systemId, Simulator::Now() + delay, packet),
+        "DistributedRun: no cut InfiniBand link ends in process " << systemId
+                                                                  << " to carry notifications");
+#else
+    NS_ABORT_MSG("DistributedRun: notification for process " << systemId
+                                                             << " without ns-3's mpi module");
+#endif
+}
+
+void
+DistributedRun::SetNotificationReceiver(Callback<void, Ptr<Packet>> receiver)
+{
+#ifdef NS3_MPI
+    CreditLinkRemoteChannel::SetControlReceiver(receiver);
+#endif
 }
 
 std::string

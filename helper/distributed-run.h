@@ -4,7 +4,10 @@
 #ifndef AI_FABRIC_DISTRIBUTED_RUN_H
 #define AI_FABRIC_DISTRIBUTED_RUN_H
 
+#include "ns3/callback.h"
 #include "ns3/node.h"
+#include "ns3/nstime.h"
+#include "ns3/packet.h"
 #include "ns3/ptr.h"
 
 #include <cstdint>
@@ -38,6 +41,14 @@ class DistributedRun
     static uint32_t GetSize();
     /// True when \p node is simulated by this process.
     static bool IsLocal(Ptr<const Node> node);
+    /**
+     * The GPU transport's notifications between processes (doc/cluster.md,
+     * "Notifications"): \p packet reaches the receiver set in process \p systemId
+     * \p delay from now (at least the lookahead), through ns-3's MpiInterface and
+     * a cut credit link's MpiReceiver.  Aborts without MPI.
+     */
+    static void SendNotification(uint32_t systemId, Time delay, Ptr<Packet> packet);
+    static void SetNotificationReceiver(Callback<void, Ptr<Packet>> receiver);
     /// "DB.rankK" when the run has several processes (scripts/merge-db folds them), else DB.
     static std::string GetDatabasePath(const std::string& path);
 };

@@ -347,8 +347,11 @@ CollectiveBenchRun(const CollectiveBenchOptions& o,
                       CollectiveEngine::DoneCallback([&done, &result](const CollectiveResult& r) {
                           result = r;
                           done = true;
-                          // Periodic events (watchdogs, progress) would keep Run going.
-                          Simulator::Stop();
+                          // Periodic events (watchdogs, progress) would keep Run going.  Stop
+                          // after the events already due now, so the next size starts after
+                          // them however this event was ordered among them (a distributed run
+                          // learns of the end through a notification inserted later).
+                          Simulator::Stop(Time(0));
                       }));
         if (!done)
         {

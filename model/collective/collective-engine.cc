@@ -137,10 +137,20 @@ CollectiveEngine::CollectiveEngine()
 
 CollectiveEngine::~CollectiveEngine() = default;
 
+namespace
+{
+constexpr uint64_t kPartDone = ~uint64_t(0);
+} // namespace
+
 void
 CollectiveEngine::SetTransport(Ptr<GpuTransport> transport)
 {
     m_transport = transport;
+    if (transport)
+    {
+        m_client = transport->AddClient(MakeCallback(&CollectiveEngine::Notified, this),
+                                        MakeCallback(&CollectiveEngine::Received, this));
+    }
 }
 
 Ptr<GpuTransport>
@@ -421,9 +431,19 @@ CollectiveEngine::BuildSchedule(const CollectiveSpec& spec) const
 }
 
 uint64_t
-CollectiveEngine::Start(const CollectiveSpec& spec, DoneCallback done)
+CollectiveEngine::Start(const CollectiveSpec& spec, DoneCallback done, int64_t forcedId)
 {
     const std::string algorithm = ResolveAlgorithm(spec);
+    const uint32_t self = Simulator::GetSystemId();
+    std::set<uint32_t> systems;
+    for (uint32_t rank : spec.ranks)
+    {
+        systems.insert(m_transport->GetSystemOf(rank));
+    }
+    if (!systems.count(self))
+    {
+        return forcedId >= 0 ? forcedId : m_nextId++; // none of this process's ranks takes part
+    }
     auto run = std::make_unique<Running>();
     Running* r = run.get();
     r->spec = spec;
@@ -431,11 +451,20 @@ CollectiveEngine::Start(const CollectiveSpec& spec, DoneCallback done)
     r->algorithm = algorithm;
     r->start = Simulator::Now();
     r->done = done;
+    for (uint32_t system : systems)
+    {
+        if (system != self)
+        {
+            r->others.push_back(system);
+        }
+    }
+    r->partsPending = r->others.size();
     if (algorithm != "nvls")
     {
         r->schedule = Build(spec, algorithm);
     }
-    const uint64_t id = m_nextId++;
+    const uint64_t id = forcedId >= 0 ? forcedId : m_nextId++;
+    NS_ABORT_MSG_IF(m_running.count(id), "CollectiveEngine: collective " << id << " is running");
     r->id = id;
     m_running.emplace(id, std::move(run));
     m_beginTrace(r->id, r->spec.kind, algorithm, spec.ranks.size(), spec.bytes);
@@ -444,6 +473,7 @@ CollectiveEngine::Start(const CollectiveSpec& spec, DoneCallback done)
                               << r->schedule.GetNumMessages() << " messages");
     if (algorithm == "nvls")
     {
+        // An NVLink domain is never split over processes: all of it is here.
         r->remaining = spec.ranks.size();
         FindInSwitchPlane(spec.ranks)
             ->StartInSwitchAllReduce(spec.ranks,
@@ -451,26 +481,29 @@ CollectiveEngine::Start(const CollectiveSpec& spec, DoneCallback done)
                                      Callback<void, uint32_t>([this, r](uint32_t) {
                                          if (--r->remaining == 0)
                                          {
-                                             Finish(r);
+                                             LocalPartDone(r);
                                          }
                                      }));
         return id; // the plane may have finished (and freed) the run already
     }
     auto& steps = r->schedule.GetSteps();
-    r->remaining = steps.size();
-    if (r->schedule.GetNumMessages() == 0)
-    {
-        // Nothing to move (0 bytes, one rank): end at once, but not inside Start.
-        Simulator::ScheduleNow(&CollectiveEngine::Finish, this, r);
-        return id;
-    }
     std::vector<uint32_t> roots;
     for (uint32_t i = 0; i < steps.size(); ++i)
     {
-        if (steps[i].numDeps == 0)
+        if (m_transport->IsLocal(steps[i].dst))
+        {
+            ++r->remaining;
+        }
+        if (steps[i].numDeps == 0 && m_transport->IsLocal(steps[i].src))
         {
             roots.push_back(i);
         }
+    }
+    if (r->schedule.GetNumMessages() == 0)
+    {
+        // Nothing to move (0 bytes, one rank): end at once, but not inside Start.
+        Simulator::ScheduleNow(&CollectiveEngine::LocalPartDone, this, r);
+        return id;
     }
     // Messages complete in later events, so the run outlives this loop.
     for (uint32_t i : roots)
@@ -494,7 +527,20 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
                              s.bytes,
                              GpuTransport::DoneCallback(),
                              Callback<void>([this, run, step]() { StepDone(run, step); }),
-                             s.channel);
+                             s.channel,
+                             -1,
+                             m_client,
+                             (run->id << 32) | step);
+}
+
+void
+CollectiveEngine::Received(uint64_t key)
+{
+    auto it = m_running.find(key >> 32);
+    NS_ABORT_MSG_IF(it == m_running.end(),
+                    "CollectiveEngine: message of collective " << (key >> 32)
+                                                               << ", which is not running here");
+    StepDone(it->second.get(), static_cast<uint32_t>(key & 0xffffffff));
 }
 
 void
@@ -512,16 +558,12 @@ CollectiveEngine::StepDone(Running* run, uint32_t step)
         {
             // Another rank waits for this one (a rendezvous, a freed pipeline slot): it
             // learns of it by a notification, never in the same instant.
-            Simulator::Schedule(m_transport->GetNotificationLatency(),
-                                &CollectiveEngine::Release,
-                                this,
-                                run,
-                                next);
+            m_transport->Notify(m_transport->GetSystemOf(steps[next].src), m_client, run->id, next);
         }
     }
     if (--run->remaining == 0)
     {
-        Finish(run);
+        LocalPartDone(run);
     }
 }
 
@@ -535,7 +577,47 @@ CollectiveEngine::Release(Running* run, uint32_t step)
 }
 
 void
-CollectiveEngine::Finish(Running* run)
+CollectiveEngine::Notified(uint64_t id, uint64_t what)
+{
+    auto it = m_running.find(id);
+    NS_ABORT_MSG_IF(it == m_running.end(),
+                    "CollectiveEngine: notification for collective "
+                        << id << ", which is not running here");
+    Running* run = it->second.get();
+    if (what != kPartDone)
+    {
+        Release(run, static_cast<uint32_t>(what));
+        return;
+    }
+    run->lastPartEnd =
+        std::max(run->lastPartEnd, Simulator::Now() - m_transport->GetNotificationLatency());
+    --run->partsPending;
+    TryFinish(run);
+}
+
+void
+CollectiveEngine::LocalPartDone(Running* run)
+{
+    run->localDone = true;
+    run->lastPartEnd = std::max(run->lastPartEnd, Simulator::Now());
+    for (uint32_t system : run->others)
+    {
+        m_transport->Notify(system, m_client, run->id, kPartDone);
+    }
+    TryFinish(run);
+}
+
+void
+CollectiveEngine::TryFinish(Running* run)
+{
+    if (run->localDone && run->partsPending == 0)
+    {
+        Finish(run, run->lastPartEnd);
+    }
+}
+
+void
+CollectiveEngine::Finish(Running* run, Time end)
 {
     CollectiveResult res;
     res.id = run->id;
@@ -544,12 +626,13 @@ CollectiveEngine::Finish(Running* run)
     res.numRanks = run->spec.ranks.size();
     res.bytes = run->spec.bytes;
     res.start = run->start;
-    res.end = Simulator::Now();
+    res.end = end;
     res.messages = run->schedule.GetNumMessages();
     const int64_t ns = (res.end - res.start).GetNanoSeconds();
     res.algbwGbps = CollectiveAlgBwGbps(res.bytes, ns);
     res.busbwGbps = CollectiveBusBwGbps(res.kind, res.numRanks, res.bytes, ns);
-    if (m_db)
+    // One row per collective: the process of the group's first rank writes it.
+    if (m_db && m_transport->IsLocal(run->spec.ranks.front()))
     {
         CollectiveRecord row;
         row.collId = res.id;
@@ -568,7 +651,8 @@ CollectiveEngine::Finish(Running* run)
     if (!done.IsNull())
     {
         // The caller learns that the last rank finished by that rank's notification.
-        Simulator::Schedule(m_transport->GetNotificationLatency(), [done, res]() { done(res); });
+        Simulator::Schedule(end + m_transport->GetNotificationLatency() - Simulator::Now(),
+                            [done, res]() { done(res); });
     }
 }
 

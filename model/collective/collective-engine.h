@@ -70,6 +70,12 @@ struct CollectiveResult
  * hands the whole allreduce to an InSwitchReductionPlane.  Every collective
  * is a `collectives` row when a ResultsDatabase is attached.  Invalid calls
  * throw CollectiveError before any message is sent.
+ *
+ * Split over processes (GpuTransport::SetDistributed), every process with a
+ * rank in the group calls Start at the same simulated time: each runs the
+ * steps of its ranks, cross-process dependencies and "my ranks finished" go
+ * as transport notifications, and the process of the group's first rank
+ * writes the row.
  */
 class CollectiveEngine : public Object
 {
@@ -95,8 +101,9 @@ class CollectiveEngine : public Object
     /// The schedule a call would run (not for nvls); throws CollectiveError if invalid.
     CollectiveSchedule BuildSchedule(const CollectiveSpec& spec) const;
     /// Start now; \p done the transport's NotificationLatency after the last rank
-    /// finished (the collectives row ends when it finished).  \return the collective id.
-    uint64_t Start(const CollectiveSpec& spec, DoneCallback done);
+    /// finished (the collectives row ends when it finished).  \p id: the collective's id
+    /// (coll_id), -1 for the next one.  \return the collective id.
+    uint64_t Start(const CollectiveSpec& spec, DoneCallback done, int64_t id = -1);
 
     CollectiveSplit GetSplit() const;
     /// Lower-case, without '_' and '-': "Reduce_Scatter" -> "reducescatter".
@@ -112,9 +119,13 @@ class CollectiveEngine : public Object
         CollectiveSpec spec;
         std::string algorithm;
         CollectiveSchedule schedule;
-        uint64_t remaining{0};
+        uint64_t remaining{0}; //!< steps completing at this process's ranks
         Time start;
         DoneCallback done;
+        std::vector<uint32_t> others; //!< other processes with ranks in the group
+        uint32_t partsPending{0};     //!< of those, the ones whose part did not end yet
+        Time lastPartEnd;
+        bool localDone{false};
     };
 
     std::string Validate(const CollectiveSpec& spec) const;
@@ -125,7 +136,14 @@ class CollectiveEngine : public Object
     void StepDone(Running* run, uint32_t step);
     /// One dependency of \p step is satisfied.
     void Release(Running* run, uint32_t step);
-    void Finish(Running* run);
+    /// This process's ranks finished their part: tell the other processes.
+    void LocalPartDone(Running* run);
+    void TryFinish(Running* run);
+    void Finish(Running* run, Time end);
+    /// Notifications: (collective id, step to release | kPartDone).
+    void Notified(uint64_t id, uint64_t what);
+    /// A message of step (key & 0xffffffff) of collective (key >> 32) from another process.
+    void Received(uint64_t key);
 
     Ptr<GpuTransport> m_transport;
     Ptr<ResultsDatabase> m_db;
@@ -140,6 +158,7 @@ class CollectiveEngine : public Object
     uint32_t m_treeMinRanks;
     uint64_t m_nextId;
     std::map<uint64_t, std::unique_ptr<Running>> m_running;
+    uint8_t m_client{0};
 
     TracedCallback<uint64_t, std::string, std::string, uint32_t, uint64_t> m_beginTrace;
     TracedCallback<uint64_t, Time, double> m_endTrace;

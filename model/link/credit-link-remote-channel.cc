@@ -13,6 +13,8 @@
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 
+#include <map>
+
 namespace ns3
 {
 
@@ -49,7 +51,7 @@ class CreditLinkRemoteHeader : public Header
 
     void Serialize(Buffer::Iterator start) const override
     {
-        start.WriteU8(isData ? 1 : 0);
+        start.WriteU8(kind);
         start.WriteU8(static_cast<uint8_t>(vc));
         start.WriteHtonU32(credits);
         start.WriteHtonU64(static_cast<uint64_t>(tail));
@@ -57,7 +59,7 @@ class CreditLinkRemoteHeader : public Header
 
     uint32_t Deserialize(Buffer::Iterator start) override
     {
-        isData = start.ReadU8() != 0;
+        kind = start.ReadU8();
         vc = start.ReadU8();
         credits = start.ReadNtohU32();
         tail = static_cast<int64_t>(start.ReadNtohU64());
@@ -66,17 +68,37 @@ class CreditLinkRemoteHeader : public Header
 
     void Print(std::ostream& os) const override
     {
-        os << (isData ? "data" : "credits") << " vc=" << vc << " credits=" << credits
-           << " tail=" << tail;
+        os << (kind == DATA      ? "data"
+               : kind == CREDITS ? "credits"
+                                 : "control")
+           << " vc=" << vc << " credits=" << credits << " tail=" << tail;
     }
 
-    bool isData{false};
+    static constexpr uint8_t CREDITS = 0;
+    static constexpr uint8_t DATA = 1;
+    static constexpr uint8_t CONTROL = 2;
+    uint8_t kind{CREDITS};
     uint32_t vc{0};
     uint32_t credits{0};
     int64_t tail{0};
 };
 
 NS_OBJECT_ENSURE_REGISTERED(CreditLinkRemoteHeader);
+
+/// Per process: (node id, interface index) of a cut link's end in each other process.
+std::map<uint32_t, std::pair<uint32_t, uint32_t>>&
+EndInSystem()
+{
+    static std::map<uint32_t, std::pair<uint32_t, uint32_t>> ends;
+    return ends;
+}
+
+Callback<void, Ptr<Packet>>&
+ControlReceiver()
+{
+    static Callback<void, Ptr<Packet>> receiver;
+    return receiver;
+}
 
 } // namespace
 
@@ -120,6 +142,34 @@ CreditLinkRemoteChannel::Attach(Ptr<CreditLinkNetDevice> device)
             [this, end](Ptr<Packet> packet) { ReceiveRemote(end, packet); }));
         device->AggregateObject(receiver);
     }
+    else
+    {
+        // Its process registered this end's MpiReceiver: a way in for control frames.
+        EndInSystem().emplace(node->GetSystemId(),
+                              std::make_pair(node->GetId(), device->GetIfIndex()));
+    }
+}
+
+bool
+CreditLinkRemoteChannel::SendControl(uint32_t systemId, Time rxTime, Ptr<Packet> packet)
+{
+    auto it = EndInSystem().find(systemId);
+    if (it == EndInSystem().end())
+    {
+        return false;
+    }
+    CreditLinkRemoteHeader h;
+    h.kind = CreditLinkRemoteHeader::CONTROL;
+    Ptr<Packet> frame = packet->Copy();
+    frame->AddHeader(h);
+    MpiInterface::SendPacket(frame, rxTime, it->second.first, it->second.second);
+    return true;
+}
+
+void
+CreditLinkRemoteChannel::SetControlReceiver(Callback<void, Ptr<Packet>> receiver)
+{
+    ControlReceiver() = receiver;
 }
 
 void
@@ -143,7 +193,7 @@ CreditLinkRemoteChannel::TransmitData(const CreditLinkNetDevice* from,
 {
     Ptr<Packet> frame = packet->Copy();
     CreditLinkRemoteHeader h;
-    h.isData = true;
+    h.kind = CreditLinkRemoteHeader::DATA;
     h.vc = vc;
     h.tail = (Simulator::Now() + txTime + GetDelay()).GetTimeStep();
     frame->AddHeader(h);
@@ -170,7 +220,13 @@ CreditLinkRemoteChannel::ReceiveRemote(uint32_t end, Ptr<Packet> packet)
     CreditLinkRemoteHeader h;
     packet->RemoveHeader(h);
     NS_LOG_LOGIC("remote " << h << " for " << m_ends[end]->GetLinkName());
-    if (h.isData)
+    if (h.kind == CreditLinkRemoteHeader::CONTROL)
+    {
+        NS_ABORT_MSG_IF(ControlReceiver().IsNull(),
+                        "CreditLinkRemoteChannel: control frame without a receiver");
+        ControlReceiver()(packet);
+    }
+    else if (h.kind == CreditLinkRemoteHeader::DATA)
     {
         m_ends[end]->ReceiveData(packet, h.vc, TimeStep(h.tail));
     }

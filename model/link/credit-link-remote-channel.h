@@ -49,6 +49,15 @@ class CreditLinkRemoteChannel : public CreditLinkChannel
                          uint32_t credits,
                          Time txTime) override;
 
+    /**
+     * Control frames (the GPU transport's notifications, doc/cluster.md): \p packet
+     * reaches process \p systemId at \p rxTime through the MpiReceiver of any cut
+     * link's end in that process, and goes to the receiver set there.  False when
+     * no cut link ends in that process.
+     */
+    static bool SendControl(uint32_t systemId, Time rxTime, Ptr<Packet> packet);
+    static void SetControlReceiver(Callback<void, Ptr<Packet>> receiver);
+
   protected:
     void DoDispose() override;
 

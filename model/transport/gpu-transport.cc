@@ -4,6 +4,8 @@
 #include "ns3/gpu-transport.h"
 
 #include "ns3/log.h"
+#include "ns3/node-list.h"
+#include "ns3/node.h"
 #include "ns3/results-database.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -67,6 +69,8 @@ GpuTransport::GpuTransport()
       m_completed(0),
       m_minPacketsPerMessage(32)
 {
+    m_clients.push_back(
+        Client{MakeCallback(&GpuTransport::Acknowledged, this), ReceivedCallback()});
 }
 
 GpuTransport::~GpuTransport() = default;
@@ -177,7 +181,9 @@ GpuTransport::SendMessage(uint32_t srcRank,
                           DoneCallback onSenderDone,
                           DoneCallback onReceiverDone,
                           uint32_t channel,
-                          int64_t opId)
+                          int64_t opId,
+                          uint8_t client,
+                          uint64_t key)
 {
     if (srcRank == dstRank)
     {
@@ -193,24 +199,25 @@ GpuTransport::SendMessage(uint32_t srcRank,
            << srcRank;
         throw std::invalid_argument(os.str());
     }
-    const uint64_t packetBytes = AdaptivePacketBytes(bytes,
-                                                     m_planeUnits[plane].first,
-                                                     m_planeUnits[plane].second,
-                                                     m_minPacketsPerMessage);
+    uint64_t packetBytes = 0;
+    const uint64_t packets = Segment(plane, bytes, packetBytes);
     auto msg = std::make_unique<Message>();
     Message* m = msg.get();
-    m->id = m_nextId++;
+    m->id = m_nextId;
+    m_nextId += m_idStride;
     m->src = srcRank;
     m->dst = dstRank;
     m->plane = plane;
     m->bytes = bytes;
-    // A zero-byte message is one header-only packet: a notification still costs a trip.
-    m->packets = bytes == 0 ? 1 : (bytes + packetBytes - 1) / packetBytes;
+    m->packets = packets;
     m->packetBytes = static_cast<uint32_t>(packetBytes);
     m->submitted = Simulator::Now();
     m->opId = opId;
     m->senderDone = onSenderDone;
     m->receiverDone = onReceiverDone;
+    m->remote = !IsLocal(dstRank);
+    m->client = client;
+    m->key = key;
     auto& pair = m_pairs[{static_cast<uint32_t>(plane), srcRank, dstRank, channel}];
     if (!pair)
     {
@@ -233,6 +240,17 @@ GpuTransport::SendMessage(uint32_t srcRank,
         MakeEligible(m);
     }
     return m->id;
+}
+
+uint64_t
+GpuTransport::Segment(uint32_t plane, uint64_t bytes, uint64_t& packetBytes) const
+{
+    packetBytes = AdaptivePacketBytes(bytes,
+                                      m_planeUnits[plane].first,
+                                      m_planeUnits[plane].second,
+                                      m_minPacketsPerMessage);
+    // A zero-byte message is one header-only packet: a notification still costs a trip.
+    return bytes == 0 ? 1 : (bytes + packetBytes - 1) / packetBytes;
 }
 
 void
@@ -263,7 +281,15 @@ GpuTransport::Pump(Injector* inj)
         Message* m = pq->messages.front();
         const uint64_t left = m->bytes - m->injectedBytes;
         const auto seg = static_cast<uint32_t>(std::min<uint64_t>(left, m->packetBytes));
-        if (!plane->Inject(m->src, m->dst, seg, TransportTag{m->id, uint32_t(m->nextSeq)}))
+        TransportTag tag{m->id, uint32_t(m->nextSeq)};
+        if (m->remote)
+        {
+            tag.remote = true;
+            tag.client = m->client;
+            tag.bytes = m->bytes;
+            tag.key = m->key;
+        }
+        if (!plane->Inject(m->src, m->dst, seg, tag))
         {
             inj->blocked = true;
             break;
@@ -312,6 +338,11 @@ GpuTransport::Deliver(uint32_t plane,
                       uint32_t payloadBytes,
                       TransportTag tag)
 {
+    if (tag.remote)
+    {
+        DeliverRemote(plane, srcRank, dstRank, payloadBytes, tag);
+        return;
+    }
     auto it = m_messages.find(tag.messageId);
     NS_ABORT_MSG_IF(it == m_messages.end(),
                     "GpuTransport: packet of unknown message "
@@ -339,23 +370,7 @@ GpuTransport::Complete(Message* m)
     m_txBytes[m->src] += m->bytes;
     ++m_completed;
     m_receivedTrace(m->id, m->src, m->dst, m->bytes, now - m->submitted);
-    if (m_db)
-    {
-        const Ptr<TransportPlane>& plane = m_planes[m->plane];
-        FlowRecord row;
-        row.flowId = m->id;
-        row.plane = plane->GetPlaneName();
-        row.srcNode = plane->GetNodeId(m->src);
-        row.dstNode = plane->GetNodeId(m->dst);
-        row.srcRank = m->src;
-        row.dstRank = m->dst;
-        row.bytes = m->bytes;
-        row.packets = m->packets;
-        row.startNs = m->firstInjected.GetNanoSeconds();
-        row.endNs = now.GetNanoSeconds();
-        row.opId = m->opId;
-        m_db->AddFlow(row);
-    }
+    WriteFlow(m, now);
     DoneCallback senderDone = m->senderDone;
     DoneCallback receiverDone = m->receiverDone;
     m_messages.erase(m->id);
@@ -373,6 +388,189 @@ Time
 GpuTransport::GetNotificationLatency() const
 {
     return m_notificationLatency;
+}
+
+void
+GpuTransport::WriteFlow(const Message* m, Time end)
+{
+    if (!m_db)
+    {
+        return;
+    }
+    const Ptr<TransportPlane>& plane = m_planes[m->plane];
+    FlowRecord row;
+    row.flowId = m->id;
+    row.plane = plane->GetPlaneName();
+    row.srcNode = plane->GetNodeId(m->src);
+    row.dstNode = plane->GetNodeId(m->dst);
+    row.srcRank = m->src;
+    row.dstRank = m->dst;
+    row.bytes = m->bytes;
+    row.packets = m->packets;
+    row.startNs = m->firstInjected.GetNanoSeconds();
+    row.endNs = end.GetNanoSeconds();
+    row.opId = m->opId;
+    m_db->AddFlow(row);
+}
+
+void
+GpuTransport::DeliverRemote(uint32_t plane,
+                            uint32_t srcRank,
+                            uint32_t dstRank,
+                            uint32_t payloadBytes,
+                            const TransportTag& tag)
+{
+    RemoteRx& rx = m_remoteRx[tag.messageId];
+    if (rx.packets == 0)
+    {
+        // The sender's segmentation, from the same attributes in every process.
+        uint64_t packetBytes = 0;
+        rx.bytes = tag.bytes;
+        rx.packets = Segment(plane, tag.bytes, packetBytes);
+    }
+    if (m_rxBytes.size() <= dstRank)
+    {
+        m_rxBytes.resize(dstRank + 1, 0);
+    }
+    m_rxBytes[dstRank] += payloadBytes;
+    if (++rx.received < rx.packets)
+    {
+        return;
+    }
+    const uint64_t bytes = rx.bytes;
+    m_remoteRx.erase(tag.messageId);
+    // The submission time stays with the sender: the duration is unknown here (-1 ns).
+    m_receivedTrace(tag.messageId, srcRank, dstRank, bytes, NanoSeconds(-1));
+    Notify(GetSystemOf(srcRank), 0, tag.messageId, Simulator::Now().GetNanoSeconds());
+    NS_ABORT_MSG_IF(tag.client >= m_clients.size() || m_clients[tag.client].received.IsNull(),
+                    "GpuTransport: message " << tag.messageId << " from rank " << srcRank
+                                             << " for unknown client " << uint32_t(tag.client));
+    m_clients[tag.client].received(tag.key);
+}
+
+void
+GpuTransport::Acknowledged(uint64_t messageId, uint64_t endNs)
+{
+    auto it = m_messages.find(messageId);
+    NS_ABORT_MSG_IF(it == m_messages.end(),
+                    "GpuTransport: acknowledgement of unknown message " << messageId);
+    Message* m = it->second.get();
+    if (m_txBytes.size() <= m->src)
+    {
+        m_txBytes.resize(m->src + 1, 0);
+    }
+    m_txBytes[m->src] += m->bytes;
+    ++m_completed;
+    WriteFlow(m, NanoSeconds(endNs));
+    DoneCallback senderDone = m->senderDone;
+    m_messages.erase(it);
+    if (!senderDone.IsNull())
+    {
+        senderDone();
+    }
+}
+
+uint8_t
+GpuTransport::AddClient(NotifiedCallback notified, ReceivedCallback received)
+{
+    NS_ABORT_MSG_IF(m_clients.size() > 255, "GpuTransport: too many notification clients");
+    m_clients.push_back(Client{notified, received});
+    return static_cast<uint8_t>(m_clients.size() - 1);
+}
+
+void
+GpuTransport::Dispatch(uint8_t client, uint64_t a, uint64_t b)
+{
+    m_clients[client].notified(a, b);
+}
+
+void
+GpuTransport::Notify(uint32_t systemId, uint8_t client, uint64_t a, uint64_t b)
+{
+    if (systemId == Simulator::GetSystemId())
+    {
+        Simulator::Schedule(m_notificationLatency, &GpuTransport::Dispatch, this, client, a, b);
+        return;
+    }
+    NS_ABORT_MSG_IF(m_remoteSender.IsNull(),
+                    "GpuTransport: notification for process " << systemId
+                                                              << " in a single-process run");
+    uint8_t buffer[17];
+    buffer[0] = client;
+    for (int i = 0; i < 8; ++i)
+    {
+        buffer[1 + i] = static_cast<uint8_t>(a >> (8 * i));
+        buffer[9 + i] = static_cast<uint8_t>(b >> (8 * i));
+    }
+    m_remoteSender(systemId, m_notificationLatency, Create<Packet>(buffer, sizeof(buffer)));
+}
+
+void
+GpuTransport::ReceiveRemote(Ptr<Packet> packet)
+{
+    uint8_t buffer[17];
+    NS_ABORT_MSG_IF(packet->CopyData(buffer, sizeof(buffer)) != sizeof(buffer),
+                    "GpuTransport: short notification packet");
+    uint64_t a = 0;
+    uint64_t b = 0;
+    for (int i = 0; i < 8; ++i)
+    {
+        a |= uint64_t(buffer[1 + i]) << (8 * i);
+        b |= uint64_t(buffer[9 + i]) << (8 * i);
+    }
+    NS_ABORT_MSG_IF(buffer[0] >= m_clients.size(),
+                    "GpuTransport: notification for unknown client " << uint32_t(buffer[0]));
+    Dispatch(buffer[0], a, b);
+}
+
+void
+GpuTransport::SetDistributed(uint32_t nSystems, RemoteSender sender)
+{
+    NS_ABORT_MSG_IF(nSystems == 0, "GpuTransport::SetDistributed: no process");
+    m_nSystems = nSystems;
+    m_idStride = nSystems;
+    m_nextId += Simulator::GetSystemId();
+    m_remoteSender = sender;
+    m_systemOfRank.clear();
+}
+
+uint32_t
+GpuTransport::GetSystemOf(uint32_t rank) const
+{
+    if (m_nSystems == 1)
+    {
+        return 0;
+    }
+    if (rank >= m_systemOfRank.size())
+    {
+        m_systemOfRank.resize(rank + 1, UINT32_MAX);
+    }
+    uint32_t& system = m_systemOfRank[rank];
+    if (system == UINT32_MAX)
+    {
+        system = 0;
+        for (const auto& plane : m_planes)
+        {
+            if (plane->HasRank(rank) && plane->GetNodeId(rank) >= 0)
+            {
+                system = NodeList::GetNode(plane->GetNodeId(rank))->GetSystemId();
+                break;
+            }
+        }
+    }
+    return system;
+}
+
+uint32_t
+GpuTransport::GetNSystems() const
+{
+    return m_nSystems;
+}
+
+bool
+GpuTransport::IsLocal(uint32_t rank) const
+{
+    return m_nSystems == 1 || GetSystemOf(rank) == Simulator::GetSystemId();
 }
 
 uint64_t
@@ -413,6 +611,9 @@ GpuTransport::DoDispose()
     m_pairs.clear();
     m_injectors.clear();
     m_db = nullptr;
+    m_clients.clear();
+    m_remoteSender = RemoteSender();
+    m_remoteRx.clear();
     Object::DoDispose();
 }
 

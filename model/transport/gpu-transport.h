@@ -7,6 +7,7 @@
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/packet.h"
 #include "ns3/traced-callback.h"
 #include "ns3/transport-plane.h"
 
@@ -38,7 +39,12 @@ class ResultsDatabase;
  * The receiver's completion callback fires when it holds the last byte; the
  * sender's fires NotificationLatency later, when the completion (the RDMA
  * acknowledgement) is back.  No rank acts on another rank's state in the same
- * instant, which is what lets a run be split over processes (doc/cluster.md).
+ * instant, which is what lets a run be split over processes (doc/cluster.md):
+ * then each process sends the messages of its ranks; a message whose receiver
+ * is elsewhere carries its size and its client's key on its packets, the
+ * receiving process completes it and calls the client's received handler, and
+ * the acknowledgement goes back as a notification through ns-3's MpiInterface.
+ * The sender's process writes the `flows` row when the acknowledgement is in.
  */
 class GpuTransport : public Object
 {
@@ -84,7 +90,30 @@ class GpuTransport : public Object
                          DoneCallback onSenderDone,
                          DoneCallback onReceiverDone,
                          uint32_t channel = 0,
-                         int64_t opId = -1);
+                         int64_t opId = -1,
+                         uint8_t client = 0,
+                         uint64_t key = 0);
+
+    /// A notification client (CollectiveEngine, WorkloadReplay): Notify's (a, b) arrive at
+    /// \p notified; a message with this client whose sender is in another process calls
+    /// \p received(key) where onReceiverDone would have been called.
+    typedef Callback<void, uint64_t, uint64_t> NotifiedCallback;
+    typedef Callback<void, uint64_t> ReceivedCallback;
+    uint8_t AddClient(NotifiedCallback notified, ReceivedCallback received);
+    /// (a, b) reach \p client in process \p systemId one NotificationLatency from now.
+    void Notify(uint32_t systemId, uint8_t client, uint64_t a, uint64_t b);
+    /// Process (ns-3 system id of the rank's node) that simulates \p rank; 0 in one process.
+    uint32_t GetSystemOf(uint32_t rank) const;
+    bool IsLocal(uint32_t rank) const;
+    /// Processes the run is split over (1 unless SetDistributed).
+    uint32_t GetNSystems() const;
+    /// (systemId, delay, packet): hands a notification to another process.
+    typedef Callback<void, uint32_t, Time, Ptr<Packet>> RemoteSender;
+    /// A run split over \p nSystems processes (ClusterHelper, with ns-3's MpiInterface):
+    /// message ids become unique across processes (id ≡ system id mod nSystems).
+    void SetDistributed(uint32_t nSystems, RemoteSender sender);
+    /// A notification packet from another process.
+    void ReceiveRemote(Ptr<Packet> packet);
 
     /// One-way latency of a notification between ranks (ACK, "peer ready", "done").
     Time GetNotificationLatency() const;
@@ -117,6 +146,9 @@ class GpuTransport : public Object
         Time firstInjected;
         bool eligible{false};
         int64_t opId{-1};
+        bool remote{false}; //!< the receiver is in another process
+        uint8_t client{0};
+        uint64_t key{0};
         PairQueue* pair{nullptr};
         DoneCallback senderDone;
         DoneCallback receiverDone;
@@ -139,6 +171,8 @@ class GpuTransport : public Object
     };
 
     Injector* GetInjector(uint32_t plane, uint32_t src);
+    /// \return packets of a message of \p bytes on \p plane; \p packetBytes: their payload.
+    uint64_t Segment(uint32_t plane, uint64_t bytes, uint64_t& packetBytes) const;
     void MakeEligible(Message* m);
     void Pump(Injector* inj);
     void PlaneReady(uint32_t plane, uint32_t srcRank);
@@ -148,6 +182,29 @@ class GpuTransport : public Object
                  uint32_t payloadBytes,
                  TransportTag tag);
     void Complete(Message* m);
+    void WriteFlow(const Message* m, Time end);
+    /// A packet of a message sent by another process's rank.
+    void DeliverRemote(uint32_t plane,
+                       uint32_t srcRank,
+                       uint32_t dstRank,
+                       uint32_t payloadBytes,
+                       const TransportTag& tag);
+    /// The acknowledgement of a message whose receiver is in another process.
+    void Acknowledged(uint64_t messageId, uint64_t endNs);
+    void Dispatch(uint8_t client, uint64_t a, uint64_t b);
+
+    struct Client
+    {
+        NotifiedCallback notified;
+        ReceivedCallback received;
+    };
+
+    struct RemoteRx
+    {
+        uint64_t bytes{0};
+        uint64_t packets{0};
+        uint64_t received{0};
+    };
 
     uint64_t m_nextId;
     std::vector<Ptr<TransportPlane>> m_planes;
@@ -164,6 +221,12 @@ class GpuTransport : public Object
     Time m_notificationLatency;
     uint32_t m_minPacketsPerMessage;
     Ptr<ResultsDatabase> m_db;
+    std::vector<Client> m_clients; //!< [0]: the transport's own acknowledgements
+    uint32_t m_nSystems{1};
+    uint32_t m_idStride{1};
+    RemoteSender m_remoteSender;
+    mutable std::vector<uint32_t> m_systemOfRank;
+    std::unordered_map<uint64_t, RemoteRx> m_remoteRx;
 
     TracedCallback<uint64_t, uint32_t, uint32_t, uint64_t> m_sentTrace;
     TracedCallback<uint64_t, uint32_t, uint32_t, uint64_t, Time> m_receivedTrace;

@@ -164,7 +164,7 @@ InfinibandTransportPlane::Inject(uint32_t srcRank,
                                  const TransportTag& tag)
 {
     Ptr<Packet> p = Create<Packet>(payloadBytes);
-    p->AddPacketTag(TransportPacketTag(srcRank, dstRank, tag));
+    AddTransportTags(p, srcRank, dstRank, tag);
     const RankEntry& src = m_ranks[srcRank];
     if (!src.device->SendPacket(p, m_ranks[dstRank].lid, m_sl, m_qp))
     {
@@ -197,7 +197,7 @@ void
 InfinibandTransportPlane::Receive(uint16_t slid, Ptr<Packet> packet)
 {
     TransportPacketTag t;
-    const bool found = packet->PeekPacketTag(t);
+    const bool found = PeekTransportTags(packet, t);
     NS_ABORT_MSG_IF(!found, "InfinibandTransportPlane: packet without TransportPacketTag");
     NS_ASSERT_MSG(HasRank(t.srcRank) && m_ranks[t.srcRank].lid == slid,
                   "rank " << t.srcRank << " does not have LID " << slid);

@@ -213,7 +213,7 @@ NvLinkTransportPlane::Inject(uint32_t srcRank,
 {
     const RankEntry& src = m_ranks[srcRank];
     Ptr<Packet> p = Create<Packet>(payloadBytes);
-    p->AddPacketTag(TransportPacketTag(srcRank, dstRank, tag));
+    AddTransportTags(p, srcRank, dstRank, tag);
     return src.gpu->SendPacket(m_ranks[dstRank].gpuId, p, m_protocol);
 }
 
@@ -233,7 +233,7 @@ NvLinkTransportPlane::Receive(uint32_t srcGpu,
                     "NvLinkTransportPlane: packet of protocol " << protocol << " from GPU "
                                                                 << srcGpu);
     TransportPacketTag t;
-    const bool found = packet->PeekPacketTag(t);
+    const bool found = PeekTransportTags(packet, t);
     NS_ABORT_MSG_IF(!found, "NvLinkTransportPlane: packet without TransportPacketTag");
     NS_ASSERT_MSG(Entry(t.srcRank) && m_ranks[t.srcRank].gpuId == srcGpu,
                   "rank " << t.srcRank << " is not NVLink GPU " << srcGpu);

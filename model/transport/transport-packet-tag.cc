@@ -3,10 +3,19 @@
  */
 #include "ns3/transport-packet-tag.h"
 
+#include "ns3/abort.h"
+
 namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(TransportPacketTag);
+NS_OBJECT_ENSURE_REGISTERED(TransportMessageTag);
+
+namespace
+{
+// The 20 bytes are full: "a TransportMessageTag follows" is the sequence number's top bit.
+constexpr uint32_t kRemoteBit = 1U << 31;
+} // namespace
 
 TransportPacketTag::TransportPacketTag() = default;
 
@@ -43,7 +52,7 @@ void
 TransportPacketTag::Serialize(TagBuffer buffer) const
 {
     buffer.WriteU64(tag.messageId);
-    buffer.WriteU32(tag.sequence);
+    buffer.WriteU32(tag.sequence | (tag.remote ? kRemoteBit : 0));
     buffer.WriteU32(srcRank);
     buffer.WriteU32(dstRank);
 }
@@ -52,7 +61,9 @@ void
 TransportPacketTag::Deserialize(TagBuffer buffer)
 {
     tag.messageId = buffer.ReadU64();
-    tag.sequence = buffer.ReadU32();
+    const uint32_t sequence = buffer.ReadU32();
+    tag.sequence = sequence & ~kRemoteBit;
+    tag.remote = (sequence & kRemoteBit) != 0;
     srcRank = buffer.ReadU32();
     dstRank = buffer.ReadU32();
 }
@@ -61,6 +72,84 @@ void
 TransportPacketTag::Print(std::ostream& os) const
 {
     os << "msg=" << tag.messageId << " seq=" << tag.sequence << " " << srcRank << "->" << dstRank;
+}
+
+TypeId
+TransportMessageTag::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TransportMessageTag")
+                            .SetParent<Tag>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<TransportMessageTag>();
+    return tid;
+}
+
+TypeId
+TransportMessageTag::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+TransportMessageTag::GetSerializedSize() const
+{
+    return 17;
+}
+
+void
+TransportMessageTag::Serialize(TagBuffer buffer) const
+{
+    buffer.WriteU64(bytes);
+    buffer.WriteU64(key);
+    buffer.WriteU8(client);
+}
+
+void
+TransportMessageTag::Deserialize(TagBuffer buffer)
+{
+    bytes = buffer.ReadU64();
+    key = buffer.ReadU64();
+    client = buffer.ReadU8();
+}
+
+void
+TransportMessageTag::Print(std::ostream& os) const
+{
+    os << "bytes=" << bytes << " client=" << uint32_t(client) << " key=" << key;
+}
+
+void
+AddTransportTags(Ptr<Packet> p, uint32_t srcRank, uint32_t dstRank, const TransportTag& tag)
+{
+    p->AddPacketTag(TransportPacketTag(srcRank, dstRank, tag));
+    if (tag.remote)
+    {
+        TransportMessageTag m;
+        m.bytes = tag.bytes;
+        m.key = tag.key;
+        m.client = tag.client;
+        p->AddPacketTag(m);
+    }
+}
+
+bool
+PeekTransportTags(Ptr<const Packet> p, TransportPacketTag& out)
+{
+    if (!p->PeekPacketTag(out))
+    {
+        return false;
+    }
+    if (out.tag.remote)
+    {
+        TransportMessageTag m;
+        NS_ABORT_MSG_UNLESS(p->PeekPacketTag(m),
+                            "transport packet of message " << out.tag.messageId
+                                                           << " lacks its TransportMessageTag");
+        out.tag.bytes = m.bytes;
+        out.tag.key = m.key;
+        out.tag.client = m.client;
+    }
+    return true;
 }
 
 } // namespace ns3

@@ -4,6 +4,7 @@
 #ifndef AI_FABRIC_TRANSPORT_PACKET_TAG_H
 #define AI_FABRIC_TRANSPORT_PACKET_TAG_H
 
+#include "ns3/packet.h"
 #include "ns3/tag.h"
 #include "ns3/transport-plane.h"
 
@@ -32,8 +33,34 @@ class TransportPacketTag : public Tag
 
     uint32_t srcRank{0};
     uint32_t dstRank{0};
-    TransportTag tag;
+    TransportTag tag; //!< without the remote fields: see TransportMessageTag
 };
+
+/**
+ * \ingroup ai-fabric
+ * The remote fields of a TransportTag (bytes, client, key), on the packets of a
+ * message whose receiver is simulated by another process: a second tag because
+ * ns-3 packet tags hold at most 21 bytes.  Local messages do not carry it.
+ */
+class TransportMessageTag : public Tag
+{
+  public:
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(TagBuffer buffer) const override;
+    void Deserialize(TagBuffer buffer) override;
+    void Print(std::ostream& os) const override;
+
+    uint64_t bytes{0};
+    uint64_t key{0};
+    uint8_t client{0};
+};
+
+/// Tags \p p with \p tag (both tags when it is remote).
+void AddTransportTags(Ptr<Packet> p, uint32_t srcRank, uint32_t dstRank, const TransportTag& tag);
+/// The TransportPacketTag of \p p with the remote fields filled in; false without one.
+bool PeekTransportTags(Ptr<const Packet> p, TransportPacketTag& out);
 
 } // namespace ns3
 

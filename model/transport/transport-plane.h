@@ -19,7 +19,13 @@ namespace ns3
 struct TransportTag
 {
     uint64_t messageId{0};
-    uint32_t sequence{0}; //!< packet index within the message
+    uint32_t sequence{0}; //!< packet index within the message (< 2^31)
+    /// The receiver is simulated by another process (distributed run): the message's
+    /// size and the receiving client's key travel too, so that process can complete it.
+    bool remote{false};
+    uint8_t client{0};
+    uint64_t bytes{0};
+    uint64_t key{0};
 };
 
 /**

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <fnmatch.h>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -257,6 +258,13 @@ WorkloadReplay::Start()
             throw std::invalid_argument(t.source + ": collective '" + c.label + "' has no group");
         }
     }
+    const bool distributed = m_transport && m_transport->GetNSystems() > 1;
+    if (distributed && needFrontEnd)
+    {
+        throw std::invalid_argument(t.source +
+                                    ": load and checkpoint ops do not run split over MPI "
+                                    "processes (the front-end is simulated by process 0 only)");
+    }
     if (needTransport && !m_transport)
     {
         throw std::invalid_argument("WorkloadReplay: the trace sends messages but no "
@@ -306,6 +314,11 @@ WorkloadReplay::Start()
     }
 
     std::unordered_map<std::string, int32_t> markerIndex;
+    m_local.assign(n, true);
+    for (uint32_t r = 0; r < n && distributed; ++r)
+    {
+        m_local[r] = m_transport->IsLocal(r);
+    }
     m_ranks.resize(n);
     m_opIdBase.resize(n + 1, 0);
     for (uint32_t r = 0; r < n; ++r)
@@ -352,7 +365,8 @@ WorkloadReplay::Start()
             {
                 s.pkind = ParallelismKind::Pp;
             }
-            if (!m_marker.empty() && fnmatch(m_marker.c_str(), op.label.c_str(), 0) == 0)
+            if (m_local[r] && !m_marker.empty() &&
+                fnmatch(m_marker.c_str(), op.label.c_str(), 0) == 0)
             {
                 auto [it, inserted] =
                     markerIndex.emplace(op.label, static_cast<int32_t>(m_markerLabels.size()));
@@ -367,12 +381,31 @@ WorkloadReplay::Start()
             }
         }
         m_opIdBase[r + 1] = m_opIdBase[r] + ops.size();
-        m_totalOps += ops.size();
+        m_totalOps += m_local[r] ? ops.size() : 0;
     }
     m_collectives.assign(t.collectives.size(), CollectiveState());
+    for (uint32_t c = 0; c < t.collectives.size(); ++c)
+    {
+        CollectiveState& cs = m_collectives[c];
+        std::set<uint32_t> others;
+        for (const auto& member : t.collectives[c].members)
+        {
+            if (m_local[member.first])
+            {
+                ++cs.localMembers;
+            }
+            else
+            {
+                others.insert(m_transport->GetSystemOf(member.first));
+            }
+        }
+        cs.others.assign(others.begin(), others.end());
+    }
 
     if (m_transport)
     {
+        m_client = m_transport->AddClient(MakeCallback(&WorkloadReplay::Notified, this),
+                                          MakeCallback(&WorkloadReplay::Received, this));
         m_transport->TraceConnectWithoutContext("MessageSent",
                                                 MakeCallback(&WorkloadReplay::MessageSent, this));
         m_transport->TraceConnectWithoutContext(
@@ -391,7 +424,7 @@ WorkloadReplay::Begin()
     for (uint32_t r = 0; r < m_ranks.size(); ++r)
     {
         m_ranks[r].lastChangeNs = m_startNs;
-        for (uint32_t i = 0; i < m_ranks[r].ops.size(); ++i)
+        for (uint32_t i = 0; i < m_ranks[r].ops.size() && m_local[r]; ++i)
         {
             if (m_ranks[r].ops[i].pendingDeps == 0)
             {
@@ -521,7 +554,9 @@ WorkloadReplay::StartOp(uint32_t rank, uint32_t index)
                 Callback<void>([this, rank, index]() { SendDone(rank, index); }),
                 Callback<void>([this, to, peer]() { Arrived(to, peer); }),
                 m_p2pChannel,
-                static_cast<int64_t>(GetOpId(rank, index)));
+                static_cast<int64_t>(GetOpId(rank, index)),
+                m_client,
+                (uint64_t(to) << 32) | peer);
         }
         catch (const std::exception& e)
         {
@@ -556,16 +591,7 @@ WorkloadReplay::StartOp(uint32_t rank, uint32_t index)
         break;
     }
     default: {
-        const uint32_t c = static_cast<uint32_t>(op.collective);
-        if (++m_collectives[c].ready == m_trace.collectives[c].members.size())
-        {
-            // The members learn that the last of them arrived by its notification.
-            Ptr<GpuTransport> t = m_engine ? m_engine->GetTransport() : nullptr;
-            Simulator::Schedule(t ? t->GetNotificationLatency() : Time(0),
-                                &WorkloadReplay::StartCollective,
-                                this,
-                                c);
-        }
+        MemberReady(static_cast<uint32_t>(op.collective));
         break;
     }
     }
@@ -602,6 +628,53 @@ WorkloadReplay::ComputeDone(uint32_t rank, uint32_t index)
 }
 
 void
+WorkloadReplay::MemberReady(uint32_t c)
+{
+    CollectiveState& cs = m_collectives[c];
+    ++cs.ready;
+    cs.lastReadyNs = std::max(cs.lastReadyNs, Simulator::Now().GetNanoSeconds());
+    if (++cs.localReady == cs.localMembers)
+    {
+        for (uint32_t system : cs.others)
+        {
+            m_transport->Notify(system, m_client, c, cs.localMembers);
+        }
+    }
+    CheckCollectiveStart(c);
+}
+
+void
+WorkloadReplay::Notified(uint64_t c, uint64_t count)
+{
+    CollectiveState& cs = m_collectives[c];
+    cs.ready += count;
+    cs.lastReadyNs =
+        std::max(cs.lastReadyNs,
+                 (Simulator::Now() - m_transport->GetNotificationLatency()).GetNanoSeconds());
+    CheckCollectiveStart(c);
+}
+
+void
+WorkloadReplay::CheckCollectiveStart(uint32_t c)
+{
+    const CollectiveState& cs = m_collectives[c];
+    if (cs.ready != m_trace.collectives[c].members.size())
+    {
+        return;
+    }
+    // The members learn that the last of them arrived by its notification.
+    Ptr<GpuTransport> t = m_engine ? m_engine->GetTransport() : nullptr;
+    const Time start = NanoSeconds(cs.lastReadyNs) + (t ? t->GetNotificationLatency() : Time(0));
+    Simulator::Schedule(start - Simulator::Now(), &WorkloadReplay::StartCollective, this, c);
+}
+
+void
+WorkloadReplay::Received(uint64_t key)
+{
+    Arrived(static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key & 0xffffffff));
+}
+
+void
 WorkloadReplay::StartCollective(uint32_t c)
 {
     const WorkloadCollective& coll = m_trace.collectives[c];
@@ -634,16 +707,20 @@ WorkloadReplay::StartCollective(uint32_t c)
                 }
             }
         }
-        m_engine->Start(spec, CollectiveEngine::DoneCallback([this, c](const CollectiveResult&) {
-                            CollectiveDone(c);
-                        }));
+        m_engine->Start(spec,
+                        CollectiveEngine::DoneCallback(
+                            [this, c](const CollectiveResult&) { CollectiveDone(c); }),
+                        c);
         InSwitchChange(c, +1);
     }
     catch (const std::exception& e)
     {
         for (const auto& [r, i] : coll.members)
         {
-            Fail(r, i, e.what());
+            if (m_local[r])
+            {
+                Fail(r, i, e.what());
+            }
         }
     }
 }
@@ -654,7 +731,10 @@ WorkloadReplay::CollectiveDone(uint32_t c)
     InSwitchChange(c, -1);
     for (const auto& [r, i] : m_trace.collectives[c].members)
     {
-        Finish(r, i);
+        if (m_local[r])
+        {
+            Finish(r, i);
+        }
     }
     Drain();
 }
@@ -784,7 +864,7 @@ WorkloadReplay::PlaneChange(uint32_t src, uint32_t dst, int delta)
     const uint32_t p = m_planeNameOfIndex[plane];
     for (uint32_t r : {src, dst})
     {
-        if (r < m_ranks.size())
+        if (r < m_ranks.size() && m_local[r])
         {
             Account(r);
             m_ranks[r].planeActive[p] += delta;
@@ -802,8 +882,11 @@ WorkloadReplay::InSwitchChange(uint32_t c, int delta)
     }
     for (const auto& member : m_trace.collectives[c].members)
     {
-        Account(member.first);
-        m_ranks[member.first].planeActive[p] += delta;
+        if (m_local[member.first])
+        {
+            Account(member.first);
+            m_ranks[member.first].planeActive[p] += delta;
+        }
     }
 }
 
@@ -931,7 +1014,7 @@ WorkloadReplay::GetMeanBreakdown() const
     uint64_t n = 0;
     for (uint32_t r = 0; r < m_ranks.size(); ++r)
     {
-        if (m_ranks[r].ops.empty())
+        if (m_ranks[r].ops.empty() || !m_local[r])
         {
             continue;
         }
@@ -1102,7 +1185,7 @@ WorkloadReplay::GetStuckReport(uint32_t maxOpsPerRank, uint32_t maxRanks) const
     for (uint32_t r = 0; r < m_ranks.size(); ++r)
     {
         const RankState& rs = m_ranks[r];
-        if (rs.done == rs.ops.size())
+        if (rs.done == rs.ops.size() || !m_local[r])
         {
             continue;
         }

@@ -77,6 +77,15 @@ struct ReplayBreakdown
  * after its last rank finished).  The sender learns of a send's completion
  * NotificationLatency after the receiver (GpuTransport).
  *
+ * Split over processes (GpuTransport::SetDistributed), each process replays
+ * the ops of its ranks and writes their rows; a collective's members notify
+ * the other processes of the group when all of theirs are ready, and a p2p
+ * message from another process completes its recv through the transport's
+ * received handler.  Load and checkpoint ops are refused there (the
+ * front-end is simulated by process 0 only); the breakdown then counts only
+ * this process's ranks and a message's plane time only at its own end.
+ * Collective ids (coll_id) are the trace's collective indices.
+ *
  * Everything is event driven: O(1) work per op event plus the successors it
  * releases.  After Simulator::Run(), IsComplete() false means some
  * dependency could never be satisfied; GetStuckReport() names them.
@@ -183,6 +192,10 @@ class WorkloadReplay : public Object
     struct CollectiveState
     {
         uint32_t ready{0};
+        int64_t lastReadyNs{-1};
+        uint32_t localMembers{0};
+        uint32_t localReady{0};
+        std::vector<uint32_t> others; ///< other processes with members (distributed run)
         bool started{false};
         int32_t inSwitchPlane{-1}; ///< m_planeNames index of an NVLS run, else -1
     };
@@ -193,6 +206,12 @@ class WorkloadReplay : public Object
     void StartOp(uint32_t rank, uint32_t index);
     void StartCompute(uint32_t rank, uint32_t index);
     void ComputeDone(uint32_t rank, uint32_t index);
+    void MemberReady(uint32_t c);
+    void CheckCollectiveStart(uint32_t c);
+    /// Notification: \p count members of collective \p c became ready in another process.
+    void Notified(uint64_t c, uint64_t count);
+    /// A p2p message from another process: key = (rank << 32) | recv op index.
+    void Received(uint64_t key);
     void StartCollective(uint32_t c);
     void CollectiveDone(uint32_t c);
     void SendDone(uint32_t rank, uint32_t index);
@@ -222,6 +241,8 @@ class WorkloadReplay : public Object
 
     bool m_started{false};
     std::vector<RankState> m_ranks;
+    std::vector<bool> m_local; ///< rank simulated by this process (all in one process)
+    uint8_t m_client{0};
     std::vector<uint64_t> m_opIdBase;
     std::vector<CollectiveState> m_collectives;
     std::vector<std::string> m_markerLabels;
