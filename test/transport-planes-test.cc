@@ -16,6 +16,7 @@
 #include "ns3/results-database.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/transport-packet-tag.h"
 #include "ns3/uinteger.h"
 
 #include <cmath>
@@ -566,3 +567,39 @@ TEST_F(TransportPlaneTest, InfinibandBurstChargesEveryRealPacket)
 }
 
 } // namespace
+
+// A split run moves packets between processes serialised (MpiInterface::SendPacket): a
+// message for another process keeps its id, sequence, size, client and key through
+// Packet::Serialize/Deserialize; a local message carries no TransportMessageTag.
+TEST(TransportTags, RemoteFieldsSurviveSerialisation)
+{
+    TransportTag tag{123456789012ULL, 77};
+    tag.remote = true;
+    tag.client = 2;
+    tag.bytes = (5ULL << 30) + 3;
+    tag.key = (uint64_t(41) << 32) | 9;
+    Ptr<Packet> p = Create<Packet>(100);
+    AddTransportTags(p, 3, 1029, tag);
+    std::vector<uint8_t> buffer(p->GetSerializedSize());
+    ASSERT_EQ(p->Serialize(buffer.data(), buffer.size()), 1);
+    Ptr<Packet> q = Create<Packet>(buffer.data(), buffer.size(), true);
+    TransportPacketTag out;
+    ASSERT_TRUE(PeekTransportTags(q, out));
+    EXPECT_EQ(out.srcRank, 3u);
+    EXPECT_EQ(out.dstRank, 1029u);
+    EXPECT_EQ(out.tag.messageId, tag.messageId);
+    EXPECT_EQ(out.tag.sequence, 77u);
+    EXPECT_TRUE(out.tag.remote);
+    EXPECT_EQ(out.tag.client, 2);
+    EXPECT_EQ(out.tag.bytes, tag.bytes);
+    EXPECT_EQ(out.tag.key, tag.key);
+    EXPECT_EQ(q->GetSize(), 100u);
+
+    Ptr<Packet> local = Create<Packet>(100);
+    AddTransportTags(local, 3, 4, TransportTag{5, 6});
+    TransportMessageTag m;
+    EXPECT_FALSE(local->PeekPacketTag(m));
+    ASSERT_TRUE(PeekTransportTags(local, out));
+    EXPECT_FALSE(out.tag.remote);
+    EXPECT_EQ(out.tag.sequence, 6u);
+}
