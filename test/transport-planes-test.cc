@@ -564,6 +564,16 @@ TEST_F(TransportPlaneTest, InfinibandBurstChargesEveryRealPacket)
     InfinibandBth bth;
     next->PeekHeader(bth);
     EXPECT_EQ(bth.GetPsn(), 4u);
+
+    // MaxBurstPackets 64 with the switch's 64 KiB receive buffers: the plane's bursts
+    // shrink to the 15 MTUs that fit with their headers (15 x 4096 + 26 <= 65536).
+    InfinibandHelper big;
+    big.SetDeviceAttribute("Preset", StringValue("NDR"));
+    big.SetDeviceAttribute("MaxBurstPackets", UintegerValue(64));
+    InfinibandFabric fabric2 = big.BuildFatTree(4, 2, 1.0);
+    Ptr<InfinibandTransportPlane> plane = CreateObject<InfinibandTransportPlane>();
+    plane->AddHosts(fabric2, Ranks(0, 2));
+    EXPECT_EQ(plane->GetMaxBurstBytes(), 15u * 4096);
 }
 
 } // namespace

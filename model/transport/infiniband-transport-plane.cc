@@ -45,7 +45,8 @@ InfinibandTransportPlane::InfinibandTransportPlane()
     : m_sl(0),
       m_qp(0x4754),
       m_mtu(std::numeric_limits<uint32_t>::max()),
-      m_burstPackets(std::numeric_limits<uint32_t>::max())
+      m_burstPackets(std::numeric_limits<uint32_t>::max()),
+      m_burstRoom(std::numeric_limits<uint64_t>::max())
 {
 }
 
@@ -76,6 +77,17 @@ InfinibandTransportPlane::AddRank(uint32_t rank, Ptr<InfinibandNetDevice> hca)
     }
     m_mtu = std::min(m_mtu, hca->GetIbMtu());
     m_burstPackets = std::min(m_burstPackets, hca->GetMaxBurstPackets());
+    // A burst must fit the HCA's transmit queue and its peer's receive buffer on every VL.
+    UintegerValue queue;
+    hca->GetAttribute("TxQueueBytes", queue);
+    uint64_t room = queue.Get();
+    for (uint32_t vl = 0; hca->GetPeer() && vl < hca->GetNumVcs(); ++vl)
+    {
+        room = std::min<uint64_t>(room, hca->GetPeer()->GetReceiveBufferBytes(vl));
+    }
+    const uint64_t headers = InfinibandLrh::SIZE_BYTES + InfinibandBth::SIZE_BYTES +
+                             InfinibandIcrc::SIZE_BYTES + InfinibandVcrc::SIZE_BYTES;
+    m_burstRoom = std::min<uint64_t>(m_burstRoom, room > headers ? room - headers : 0);
     DeviceRanks& shared = m_ranksOfDevice[PeekPointer(hca)]; // nodes: stable addresses
     std::vector<uint32_t>& ranks = shared.ranks;
     m_ranks[rank] = RankEntry{hca, hca->GetLid(), &shared, static_cast<uint32_t>(ranks.size())};
@@ -132,7 +144,9 @@ InfinibandTransportPlane::GetMaxPayloadBytes() const
 uint32_t
 InfinibandTransportPlane::GetMaxBurstBytes() const
 {
-    return GetMaxPayloadBytes() * m_burstPackets;
+    const uint32_t mtu = GetMaxPayloadBytes();
+    const uint64_t fits = std::max<uint64_t>(1, m_burstRoom / mtu);
+    return mtu * static_cast<uint32_t>(std::min<uint64_t>(m_burstPackets, fits));
 }
 
 uint32_t

@@ -39,7 +39,8 @@ class InfinibandTransportPlane : public TransportPlane
     bool HasRank(uint32_t rank) const override;
     bool CanReach(uint32_t srcRank, uint32_t dstRank) const override;
     uint32_t GetMaxPayloadBytes() const override;
-    /// MaxBurstPackets x IbMtu (smallest over the ranks' HCAs).
+    /// MaxBurstPackets x IbMtu (smallest over the ranks' HCAs), fewer packets where an
+    /// HCA's TxQueueBytes or its peer's ReceiveBufferBytes would not hold the burst.
     uint32_t GetMaxBurstBytes() const override;
     bool Inject(uint32_t srcRank,
                 uint32_t dstRank,
@@ -72,8 +73,9 @@ class InfinibandTransportPlane : public TransportPlane
 
     uint8_t m_sl;
     uint32_t m_qp;
-    uint32_t m_mtu;                 //!< smallest IbMtu of the ranks' HCAs
-    uint32_t m_burstPackets;        //!< smallest MaxBurstPackets of the ranks' HCAs
+    uint32_t m_mtu;          //!< smallest IbMtu of the ranks' HCAs
+    uint32_t m_burstPackets; //!< smallest MaxBurstPackets of the ranks' HCAs
+    uint64_t m_burstRoom;    //!< payload one packet may have in every HCA queue and peer buffer
     std::vector<RankEntry> m_ranks; //!< indexed by rank; null device = absent
     std::unordered_map<const InfinibandNetDevice*, DeviceRanks> m_ranksOfDevice;
 };
