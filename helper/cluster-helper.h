@@ -210,6 +210,8 @@ class ClusterHelper
      * A GpuTransport over the cluster's NVLink domains (NvLinkTransportPlane, with NVLS) and
      * InfiniBand HCAs (InfinibandTransportPlane), choosing planes by the rule of \p groupName
      * (MakePlaneSelector).  One transport per simulation: the planes own the devices' hooks.
+     * In a distributed run it is split (GpuTransport::SetDistributed; its notifications use
+     * the cut InfiniBand links) and refuses a NotificationLatency below --ibDelay.
      */
     Ptr<GpuTransport> InstallTransport(const std::string& groupName = "");
     /**
