@@ -97,6 +97,63 @@ TEST_F(TransportCreditLinkTest, SingleMessageLatency)
     EXPECT_EQ(transport->GetMessagesInFlight(), 0u);
 }
 
+// Split over processes (rank 5 in process 1; the other process's MpiInterface emulated by
+// delivering notification packets after their delay): the message reaches rank 5 at the
+// single-process instant (SingleMessageLatency), its process completes it from the packets'
+// tags and calls the client's received handler instead of onReceiverDone, and the sender
+// learns of it one NotificationLatency later through the acknowledgement.  A notification to
+// process 1 crosses as a packet and arrives one NotificationLatency later.
+TEST_F(TransportCreditLinkTest, MessageToAnotherProcessCompletesFromItsTags)
+{
+    transport->SetDistributed(
+        2,
+        GpuTransport::RemoteSender([this](uint32_t, Time delay, Ptr<Packet> packet) {
+            Simulator::Schedule(delay, &GpuTransport::ReceiveRemote, transport, packet);
+        }));
+    std::vector<uint32_t> systems(kRanks, 0);
+    systems[5] = 1;
+    transport->SetRankSystems(systems);
+    Time received;
+    uint64_t key = 0;
+    Time notified;
+    std::pair<uint64_t, uint64_t> note;
+    const uint8_t client =
+        transport->AddClient(GpuTransport::NotifiedCallback([&](uint64_t a, uint64_t b) {
+                                 notified = Simulator::Now();
+                                 note = {a, b};
+                             }),
+                             GpuTransport::ReceivedCallback([&](uint64_t k) {
+                                 received = Simulator::Now();
+                                 key = k;
+                             }));
+    const uint64_t bytes = 1 << 20;
+    Time senderDone;
+    bool receiverDone = false;
+    transport->SendMessage(0,
+                           5,
+                           bytes,
+                           Callback<void>([&]() { senderDone = Simulator::Now(); }),
+                           Callback<void>([&]() { receiverDone = true; }),
+                           0,
+                           7,
+                           client,
+                           (uint64_t(3) << 32) | 11);
+    transport->Notify(1, client, 123, 456);
+    Simulator::Run();
+    const double expectedNs = kSoftware.GetNanoSeconds() + 33 * PacketNs(kPacket) +
+                              2 * kProp.GetNanoSeconds() + kSwitch.GetNanoSeconds();
+    EXPECT_NEAR(received.GetNanoSeconds(), expectedNs, 2.0);
+    EXPECT_EQ(key, (uint64_t(3) << 32) | 11);
+    EXPECT_FALSE(receiverDone);
+    EXPECT_EQ(senderDone, received + transport->GetNotificationLatency());
+    EXPECT_EQ(notified, transport->GetNotificationLatency());
+    EXPECT_EQ(note, std::make_pair(uint64_t(123), uint64_t(456)));
+    EXPECT_EQ(transport->GetRxBytes(5), bytes);
+    EXPECT_EQ(transport->GetTxBytes(0), bytes);
+    EXPECT_EQ(transport->GetMessagesCompleted(), 1u);
+    EXPECT_EQ(transport->GetMessagesInFlight(), 0u);
+}
+
 TEST_F(TransportCreditLinkTest, ZeroByteMessageIsOneHeaderPacket)
 {
     Time done;

@@ -8,6 +8,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/transport-header.h"
+#include "ns3/transport-packet-tag.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -109,7 +110,11 @@ CreditLinkPlane::Inject(uint32_t srcRank,
 {
     const RankEntry& src = m_ranks[srcRank];
     Ptr<Packet> p = Create<Packet>(payloadBytes);
-    p->AddHeader(TransportHeader(tag.messageId, srcRank, dstRank, tag.sequence));
+    AddTransportMessageTag(p, tag);
+    p->AddHeader(TransportHeader(tag.messageId,
+                                 srcRank,
+                                 dstRank,
+                                 tag.sequence | (tag.remote ? kTransportRemoteBit : 0)));
     p->AddHeader(CreditLinkHeader(m_ranks[dstRank].destinationId, m_vc, m_protocol));
     return src.device->SendOnVc(p, m_vc);
 }
@@ -162,10 +167,12 @@ CreditLinkPlane::Receive(Ptr<NetDevice> device,
     p->RemoveHeader(th);
     NS_ASSERT_MSG(HasRank(th.GetDstRank()) && m_ranks[th.GetDstRank()].device == device,
                   "packet for rank " << th.GetDstRank() << " arrived at another device");
-    NotifyDelivered(th.GetSrcRank(),
-                    th.GetDstRank(),
-                    p->GetSize(),
-                    TransportTag{th.GetMessageId(), th.GetSequence()});
+    TransportTag tag{th.GetMessageId(), th.GetSequence() & ~kTransportRemoteBit};
+    if (th.GetSequence() & kTransportRemoteBit)
+    {
+        PeekTransportMessageTag(p, tag);
+    }
+    NotifyDelivered(th.GetSrcRank(), th.GetDstRank(), p->GetSize(), tag);
 }
 
 void

@@ -531,7 +531,12 @@ GpuTransport::SetDistributed(uint32_t nSystems, RemoteSender sender)
     m_idStride = nSystems;
     m_nextId += Simulator::GetSystemId();
     m_remoteSender = sender;
-    m_systemOfRank.clear();
+}
+
+void
+GpuTransport::SetRankSystems(const std::vector<uint32_t>& systemOfRank)
+{
+    m_systemOfRank = systemOfRank;
 }
 
 uint32_t

@@ -114,6 +114,8 @@ class GpuTransport : public Object
     void SetDistributed(uint32_t nSystems, RemoteSender sender);
     /// A notification packet from another process.
     void ReceiveRemote(Ptr<Packet> packet);
+    /// Process of each rank (index: rank), instead of its node's system id.
+    void SetRankSystems(const std::vector<uint32_t>& systemOfRank);
 
     /// One-way latency of a notification between ranks (ACK, "peer ready", "done").
     Time GetNotificationLatency() const;

@@ -14,7 +14,7 @@ NS_OBJECT_ENSURE_REGISTERED(TransportMessageTag);
 namespace
 {
 // The 20 bytes are full: "a TransportMessageTag follows" is the sequence number's top bit.
-constexpr uint32_t kRemoteBit = 1U << 31;
+constexpr uint32_t kRemoteBit = kTransportRemoteBit;
 } // namespace
 
 TransportPacketTag::TransportPacketTag() = default;
@@ -119,9 +119,8 @@ TransportMessageTag::Print(std::ostream& os) const
 }
 
 void
-AddTransportTags(Ptr<Packet> p, uint32_t srcRank, uint32_t dstRank, const TransportTag& tag)
+AddTransportMessageTag(Ptr<Packet> p, const TransportTag& tag)
 {
-    p->AddPacketTag(TransportPacketTag(srcRank, dstRank, tag));
     if (tag.remote)
     {
         TransportMessageTag m;
@@ -130,6 +129,26 @@ AddTransportTags(Ptr<Packet> p, uint32_t srcRank, uint32_t dstRank, const Transp
         m.client = tag.client;
         p->AddPacketTag(m);
     }
+}
+
+void
+PeekTransportMessageTag(Ptr<const Packet> p, TransportTag& tag)
+{
+    TransportMessageTag m;
+    NS_ABORT_MSG_UNLESS(p->PeekPacketTag(m),
+                        "transport packet of message " << tag.messageId
+                                                       << " lacks its TransportMessageTag");
+    tag.remote = true;
+    tag.bytes = m.bytes;
+    tag.key = m.key;
+    tag.client = m.client;
+}
+
+void
+AddTransportTags(Ptr<Packet> p, uint32_t srcRank, uint32_t dstRank, const TransportTag& tag)
+{
+    p->AddPacketTag(TransportPacketTag(srcRank, dstRank, tag));
+    AddTransportMessageTag(p, tag);
 }
 
 bool
@@ -141,13 +160,7 @@ PeekTransportTags(Ptr<const Packet> p, TransportPacketTag& out)
     }
     if (out.tag.remote)
     {
-        TransportMessageTag m;
-        NS_ABORT_MSG_UNLESS(p->PeekPacketTag(m),
-                            "transport packet of message " << out.tag.messageId
-                                                           << " lacks its TransportMessageTag");
-        out.tag.bytes = m.bytes;
-        out.tag.key = m.key;
-        out.tag.client = m.client;
+        PeekTransportMessageTag(p, out.tag);
     }
     return true;
 }

@@ -57,6 +57,13 @@ class TransportMessageTag : public Tag
     uint8_t client{0};
 };
 
+/// Top bit of a packet's sequence number as carried (tag or header): a TransportMessageTag
+/// with the remote fields follows.
+constexpr uint32_t kTransportRemoteBit = 1U << 31;
+/// Adds the TransportMessageTag of \p tag when it is remote (nothing for a local message).
+void AddTransportMessageTag(Ptr<Packet> p, const TransportTag& tag);
+/// Fills the remote fields of \p tag from \p p's TransportMessageTag (aborts without one).
+void PeekTransportMessageTag(Ptr<const Packet> p, TransportTag& tag);
 /// Tags \p p with \p tag (both tags when it is remote).
 void AddTransportTags(Ptr<Packet> p, uint32_t srcRank, uint32_t dstRank, const TransportTag& tag);
 /// The TransportPacketTag of \p p with the remote fields filled in; false without one.
