@@ -14,7 +14,9 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
+#include <vector>
 
 using namespace ns3;
 
@@ -429,4 +431,67 @@ TEST_F(LinkSwitchTest, AdaptiveRoutingSpreadsOverCandidates)
     // twice that.  Within 1 %.
     EXPECT_NEAR(sink.last.GetSeconds() * 1e6, 327.68, 327.68 * 0.01);
     ExpectAllCreditsRestored(NodeContainer(hosts, switches));
+}
+
+namespace
+{
+
+struct ForwardLog
+{
+    std::vector<uint32_t> inPorts;
+
+    void Forward(Ptr<const Packet>, uint32_t in, uint32_t)
+    {
+        inPorts.push_back(in);
+    }
+};
+
+// Hosts 0-2 each send one packet to host 3 at t = 100 ns, the send events scheduled in
+// the order \p senders; equal cables, so the three reach the switch in the same
+// nanosecond in that event order.  \return the switch's input port of each packet, in
+// the order its output started them.
+std::vector<uint32_t>
+ServiceOrder(const std::vector<uint32_t>& senders)
+{
+    NodeContainer hosts(4);
+    NodeContainer sw(1);
+    CreditLinkHelper helper;
+    helper.SetChannelAttribute("Delay", TimeValue(NanoSeconds(20)));
+    helper.SetSwitchAttribute("TraversalLatency", TimeValue(NanoSeconds(50)));
+    Ptr<CreditSwitch> core = helper.InstallSwitch(sw.Get(0));
+    std::vector<Ptr<CreditLinkNetDevice>> hostDevices;
+    for (uint32_t h = 0; h < 4; ++h)
+    {
+        hostDevices.push_back(Dev(helper.Install(hosts.Get(h), sw.Get(0)), 0));
+    }
+    core->SetRoute(3, {3});
+    ForwardLog log;
+    core->TraceConnectWithoutContext("Forward", MakeCallback(&ForwardLog::Forward, &log));
+    for (uint32_t h : senders)
+    {
+        Simulator::Schedule(NanoSeconds(100), [device = hostDevices[h]]() {
+            device->SendOnVc(MakeLinkPacket(3, 1024), 0);
+        });
+    }
+    Simulator::Run();
+    ExpectAllCreditsRestored(NodeContainer(hosts, sw));
+    Simulator::Destroy();
+    return log.inPorts;
+}
+
+} // namespace
+
+// The output is idle when the three packets become ready (same nanosecond): it starts the
+// one of the lowest input port and serves the others in port order, whatever the order of
+// their arrival events (which ns-3's distributed simulator changes for packets from
+// another process).  Before the fix the service order was the event order.
+TEST_F(LinkSwitchTest, SameNanosecondArrivalsServedInPortOrderNotEventOrder)
+{
+    const std::vector<uint32_t> portOrder{0, 1, 2};
+    std::vector<uint32_t> senders{0, 1, 2};
+    do
+    {
+        EXPECT_EQ(ServiceOrder(senders), portOrder)
+            << "send events in the order " << senders[0] << senders[1] << senders[2];
+    } while (std::next_permutation(senders.begin(), senders.end()));
 }

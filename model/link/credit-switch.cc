@@ -14,6 +14,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <iostream>
 
 namespace ns3
@@ -462,8 +463,27 @@ CreditSwitch::Advance()
     // Enqueue wakes output ports, which call back here: they see the packets moved so
     // far, as they would between two events of the same instant.
     m_advancing = true;
+    Time sorted = Time::Min(); // start of the run of equal ready times already sorted
     while (!m_pipe.empty() && m_pipe.front().first <= now)
     {
+        // Packets ready in the same instant arrived in the same instant (fixed latency), all
+        // before it, but in event order, which ns-3's distributed simulator gives otherwise
+        // for packets from another process: they enter by input port and VC instead, so an
+        // idle output takes the same one and its ring holds them in the same order.
+        const Time ready = m_pipe.front().first;
+        if (ready != sorted && m_pipe.size() > 1 && m_pipe[1].first == ready)
+        {
+            sorted = ready;
+            auto end = m_pipe.begin() + 2;
+            while (end != m_pipe.end() && end->first == ready)
+            {
+                ++end;
+            }
+            std::stable_sort(m_pipe.begin(), end, [](const auto& a, const auto& b) {
+                return a.second.inPort != b.second.inPort ? a.second.inPort < b.second.inPort
+                                                          : a.second.inVc < b.second.inVc;
+            });
+        }
         Entry entry = std::move(m_pipe.front().second);
         m_pipe.pop_front();
         Enqueue(std::move(entry));
