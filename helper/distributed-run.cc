@@ -4,6 +4,8 @@
 #include "distributed-run.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -57,6 +59,9 @@ DistributedRun::Enable(int* argc, char*** argv)
                       StringValue(nullMessage ? "ns3::NullMessageSimulatorImpl"
                                               : "ns3::DistributedSimulatorImpl"));
     MpiInterface::Enable(argc, argv);
+    // Same results for any number of processes, also 1: same-time events from other
+    // processes run in another order (doc/cluster.md, "Same rows").
+    Config::SetDefault("ns3::CreditLinkNetDevice::InstantEndDecisions", BooleanValue(true));
     // Scenarios return from main() on many paths: finalise MPI at exit unless Disable ran.
     std::atexit(&DistributedRun::Disable);
     NS_LOG_INFO("MPI rank " << MpiInterface::GetSystemId() << " of " << MpiInterface::GetSize());

@@ -3,6 +3,7 @@
  */
 // Two nodes joined by one credit link: latency, throughput, credit-limited
 // throughput, VC arbitration, backpressure and credit conservation.
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/credit-arbiter.h"
 #include "ns3/credit-link-header.h"
@@ -19,6 +20,7 @@
 
 #include <array>
 #include <gtest/gtest.h>
+#include <vector>
 
 using namespace ns3;
 
@@ -289,6 +291,55 @@ TEST_F(CreditLinkTest, StrictPriorityServesLowestVcFirst)
     EXPECT_EQ(log.bytesPerVc[0], 100u * 1024);
     EXPECT_EQ(log.bytesPerVc[1], 1u * 1024);
     ExpectCreditsRestored(devs);
+}
+
+namespace
+{
+
+struct VcOrder
+{
+    std::vector<uint32_t> vcs;
+
+    void Rx(Ptr<const Packet>, uint32_t vc)
+    {
+        vcs.push_back(vc);
+    }
+};
+
+// Two packets offered to an idle strict-priority link in the same instant, VC1's Send
+// event first: \return the VCs in the order they arrived.
+std::vector<uint32_t>
+SameInstantSendOrder(bool instantEndDecisions)
+{
+    NodeContainer nodes(2);
+    CreditLinkHelper helper;
+    helper.SetDeviceAttribute("NumVcs", UintegerValue(2));
+    helper.SetDeviceAttribute("InstantEndDecisions", BooleanValue(instantEndDecisions));
+    helper.SetArbiter("ns3::StrictPriorityArbiter");
+    NetDeviceContainer devs = helper.Install(nodes);
+    auto tx = DynamicCast<CreditLinkNetDevice>(devs.Get(0));
+    VcOrder order;
+    devs.Get(1)->TraceConnectWithoutContext("Rx", MakeCallback(&VcOrder::Rx, &order));
+    for (uint32_t vc : {1u, 0u})
+    {
+        Simulator::Schedule(NanoSeconds(10),
+                            [tx, vc]() { tx->SendOnVc(MakeLinkPacket(1, vc, 1024), vc); });
+    }
+    Simulator::Run();
+    ExpectCreditsRestored(devs);
+    Simulator::Destroy();
+    return order.vcs;
+}
+
+} // namespace
+
+// Without InstantEndDecisions the first Send event of the instant takes the idle link; with
+// it the device decides after every event of the instant, so the arbiter chooses (strict
+// priority: VC0), whatever the events' order.
+TEST_F(CreditLinkTest, InstantEndDecisionsLetTheArbiterChooseAmongSameInstantSends)
+{
+    EXPECT_EQ(SameInstantSendOrder(false), (std::vector<uint32_t>{1, 0}));
+    EXPECT_EQ(SameInstantSendOrder(true), (std::vector<uint32_t>{0, 1}));
 }
 
 // Periodic credit updates coalesce: with a 2 us interval the receiver sends at

@@ -97,9 +97,9 @@ CreditLinkChannel::Push(uint32_t dir, InFlight&& frame)
     Direction& d = m_directions[dir];
     if (!d.wire.empty() && frame.arrival < d.wire.back().arrival)
     {
-        // A flow-control frame that precedes, on the wire, the data frame pushed just before
-        // it (CreditLinkNetDevice::TryTransmit holds it back for a cut-through peer): it is
-        // delivered just before that frame, with its head.  An event is pending already.
+        // A flow-control frame cannot overtake the frame ahead of it on the wire: it is
+        // delivered just before it, with its head.  An event is pending already.  (The device
+        // sends held flow-control frames before their data frame, so this is only a guard.)
         NS_ASSERT_MSG(!frame.packet, "a data frame would overtake the frame before it");
         frame.arrival = d.wire.back().arrival;
         frame.tail = frame.arrival;

@@ -18,6 +18,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 namespace ns3
@@ -102,6 +103,15 @@ CreditLinkNetDevice::GetTypeId()
                           UintegerValue(4096 + 128),
                           MakeUintegerAccessor(&CreditLinkNetDevice::m_mtu),
                           MakeUintegerChecker<uint16_t>())
+            .AddAttribute("InstantEndDecisions",
+                          "Start frames only after every event of the instant, devices in "
+                          "(node, interface) order, so that the order of same-time events "
+                          "(another one for events from other processes in ns-3's "
+                          "distributed simulator) does not change results; one event per "
+                          "busy instant.  DistributedRun::Enable turns it on under mpirun",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&CreditLinkNetDevice::m_instantEndDecisions),
+                          MakeBooleanChecker())
             .AddAttribute("Arbiter",
                           "VC arbiter; a RoundRobinArbiter when unset",
                           PointerValue(),
@@ -168,6 +178,82 @@ CreditLinkNetDevice::CreditLinkNetDevice()
       m_ifIndex(0),
       m_switchPort(0)
 {
+}
+
+namespace
+{
+
+/// Devices (by node id, interface index) that may start a frame at the current instant.
+struct InstantDecisions
+{
+    std::map<uint64_t, Ptr<CreditLinkNetDevice>> pending;
+    bool scheduled{false};
+    bool destroyHooked{false};
+};
+
+InstantDecisions&
+Decisions()
+{
+    static InstantDecisions decisions; // one simulation per process at a time
+    return decisions;
+}
+
+void
+ForgetDecisions()
+{
+    Decisions() = InstantDecisions();
+}
+
+} // namespace
+
+void
+CreditLinkNetDevice::RequestDecision()
+{
+    InstantDecisions& d = Decisions();
+    const uint64_t key = (m_node ? uint64_t{m_node->GetId()} << 32 : 0) | m_ifIndex;
+    d.pending.emplace(key, this);
+    if (!d.destroyHooked)
+    {
+        d.destroyHooked = true;
+        Simulator::ScheduleDestroy(&ForgetDecisions);
+    }
+    if (!d.scheduled)
+    {
+        // After every event of this instant that exists now: all arrivals of the instant do
+        // (channel delays > 0), also those from other processes (inserted as the window
+        // begins).
+        d.scheduled = true;
+        Simulator::ScheduleNow(&CreditLinkNetDevice::DecideInstant);
+    }
+}
+
+void
+CreditLinkNetDevice::DecideInstant()
+{
+    InstantDecisions& d = Decisions();
+    d.scheduled = false;
+    // A device's frame may let others start (a switch's next head, released credits): they
+    // join the set and are decided in this same event.
+    while (!d.pending.empty())
+    {
+        const Ptr<CreditLinkNetDevice> device = d.pending.begin()->second;
+        d.pending.erase(d.pending.begin());
+        if (!device->m_channel)
+        {
+            continue; // disposed
+        }
+        if (device->m_switch)
+        {
+            device->m_switch->Advance();
+        }
+        device->m_deciding = true;
+        device->TryTransmit();
+        device->m_deciding = false;
+        if (device->m_switch && !device->m_busy)
+        {
+            device->m_switch->NotifyPortIdle(device->m_switchPort);
+        }
+    }
 }
 
 CreditLinkNetDevice::~CreditLinkNetDevice() = default;
@@ -540,14 +626,41 @@ CreditLinkNetDevice::TimerExpired()
 void
 CreditLinkNetDevice::TryTransmit()
 {
+    if (m_instantEndDecisions && !m_deciding && CanStartFrame())
+    {
+        RequestDecision();
+        return;
+    }
     TransmitNext();
-    // Flow-control frames held back by SendFlowControl go on the wire after the data frame
-    // that follows them at the same instant, so the channel delivers both with its head.
+    // Flow-control frames held back by SendFlowControl and not followed by a data frame.
     for (const auto& [vc, credits] : m_heldFlowControl)
     {
         m_channel->TransmitCredits(this, vc, credits, Time(0));
     }
     m_heldFlowControl.clear();
+}
+
+bool
+CreditLinkNetDevice::CanStartFrame() const
+{
+    // Otherwise TransmitNext only notes stalls, which it may do at once: that needs no event.
+    if (m_busy || !m_creditsReady || Simulator::Now() < m_fcBusyUntil)
+    {
+        return false;
+    }
+    if (m_pendingFcMask != 0)
+    {
+        return true;
+    }
+    for (uint32_t vc = 0; vc < m_numVcs; ++vc)
+    {
+        const uint32_t head = HeadBytes(vc);
+        if (head != 0 && m_vcs[vc].credits >= CreditsFor(head))
+        {
+            return true;
+        }
+    }
+    return false;
 }
 
 void
@@ -663,6 +776,13 @@ CreditLinkNetDevice::TransmitNext()
                               : std::min(m_clock.GetTransmitTime(m_peerCutThroughBytes), txTime);
     m_current = packet;
     m_txBeginTrace(packet, vc);
+    // Flow-control frames SendFlowControl held back go first and arrive with this frame's
+    // head, also through a CreditLinkRemoteChannel, which cannot reorder what it has sent.
+    for (const auto& [fcVc, credits] : m_heldFlowControl)
+    {
+        m_channel->TransmitCredits(this, fcVc, credits, headTime);
+    }
+    m_heldFlowControl.clear();
     m_channel->TransmitData(this, packet, vc, headTime, txTime);
     m_txEvent = Simulator::Schedule(txTime, &CreditLinkNetDevice::TransmitComplete, this);
     if (wakeSender && !m_txReadyCallback.IsNull())

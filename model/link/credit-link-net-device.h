@@ -195,8 +195,13 @@ class CreditLinkNetDevice : public NetDevice
     void UpdateVcStall(uint32_t vc, uint32_t headBytes);
     /// Flow-control timer or end of a flow-control frame: the switch's pipe first.
     void TimerExpired();
-    /// TransmitNext, then the flow-control frames SendFlowControl held back.
+    /// TransmitNext, then the flow-control frames SendFlowControl held back; with
+    /// InstantEndDecisions, that at the end of the instant.
     void TryTransmit();
+    /// With InstantEndDecisions: whether TransmitNext could start a frame now.
+    bool CanStartFrame() const;
+    void RequestDecision();
+    static void DecideInstant();
     void TransmitNext();
     void SendFlowControl();
     bool HasDataWaiting() const;
@@ -217,6 +222,8 @@ class CreditLinkNetDevice : public NetDevice
     DataRate m_drainRate;
     uint16_t m_mtu;
     Ptr<CreditArbiter> m_arbiter;
+    bool m_instantEndDecisions{false};
+    bool m_deciding{false};
 
     std::vector<Vc> m_vcs;
     bool m_creditsReady;
