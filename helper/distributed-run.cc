@@ -62,6 +62,7 @@ DistributedRun::Enable(int* argc, char*** argv)
     // Same results for any number of processes, also 1: same-time events from other
     // processes run in another order (doc/cluster.md, "Same rows").
     Config::SetDefault("ns3::CreditLinkNetDevice::InstantEndDecisions", BooleanValue(true));
+    Config::SetDefault("ns3::GpuTransport::InstantEndInjection", BooleanValue(true));
     // Scenarios return from main() on many paths: finalise MPI at exit unless Disable ran.
     std::atexit(&DistributedRun::Disable);
     NS_LOG_INFO("MPI rank " << MpiInterface::GetSystemId() << " of " << MpiInterface::GetSize());

@@ -186,7 +186,7 @@ namespace
 /// Devices (by node id, interface index) that may start a frame at the current instant.
 struct InstantDecisions
 {
-    std::map<uint64_t, Ptr<CreditLinkNetDevice>> pending;
+    std::map<uint64_t, std::pair<Ptr<CreditLinkNetDevice>, Callback<void>>> pending;
     bool scheduled{false};
     bool destroyHooked{false};
 };
@@ -210,8 +210,23 @@ void
 CreditLinkNetDevice::RequestDecision()
 {
     InstantDecisions& d = Decisions();
-    const uint64_t key = (m_node ? uint64_t{m_node->GetId()} << 32 : 0) | m_ifIndex;
-    d.pending.emplace(key, this);
+    const uint64_t key =
+        (uint64_t{1} << 63) | (m_node ? uint64_t{m_node->GetId()} << 32 : 0) | m_ifIndex;
+    d.pending.emplace(key, std::make_pair(Ptr<CreditLinkNetDevice>(this), Callback<void>()));
+    ScheduleInstantEnd();
+}
+
+void
+CreditLinkNetDevice::AtInstantEnd(uint64_t key, Callback<void> step)
+{
+    Decisions().pending.emplace(key, std::make_pair(Ptr<CreditLinkNetDevice>(), step));
+    ScheduleInstantEnd();
+}
+
+void
+CreditLinkNetDevice::ScheduleInstantEnd()
+{
+    InstantDecisions& d = Decisions();
     if (!d.destroyHooked)
     {
         d.destroyHooked = true;
@@ -236,8 +251,14 @@ CreditLinkNetDevice::DecideInstant()
     // join the set and are decided in this same event.
     while (!d.pending.empty())
     {
-        const Ptr<CreditLinkNetDevice> device = d.pending.begin()->second;
+        const Ptr<CreditLinkNetDevice> device = d.pending.begin()->second.first;
+        const Callback<void> step = d.pending.begin()->second.second;
         d.pending.erase(d.pending.begin());
+        if (!device)
+        {
+            step();
+            continue;
+        }
         if (!device->m_channel)
         {
             continue; // disposed

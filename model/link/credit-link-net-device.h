@@ -201,7 +201,14 @@ class CreditLinkNetDevice : public NetDevice
     /// With InstantEndDecisions: whether TransmitNext could start a frame now.
     bool CanStartFrame() const;
     void RequestDecision();
+    static void ScheduleInstantEnd();
     static void DecideInstant();
+
+  public:
+    /// Runs \p step in the instant-end event, before every device, in \p key order (< 2^63).
+    static void AtInstantEnd(uint64_t key, Callback<void> step);
+
+  private:
     void TransmitNext();
     void SendFlowControl();
     bool HasDataWaiting() const;

@@ -3,6 +3,8 @@
  */
 #include "ns3/gpu-transport.h"
 
+#include "ns3/boolean.h"
+#include "ns3/credit-link-net-device.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
@@ -10,6 +12,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -33,6 +36,16 @@ GpuTransport::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&GpuTransport::m_nextId),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("InstantEndInjection",
+                          "Messages that become eligible in one instant join a rank's "
+                          "injection ring in (destination, channel) order and inject at the "
+                          "end of the instant, before the devices decide "
+                          "(CreditLinkNetDevice::InstantEndDecisions), not in event order; "
+                          "one event per busy instant.  DistributedRun::Enable turns it on "
+                          "under mpirun",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&GpuTransport::m_instantEndInjection),
+                          MakeBooleanChecker())
             .AddAttribute("NotificationLatency",
                           "One-way latency of a small notification between two ranks: a "
                           "message's completion back at its sender (RDMA ACK), a peer's "
@@ -223,6 +236,7 @@ GpuTransport::SendMessage(uint32_t srcRank,
     {
         pair = std::make_unique<PairQueue>();
         pair->injector = GetInjector(plane, srcRank);
+        pair->order = uint64_t{dstRank} << 32 | channel;
     }
     m->pair = pair.get();
     pair->messages.push_back(m);
@@ -261,9 +275,40 @@ GpuTransport::MakeEligible(Message* m)
     if (pq->messages.front() == m && !pq->inRing)
     {
         pq->inRing = true;
+        if (m_instantEndInjection)
+        {
+            // Same-instant arrivals (a notification from another process among them) must
+            // not inject in event order: doc/cluster.md, "Same rows for any number of
+            // processes".
+            Injector* inj = pq->injector;
+            inj->arriving.push_back(pq);
+            if (!inj->flushPending)
+            {
+                inj->flushPending = true;
+                CreditLinkNetDevice::AtInstantEnd(
+                    uint64_t{inj->plane} << 32 | inj->src,
+                    Callback<void>([this, inj]() { FlushArrivals(inj); }));
+            }
+            return;
+        }
         pq->injector->ring.push_back(pq);
         Pump(pq->injector);
     }
+}
+
+void
+GpuTransport::FlushArrivals(Injector* inj)
+{
+    inj->flushPending = false;
+    std::sort(inj->arriving.begin(), inj->arriving.end(), [](PairQueue* a, PairQueue* b) {
+        return a->order < b->order;
+    });
+    for (PairQueue* pq : inj->arriving)
+    {
+        inj->ring.push_back(pq);
+    }
+    inj->arriving.clear();
+    Pump(inj);
 }
 
 void

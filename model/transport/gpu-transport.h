@@ -161,6 +161,7 @@ class GpuTransport : public Object
         Injector* injector{nullptr};
         std::deque<Message*> messages;
         bool inRing{false};
+        uint64_t order{0};
     };
 
     struct Injector
@@ -170,7 +171,11 @@ class GpuTransport : public Object
         std::deque<PairQueue*> ring; //!< pairs whose head message may inject
         bool blocked{false};
         bool pumping{false};
+        std::vector<PairQueue*> arriving;
+        bool flushPending{false};
     };
+
+    void FlushArrivals(Injector* inj);
 
     Injector* GetInjector(uint32_t plane, uint32_t src);
     /// \return packets of a message of \p bytes on \p plane; \p packetBytes: their payload.
@@ -221,6 +226,7 @@ class GpuTransport : public Object
     std::vector<uint64_t> m_txBytes;
     uint64_t m_completed;
     Time m_notificationLatency;
+    bool m_instantEndInjection{false};
     uint32_t m_minPacketsPerMessage;
     Ptr<ResultsDatabase> m_db;
     std::vector<Client> m_clients; //!< [0]: the transport's own acknowledgements
