@@ -331,9 +331,11 @@ InfinibandHelper::EnablePcap(const std::string& prefix, Ptr<NetDevice> device)
                  std::to_string(device->GetIfIndex()) + ".pcap");
     // Data packets both ways, as ibdump sees them at the port; flow-control
     // packets are consumed by the link layer and never reach these traces.
-    ib->TraceConnectWithoutContext("TxBegin",
-                                   MakeBoundCallback(&PcapSink, writer, PeekPointer(ib)));
-    ib->TraceConnectWithoutContext("Rx", MakeBoundCallback(&PcapSink, writer, PeekPointer(ib)));
+    // Bound with PcapSink's own parameter type: ns-3's Callback downcasts the bound
+    // implementation to exactly that type (UBSan flags a non-const pointer here).
+    const InfinibandNetDevice* self = PeekPointer(ib);
+    ib->TraceConnectWithoutContext("TxBegin", MakeBoundCallback(&PcapSink, writer, self));
+    ib->TraceConnectWithoutContext("Rx", MakeBoundCallback(&PcapSink, writer, self));
 }
 
 void
