@@ -564,6 +564,10 @@ CreditLinkNetDevice::SendOnVc(Ptr<Packet> packet, uint32_t vc)
     }
     const bool wasEmpty = v.queue.empty();
     v.queue.push_back(packet);
+    if (wasEmpty)
+    {
+        v.headBytes = size;
+    }
     v.queueBytes += size;
     m_ownQueueBytes += size;
     if (m_ownQueueBytes > m_counters.peakQueueBytes)
@@ -604,7 +608,7 @@ CreditLinkNetDevice::HeadBytes(uint32_t vc) const
         return m_switch->PeekHeadBytes(m_switchPort, vc);
     }
     const Vc& v = m_vcs[vc];
-    return v.queue.empty() ? 0 : v.queue.front()->GetSize();
+    return v.headBytes;
 }
 
 void
@@ -770,8 +774,9 @@ CreditLinkNetDevice::TransmitNext()
     {
         packet = v.queue.front();
         v.queue.pop_front();
-        v.queueBytes -= packet->GetSize();
-        m_ownQueueBytes -= packet->GetSize();
+        v.queueBytes -= v.headBytes;
+        m_ownQueueBytes -= v.headBytes;
+        v.headBytes = v.queue.empty() ? 0 : v.queue.front()->GetSize();
         m_queueLengthTrace(vc, v.queueBytes);
         wakeSender = v.refused;
         v.refused = false;

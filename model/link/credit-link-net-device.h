@@ -172,6 +172,7 @@ class CreditLinkNetDevice : public NetDevice
     struct Vc
     {
         std::deque<Ptr<Packet>> queue;
+        uint32_t headBytes{0}; //!< queue.front()'s size: peeked per VC per decision
         uint64_t queueBytes{0};
         uint32_t credits{0};
         uint32_t initialCredits{0};

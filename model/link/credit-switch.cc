@@ -97,7 +97,9 @@ void
 CreditSwitch::DoDispose()
 {
     m_ports.clear();
+    m_pool.clear();
     m_queues.clear();
+    m_nextReady.clear();
     m_ready.clear();
     m_pipeEvent.Cancel();
     m_pipe.clear();
@@ -311,6 +313,7 @@ CreditSwitch::Freeze()
     }
     const std::size_t k = m_ports.size();
     m_queues.resize(k * m_numVcs * (m_voq ? k : 1));
+    m_nextReady.assign(m_queues.size(), NIL);
     m_ready.resize(k * m_numVcs);
     m_bytesForOutput.assign(k, 0);
     m_peakBytesForOutput.assign(k, 0);
@@ -497,48 +500,92 @@ CreditSwitch::Enqueue(Entry&& entry)
     const uint32_t q = QueueIndex(entry.inPort, entry.inVc, entry.outPort);
     const uint32_t out = entry.outPort;
     const uint32_t outVc = entry.outVc;
-    std::deque<Entry>& queue = m_queues[q];
-    queue.push_back(std::move(entry));
-    if (queue.size() == 1)
+    uint32_t node = m_freeNode;
+    if (node == NIL)
     {
-        m_ready[RingIndex(out, outVc)].push_back(q);
-        m_ports[out]->NotifyDataAvailable(outVc);
+        node = static_cast<uint32_t>(m_pool.size());
+        m_pool.push_back(PoolNode{std::move(entry), NIL});
+    }
+    else
+    {
+        m_freeNode = m_pool[node].next;
+        m_pool[node] = PoolNode{std::move(entry), NIL};
+    }
+    Fifo& queue = m_queues[q];
+    if (queue.head != NIL)
+    {
+        m_pool[queue.tail].next = node;
+        queue.tail = node;
+        return;
+    }
+    queue.head = queue.tail = node;
+    PushReady(RingIndex(out, outVc), q);
+    m_ports[out]->NotifyDataAvailable(outVc);
+}
+
+void
+CreditSwitch::PushReady(uint32_t ring, uint32_t q)
+{
+    Ring& r = m_ready[ring];
+    m_nextReady[q] = NIL;
+    if (r.head == NIL)
+    {
+        r.head = r.tail = q;
+        r.headBytes = m_pool[m_queues[q].head].entry.bytes;
+    }
+    else
+    {
+        m_nextReady[r.tail] = q;
+        r.tail = q;
     }
 }
 
 uint32_t
 CreditSwitch::PeekHeadBytes(uint32_t outPort, uint32_t outVc) const
 {
-    if (!m_frozen)
-    {
-        return 0;
-    }
-    const std::deque<uint32_t>& ring = m_ready[RingIndex(outPort, outVc)];
-    return ring.empty() ? 0 : m_queues[ring.front()].front().bytes;
+    return m_frozen ? m_ready[RingIndex(outPort, outVc)].headBytes : 0;
 }
 
 Ptr<Packet>
 CreditSwitch::Dequeue(uint32_t outPort, uint32_t outVc, Time& tail)
 {
-    std::deque<uint32_t>& ring = m_ready[RingIndex(outPort, outVc)];
-    NS_ABORT_MSG_IF(ring.empty(), "CreditSwitch::Dequeue with nothing for port " << outPort);
-    const uint32_t q = ring.front();
-    ring.pop_front();
-    std::deque<Entry>& queue = m_queues[q];
-    Entry entry = std::move(queue.front());
-    queue.pop_front();
+    Ring& ring = m_ready[RingIndex(outPort, outVc)];
+    NS_ABORT_MSG_IF(ring.head == NIL, "CreditSwitch::Dequeue with nothing for port " << outPort);
+    const uint32_t q = ring.head;
+    ring.head = m_nextReady[q];
+    if (ring.head == NIL)
+    {
+        ring.tail = NIL;
+        ring.headBytes = 0;
+    }
+    else
+    {
+        ring.headBytes = m_pool[m_queues[ring.head].head].entry.bytes;
+    }
+    Fifo& queue = m_queues[q];
+    const uint32_t node = queue.head;
+    Entry entry = std::move(m_pool[node].entry);
+    queue.head = m_pool[node].next;
+    m_pool[node].next = m_freeNode;
+    m_freeNode = node;
     m_buffered--;
     m_forwarded++;
     m_bytesForOutput[outPort] -= entry.bytes;
-    if (!queue.empty())
+    if (queue.head != NIL)
     {
         // Back of the ring it now belongs to: round-robin among inputs.
-        const Entry& head = queue.front();
-        m_ready[RingIndex(head.outPort, head.outVc)].push_back(q);
-        if (head.outPort != outPort || head.outVc != outVc)
+        const Entry& head = m_pool[queue.head].entry;
+        const uint32_t headOut = head.outPort;
+        const uint32_t headVc = head.outVc;
+        PushReady(RingIndex(headOut, headVc), q);
+        if (headOut != outPort || headVc != outVc)
         {
-            m_ports[head.outPort]->NotifyDataAvailable(head.outVc);
+            m_ports[headOut]->NotifyDataAvailable(headVc);
         }
+    }
+    else
+    {
+        queue.tail = NIL;
     }
     m_forwardTrace(entry.packet, entry.inPort, outPort);
     // Released as the output starts, also before a cut-through packet's tail is in (the

@@ -136,10 +136,36 @@ class CreditSwitch : public Object
         uint16_t outVc;
     };
 
+    // Queues and rings are index-linked lists over one pool of entries: a switch holds
+    // few packets (credits bound them) but has ports^2 x VCs queues, which as std::deques
+    // cost ~600 B each and a cache miss per head peek at 1000-GPU scale.
+    static constexpr uint32_t NIL = UINT32_MAX;
+
+    struct PoolNode
+    {
+        Entry entry;
+        uint32_t next; //!< next entry of the same queue, or of the free list
+    };
+
+    struct Fifo
+    {
+        uint32_t head{NIL};
+        uint32_t tail{NIL};
+    };
+
+    /// Queues whose head is for one (output, VC), served round-robin.
+    struct Ring
+    {
+        uint32_t head{NIL};
+        uint32_t tail{NIL};
+        uint32_t headBytes{0}; //!< bytes of the first queue's head packet; 0 when empty
+    };
+
     void Freeze();
     uint32_t QueueIndex(uint32_t inPort, uint32_t inVc, uint32_t outPort) const;
     uint32_t RingIndex(uint32_t outPort, uint32_t outVc) const;
     void Enqueue(Entry&& entry);
+    void PushReady(uint32_t ring, uint32_t q);
     void Drop(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, const std::string& reason);
     void AddPipeWakeup(Time ready);
     void PipeWakeup();
@@ -155,8 +181,11 @@ class CreditSwitch : public Object
     RouteCallback m_routeCallback;
     bool m_frozen;
     uint32_t m_numVcs;
-    std::vector<std::deque<Entry>> m_queues;
-    std::vector<std::deque<uint32_t>> m_ready; //!< per (output, VC): queues whose head is for it
+    std::vector<PoolNode> m_pool;
+    uint32_t m_freeNode{NIL};
+    std::vector<Fifo> m_queues;
+    std::vector<uint32_t> m_nextReady; //!< per queue: the next queue of its ring
+    std::vector<Ring> m_ready;         //!< per (output, VC)
     std::vector<uint64_t> m_bytesForOutput;
     std::vector<uint64_t> m_peakBytesForOutput;
     /// Packets within TraversalLatency of their arrival, in arrival (= ready) order.
