@@ -114,6 +114,33 @@ endif()
 set(LIB_AS_NEEDED_PRE -Wl,--no-as-needed)
 set(LIB_AS_NEEDED_POST -Wl,--as-needed)
 
+# Packet-level runs allocate and free a few small objects per event (ns-3 events, packets,
+# queue nodes); glibc's malloc costs ~10 % of a 1024-GPU run, jemalloc ~20 % less CPU in
+# total (doc/performance.md).  Every program of the standalone build links it first, so
+# it replaces malloc for the ns-3 libraries too.  Sanitizer builds keep the system one.
+set(ai_fabric_default_allocator jemalloc)
+if(CMAKE_CXX_FLAGS MATCHES "-fsanitize")
+  set(ai_fabric_default_allocator system) # ASan brings its own malloc
+endif()
+set(AI_FABRIC_ALLOCATOR
+    "${ai_fabric_default_allocator}"
+    CACHE STRING "malloc of the standalone programs: jemalloc (libjemalloc-dev) or system"
+)
+set_property(CACHE AI_FABRIC_ALLOCATOR PROPERTY STRINGS jemalloc system)
+if(AI_FABRIC_ALLOCATOR STREQUAL "jemalloc")
+  find_library(AI_FABRIC_JEMALLOC_LIBRARY jemalloc)
+  if(NOT AI_FABRIC_JEMALLOC_LIBRARY)
+    message(FATAL_ERROR "ai-fabric: jemalloc not found: apt-get install libjemalloc-dev "
+                        "(or configure with -DAI_FABRIC_ALLOCATOR=system)"
+    )
+  endif()
+  link_libraries(-Wl,--no-as-needed ${AI_FABRIC_JEMALLOC_LIBRARY} -Wl,--as-needed)
+elseif(NOT AI_FABRIC_ALLOCATOR STREQUAL "system")
+  message(FATAL_ERROR "ai-fabric: AI_FABRIC_ALLOCATOR must be jemalloc or system, "
+                      "not '${AI_FABRIC_ALLOCATOR}'"
+  )
+endif()
+
 function(ai_fabric_standalone_build)
   # marker: CMakeLists.txt asks "if(COMMAND ai_fabric_standalone_build)"
 endfunction()

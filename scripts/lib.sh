@@ -16,7 +16,7 @@ AI_FABRIC_PACKAGES=(
     cmake g++ make ccache pkg-config
     libns3-dev ns3 libgsl-dev
     libboost-dev libboost-graph-dev
-    libsqlite3-dev sqlite3
+    libsqlite3-dev sqlite3 libjemalloc-dev
     googletest libgtest-dev libbenchmark-dev
     nlohmann-json3-dev
     python3 python3-matplotlib
@@ -84,9 +84,10 @@ af_build_standalone() {
         extra=(-DCMAKE_BUILD_TYPE=RelWithDebInfo
             "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
             "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
-            "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined")
+            "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined"
+            -DAI_FABRIC_ALLOCATOR=system)
     else
-        extra=(-DCMAKE_BUILD_TYPE=Release)
+        extra=(-DCMAKE_BUILD_TYPE=Release -DAI_FABRIC_ALLOCATOR=jemalloc)
     fi
     [ -n "${AI_FABRIC_NS3_MPI_SOURCE:-}" ] && extra+=("-DAI_FABRIC_NS3_MPI_SOURCE=$AI_FABRIC_NS3_MPI_SOURCE")
     mkdir -p "$CCACHE_DIR"
