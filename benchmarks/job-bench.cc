@@ -106,7 +106,8 @@ BM_DataParallelIteration(benchmark::State& state)
 } // namespace
 
 // scripts/bench runs demo_tp8_dp2 and 2 servers by default, the 128- and 1024-GPU cases with
-// --full.
+// --full.  16 MiB on 128 and 1024 GPUs (same bytes per GPU): how the CPU per packet-hop grows
+// with the cluster (doc/performance.md, "Cost at scale").
 BENCHMARK_CAPTURE(BM_ReplayTrace, demo_tp8_dp2, std::string("demo-tp8-dp2.trace"))
     ->Args({2, 0})
     ->Unit(benchmark::kSecond)
@@ -118,6 +119,8 @@ BENCHMARK_CAPTURE(BM_ReplayTrace, gpt3_175b_tp8_pp8_dp2, std::string("gpt3-175b-
     ->Iterations(1);
 BENCHMARK(BM_DataParallelIteration)
     ->Args({2, 64, 0})
+    ->Args({16, 16, 0})
+    ->Args({128, 16, 0})
     ->Args({128, 1024, 0})
     ->Args({128, 1024, 64})
     ->Unit(benchmark::kSecond)
