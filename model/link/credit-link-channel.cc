@@ -38,6 +38,10 @@ CreditLinkChannel::GetTypeId()
 CreditLinkChannel::CreditLinkChannel()
     : m_nDevices(0)
 {
+    for (uint32_t dir = 0; dir < 2; ++dir)
+    {
+        m_directions[dir].delivery.Bind(&CreditLinkChannel::Deliver, this, dir);
+    }
 }
 
 void
@@ -113,11 +117,7 @@ CreditLinkChannel::Push(uint32_t dir, InFlight&& frame)
         d.scheduled = true;
         Ptr<CreditLinkNetDevice> dst = m_devices[1 - dir];
         const uint32_t context = dst->GetNode() ? dst->GetNode()->GetId() : 0;
-        Simulator::ScheduleWithContext(context,
-                                       arrival - Simulator::Now(),
-                                       &CreditLinkChannel::Deliver,
-                                       this,
-                                       dir);
+        d.delivery.ScheduleWithContext(context, arrival - Simulator::Now());
     }
 }
 
@@ -200,10 +200,7 @@ CreditLinkChannel::Deliver(uint32_t dir)
     if (!d.wire.empty() && !d.scheduled)
     {
         d.scheduled = true;
-        d.delivery = Simulator::Schedule(d.wire.front().arrival - now,
-                                         &CreditLinkChannel::Deliver,
-                                         this,
-                                         dir);
+        d.delivery.Schedule(d.wire.front().arrival - now);
     }
 }
 

@@ -9,6 +9,7 @@
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/ptr.h"
+#include "ns3/reusable-event.h"
 
 #include <array>
 #include <cstdint>
@@ -91,7 +92,7 @@ class CreditLinkChannel : public Channel
     struct Direction
     {
         std::deque<InFlight> wire;
-        EventId delivery;
+        ReusableEvent delivery;
         bool scheduled{false};
     };
 

@@ -178,6 +178,7 @@ CreditLinkNetDevice::CreditLinkNetDevice()
       m_ifIndex(0),
       m_switchPort(0)
 {
+    m_txComplete.Bind(&CreditLinkNetDevice::TransmitComplete, this);
 }
 
 namespace
@@ -282,7 +283,7 @@ CreditLinkNetDevice::~CreditLinkNetDevice() = default;
 void
 CreditLinkNetDevice::DoDispose()
 {
-    m_txEvent.Cancel();
+    m_txComplete.Cancel();
     m_fcTimer.Cancel();
     m_wakeup.Cancel();
     m_drainEvent.Cancel();
@@ -810,7 +811,7 @@ CreditLinkNetDevice::TransmitNext()
     }
     m_heldFlowControl.clear();
     m_channel->TransmitData(this, packet, vc, headTime, txTime);
-    m_txEvent = Simulator::Schedule(txTime, &CreditLinkNetDevice::TransmitComplete, this);
+    m_txComplete.Schedule(txTime);
     if (wakeSender && !m_txReadyCallback.IsNull())
     {
         m_txReadyCallback(this, vc);

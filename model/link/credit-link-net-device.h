@@ -10,6 +10,7 @@
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
+#include "ns3/reusable-event.h"
 #include "ns3/traced-callback.h"
 #include "ns3/wire-timing.h"
 
@@ -244,7 +245,7 @@ class CreditLinkNetDevice : public NetDevice
     uint32_t m_peerCutThroughBytes; //!< 0: the peer takes packets at their tail
     std::vector<std::pair<uint32_t, uint32_t>> m_heldFlowControl; //!< (vc, credits)
     EventId m_fcTimer;
-    EventId m_txEvent;
+    ReusableEvent m_txComplete;
     EventId m_wakeup;
     Time m_fcBusyUntil;
     EventId m_drainEvent;
