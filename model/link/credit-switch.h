@@ -124,7 +124,7 @@ class CreditSwitch : public Object
     virtual uint32_t DefaultCutThroughBytes() const;
 
   private:
-    // 32 bytes (VCs <= 32 fit 16 bits), as many per deque block as without the tail.
+    // 32 bytes: VCs <= 32 fit 16 bits.
     struct Entry
     {
         Ptr<Packet> packet;
