@@ -215,6 +215,43 @@ TEST(WorkloadImportFixtures, SimAiMoeProgram)
     EXPECT_EQ(t.ops[13][4].line, 6u); // moe_dispatch, after the blank line
 }
 
+// ep = dp = 2 on 4 GPUs with tp 2: the DP_EP groups hold one rank each, so the
+// ALLREDUCE_DP_EP is dropped.
+TEST(WorkloadImportFixtures, SimAiEpEqualsDp)
+{
+    auto t = SimAiWorkloadImporter::ImportFile(kData + "simai-ep-equals-dp.txt", {});
+    // tp0, tp1; per t: dp, one EP group, two one-rank DP_EP groups
+    EXPECT_EQ(t.groups.size(), 2u + 2 * 4);
+    EXPECT_EQ(RanksOf(t, "ep0"), (std::vector<uint32_t>{0, 2}));
+    EXPECT_EQ(RanksOf(t, "dpep1"), (std::vector<uint32_t>{2}));
+    ExpectProgram(t,
+                  2,
+                  {
+                      {"p0.l0.f", K::Compute, 0, 10, "", {}},
+                      {"p0.l0.fc", K::AllToAll, 0, 4096, "ep0", {0}},
+                      {"p0.l0.ig", K::Compute, 0, 20, "", {1}},
+                      {"p0.l0.wg", K::Compute, 0, 30, "", {2}}, // no wgc: one-rank group
+                  });
+    EXPECT_EQ(t.collectives.size(), 2u); // the ALLTOALL on ep0 and on ep1
+}
+
+// Without ep in the header, _DP_EP means the DP group (DATA: all 4 ranks); a DATA header
+// may carry keys.
+TEST(WorkloadImportFixtures, SimAiDpEpWithoutEp)
+{
+    auto t = SimAiWorkloadImporter::ImportFile(kData + "simai-data-dp-ep.txt", {});
+    ASSERT_EQ(t.numRanks, 4u);
+    ASSERT_EQ(t.groups.size(), 1u);
+    EXPECT_EQ(RanksOf(t, "dp0"), (std::vector<uint32_t>{0, 1, 2, 3}));
+    ExpectProgram(t,
+                  1,
+                  {
+                      {"p0.l0.f", K::Compute, 0, 10, "", {}}, // no ig compute (DATA, layer 0)
+                      {"p0.l0.wg", K::Compute, 0, 10, "", {0}},
+                      {"p0.l0.wgc", K::AllGather, 2, 256, "dp0", {1}},
+                  });
+}
+
 // AICB header (tabs, no all_gpus): the rank count must come from the options.
 TEST(WorkloadImportFixtures, AicbHeaderWithoutAllGpus)
 {
