@@ -38,10 +38,12 @@ struct BadInput
     std::string program; ///< scenario binary
     std::string args;    ///< space-separated; {file} is the input file written for the case
     std::string content; ///< input file text (written to {file}) unless sample is set
-    std::string sample;  ///< file under ../shared/samples/workloads to derive the input from
+    std::string sample;  ///< file under sampleDir to derive the input from
     std::function<std::string(const std::string&)> derive; ///< sample text -> bad input
     std::vector<std::string> expect;                       ///< each must appear in stderr
     std::string field; ///< expected error_field of the failed row ("": any)
+    /// The public samples kept beside the checkout, or the fixtures of test/data/workloads.
+    std::string sampleDir = AI_FABRIC_SOURCE_DIR "/../shared/samples/workloads/";
 };
 
 // GoogleTest prints a parameter it cannot format as a byte dump; the program and
@@ -200,8 +202,7 @@ TEST_P(BadInputTest, FailsCleanlyWithOnlyAFailedRunRow)
     std::string file = m_dir + "/" + c.name + ".txt";
     if (!c.sample.empty())
     {
-        const std::string path =
-            std::string(AI_FABRIC_SOURCE_DIR) + "/../shared/samples/workloads/" + c.sample;
+        const std::string path = c.sampleDir + c.sample;
         if (access(path.c_str(), R_OK) != 0)
         {
             GTEST_SKIP() << "sample " << path << " absent";
@@ -500,6 +501,19 @@ Sample(const std::string& name,
     return c;
 }
 
+// A fixture of test/data/workloads made invalid by \p derive: runs on a fresh clone.
+BadInput
+Fixture(const std::string& name,
+        const std::string& fixture,
+        std::function<std::string(const std::string&)> derive,
+        const std::string& where,
+        const std::string& field)
+{
+    BadInput c = Sample(name, fixture, std::move(derive), where, field);
+    c.sampleDir = AI_FABRIC_SOURCE_DIR "/test/data/workloads/";
+    return c;
+}
+
 // A refused flag: the message names it.
 BadInput
 Flag(const std::string& name,
@@ -708,6 +722,38 @@ Cases()
             [](const std::string& t) { return t.substr(0, t.size() / 2); },
             "",
             ""),
+        // The same, derived from the fixtures.
+        Fixture(
+            "simai_fixture_rows_missing",
+            "astrasim-data.txt",
+            [](const std::string& t) { return ReplaceLine(t, 4, ""); },
+            "4:",
+            "layers"),
+        Fixture(
+            "simai_fixture_unknown_collective",
+            "astrasim-hybrid-transformer.txt",
+            [](const std::string& t) { return ReplaceField(t, 3, 3, "ALLSCATTER"); },
+            "3:",
+            "fwd comm type"),
+        Fixture(
+            "simai_fixture_bad_compute",
+            "aicb-micro.txt",
+            [](const std::string& t) { return ReplaceField(t, 3, 2, "12x"); },
+            "3:",
+            "fwd compute"),
+        Fixture(
+            "simai_fixture_negative_bytes",
+            "aicb-micro.txt",
+            [](const std::string& t) { return ReplaceField(t, 3, 10, "-4096"); },
+            "3:",
+            "wg bytes"),
+        Fixture(
+            "simai_fixture_truncated_row",
+            "aicb-megatron-tp2.txt",
+            // half of the file ends in the first column of row 2 (line 4)
+            [](const std::string& t) { return t.substr(0, t.size() / 2); },
+            "4:",
+            "reserved"),
         // Cluster flags: zero, negative, too large, unknown presets, invalid choices.
         Flag("flag_servers_zero", "cluster-replay", kReplay + " --servers=0", "servers", "servers"),
         Flag("flag_servers_negative",

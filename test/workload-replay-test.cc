@@ -131,6 +131,8 @@ class ReplayTest : public ::testing::Test
         return took;
     }
 
+    void ExpectMicroSweepMatchesAlone(const std::string& path, uint32_t passes, size_t collectives);
+
     static WorkloadTrace Parse(const std::string& text)
     {
         return NativeTraceParser::ParseString(text, "test.trace");
@@ -356,26 +358,27 @@ TEST_F(ReplayTest, GeneratedPipelineShowsTheOneFOneBBubble)
     }
 }
 
-// SimAI MICRO (AICB micro_test: 19 allreduces of 4 KiB .. 1 GiB, one after the other) on
-// 4 ranks: each replayed allreduce takes what it takes alone plus two notifications (the
-// last member's "ready" before it starts, the last rank's "done" after it), within 1%.
-TEST_F(ReplayTest, SimAiMicroSweepMatchesCollectivesAlone)
+// A SimAI MICRO file on 4 ranks: each replayed collective takes what it takes alone plus two
+// notifications (the last member's "ready" before it starts, the last rank's "done" after
+// it), within 1%.
+void
+ReplayTest::ExpectMicroSweepMatchesAlone(const std::string& path,
+                                         uint32_t passes,
+                                         size_t collectives)
 {
-    const std::string path = kSamples + "aicb_workload_simAI_micro_test_all_reduce.txt";
-    if (!std::ifstream(path))
-    {
-        GTEST_SKIP() << path << " absent";
-    }
     SimAiImportOptions options;
     options.ranks = 4;
+    options.passes = passes;
     WorkloadTrace trace = SimAiWorkloadImporter::ImportFile(path, options);
-    ASSERT_EQ(trace.collectives.size(), 19u);
+    ASSERT_EQ(trace.collectives.size(), collectives);
+    std::vector<const char*> kinds;
     std::vector<uint64_t> sizes;
     std::vector<uint32_t> opIndex;
     for (uint32_t i = 0; i < trace.ops[0].size(); ++i)
     {
         if (IsCollective(trace.ops[0][i].kind))
         {
+            kinds.push_back(WorkloadOpKindName(trace.ops[0][i].kind));
             sizes.push_back(trace.ops[0][i].bytes);
             opIndex.push_back(i);
         }
@@ -390,12 +393,30 @@ TEST_F(ReplayTest, SimAiMicroSweepMatchesCollectivesAlone)
     replay = nullptr;
     for (std::size_t k = 0; k < sizes.size(); ++k)
     {
-        const Time alone = Alone("allreduce", 4, sizes[k], "auto") + 2 * notify;
-        std::cout << "[replay] MICRO allreduce " << sizes[k] << " B: replay "
+        const Time alone = Alone(kinds[k], 4, sizes[k], "auto") + 2 * notify;
+        std::cout << "[replay] MICRO " << kinds[k] << " " << sizes[k] << " B: replay "
                   << replayed[k].GetMicroSeconds() << " us, alone " << alone.GetMicroSeconds()
                   << " us\n";
-        EXPECT_NEAR(replayed[k].GetSeconds() / alone.GetSeconds(), 1.0, 0.01) << sizes[k];
+        EXPECT_NEAR(replayed[k].GetSeconds() / alone.GetSeconds(), 1.0, 0.01)
+            << kinds[k] << " " << sizes[k];
     }
+}
+
+// AICB micro_test: 19 allreduces of 4 KiB .. 1 GiB, one after the other.
+TEST_F(ReplayTest, SimAiMicroSweepMatchesCollectivesAlone)
+{
+    const std::string path = kSamples + "aicb_workload_simAI_micro_test_all_reduce.txt";
+    if (!std::ifstream(path))
+    {
+        GTEST_SKIP() << path << " absent";
+    }
+    ExpectMicroSweepMatchesAlone(path, 1, 19);
+}
+
+// The MICRO fixture: allreduce 4 KiB, allgather 8 KiB, reducescatter 16 KiB, two passes.
+TEST_F(ReplayTest, SimAiMicroFixtureMatchesCollectivesAlone)
+{
+    ExpectMicroSweepMatchesAlone(AI_FABRIC_SOURCE_DIR "/test/data/workloads/aicb-micro.txt", 2, 6);
 }
 
 // GOAL ring allreduce schedule on 8 ranks: 2(p−1) = 14 steps of one 64 KiB send per rank,

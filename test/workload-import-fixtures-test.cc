@@ -1,0 +1,653 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The SimAI / ASTRA-sim 1.0 and GOAL importers on the hand-written files of
+ * test/data/workloads (described in its README.md): every expected figure is derived
+ * by hand from the fixture, following the conversion rules of doc/workload.md.
+ */
+#include "ns3/trace-goal.h"
+#include "ns3/trace-simai.h"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+const std::string kData = AI_FABRIC_SOURCE_DIR "/test/data/workloads/";
+
+using K = WorkloadOpKind;
+
+/// One op as the importer should emit it; value is timeNs for compute, bytes otherwise.
+struct ExpectedOp
+{
+    std::string label;
+    WorkloadOpKind kind;
+    uint32_t stream;
+    uint64_t value;
+    std::string group; ///< "" for compute
+    std::vector<uint32_t> deps;
+};
+
+void
+ExpectProgram(const WorkloadTrace& t, uint32_t rank, const std::vector<ExpectedOp>& expected)
+{
+    ASSERT_LT(rank, t.ops.size());
+    const auto& ops = t.ops[rank];
+    ASSERT_EQ(ops.size(), expected.size()) << "ops of rank " << rank;
+    for (size_t i = 0; i < expected.size(); ++i)
+    {
+        const auto& e = expected[i];
+        const auto& op = ops[i];
+        SCOPED_TRACE("rank " + std::to_string(rank) + " op " + std::to_string(i) + " '" + e.label +
+                     "'");
+        EXPECT_EQ(op.label, e.label);
+        EXPECT_EQ(op.kind, e.kind);
+        EXPECT_EQ(op.stream, e.stream);
+        if (e.kind == K::Compute)
+        {
+            EXPECT_EQ(op.timeNs, e.value);
+            EXPECT_EQ(op.group, -1);
+        }
+        else
+        {
+            EXPECT_EQ(op.bytes, e.value);
+            ASSERT_GE(op.group, 0);
+            EXPECT_EQ(t.groups[op.group].name, e.group);
+            EXPECT_GE(op.collective, 0);
+        }
+        EXPECT_EQ(op.deps, e.deps);
+    }
+}
+
+std::vector<uint32_t>
+RanksOf(const WorkloadTrace& t, const std::string& group)
+{
+    const int32_t g = t.FindGroup(group);
+    return g < 0 ? std::vector<uint32_t>{} : t.groups[g].ranks;
+}
+
+uint64_t
+SumComputeNs(const WorkloadTrace& t, uint32_t rank)
+{
+    uint64_t ns = 0;
+    for (const auto& op : t.ops[rank])
+    {
+        ns += op.kind == K::Compute ? op.timeNs : 0;
+    }
+    return ns;
+}
+
+std::string
+ReadFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+} // namespace
+
+// SimAI header with every key the parser reads (checkpoint lists and an unknown key
+// skipped), space-separated rows with a blank line between them.
+TEST(WorkloadImportFixtures, SimAiHeaderAndRows)
+{
+    auto w = SimAiWorkloadImporter::ParseFile(kData + "simai-moe-tp2-pp2-ep2.txt");
+    EXPECT_EQ(w.parallelism, "HYBRID_TRANSFORMER_FWD_IN_BCKWD");
+    EXPECT_EQ(w.modelParallelGroup, 2u);
+    EXPECT_EQ(w.ep, 2u);
+    EXPECT_EQ(w.pp, 2u);
+    EXPECT_EQ(w.vpp, 4u);
+    EXPECT_EQ(w.ga, 3u);
+    EXPECT_EQ(w.allGpus, 16u);
+    EXPECT_EQ(w.ppCommBytes, 8388608u); // "pp_comm 8388608", written without colon
+    ASSERT_EQ(w.layers.size(), 5u);
+    // rows on lines 3, 4, then 6-8 (line 5 is blank)
+    const uint32_t lines[] = {3, 4, 6, 7, 8};
+    for (size_t i = 0; i < 5; ++i)
+    {
+        EXPECT_EQ(w.layers[i].line, lines[i]);
+        EXPECT_EQ(w.layers[i].updateTime, 10u);
+    }
+    EXPECT_EQ(w.layers[0].name, "embedding");
+    EXPECT_EQ(w.layers[0].reserved, -1);
+    EXPECT_EQ(w.layers[1].reserved, 7); // "attention 7 ..."
+    // embedding: fwd BROADCAST 1024 on the default group
+    EXPECT_TRUE(w.layers[0].fwdComm.present);
+    EXPECT_EQ(w.layers[0].fwdComm.kind, K::Broadcast);
+    EXPECT_EQ(w.layers[0].fwdComm.group, SimAiGroupKind::None);
+    EXPECT_EQ(w.layers[0].fwdComm.bytes, 1024u);
+    // moe_dispatch: fwd ALLTOALL_EP, ig NONE, wg ALLREDUCE_EP
+    EXPECT_EQ(w.layers[2].fwdComm.kind, K::AllToAll);
+    EXPECT_EQ(w.layers[2].fwdComm.group, SimAiGroupKind::Ep);
+    EXPECT_FALSE(w.layers[2].igComm.present);
+    EXPECT_EQ(w.layers[2].wgComm.kind, K::AllReduce);
+    EXPECT_EQ(w.layers[2].wgComm.group, SimAiGroupKind::Ep);
+    // moe_combine: wg ALLGATHER_DP_EP 524288
+    EXPECT_EQ(w.layers[3].wgComm.kind, K::AllGather);
+    EXPECT_EQ(w.layers[3].wgComm.group, SimAiGroupKind::DpEp);
+    EXPECT_EQ(w.layers[3].wgComm.bytes, 524288u);
+    // grad_norm: ig REDUCESCATTER_EP, wg REDUCESCATTER_DP_EP, fwd NONE
+    EXPECT_FALSE(w.layers[4].fwdComm.present);
+    EXPECT_EQ(w.layers[4].igComm.kind, K::ReduceScatter);
+    EXPECT_EQ(w.layers[4].igComm.group, SimAiGroupKind::Ep);
+    EXPECT_EQ(w.layers[4].wgComm.group, SimAiGroupKind::DpEp);
+    EXPECT_EQ(w.layers[4].fwdCompute, 1300u);
+    EXPECT_EQ(w.layers[4].igCompute, 2500u);
+    EXPECT_EQ(w.layers[4].wgCompute, 0u);
+}
+
+// 16 GPUs, tp 2, pp 2, so dp 16/(2*2) = 4, ep 2; rank = (stage*dp + d)*tp + t.
+TEST(WorkloadImportFixtures, SimAiMoePipelineGroups)
+{
+    auto t = SimAiWorkloadImporter::ImportFile(kData + "simai-moe-tp2-pp2-ep2.txt", {});
+    ASSERT_EQ(t.numRanks, 16u); // all_gpus
+    // per stage: 4 TP groups, 2 DP groups (one per t), 2x2 EP and 2x2 DP_EP groups = 12;
+    // two stages
+    EXPECT_EQ(t.groups.size(), 24u + 4u);
+    EXPECT_EQ(RanksOf(t, "tp0"), (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(RanksOf(t, "dp0"), (std::vector<uint32_t>{0, 2, 4, 6})); // stage 0, t 0
+    EXPECT_EQ(RanksOf(t, "ep1"), (std::vector<uint32_t>{4, 6}));       // d 2, 3 of stage 0, t 0
+    EXPECT_EQ(RanksOf(t, "dpep1"), (std::vector<uint32_t>{2, 6}));     // d 1, 3 (d mod 2 = 1)
+    // rank 13 = stage 1, d 2, t 1
+    EXPECT_EQ(RanksOf(t, "tp6"), (std::vector<uint32_t>{12, 13}));        // stage*dp + d = 6
+    EXPECT_EQ(RanksOf(t, "dp3"), (std::vector<uint32_t>{9, 11, 13, 15})); // stage*tp + t = 3
+    EXPECT_EQ(RanksOf(t, "ep7"), (std::vector<uint32_t>{13, 15}));        // (3)*2 + d/2 = 7
+    EXPECT_EQ(RanksOf(t, "dpep6"), (std::vector<uint32_t>{9, 13}));       // (3)*2 + d%2 = 6
+    // 24 ops on each of 16 ranks (see the program below)
+    EXPECT_EQ(t.CountOps(), 16u * 24);
+    // collective calls: 3 on TP and 5 on EP groups (8 groups each), 2 on DP_EP groups
+    // (8 groups), 2 on DP groups (4 groups): 8*(3+5+2) + 4*2
+    EXPECT_EQ(t.collectives.size(), 88u);
+    for (uint32_t r = 0; r < 16; ++r)
+    {
+        // fwd 1000+1100+1200+1300, ig 2500+2400+1+2200+2000, wg 3400+3300+3000
+        EXPECT_EQ(SumComputeNs(t, r), 23401u);
+        EXPECT_EQ(t.SumBytes(r, K::Broadcast), 1024u + 4096);            // embedding fwd, wg
+        EXPECT_EQ(t.SumBytes(r, K::AllReduce), 2048u + 65536);           // attention fwd, moe wg
+        EXPECT_EQ(t.SumBytes(r, K::AllGather), 131072u + 8192 + 524288); // combine fwd, attn ig
+        EXPECT_EQ(t.SumBytes(r, K::ReduceScatter), 1048576u + 2097152 + 16384); // grad_norm, attn
+        EXPECT_EQ(t.SumBytes(r, K::AllToAll), 32768u + 262144); // dispatch fwd, combine ig
+    }
+}
+
+// Rank 13's program: forward layers 0..4, then backward 4..0 (ig on stream 1, wg on 2).
+TEST(WorkloadImportFixtures, SimAiMoeProgram)
+{
+    auto t = SimAiWorkloadImporter::ImportFile(kData + "simai-moe-tp2-pp2-ep2.txt", {});
+    ExpectProgram(t,
+                  13,
+                  {
+                      {"p0.l0.f", K::Compute, 0, 1000, "", {}},
+                      {"p0.l0.fc", K::Broadcast, 0, 1024, "tp6", {0}}, // plain fwd: TP group
+                      {"p0.l1.f", K::Compute, 0, 1100, "", {1}},
+                      {"p0.l1.fc", K::AllReduce, 0, 2048, "tp6", {2}},
+                      {"p0.l2.f", K::Compute, 0, 1200, "", {3}},
+                      {"p0.l2.fc", K::AllToAll, 0, 32768, "ep7", {4}},
+                      {"p0.l3.fc", K::AllGather, 0, 131072, "ep7", {5}}, // fwd compute 0: none
+                      {"p0.l4.f", K::Compute, 0, 1300, "", {6}},         // fwd NONE: no .fc
+                      {"p0.l4.ig", K::Compute, 0, 2500, "", {7}},
+                      {"p0.l4.igc", K::ReduceScatter, 1, 1048576, "ep7", {8}},
+                      {"p0.l4.wgc", K::ReduceScatter, 2, 2097152, "dpep6", {}}, // wg compute 0
+                      {"p0.l3.ig", K::Compute, 0, 2400, "", {8, 9}}, // waits for l4's ig coll.
+                      {"p0.l3.igc", K::AllToAll, 1, 262144, "ep7", {9, 11}},
+                      {"p0.l3.wg", K::Compute, 0, 3400, "", {11}},
+                      {"p0.l3.wgc", K::AllGather, 2, 524288, "dpep6", {10, 13}},
+                      // ig compute 0, but l3's ig collective must be waited for: 1 ns
+                      {"p0.l2.ig", K::Compute, 0, 1, "", {13, 12}},
+                      {"p0.l2.wgc", K::AllReduce, 2, 65536, "ep7", {14}},
+                      {"p0.l1.ig", K::Compute, 0, 2200, "", {15}},           // l2's ig was NONE
+                      {"p0.l1.igc", K::AllGather, 1, 8192, "tp6", {12, 17}}, // plain ig: TP
+                      {"p0.l1.wg", K::Compute, 0, 3300, "", {17}},
+                      {"p0.l1.wgc", K::ReduceScatter, 2, 16384, "dp3", {16, 19}}, // plain wg: DP
+                      {"p0.l0.ig", K::Compute, 0, 2000, "", {19, 18}},
+                      // the first layer's ig ALLREDUCE 999 is not emitted
+                      {"p0.l0.wg", K::Compute, 0, 3000, "", {21}},
+                      {"p0.l0.wgc", K::Broadcast, 2, 4096, "dp3", {20, 22}},
+                  });
+    // a broadcast's root is its group's first rank
+    EXPECT_EQ(t.ops[13][1].root, 12);
+    EXPECT_EQ(t.ops[13][23].root, 9);
+    EXPECT_EQ(t.ops[13][4].line, 6u); // moe_dispatch, after the blank line
+}
+
+// ep = dp = 2 on 4 GPUs with tp 2: the DP_EP groups hold one rank each, so the
+// ALLREDUCE_DP_EP is dropped.
+TEST(WorkloadImportFixtures, SimAiEpEqualsDp)
+{
+    auto t = SimAiWorkloadImporter::ImportFile(kData + "simai-ep-equals-dp.txt", {});
+    // tp0, tp1; per t: dp, one EP group, two one-rank DP_EP groups
+    EXPECT_EQ(t.groups.size(), 2u + 2 * 4);
+    EXPECT_EQ(RanksOf(t, "ep0"), (std::vector<uint32_t>{0, 2}));
+    EXPECT_EQ(RanksOf(t, "dpep1"), (std::vector<uint32_t>{2}));
+    ExpectProgram(t,
+                  2,
+                  {
+                      {"p0.l0.f", K::Compute, 0, 10, "", {}},
+                      {"p0.l0.fc", K::AllToAll, 0, 4096, "ep0", {0}},
+                      {"p0.l0.ig", K::Compute, 0, 20, "", {1}},
+                      {"p0.l0.wg", K::Compute, 0, 30, "", {2}}, // no wgc: one-rank group
+                  });
+    EXPECT_EQ(t.collectives.size(), 2u); // the ALLTOALL on ep0 and on ep1
+}
+
+// Without ep in the header, _DP_EP means the DP group (DATA: all 4 ranks); a DATA header
+// may carry keys.
+TEST(WorkloadImportFixtures, SimAiDpEpWithoutEp)
+{
+    auto t = SimAiWorkloadImporter::ImportFile(kData + "simai-data-dp-ep.txt", {});
+    ASSERT_EQ(t.numRanks, 4u);
+    ASSERT_EQ(t.groups.size(), 1u);
+    EXPECT_EQ(RanksOf(t, "dp0"), (std::vector<uint32_t>{0, 1, 2, 3}));
+    ExpectProgram(t,
+                  1,
+                  {
+                      {"p0.l0.f", K::Compute, 0, 10, "", {}}, // no ig compute (DATA, layer 0)
+                      {"p0.l0.wg", K::Compute, 0, 10, "", {0}},
+                      {"p0.l0.wgc", K::AllGather, 2, 256, "dp0", {1}},
+                  });
+}
+
+// AICB header (tabs, no all_gpus): the rank count must come from the options.
+TEST(WorkloadImportFixtures, AicbHeaderWithoutAllGpus)
+{
+    const std::string path = kData + "aicb-megatron-tp2.txt";
+    try
+    {
+        SimAiWorkloadImporter::ImportFile(path, {});
+        ADD_FAILURE() << "imported without a rank count";
+    }
+    catch (const WorkloadError& e)
+    {
+        EXPECT_EQ(std::string(e.what()),
+                  path + ":1: field 'all_gpus': the header gives no all_gpus: pass the rank "
+                         "count explicitly");
+    }
+}
+
+// AICB megatron rows (tab-separated, padded with spaces) on 4 ranks: tp 2, dp 2.
+TEST(WorkloadImportFixtures, AicbMegatron)
+{
+    SimAiImportOptions opt;
+    opt.ranks = 4;
+    auto t = SimAiWorkloadImporter::ImportFile(kData + "aicb-megatron-tp2.txt", opt);
+    EXPECT_EQ(RanksOf(t, "tp1"), (std::vector<uint32_t>{2, 3}));
+    EXPECT_EQ(RanksOf(t, "dp0"), (std::vector<uint32_t>{0, 2}));
+    EXPECT_EQ(t.groups.size(), 4u); // tp0, tp1, dp0, dp1
+    ExpectProgram(t,
+                  2,
+                  {
+                      {"p0.l0.fc", K::Broadcast, 0, 16384, "tp1", {}}, // norm: fwd compute 0
+                      {"p0.l1.f", K::Compute, 0, 14356000, "", {0}},
+                      {"p0.l1.fc", K::AllReduce, 0, 50331648, "tp1", {1}},
+                      {"p0.l2.f", K::Compute, 0, 1, "", {2}},
+                      {"p0.l2.fc", K::AllGather, 0, 6754926592, "tp1", {3}}, // over 4 GiB
+                      {"p0.l2.ig", K::Compute, 0, 1, "", {4}},               // ig NONE
+                      {"p0.l2.wg", K::Compute, 0, 1, "", {5}},
+                      {"p0.l2.wgc", K::ReduceScatter, 2, 13509853184, "dp0", {6}},
+                      {"p0.l1.ig", K::Compute, 0, 4756000, "", {6}},
+                      {"p0.l1.igc", K::AllReduce, 1, 50331648, "tp1", {8}},
+                      {"p0.l1.wg", K::Compute, 0, 9512000, "", {8}}, // wg NONE
+                      {"p0.l0.ig", K::Compute, 0, 1, "", {10, 9}},
+                      {"p0.l0.wg", K::Compute, 0, 1, "", {11}},
+                  });
+    EXPECT_EQ(t.ops[2][0].root, 2); // first rank of tp1
+    // 4 TP calls x 2 groups + 1 DP call x 2 groups
+    EXPECT_EQ(t.collectives.size(), 10u);
+    EXPECT_EQ(t.CountOps(), 4u * 13);
+}
+
+// AICB MICRO: only the wg collectives, one after the other, on all ranks; two passes.
+TEST(WorkloadImportFixtures, AicbMicro)
+{
+    SimAiImportOptions opt;
+    opt.ranks = 4;
+    opt.passes = 2;
+    auto t = SimAiWorkloadImporter::ImportFile(kData + "aicb-micro.txt", opt);
+    ASSERT_EQ(t.groups.size(), 1u); // tp 1: only the DP group of all 4 ranks
+    EXPECT_EQ(RanksOf(t, "dp0"), (std::vector<uint32_t>{0, 1, 2, 3}));
+    for (uint32_t r = 0; r < 4; ++r)
+    {
+        // the computes (5, 6, 7) and the fwd ALLGATHER / ig ALLREDUCE are not emitted
+        ExpectProgram(t,
+                      r,
+                      {
+                          {"p0.l0.wgc", K::AllReduce, 0, 4096, "dp0", {}},
+                          {"p0.l1.wgc", K::AllGather, 0, 8192, "dp0", {0}},
+                          {"p0.l2.wgc", K::ReduceScatter, 0, 16384, "dp0", {1}},
+                          {"p1.l0.wgc", K::AllReduce, 0, 4096, "dp0", {2}},
+                          {"p1.l1.wgc", K::AllGather, 0, 8192, "dp0", {3}},
+                          {"p1.l2.wgc", K::ReduceScatter, 0, 16384, "dp0", {4}},
+                      });
+    }
+    EXPECT_EQ(t.collectives.size(), 6u);
+}
+
+// ASTRA-sim 1.0 DATA, ticks scaled by 0.5 ns (halves round away from zero), two passes.
+TEST(WorkloadImportFixtures, AstraSimDataTwoPasses)
+{
+    SimAiImportOptions opt;
+    opt.ranks = 4;
+    opt.nsPerTick = 0.5;
+    opt.passes = 2;
+    auto t = SimAiWorkloadImporter::ImportFile(kData + "astrasim-data.txt", opt);
+    ASSERT_EQ(t.groups.size(), 1u);
+    std::vector<ExpectedOp> program = {
+        // pass 0 forward: conv1 13003 x 0.5 = 6501.5 -> 6502; conv2 has no compute;
+        // fc1000 2049 x 0.5 -> 1025.  fwd ALLGATHER of conv1 ignored under DATA.
+        {"p0.l0.f", K::Compute, 0, 6502, "", {}},
+        {"p0.l2.f", K::Compute, 0, 1025, "", {0}},
+        // backward: fc1000 ig 4097 -> 2049, wg 8191 -> 4096
+        {"p0.l2.ig", K::Compute, 0, 2049, "", {1}},
+        {"p0.l2.wg", K::Compute, 0, 4096, "", {2}},
+        {"p0.l2.wgc", K::ReduceScatter, 2, 8192000, "dp0", {3}},
+        // conv2: no ig compute, ig ALLREDUCE ignored under DATA; wg 7488 -> 3744
+        {"p0.l1.wg", K::Compute, 0, 3744, "", {3}},
+        {"p0.l1.wgc", K::AllReduce, 2, 65536, "dp0", {4, 5}},
+        // conv1: no ig compute for the first layer under DATA; wg 32291 -> 16146
+        {"p0.l0.wg", K::Compute, 0, 16146, "", {5}},
+        {"p0.l0.wgc", K::AllReduce, 2, 37632, "dp0", {6, 7}},
+        // pass 1: each forward waits for its layer's wg collective of pass 0
+        {"p1.l0.f", K::Compute, 0, 6502, "", {7, 8}},
+        {"p1.l1.f", K::Compute, 0, 1, "", {9, 6}}, // 1 ns carries conv2's dependency
+        {"p1.l2.f", K::Compute, 0, 1025, "", {10, 4}},
+        {"p1.l2.ig", K::Compute, 0, 2049, "", {11}},
+        {"p1.l2.wg", K::Compute, 0, 4096, "", {12}},
+        {"p1.l2.wgc", K::ReduceScatter, 2, 8192000, "dp0", {8, 13}},
+        {"p1.l1.wg", K::Compute, 0, 3744, "", {13}},
+        {"p1.l1.wgc", K::AllReduce, 2, 65536, "dp0", {14, 15}},
+        {"p1.l0.wg", K::Compute, 0, 16146, "", {15}},
+        {"p1.l0.wgc", K::AllReduce, 2, 37632, "dp0", {16, 17}},
+    };
+    for (uint32_t r = 0; r < 4; ++r)
+    {
+        ExpectProgram(t, r, program);
+        // (6502+1025+2049+4096+3744+16146) per pass, plus the 1 ns of pass 1
+        EXPECT_EQ(SumComputeNs(t, r), 2u * 33562 + 1);
+    }
+}
+
+// ASTRA-sim 1.0 MODEL with CRLF line ends: tp = all 4 ranks, wg collectives ignored.
+TEST(WorkloadImportFixtures, AstraSimModelCrlf)
+{
+    const std::string path = kData + "astrasim-model-crlf.txt";
+    ASSERT_NE(ReadFile(path).find("\r\n"), std::string::npos) << "fixture lost its CRLF";
+    SimAiImportOptions opt;
+    opt.ranks = 4;
+    auto t = SimAiWorkloadImporter::ImportFile(path, opt);
+    ASSERT_EQ(t.groups.size(), 1u); // dp 1: no DP group
+    EXPECT_EQ(RanksOf(t, "tp0"), (std::vector<uint32_t>{0, 1, 2, 3}));
+    ExpectProgram(t,
+                  3,
+                  {
+                      {"p0.l0.f", K::Compute, 0, 500, "", {}},
+                      {"p0.l0.fc", K::AllGather, 0, 1048576, "tp0", {0}},
+                      {"p0.l1.f", K::Compute, 0, 800, "", {1}},
+                      {"p0.l1.fc", K::AllReduce, 0, 2097152, "tp0", {2}},
+                      {"p0.l1.ig", K::Compute, 0, 900, "", {3}},
+                      {"p0.l1.igc", K::ReduceScatter, 1, 8192, "tp0", {4}},
+                      {"p0.l1.wg", K::Compute, 0, 1000, "", {4}},   // wg ALLGATHER ignored
+                      {"p0.l0.ig", K::Compute, 0, 600, "", {6, 5}}, // no ig coll. on layer 0
+                      {"p0.l0.wg", K::Compute, 0, 700, "", {7}},
+                  });
+    EXPECT_EQ(t.collectives.size(), 3u);
+}
+
+// ASTRA-sim hybrid headers (trailing tabs) on 8 ranks, tp 2, dp 4: HYBRID_TRANSFORMER and
+// HYBRID_DATA_MODEL put TP innermost, HYBRID_MODEL_DATA puts DP innermost.
+TEST(WorkloadImportFixtures, AstraSimHybridLayouts)
+{
+    SimAiImportOptions opt;
+    opt.ranks = 8;
+
+    struct Case
+    {
+        std::string file;
+        std::vector<uint32_t> tpOf5; // TP group of rank 5
+        std::string tpName;
+        std::vector<uint32_t> dpOf5; // DP group of rank 5
+    };
+
+    const Case cases[] = {
+        // rank 5 = d 2, t 1: TP group (d 2) {4,5}, DP group (t 1) {1,3,5,7}
+        {"astrasim-hybrid-transformer.txt", {4, 5}, "tp2", {1, 3, 5, 7}},
+        {"astrasim-hybrid-data-model.txt", {4, 5}, "tp2", {1, 3, 5, 7}},
+        // rank = t*dp + d: rank 5 = t 1, d 1: TP group (d 1) {1,5}, DP group (t 1) {4..7}
+        {"astrasim-hybrid-model-data.txt", {1, 5}, "tp1", {4, 5, 6, 7}},
+    };
+    for (const auto& c : cases)
+    {
+        SCOPED_TRACE(c.file);
+        auto t = SimAiWorkloadImporter::ImportFile(kData + c.file, opt);
+        EXPECT_EQ(t.groups.size(), 6u); // 4 TP groups, 2 DP groups
+        EXPECT_EQ(RanksOf(t, c.tpName), c.tpOf5);
+        EXPECT_EQ(RanksOf(t, "dp1"), c.dpOf5);
+        ExpectProgram(t,
+                      5,
+                      {
+                          {"p0.l0.f", K::Compute, 0, 10, "", {}},
+                          {"p0.l0.fc", K::AllReduce, 0, 1024, c.tpName, {0}},
+                          {"p0.l0.ig", K::Compute, 0, 20, "", {1}}, // not DATA: first ig kept
+                          {"p0.l0.wg", K::Compute, 0, 30, "", {2}},
+                          {"p0.l0.wgc", K::AllReduce, 2, 2048, "dp1", {3}},
+                      });
+    }
+}
+
+// GOAL: comments, size suffixes b/B/none, default and explicit tags, cpu/nic, requires and
+// irequires (also on a label defined later), repeated (source, destination, tag), idle rank.
+TEST(WorkloadImportFixtures, GoalMixed)
+{
+    auto t = GoalScheduleImporter::ImportFile(kData + "goal-mixed.goal");
+    ASSERT_EQ(t.numRanks, 4u);
+    EXPECT_TRUE(t.groups.empty());
+    EXPECT_TRUE(t.collectives.empty());
+    EXPECT_TRUE(t.ops[3].empty()); // empty block
+    // 6 + 4 + 4 + 0
+    EXPECT_EQ(t.CountOps(), 14u);
+
+    struct Expected
+    {
+        std::string label;
+        WorkloadOpKind kind;
+        uint64_t value; // ns for calc, bytes otherwise
+        int32_t peer;   // to for send, from for recv
+        std::vector<uint32_t> deps;
+        uint32_t line;
+    };
+
+    const std::vector<std::vector<Expected>> ranks = {
+        {
+            {"c_l1", K::Compute, 250, -1, {}, 5},
+            {"m0_1_7_0", K::Send, 1024, 1, {0}, 6},    // l2 requires l1
+            {"m0_1_7_1", K::Send, 1024, 1, {1}, 7},    // second (0,1,7) message; l3 requires l2
+            {"m0_2_0_0", K::Send, 64, 2, {}, 8},       // no suffix, tag 0
+            {"m2_0_3_0", K::Recv, 4096, 2, {}, 11},    //
+            {"c_l6", K::Compute, 100, -1, {4, 3}, 12}, // requires l5, irequires l4
+        },
+        {
+            {"m0_1_7_0", K::Recv, 1024, 0, {}, 19},
+            {"m0_1_7_1", K::Recv, 1024, 0, {}, 20},
+            {"c_c", K::Compute, 500, -1, {0, 1}, 21},
+            {"m1_2_18446744073709551615_0", K::Send, 2048, 2, {2}, 24}, // largest tag
+        },
+        {
+            {"m0_2_0_0", K::Recv, 64, 0, {}, 28},
+            {"m1_2_18446744073709551615_0", K::Recv, 2048, 1, {}, 29},
+            {"m2_0_3_0", K::Send, 4096, 0, {3}, 30}, // requires w, defined after it
+            {"c_w", K::Compute, 0, -1, {0, 1}, 32},
+        },
+    };
+    for (uint32_t r = 0; r < ranks.size(); ++r)
+    {
+        ASSERT_EQ(t.ops[r].size(), ranks[r].size());
+        for (uint32_t i = 0; i < ranks[r].size(); ++i)
+        {
+            const auto& e = ranks[r][i];
+            const auto& op = t.ops[r][i];
+            SCOPED_TRACE("rank " + std::to_string(r) + " " + e.label);
+            EXPECT_EQ(op.label, e.label);
+            EXPECT_EQ(op.kind, e.kind);
+            EXPECT_EQ(op.stream, i); // every op on its own stream
+            EXPECT_EQ(op.deps, e.deps);
+            EXPECT_EQ(op.line, e.line);
+            EXPECT_EQ(e.kind == K::Compute ? op.timeNs : op.bytes, e.value);
+            EXPECT_EQ(e.kind == K::Send ? op.to : op.from, e.peer);
+        }
+    }
+    // matching in program order per (source, destination, tag)
+    EXPECT_EQ(t.ops[1][0].recvPeerOp, 1);
+    EXPECT_EQ(t.ops[1][1].recvPeerOp, 2);
+    EXPECT_EQ(t.ops[0][1].sendPeerOp, 0);
+    EXPECT_EQ(t.ops[0][2].sendPeerOp, 1);
+    EXPECT_EQ(t.ops[0][3].sendPeerOp, 0); // to rank 2's first op
+    EXPECT_EQ(t.ops[0][4].recvPeerOp, 2); // from rank 2's send z
+    EXPECT_EQ(t.ops[2][1].recvPeerOp, 3);
+    uint64_t sent = 0;
+    for (uint32_t r = 0; r < 4; ++r)
+    {
+        sent += t.SumBytes(r, K::Send);
+    }
+    EXPECT_EQ(sent, 1024u + 1024 + 64 + 2048 + 4096);
+}
+
+namespace
+{
+
+struct Malformed
+{
+    std::string file;
+    uint32_t line;
+    std::string field;
+    std::string detail;
+};
+
+void
+PrintTo(const Malformed& m, std::ostream* os)
+{
+    *os << m.file;
+}
+
+class MalformedFixture : public testing::TestWithParam<Malformed>
+{
+};
+
+} // namespace
+
+// Each file under malformed/ is refused with its name, the line and the field.
+TEST_P(MalformedFixture, NamesFileLineAndField)
+{
+    const Malformed& m = GetParam();
+    const std::string path = kData + "malformed/" + m.file;
+    ASSERT_TRUE(std::ifstream(path).good()) << path << " missing";
+    try
+    {
+        if (m.file.size() > 5 && m.file.compare(m.file.size() - 5, 5, ".goal") == 0)
+        {
+            GoalScheduleImporter::ImportFile(path);
+        }
+        else
+        {
+            SimAiWorkloadImporter::ImportFile(path, {});
+        }
+        ADD_FAILURE() << path << " was accepted";
+    }
+    catch (const WorkloadError& e)
+    {
+        EXPECT_EQ(e.GetFile(), path);
+        EXPECT_EQ(e.GetLine(), m.line);
+        EXPECT_EQ(e.GetField(), m.field);
+        EXPECT_EQ(e.GetDetail(), m.detail);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    WorkloadImportFixtures,
+    MalformedFixture,
+    testing::Values(
+        Malformed{"simai-header-no-value.txt", 1, "ep", "expected a value after 'ep:'"},
+        Malformed{"simai-group-zero.txt",
+                  1,
+                  "model_parallel_NPU_group",
+                  "group sizes must be at least 1"},
+        Malformed{"simai-count-line.txt",
+                  2,
+                  "layers",
+                  "expected the number of layers on a line of its own"},
+        Malformed{"simai-extra-row.txt", 4, "layers", "more layer rows than the 1 declared"},
+        Malformed{"simai-extra-column.txt",
+                  3,
+                  "layers",
+                  "expected 12 columns (name, reserved, fwd compute, fwd comm, fwd bytes, ig "
+                  "compute, ig comm, ig bytes, wg compute, wg comm, wg bytes, update), got 13"},
+        Malformed{"simai-bad-reserved.txt", 3, "reserved", "expected -1 or a number, got 'none'"},
+        // 8 GPUs / tp 2 = dp 4, not a multiple of ep 3 (found when converting)
+        Malformed{"simai-ep-not-dividing.txt", 1, "ep", "ep 3 does not divide dp 4"},
+        Malformed{"simai-ep-suffix-without-ep.txt",
+                  3,
+                  "ep",
+                  "an _EP collective needs ep > 1 in the header"},
+        // two blank lines and nothing else
+        Malformed{"simai-empty.txt",
+                  2,
+                  "parallelism",
+                  "empty file: expected a parallelism type like DATA"},
+        Malformed{"goal-duplicate-label.goal", 4, "label", "duplicate label 'l1' on rank 0"},
+        Malformed{"goal-nested-rank.goal", 3, "rank", "rank block inside another rank block"},
+        Malformed{"goal-stray-brace.goal", 2, "", "unexpected '}'"},
+        Malformed{"goal-op-outside-rank.goal", 2, "", "expected 'rank R {' before 'l1:'"},
+        Malformed{"goal-unknown-op.goal", 3, "op", "expected send, recv or calc, got 'put'"},
+        Malformed{"goal-unknown-option.goal", 3, "prio", "expected tag, cpu or nic"},
+        Malformed{"goal-option-without-value.goal", 3, "tag", "expected a value"},
+        Malformed{"goal-num-ranks-twice.goal", 2, "num_ranks", "expected one 'num_ranks N' line"},
+        Malformed{"goal-num-ranks-zero.goal", 1, "num_ranks", "expected at least 1 rank"},
+        Malformed{"goal-rank-without-brace.goal", 2, "rank", "expected 'rank R {'"},
+        // matched by (0, 1, tag 0): the receive on line 6 expects less than line 3 sends
+        Malformed{"goal-size-mismatch.goal",
+                  6,
+                  "bytes",
+                  "recv 'm0_1_0_0' on rank 1 expects 8 bytes but the send at line 3 has 16"},
+        Malformed{"goal-send-to-self.goal",
+                  3,
+                  "to",
+                  "expected a destination rank other than 0 below 2, got 0"},
+        Malformed{"goal-label-without-colon.goal",
+                  3,
+                  "",
+                  "expected 'label: send|recv|calc ...' or 'a requires b', got 'l1 calc 5'"},
+        Malformed{"goal-op-without-arguments.goal",
+                  3,
+                  "op",
+                  "expected send, recv or calc with arguments"},
+        Malformed{"goal-send-without-to.goal",
+                  3,
+                  "send",
+                  "expected 'send <bytes>b to <rank> [tag <t>]'"},
+        Malformed{"goal-requires-unknown-first.goal",
+                  4,
+                  "requires",
+                  "unknown label 'l9' on rank 0"},
+        // l1 and l2 wait for each other; the cycle is reported at the first op's line
+        Malformed{"goal-requires-cycle.goal",
+                  3,
+                  "after",
+                  "dependency cycle: 2 ops can never start, e.g. rank 0 'c_l1' (line 3), rank 0 "
+                  "'c_l2' (line 4)"}));
+
+TEST(WorkloadImportFixtures, MissingFile)
+{
+    const std::string path = kData + "no-such-file.txt";
+    try
+    {
+        SimAiWorkloadImporter::ImportFile(path, {});
+        ADD_FAILURE() << "imported a missing file";
+    }
+    catch (const WorkloadError& e)
+    {
+        EXPECT_EQ(std::string(e.what()), path + ": cannot open file"); // line 0: not printed
+    }
+}
