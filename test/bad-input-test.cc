@@ -38,7 +38,7 @@ struct BadInput
     std::string program; ///< scenario binary
     std::string args;    ///< space-separated; {file} is the input file written for the case
     std::string content; ///< input file text (written to {file}) unless sample is set
-    std::string sample;  ///< file under ../shared/samples/workloads to derive the input from
+    std::string sample;  ///< public SimAI / ASTRA-sim sample workload to derive the input from
     std::function<std::string(const std::string&)> derive; ///< sample text -> bad input
     std::vector<std::string> expect;                       ///< each must appear in stderr
     std::string field; ///< expected error_field of the failed row ("": any)
