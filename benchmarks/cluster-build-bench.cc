@@ -3,7 +3,7 @@
  *
  * Time and memory to build a 128-server dgx-h100 cluster (1024 GPUs, NVLink
  * domains, rail-optimised InfiniBand routed by the subnet manager, IPv4
- * front-end).  Issue 7 budget: under 30 s and 4 GiB.  Also the cost of the
+ * front-end).  Budget: under 30 s and 4 GiB.  Also the cost of the
  * end-of-run conservation check on such a cluster (on by default in every replay).
  */
 #include "ns3/cluster-helper.h"

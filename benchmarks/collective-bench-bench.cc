@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Wall time, simulator events and packet-hops of one ring allreduce on dgx-h100 servers, as
- * collective-bench runs it (ClusterHelper transport, CollectiveEngine).  Issue 11: 1 GiB on
+ * collective-bench runs it (ClusterHelper transport, CollectiveEngine).  Targets: 1 GiB on
  * 8, 64 and 512 GPUs (64 GPUs under 60 s) and a bytes sweep at 16 GPUs; cost should be
  * linear in packet-hops, i.e. events_per_hop and wall_ns_per_hop the same in every row.
  */

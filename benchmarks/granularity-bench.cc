@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Event granularity (issue 11): completion time, events and wall time of one allreduce as the
+ * Event granularity: completion time, events and wall time of one allreduce as the
  * simulated packet size changes, against the analytical (alpha-beta) figure.  scripts/bench
  * --granularity turns the rows into the table of doc/performance.md, with the error relative
  * to the finest setting of each group.

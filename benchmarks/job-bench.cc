@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Whole-job scale (issue 11): one training iteration replayed on a dgx-h100 cluster, wall
+ * Whole-job scale: one training iteration replayed on a dgx-h100 cluster, wall
  * time (cluster build + replay), events, packet-hops and peak RSS.  Targets: the
  * GPT-3-175B-like hybrid trace (TP 8 x PP 8 x DP 2) on 128 GPUs in under 10 min; a 1024-GPU
  * data-parallel iteration with a 1 GiB gradient allreduce in under 30 min and 8 GiB.

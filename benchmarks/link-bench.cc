@@ -5,7 +5,7 @@
 // host - k switches - host over credit links, against ns-3's
 // PointToPointNetDevice forwarding the same packets (a) by a receive
 // callback that resends on the next device (the same per-hop work a switch
-// core does) and (b) through the IPv4 stack with global routing.  Issue 11
+// core does) and (b) through the IPv4 stack with global routing.  Speed
 // targets for the credit chain: >= 5x the packet-hops/s of (b), <= 3 events per
 // packet-hop.  Heap allocations during the run are counted by replacing the
 // global operator new (ns-3 allocates one EventImpl per scheduled event).

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Insert rate of the results database: 1,000,000 flow rows into a fresh file
- * (target: under 3 s, issue 6).  Times Open + BeginRun + AddFlow x N + EndRun,
+ * (target: under 3 s).  Times Open + BeginRun + AddFlow x N + EndRun,
  * i.e. everything a scenario pays, including the final commit.
  */
 #include "ns3/results-database.h"

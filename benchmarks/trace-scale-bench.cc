@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Large inputs (issue 12): a native trace of N ops (default 10 million: 64 ranks, per step a
+ * Large inputs: a native trace of N ops (default 10 million: 64 ranks, per step a
  * compute and an allreduce on every rank and one send/recv pair) is written to a temporary
  * file, then parsed.  Reports ops/s of the parse, the peak RSS growth during the parse per op
  * (getrusage) and the heap the parsed WorkloadTrace keeps per op (mallinfo2).  Bound: at most

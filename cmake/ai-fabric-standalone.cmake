@@ -80,7 +80,7 @@ if(ns3_VERSION VERSION_LESS 3.36)
   message(
     FATAL_ERROR
       "ai-fabric: ns-3 ${ns3_VERSION} is too old for the CMake build (needs 3.36 or newer; tested with 3.37).\n"
-      "For waf-era trees (3.29-3.35) use wscript-compat/wscript, see README.md."
+      "For waf-era trees (3.29-3.35) use wscript-compat/wscript, see doc/building.md."
   )
 endif()
 set(NS3_VER ${ns3_VERSION})

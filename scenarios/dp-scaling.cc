@@ -1,8 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Data-parallel training of a fixed GPT-like model on dgx-h100 servers (issue 10,
- * scenario 1): one run per server count, DP over every GPU, one micro-batch per GPU
+ * Data-parallel training of a fixed GPT-like model on dgx-h100 servers:
+ * one run per server count, DP over every GPU, one micro-batch per GPU
  * (weak scaling: compute per iteration stays constant, the gradient allreduce grows).
  *   dp-scaling --servers=1,2,4 --db=runs.db
  * Prints iteration time, exposed gradient-allreduce time, per-plane bytes and busy

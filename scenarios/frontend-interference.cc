@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Data loading and checkpoints on the Ethernet front-end during data-parallel training
- * (issue 10, scenario 6): does the front-end delay iterations at its preset bandwidth?
+ * does the front-end delay iterations at its preset bandwidth?
  *   frontend-interference --ethScales=1,0.1 --db=runs.db
  * Four cases per front-end rate: no front-end traffic, data loading (batch i+1 fetched
  * storage -> CPU -> GPU while iteration i runs; iteration i's forward waits for batch i),

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * One hybrid TP x DP job under the two rank mappings (issue 10, scenario 3):
+ * One hybrid TP x DP job under the two rank mappings:
  *   tp-on-nvlink: TP groups inside a server (NVLink), DP across servers (InfiniBand);
  *   dp-on-nvlink: DP groups inside a server, TP groups spread over the servers.
  *   mapping-study --servers=2 --layers=2 --db=runs.db

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Expert-parallel all-to-all (issue 10, scenario 5): the same EP group of experts on one
+ * Expert-parallel all-to-all: the same EP group of experts on one
  * GB200 NVL72 NVLink domain versus spread over DGX H100 servers (8 GPUs each), where the
  * all-to-all crosses InfiniBand.
  *   moe-alltoall --ep=72 --tokens=512 --hidden=4096 --topk=2 --db=runs.db

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * How much bandwidth each plane needs for one job (issue 10, scenario 4): every plane's
+ * How much bandwidth each plane needs for one job: every plane's
  * bandwidth is scaled 0.25x ... 4x around the preset, one plane at a time, the others at
  * the preset; the knee of a plane is the smallest factor from which doubling its bandwidth
  * shortens the iteration by less than --threshold.

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * A hybrid 3D-parallel GPT-3-like job (issue 10, scenario 2): TP inside each NVLink domain,
+ * A hybrid 3D-parallel GPT-3-like job: TP inside each NVLink domain,
  * PP stages and DP replicas across InfiniBand, 1F1B pipeline.
  *   tp-pp-dp --db=runs.db                   # scaled GPT-3 shape on 16 x dgx-h100, minutes
  *   tp-pp-dp --gpt3                         # the full 175B shape: ~400x the traffic, hours

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Bad input, tried systematically (issue 12): every case runs a real scenario program as a
+ * Bad input, tried systematically: every case runs a real scenario program as a
  * subprocess on a results database that already holds a complete run, and checks a clean exit
  * with status 1, a message naming the place (file:line and field, or the flag), and a database
  * that holds nothing of the refused run but its `failed` run row, the earlier run intact.
@@ -308,7 +308,7 @@ TEST(ScenarioRunTest, InputErrorAfterBeginRunRemovesTheRunsRows)
     std::system(("rm -rf '" + dir + "'").c_str());
 }
 
-// kill -9 of a scenario mid-run (issue 12, database under faults): the file stays sound, the
+// kill -9 of a scenario mid-run (database under faults): the file stays sound, the
 // earlier run is intact and the killed run is left `running`, never `complete`.
 TEST(ScenarioFaults, KillNineMidRunLeavesSoundDatabase)
 {
@@ -356,7 +356,7 @@ TEST(ScenarioFaults, KillNineMidRunLeavesSoundDatabase)
     std::system(("rm -rf '" + dir + "'").c_str());
 }
 
-// Two sweeps of cluster-replay writing to one database at the same time (issue 12): every run
+// Two sweeps of cluster-replay writing to one database at the same time: every run
 // complete with the same rows as the others, nothing lost, the earlier run intact.
 TEST(ScenarioFaults, TwoConcurrentSweepsLoseNoRow)
 {

@@ -210,7 +210,7 @@ TEST(InfinibandHeaders, SendOnlyWireSizeAndCrcs)
     EXPECT_FALSE(InfinibandCheckCrcs(q));
 }
 
-// Data rates of the 4x presets (fabric-facts.md, OpenSM osm_console.c):
+// Data rates of the 4x presets (IBTA speed table, OpenSM osm_console.c):
 // tolerance 0.1 % because FDR's 64/66 of 56.25 Gb/s is 54.545... Gb/s.
 TEST(InfinibandLinkPreset, FourLaneDataRates)
 {

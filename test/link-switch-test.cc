@@ -211,7 +211,7 @@ TEST_F(LinkSwitchTest, IncastDeliversEverythingWithOutputSaturated)
     EXPECT_GT(core->GetPeakBytesForOutput(senders), uint64_t{senders} * bytes);
     const Time active = out.last - out.first;
     const double busy = outPort->GetCounters().busyTime.GetSeconds() / active.GetSeconds();
-    EXPECT_GT(busy, 0.99); // issue requirement: output busy > 99 %
+    EXPECT_GT(busy, 0.99); // requirement: output busy > 99 %
     for (uint32_t h = 0; h < senders; ++h)
     {
         const double stalled =

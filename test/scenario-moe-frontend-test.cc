@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-// Direction checks of the issue-10 studies moe-alltoall and frontend-interference on tiny
+// Direction checks of the studies moe-alltoall and frontend-interference on tiny
 // configurations, through the same trace builders and RunWorkloadStudy as the scenarios.
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"

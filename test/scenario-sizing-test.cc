@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-// Direction checks of the issue-10 studies tp-pp-dp and plane-sizing on tiny
+// Direction checks of the studies tp-pp-dp and plane-sizing on tiny
 // configurations, through RunStudyCase, ScalePlaneBandwidth and FindPlaneKnee as the
 // scenarios use them.
 #include "ns3/cluster-helper.h"

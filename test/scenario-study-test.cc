@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-// Direction checks of the issue-10 studies (scenarios/mapping-study, dp-scaling) on tiny
+// Direction checks of the studies (scenarios/mapping-study, dp-scaling) on tiny
 // configurations, through RunWorkloadStudy as the scenarios use it.
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"

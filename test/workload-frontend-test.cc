@@ -61,7 +61,8 @@ class FrontEndReplay : public ::testing::Test
         c.storageRate_Gbps = 10;
         c.pcieRate_Gbps = 10;
         // Point-to-point (full-duplex) links throughout: the bridged ToR's CSMA segments
-        // are half duplex, so TCP's ACKs contend with its data (README, frontend-interference).
+        // are half duplex, so TCP's ACKs contend with its data (doc/studies.md,
+        // frontend-interference).
         c.ethFabric = "routed";
         return c;
     }

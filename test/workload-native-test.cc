@@ -10,7 +10,7 @@ using namespace ns3;
 namespace
 {
 
-// The example of issue 9, verbatim.
+// The format's reference example (doc/workload.md), verbatim.
 const char* kIssueExample = R"(fabric-trace 1
 ranks 16
 group tp0 0-7            # a communicator: ranks as lists and ranges

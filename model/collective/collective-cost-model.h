@@ -15,9 +15,10 @@ namespace ns3
 /**
  * \ingroup ai-fabric
  * Alpha-beta reference costs of the collectives (seconds), p ranks, n bytes
- * (nccl-tests' size), formulas of shared/reference/fabric-facts.md plus the
- * pipelined ones the engine actually runs (doc/collectives.md).  α is the
- * cost of one message apart from its bytes, β the wire time of one payload byte.
+ * (nccl-tests' size): the published alpha-beta formulas (Thakur, Rabenseifner
+ * and Gropp 2005; nccl-tests' PERFORMANCE.md) plus the pipelined ones the engine
+ * actually runs (doc/collectives.md).  α is the cost of one message apart from
+ * its bytes, β the wire time of one payload byte.
  */
 class CollectiveCostModel
 {

@@ -30,7 +30,7 @@ struct SpeedRow
 // 10.3125 and FDR 14.0625 Gb/s, EDR 25.78125 Gb/s, 64b/66b); HDR/NDR/XDR
 // 53.125/106.25/212.5 Gb/s PAM4 with RS-FEC, where 4x gives 200/400/800 Gb/s of
 // data (NVIDIA transceiver docs), i.e. efficiency 16/17 ~ 0.941.  The 4x data
-// rates match OpenSM osm_console.c and fabric-facts.md.
+// rates match OpenSM osm_console.c and the IBTA speed table.
 const SpeedRow kSpeeds[] = {
     {"SDR", 2500000000ULL, 0.8},
     {"DDR", 5000000000ULL, 0.8},

@@ -32,7 +32,7 @@ class InfinibandNetDevice;
  * SL) is in: IBA switches may start a packet on its output before its tail has
  * arrived, and credits cover whole packets, so a packet never stalls half-sent
  * (virtual cut-through, not wormhole).  The port-to-port latencies quoted for
- * switches (fabric-facts.md: ~130-150 ns for NDR) are first bit in to first bit
+ * switches (vendor figures: ~130-150 ns for NDR) are first bit in to first bit
  * out: a 4 KiB packet alone takes 164 ns to arrive at HDR's 200 Gb/s.
  *
  * Ports are numbered as in IBA from 1; CreditSwitch port index = IB port - 1

@@ -26,8 +26,8 @@ namespace
 
 constexpr uint64_t GBps = 8'000'000'000ULL; // bits per second in one GB/s
 
-// NVIDIA NVLink product pages and the NVLink Switch SGXLS10 manual (via
-// fabric-facts.md): 25 GB/s per link and direction for NVLink 2-4, 50 GB/s for
+// NVIDIA NVLink product pages and the NVLink Switch SGXLS10 manual:
+// 25 GB/s per link and direction for NVLink 2-4, 50 GB/s for
 // NVLink 5; NVLink 4/5 signal at 26.5625 / 53.125 GB/s (PAM4 + FEC, 0.941).
 // NVLink 2/3 raw rates are not in our sources: data rate taken as the signalling
 // rate.  NVSwitch ports: gen1 18 (DGX-2), gen2 36 (DGX A100), gen3 64 NVLink4

@@ -16,7 +16,7 @@
 namespace ns3
 {
 
-/// Per-generation NVLink figures (see /work/shared/reference/fabric-facts.md).
+/// Per-generation NVLink figures (NVIDIA NVLink product pages, NVLink Switch manual).
 struct NvLinkGeneration
 {
     uint32_t generation;        //!< NVLink 2..5

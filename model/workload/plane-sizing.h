@@ -13,7 +13,7 @@
 namespace ns3
 {
 
-/// 0.25x ... 4x around a preset, each point double the previous (issue 10, plane-sizing).
+/// 0.25x ... 4x around a preset, each point double the previous.
 std::vector<double> DefaultPlaneSweepFactors();
 
 /**
