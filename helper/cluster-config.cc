@@ -4,6 +4,7 @@
 #include "ns3/cluster-config.h"
 
 #include "ns3/abort.h"
+#include "ns3/cluster-layout.h"
 #include "ns3/command-line.h"
 #include "ns3/nvlink-helper.h"
 #include "ns3/nvlink-net-device.h"
@@ -17,17 +18,26 @@
 namespace ns3
 {
 
+namespace
+{
+
+// The results database's plane names; a new plane is a row here and a ClusterPlaneBuilder.
+const std::pair<ClusterPlane, const char*> kPlaneNames[] = {
+    {ClusterPlane::NVLINK, "nvlink"},
+    {ClusterPlane::INFINIBAND, "infiniband"},
+    {ClusterPlane::ETHERNET, "ethernet"}};
+
+} // namespace
+
 std::string
 ClusterPlaneName(ClusterPlane plane)
 {
-    switch (plane)
+    for (const auto& [p, name] : kPlaneNames)
     {
-    case ClusterPlane::NVLINK:
-        return "nvlink";
-    case ClusterPlane::INFINIBAND:
-        return "infiniband";
-    case ClusterPlane::ETHERNET:
-        return "ethernet";
+        if (p == plane)
+        {
+            return name;
+        }
     }
     return "?";
 }
@@ -35,15 +45,17 @@ ClusterPlaneName(ClusterPlane plane)
 std::string
 ClusterPlaneFromName(const std::string& name, ClusterPlane& plane)
 {
-    for (ClusterPlane p : {ClusterPlane::NVLINK, ClusterPlane::INFINIBAND, ClusterPlane::ETHERNET})
+    std::string valid;
+    for (const auto& [p, n] : kPlaneNames)
     {
-        if (ClusterPlaneName(p) == name)
+        if (n == name)
         {
             plane = p;
             return "";
         }
+        valid += (valid.empty() ? "" : ", ") + std::string(n);
     }
-    return "unknown plane '" + name + "'; valid: nvlink, infiniband, ethernet";
+    return "unknown plane '" + name + "'; valid: " + valid;
 }
 
 namespace
@@ -380,21 +392,19 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
 std::string
 ClusterConfig::PartitionDomains(uint32_t processes, std::vector<uint32_t>& systemOfDomain) const
 {
-    const uint32_t domains = GetNDomains();
-    systemOfDomain.assign(domains, 0);
-    if (processes == 0 || processes > domains)
+    ClusterLayout layout(servers, gpusPerServer, serversPerDomain);
+    ClusterLayout::PartitionPolicy policy;
+    std::string error = ClusterLayout::ParsePartitionPolicy(partition, policy);
+    if (error.empty())
     {
-        return std::to_string(processes) + " processes for " + std::to_string(domains) +
-               " NVLink domain(s): a domain is never split, use 1 to " + std::to_string(domains) +
-               " processes";
+        error = layout.Partition(processes, policy);
     }
-    for (uint32_t d = 0; d < domains; ++d)
+    systemOfDomain.assign(layout.GetNDomains(), 0);
+    for (uint32_t d = 0; error.empty() && d < layout.GetNDomains(); ++d)
     {
-        systemOfDomain[d] = partition == "round-robin"
-                                ? d % processes
-                                : static_cast<uint32_t>(uint64_t{d} * processes / domains);
+        systemOfDomain[d] = layout.GetDomainSystemId(d);
     }
-    return "";
+    return error;
 }
 
 void
@@ -515,10 +525,11 @@ ClusterConfig::Validate(std::string* field) const
     {
         return fail("ibDelay", "ibDelay must be >= 0 ns");
     }
-    if (partition != "domain-blocks" && partition != "round-robin")
+    ClusterLayout::PartitionPolicy policy;
+    const std::string badPartition = ClusterLayout::ParsePartitionPolicy(partition, policy);
+    if (!badPartition.empty())
     {
-        return fail("partition",
-                    "unknown partition '" + partition + "'; valid: domain-blocks, round-robin");
+        return fail("partition", badPartition);
     }
     if (ibRoutingEngine != "ftree" && ibRoutingEngine != "updn" && ibRoutingEngine != "minhop")
     {

@@ -5,24 +5,20 @@
 #define AI_FABRIC_CLUSTER_HELPER_H
 
 #include "ns3/cluster-config.h"
+#include "ns3/cluster-layout.h"
+#include "ns3/cluster-plane.h"
 #include "ns3/credit-link-conservation.h"
+#include "ns3/front-end-cluster-plane.h"
 #include "ns3/front-end-transport.h"
 #include "ns3/gpu-transport.h"
-#include "ns3/infiniband-helper.h"
-#include "ns3/infiniband-subnet-manager.h"
-#include "ns3/infiniband-topology.h"
+#include "ns3/infiniband-cluster-plane.h"
 #include "ns3/input-error.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/link-sampler.h"
-#include "ns3/net-device-container.h"
-#include "ns3/net-device.h"
 #include "ns3/node-container.h"
-#include "ns3/nvlink-helper.h"
-#include "ns3/packet.h"
-#include "ns3/queue.h"
+#include "ns3/nvlink-cluster-plane.h"
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -40,25 +36,13 @@ std::string FormatPlaneRatio(double nvlink, double infiniband, double ethernet);
 
 /**
  * \ingroup ai-fabric
- * Builds a whole AI cluster from a ClusterConfig in one call: GPU, CPU and
- * storage nodes, the NVLink scale-up plane, the rail-optimised InfiniBand
- * scale-out plane and the front-end Ethernet with PCIe links between GPUs and
- * CPUs.  Node ids: GPUs in rank order, then CPUs, storage, Ethernet switches,
- * then whatever the plane builders create.
- *
- * Front-end (ClusterConfig::ethFabric): "routed" (default) makes ToRs IPv4
- * routers linked point-to-point to every aggregation switch.  "bridged" makes each ToR an
- * L2 switch, a BridgeNetDevice over one CsmaNetDevice port per server (a
- * 2-node CSMA segment CPU <-> ToR port) and one CSMA uplink to exactly one
- * aggregation router; the rack is one IPv4 subnet.  ns-3 has no spanning tree,
- * so a bridged ToR cannot have redundant uplinks (a loop would flood for ever):
- * ToR t hangs off aggregation router t mod aggs, and the aggregation routers are
- * meshed point-to-point.  Aggregation switches are IPv4 routers in both;
- * routes are static, following the address plan, or ns-3 global routing
- * (ClusterConfig::ethRouting; global routing's per-node shortest-path run makes
- * a 1024-GPU build 25 times slower).  ToRs and aggregation switches are
- * "eth-switch" nodes; the CPU forwards to its GPUs, so storage reaches every
- * GPU through its CPU.
+ * Builds a whole AI cluster from a ClusterConfig in one call: the servers' GPU and CPU
+ * nodes, then one ClusterPlaneBuilder per network (MakeClusterPlaneBuilders: the front-end
+ * Ethernet with the GPU <-> CPU PCIe links, the NVLink scale-up plane, the rail-optimised
+ * InfiniBand scale-out plane), composed behind one interface: every row, check, sample and
+ * description is the builders' in turn.  Which plane carries a rank pair is the
+ * ClusterPlaneRules table.  Node ids: GPUs in rank order, CPUs, then each builder's nodes in
+ * build order (storage, Ethernet switches, NVSwitches, InfiniBand switches).
  */
 class ClusterHelper
 {
@@ -168,16 +152,7 @@ class ClusterHelper
     uint32_t GetNEthernetLinks() const;
 
     /// Counters of one direction of a front-end or PCIe link, as of now.
-    struct FrontEndLinkStats
-    {
-        int64_t srcNode{0};
-        int64_t dstNode{0};
-        bool pcie{false}; //!< a GPU <-> CPU link
-        uint64_t rate_bps{0};
-        uint64_t txBytes{0};
-        uint64_t busy_ns{0};
-        uint64_t drops{0};
-    };
+    using FrontEndLinkStats = ns3::FrontEndLinkStats;
 
     std::vector<FrontEndLinkStats> GetFrontEndLinkStats() const;
     /**
@@ -252,112 +227,34 @@ class ClusterHelper
     double GetIbBisection_Gbps() const;
     double GetEthBisection_Gbps() const;
 
+    /// The cluster's layout (ranks, servers, domains, rails, processes).
+    const ClusterLayout& GetLayout() const;
+    /// The builder of \p plane (abort when the cluster has none).
+    ClusterPlaneBuilder& GetPlaneBuilder(ClusterPlane plane) const;
+    const std::vector<std::unique_ptr<ClusterPlaneBuilder>>& GetPlaneBuilders() const;
+    NvLinkClusterPlane& GetNvLinkPlane() const;
+    InfinibandClusterPlane& GetInfinibandPlane() const;
+    FrontEndClusterPlane& GetFrontEndPlane() const;
+
   private:
-    struct EthDirection
-    {
-        Ptr<NetDevice> device; //!< PointToPointNetDevice or CsmaNetDevice
-        Ptr<Queue<Packet>> queue;
-        int64_t srcNode{0};
-        int64_t dstNode{0};
-        uint64_t rate_bps{0};
-        uint64_t txBytes{0};
-        uint64_t txPackets{0};
-        uint64_t busy_ns{0};
-        uint64_t peakQueueBytes{0};
-        uint64_t drops{0};
-    };
-
-    static void EthTxBegin(EthDirection* d, Ptr<const Packet> p);
-    static uint64_t EthTxBytes(const EthDirection* d);
-    static uint64_t CreditTxBytes(Ptr<CreditLinkNetDevice> dev);
-    static int64_t FrameRate_bps(Ptr<CreditLinkNetDevice> dev);
-    static void EthDrop(EthDirection* d, Ptr<const Packet> p);
-    static void EthEnqueue(EthDirection* d, Ptr<const Packet> p);
-
     void CheckRank(uint32_t rank) const;
     static void UseFastScheduler();
     void BuildNodes();
-    void BuildFrontEnd();
-    void LinkServerGpus(uint32_t server);
-    /// Static routes of the front-end; no-ops under global routing.
-    void AddDefaultRoute(Ptr<Node> node, Ipv4Address gateway, uint32_t interface) const;
-    void AddNetworkRoute(Ptr<Node> node,
-                         Ipv4Address network,
-                         Ipv4Mask mask,
-                         Ipv4Address gateway,
-                         uint32_t interface) const;
-    /// System id per NVLink domain for ClusterConfig::partition; "" or why it cannot be split.
-    std::string Partition();
-    /// System id of each InfiniBand switch (topology node): with the hosts of its first cable,
-    /// switches without hosts spread round-robin.
-    std::vector<uint32_t> IbSwitchSystemIds() const;
-    void BuildIbTopology();
-    void BuildNvLink();
-    std::string BuildIbDevices();
-    /// ClusterConfig's NVLink per-link and InfiniBand rates onto the built devices.
-    void ApplyConfigRates();
-    static void AddCreditLinkRows(Ptr<ResultsDatabase> db,
-                                  const std::string& plane,
-                                  const std::vector<Ptr<CreditLinkNetDevice>>& devices,
-                                  int64_t& id);
-    /// Point-to-point link a-b with a /30 from \p network; returns the two addresses.
-    std::pair<Ipv4Address, Ipv4Address> Link(Ptr<Node> a,
-                                             Ptr<Node> b,
-                                             double rate_Gbps,
-                                             double delay_ns,
-                                             Ipv4Address network,
-                                             uint32_t& ifA,
-                                             uint32_t& ifB);
-    /// Storage node \p storage on aggregation switch \p agg, its default route; its address.
-    Ipv4Address LinkStorage(uint32_t storage, uint32_t agg);
-    Ipv4Address NextInfraNetwork();
-    /// Counters of the two directions of a link a-b (devices in that order).
-    void TraceLink(const NetDeviceContainer& devices, Ptr<Node> a, Ptr<Node> b, double rate_Gbps);
-    /// A 2-node CSMA segment a-b (no addresses); returns the two devices.
-    NetDeviceContainer CsmaSegment(Ptr<Node> a, Ptr<Node> b, double rate_Gbps, double delay_ns);
-    /// Bridged front-end: CSMA + BridgeNetDevice ToRs, aggregation routers meshed.
-    void BuildBridgedFrontEnd();
+    /// Sets \p name on \p target of the builder of \p plane (abort if it has no such target).
+    void SetPlaneAttribute(ClusterPlane plane,
+                           const std::string& target,
+                           const std::string& name,
+                           const AttributeValue& value);
 
     ClusterConfig m_config;
     bool m_describe{false};
     bool m_checkConservation{true};
     bool m_built{false};
 
-    NodeContainer m_gpus;
-    NodeContainer m_cpus;
-    NodeContainer m_storage;
-    NodeContainer m_tors;
-    NodeContainer m_aggs;
-    NodeContainer m_nvswitches;
-    NodeContainer m_ibSwitches;
-    std::vector<Ptr<Object>> m_nameGroups; //!< parents of hierarchical names
-
-    InfinibandTopology m_ibTopology;
-    Ptr<InfinibandSubnetManager> m_sm;
-    ClusterIbShape m_ibShape;
-    std::vector<uint32_t> m_hcaNode;                //!< rank -> topology node
-    std::map<uint32_t, std::string> m_ibSwitchName; //!< topology node -> name
-
-    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_nvDeviceAttributes;
-    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_nvSwitchAttributes;
-    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_smAttributes;
-    std::unique_ptr<InfinibandHelper> m_ib;
-    std::vector<Ptr<InfinibandNetDevice>> m_hcaDevice;   //!< rank -> HCA
-    std::vector<Ptr<CreditLinkNetDevice>> m_ibDevices;   //!< every IB port (both ends)
-    std::vector<std::unique_ptr<NvLinkHelper>> m_nvlink; //!< one per domain
-    std::vector<Ptr<CreditLinkNetDevice>> m_nvDevices;   //!< every NVLink bundle end
-
-    std::vector<Ipv4Address> m_gpuAddress;
-    std::vector<Ipv4Address> m_cpuAddress;
-    std::vector<Ipv4Address> m_storageAddress;
-    uint32_t m_infraLinks{0};
-    uint32_t m_pcieLinks{0};
-    uint32_t m_ethLinks{0};
-    std::deque<EthDirection> m_ethDirections; //!< deque: trace sinks hold pointers
-
-    std::map<std::string, ClusterPlane> m_forced;
-    uint32_t m_nSystems{1};
-    std::vector<uint32_t> m_domainSystem; //!< NVLink domain -> system id
+    ClusterLayout m_layout;
+    ClusterNodes m_nodes;
+    std::vector<std::unique_ptr<ClusterPlaneBuilder>> m_planes; //!< build order
+    ClusterPlaneRules m_rules;
 };
 
 } // namespace ns3

@@ -1,0 +1,446 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/cluster-plane.h"
+
+#include "ns3/abort.h"
+#include "ns3/credit-link-net-device.h"
+#include "ns3/credit-switch.h"
+#include "ns3/data-rate.h"
+#include "ns3/distributed-run.h"
+#include "ns3/double.h"
+#include "ns3/front-end-cluster-plane.h"
+#include "ns3/infiniband-cluster-plane.h"
+#include "ns3/link-sampler.h"
+#include "ns3/log.h"
+#include "ns3/names.h"
+#include "ns3/nvlink-cluster-plane.h"
+#include "ns3/results-database.h"
+#include "ns3/transport-plane.h"
+
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ClusterPlane");
+
+std::string
+FormatDecimal(double v)
+{
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(2) << v;
+    std::string t = s.str();
+    t.erase(t.find_last_not_of('0') + 1);
+    if (!t.empty() && t.back() == '.')
+    {
+        t.pop_back();
+    }
+    return t;
+}
+
+std::string
+FormatGbitAsGbyte(double gbit_per_s)
+{
+    return FormatDecimal(gbit_per_s / 8) + " GB/s";
+}
+
+void
+ClusterNodes::AddNameGroup(const std::string& name)
+{
+    nameGroups.push_back(CreateObject<Object>());
+    Names::Add(name, nameGroups.back());
+}
+
+std::string
+ClusterPlaneBuilder::GetName() const
+{
+    return ClusterPlaneName(GetPlane());
+}
+
+bool
+ClusterPlaneBuilder::SetAttribute(const std::string& /* target */,
+                                  const std::string& /* name */,
+                                  const AttributeValue& /* value */)
+{
+    return false;
+}
+
+std::string
+ClusterPlaneBuilder::Prepare(const ClusterConfig& /* config */, const ClusterLayout& /* layout */)
+{
+    return "";
+}
+
+int64_t
+ClusterPlaneBuilder::AssignStreams(int64_t /* stream */)
+{
+    return 0;
+}
+
+std::string
+ClusterPlaneBuilder::DescribeSummary(const ClusterConfig& /* config */) const
+{
+    return "";
+}
+
+std::string
+ClusterPlaneBuilder::DescribeDetails(const ClusterConfig& /* config */) const
+{
+    return "";
+}
+
+void
+ClusterPlaneBuilder::SetDataRate(Ptr<CreditLinkNetDevice> dev, double data_bps)
+{
+    DataRateValue signalling;
+    DoubleValue efficiency;
+    dev->GetAttribute("DataRate", signalling);
+    dev->GetAttribute("EncodingEfficiency", efficiency);
+    const auto bps = static_cast<uint64_t>(std::llround(data_bps / efficiency.Get()));
+    if (bps != signalling.Get().GetBitRate())
+    {
+        dev->SetAttribute("DataRate", DataRateValue(DataRate(bps)));
+    }
+}
+
+Ptr<TransportPlane>
+ClusterPlaneBuilder::MakeTransportPlane(const ClusterLayout& /* layout */) const
+{
+    return nullptr;
+}
+
+const std::vector<Ptr<CreditLinkNetDevice>>&
+ClusterPlaneBuilder::GetCreditLinkDevices() const
+{
+    static const std::vector<Ptr<CreditLinkNetDevice>> none;
+    return none;
+}
+
+namespace
+{
+
+uint64_t
+CreditTxBytes(Ptr<CreditLinkNetDevice> dev)
+{
+    return dev->GetCounters().txBytes;
+}
+
+// Rate available to frames: signalling rate x line-coding efficiency.
+int64_t
+FrameRate_bps(Ptr<CreditLinkNetDevice> dev)
+{
+    DataRateValue signalling;
+    DoubleValue efficiency;
+    dev->GetAttribute("DataRate", signalling);
+    dev->GetAttribute("EncodingEfficiency", efficiency);
+    return static_cast<int64_t>(signalling.Get().GetBitRate() * efficiency.Get());
+}
+
+} // namespace
+
+void
+ClusterPlaneBuilder::WriteLinks(Ptr<ResultsDatabase> db, int64_t& id) const
+{
+    const std::string plane = GetName();
+    for (const auto& dev : GetCreditLinkDevices())
+    {
+        const CreditLinkNetDevice::Counters& k = dev->GetCounters();
+        LinkRecord row;
+        row.linkId = id++;
+        // Each process writes the directions it transmits on (the same ids in every process).
+        if (!DistributedRun::IsLocal(dev->GetNode()))
+        {
+            continue;
+        }
+        row.plane = plane;
+        row.srcNode = dev->GetNode()->GetId();
+        row.dstNode = dev->GetPeer()->GetNode()->GetId();
+        row.rateBps = FrameRate_bps(dev);
+        row.txBytes = static_cast<int64_t>(k.txBytes);
+        row.txPackets = static_cast<int64_t>(k.txPackets);
+        row.busyNs = k.busyTime.GetNanoSeconds();
+        row.creditStallNs = k.creditStallTime.GetNanoSeconds();
+        row.peakQueueBytes = static_cast<int64_t>(k.peakQueueBytes);
+        // Credits never drop; only a switch without a route (LFT hole) or an HCA given
+        // another LID's packet discards what this direction delivered.
+        const Ptr<CreditLinkNetDevice> peer = dev->GetPeer();
+        uint64_t drops = peer->GetReceiveDiscards();
+        if (const Ptr<CreditSwitch> sw = peer->GetSwitch())
+        {
+            drops += sw->GetDroppedPackets(sw->GetPortIndex(peer));
+        }
+        row.drops = static_cast<int64_t>(drops);
+        db->AddLink(row);
+    }
+}
+
+void
+ClusterPlaneBuilder::AddToSampler(Ptr<LinkSampler> sampler, int64_t& id) const
+{
+    const std::string plane = GetName();
+    for (const auto& dev : GetCreditLinkDevices())
+    {
+        const int64_t linkId = id++;
+        if (DistributedRun::IsLocal(dev->GetNode()))
+        {
+            sampler->AddLink(linkId,
+                             MakeBoundCallback(&CreditTxBytes, dev),
+                             plane,
+                             static_cast<double>(FrameRate_bps(dev)));
+        }
+    }
+}
+
+void
+ClusterPlaneBuilder::AddToConservation(CreditLinkConservation& check, uint32_t& remote) const
+{
+    const std::string plane = GetName();
+    for (const auto& d : GetCreditLinkDevices())
+    {
+        // In a distributed run only links with both ends in this process are visible.
+        if (DistributedRun::IsLocal(d->GetNode()) &&
+            DistributedRun::IsLocal(d->GetPeer()->GetNode()))
+        {
+            check.Add(plane, d);
+        }
+        else
+        {
+            ++remote;
+        }
+    }
+}
+
+void
+ClusterPlaneBuilder::AddConservationNotes(CreditLinkConservationReport& /* report */) const
+{
+}
+
+void
+ClusterPlaneBuilder::WriteNodeRow(Ptr<ResultsDatabase> db,
+                                  Ptr<Node> node,
+                                  const std::string& kind,
+                                  int64_t server,
+                                  int64_t rank)
+{
+    if (!DistributedRun::IsLocal(node))
+    {
+        return; // another process writes it
+    }
+    NodeRecord row;
+    row.nodeId = node->GetId();
+    // Full name ("server3/gpu5"), not the leaf of the name tree ("gpu5").
+    const std::string path = Names::FindPath(node);
+    const std::string prefix = "/Names/";
+    row.name = path.compare(0, prefix.size(), prefix) == 0 ? path.substr(prefix.size()) : path;
+    row.kind = kind;
+    row.server = server;
+    row.rank = rank;
+    db->AddNode(row);
+}
+
+std::vector<std::unique_ptr<ClusterPlaneBuilder>>
+MakeClusterPlaneBuilders()
+{
+    // Build order = node-id and link-id order: the front-end's switches follow the servers,
+    // then the NVSwitches, then the InfiniBand switches.
+    std::vector<std::unique_ptr<ClusterPlaneBuilder>> builders;
+    builders.push_back(std::make_unique<FrontEndClusterPlane>());
+    builders.push_back(std::make_unique<NvLinkClusterPlane>());
+    builders.push_back(std::make_unique<InfinibandClusterPlane>());
+    return builders;
+}
+
+const ClusterPlaneBuilder&
+GetClusterPlaneBuilder(ClusterPlane plane)
+{
+    static const std::vector<std::unique_ptr<ClusterPlaneBuilder>> prototypes =
+        MakeClusterPlaneBuilders();
+    for (const auto& b : prototypes)
+    {
+        if (b->GetPlane() == plane)
+        {
+            return *b;
+        }
+    }
+    NS_ABORT_MSG("cluster: no builder for plane " << static_cast<int>(plane));
+}
+
+std::vector<ClusterPlaneRules::Row>
+ClusterPlaneRules::DefaultRows()
+{
+    // NVLink wherever it reaches (inside a domain), the scale-out fabric for every other pair.
+    return {{ClusterPlane::NVLINK, ClusterPlaneReach::SAME_DOMAIN},
+            {ClusterPlane::INFINIBAND, ClusterPlaneReach::ANY_PAIR}};
+}
+
+ClusterPlaneRules::ClusterPlaneRules(const ClusterLayout& layout, std::vector<Row> rows)
+    : m_layout(layout),
+      m_rows(std::move(rows))
+{
+}
+
+void
+ClusterPlaneRules::SetLayout(const ClusterLayout& layout)
+{
+    m_layout = layout;
+}
+
+void
+ClusterPlaneRules::SetAvailable(const std::map<ClusterPlane, int32_t>& planeIndex)
+{
+    m_index = planeIndex;
+}
+
+void
+ClusterPlaneRules::Force(const std::string& group, ClusterPlane plane)
+{
+    NS_LOG_FUNCTION(this << group << ClusterPlaneName(plane));
+    m_forced[group] = plane;
+}
+
+void
+ClusterPlaneRules::ClearForced()
+{
+    m_forced.clear();
+}
+
+ClusterPlaneReach
+ClusterPlaneRules::ReachOf(ClusterPlane plane) const
+{
+    for (const Row& row : m_rows)
+    {
+        if (row.plane == plane)
+        {
+            return row.reach;
+        }
+    }
+    return GetClusterPlaneBuilder(plane).GetReach();
+}
+
+bool
+ClusterPlaneRules::Reaches(ClusterPlaneReach reach, uint32_t src, uint32_t dst) const
+{
+    return reach == ClusterPlaneReach::ANY_PAIR || m_layout.SameDomain(src, dst);
+}
+
+std::string
+ClusterPlaneRules::TrySelect(uint32_t src,
+                             uint32_t dst,
+                             ClusterPlane& plane,
+                             const std::string& group) const
+{
+    std::ostringstream why;
+    const uint32_t n = m_layout.GetNRanks();
+    if (src >= n || dst >= n)
+    {
+        why << "rank " << std::max(src, dst) << " out of range (" << n << " ranks)";
+        return why.str();
+    }
+    if (src == dst)
+    {
+        why << "rank " << src << " to itself uses no plane";
+        return why.str();
+    }
+    auto forced = m_forced.find(group);
+    if (forced != m_forced.end())
+    {
+        if (!Reaches(ReachOf(forced->second), src, dst))
+        {
+            why << "group '" << group << "' is forced onto " << ClusterPlaneName(forced->second)
+                << " but ranks " << src << " and " << dst << " are in NVLink domains "
+                << m_layout.GetDomain(src) << " and " << m_layout.GetDomain(dst);
+            return why.str();
+        }
+        plane = forced->second;
+        return "";
+    }
+    for (const Row& row : m_rows)
+    {
+        if (Reaches(row.reach, src, dst))
+        {
+            plane = row.plane;
+            return "";
+        }
+    }
+    why << "no plane rule covers ranks " << src << " and " << dst;
+    return why.str();
+}
+
+int32_t
+ClusterPlaneRules::SelectIndex(uint32_t src, uint32_t dst, const std::string& group) const
+{
+    const uint32_t n = m_layout.GetNRanks();
+    if (src >= n || dst >= n || src == dst)
+    {
+        return -1;
+    }
+    auto indexOf = [this](ClusterPlane plane) {
+        auto it = m_index.find(plane);
+        return it == m_index.end() ? -1 : it->second;
+    };
+    auto forced = m_forced.find(group);
+    if (forced != m_forced.end())
+    {
+        // A forced plane out of reach or without a GPU transport leaves the pair to the
+        // transport's fallback: its first plane that reaches the pair, the catch-all row's.
+        const int32_t index = indexOf(forced->second);
+        return Reaches(ReachOf(forced->second), src, dst) ? index : -1;
+    }
+    for (const Row& row : m_rows)
+    {
+        if (Reaches(row.reach, src, dst) && indexOf(row.plane) >= 0)
+        {
+            return indexOf(row.plane);
+        }
+    }
+    return -1;
+}
+
+ClusterPlane
+ClusterPlaneRules::GetCatchAll() const
+{
+    for (auto row = m_rows.rbegin(); row != m_rows.rend(); ++row)
+    {
+        if (row->reach == ClusterPlaneReach::ANY_PAIR)
+        {
+            return row->plane;
+        }
+    }
+    NS_ABORT_MSG("cluster: the plane rules have no row for every pair");
+}
+
+namespace
+{
+
+// Self-contained copy of the rules for one group, owned by the transport's callback.
+class GroupPlaneSelector : public SimpleRefCount<GroupPlaneSelector>
+{
+  public:
+    GroupPlaneSelector(const ClusterPlaneRules& rules, const std::string& group)
+        : m_rules(rules),
+          m_group(group)
+    {
+    }
+
+    int32_t Select(uint32_t src, uint32_t dst)
+    {
+        return m_rules.SelectIndex(src, dst, m_group);
+    }
+
+  private:
+    ClusterPlaneRules m_rules;
+    std::string m_group;
+};
+
+} // namespace
+
+Callback<int32_t, uint32_t, uint32_t>
+ClusterPlaneRules::MakeSelector(const std::string& group) const
+{
+    return MakeCallback(&GroupPlaneSelector::Select, Create<GroupPlaneSelector>(*this, group));
+}
+
+} // namespace ns3

@@ -1,0 +1,456 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/infiniband-cluster-plane.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/infiniband-switch.h"
+#include "ns3/infiniband-transport-plane.h"
+#include "ns3/log.h"
+#include "ns3/names.h"
+#include "ns3/nstime.h"
+#include "ns3/results-database.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("InfinibandClusterPlane");
+
+InfinibandClusterPlane::InfinibandClusterPlane()
+    : m_helper(std::make_unique<InfinibandHelper>())
+{
+}
+
+ClusterPlane
+InfinibandClusterPlane::GetPlane() const
+{
+    return ClusterPlane::INFINIBAND;
+}
+
+ClusterPlaneReach
+InfinibandClusterPlane::GetReach() const
+{
+    return ClusterPlaneReach::ANY_PAIR;
+}
+
+bool
+InfinibandClusterPlane::SetAttribute(const std::string& target,
+                                     const std::string& name,
+                                     const AttributeValue& value)
+{
+    if (target == "device")
+    {
+        m_helper->SetDeviceAttribute(name, value);
+    }
+    else if (target == "switch")
+    {
+        m_helper->SetSwitchAttribute(name, value);
+    }
+    else if (target == "channel")
+    {
+        m_helper->SetChannelAttribute(name, value);
+    }
+    else if (target == "subnet-manager")
+    {
+        m_smAttributes.emplace_back(name, value.Copy());
+    }
+    else
+    {
+        return false;
+    }
+    return true;
+}
+
+std::string
+InfinibandClusterPlane::Prepare(const ClusterConfig& c, const ClusterLayout& layout)
+{
+    NS_LOG_FUNCTION(this);
+    m_shape = ClusterIbShape::Compute(c);
+    const ClusterIbShape& s = m_shape;
+    const uint32_t k = c.ibSwitchRadix;
+    const uint32_t ranks = layout.GetNRanks();
+    InfinibandTopology& t = m_topology;
+    t = InfinibandTopology();
+    m_hcaNode.assign(ranks, 0);
+    // HCAs first, in rank order: the subnet manager then gives rank r LID r + 1.
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        m_hcaNode[r] = t.AddHca("server" + std::to_string(layout.GetServer(r)) + "/hca" +
+                                std::to_string(layout.GetLocalIndex(r)));
+    }
+    auto addSwitch = [&](const std::string& name) {
+        const uint32_t node = t.AddSwitch(name, k);
+        m_switchName[node] = name;
+        return node;
+    };
+    if (s.tiers == 1)
+    {
+        const uint32_t sw = addSwitch("ib/leaf0");
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            t.Connect(m_hcaNode[r], 1, sw, r + 1);
+        }
+    }
+    else
+    {
+        // Leaf index = scalable unit x rails + rail: the leaves of one scalable unit (the
+        // servers sharing a leaf per rail) are consecutive, so 3-tier pods keep them together.
+        std::vector<uint32_t> leaf(s.leaves);
+        for (uint32_t l = 0; l < s.leaves; ++l)
+        {
+            leaf[l] = addSwitch("ib/leaf" + std::to_string(l));
+        }
+        auto leafOf = [&](uint32_t r) {
+            return (layout.GetServer(r) / s.hostsPerLeaf) * s.rails + layout.GetRail(r);
+        };
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            t.Connect(m_hcaNode[r], 1, leaf[leafOf(r)], layout.GetServer(r) % s.hostsPerLeaf + 1);
+        }
+        // Up ports follow the leaf's own hosts without a gap (the last leaf of a rail may
+        // have fewer): InfinibandHelper numbers a switch's ports in the order they are cabled.
+        std::vector<uint32_t> hostsOn(s.leaves, 0);
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            hostsOn[leafOf(r)]++;
+        }
+        if (s.tiers == 2)
+        {
+            std::vector<uint32_t> spine(s.spines);
+            for (uint32_t j = 0; j < s.spines; ++j)
+            {
+                spine[j] = addSwitch("ib/spine" + std::to_string(j));
+            }
+            const uint32_t m = s.linksPerLeafSpine;
+            for (uint32_t l = 0; l < s.leaves; ++l)
+            {
+                for (uint32_t u = 0; u < s.leafUplinks; ++u)
+                {
+                    t.Connect(leaf[l], hostsOn[l] + 1 + u, spine[u / m], l * m + u % m + 1);
+                }
+            }
+        }
+        else
+        {
+            const uint32_t p = s.podLeaves;
+            std::vector<std::vector<uint32_t>> agg(s.pods);
+            for (uint32_t pod = 0; pod < s.pods; ++pod)
+            {
+                for (uint32_t j = 0; j < s.leafUplinks; ++j)
+                {
+                    agg[pod].push_back(
+                        addSwitch("ib/agg" + std::to_string(pod) + "_" + std::to_string(j)));
+                }
+            }
+            std::vector<std::vector<uint32_t>> core(s.leafUplinks);
+            for (uint32_t j = 0; j < s.leafUplinks; ++j)
+            {
+                for (uint32_t i = 0; i < p; ++i)
+                {
+                    core[j].push_back(
+                        addSwitch("ib/core" + std::to_string(j) + "_" + std::to_string(i)));
+                }
+            }
+            for (uint32_t l = 0; l < s.leaves; ++l)
+            {
+                for (uint32_t j = 0; j < s.leafUplinks; ++j)
+                {
+                    t.Connect(leaf[l], hostsOn[l] + 1 + j, agg[l / p][j], l % p + 1);
+                }
+            }
+            for (uint32_t pod = 0; pod < s.pods; ++pod)
+            {
+                for (uint32_t j = 0; j < s.leafUplinks; ++j)
+                {
+                    for (uint32_t i = 0; i < p; ++i)
+                    {
+                        t.Connect(agg[pod][j], p + 1 + i, core[j][i], pod + 1);
+                    }
+                }
+            }
+        }
+    }
+    m_sm = CreateObject<InfinibandSubnetManager>();
+    m_sm->SetAttribute("RoutingEngine", StringValue(c.ibRoutingEngine));
+    for (const auto& [name, value] : m_smAttributes)
+    {
+        m_sm->SetAttribute(name, *value);
+    }
+    m_sm->SetTopology(t);
+    const std::string routing = m_sm->TryRoute();
+    return routing.empty() ? "" : "InfiniBand routing: " + routing;
+}
+
+std::vector<uint32_t>
+InfinibandClusterPlane::SwitchSystemIds(const ClusterLayout& layout) const
+{
+    const InfinibandTopology& t = m_topology;
+    std::vector<int64_t> system(t.GetNNodes(), -1);
+    std::vector<int64_t> rankOfHca(t.GetNNodes(), -1);
+    for (uint32_t r = 0; r < m_hcaNode.size(); ++r)
+    {
+        rankOfHca[m_hcaNode[r]] = r;
+    }
+    for (const auto& link : t.GetLinks())
+    {
+        for (auto [host, sw] :
+             {std::pair{link.nodeA, link.nodeB}, std::pair{link.nodeB, link.nodeA}})
+        {
+            if (rankOfHca[host] >= 0 && t.IsSwitch(sw) && system[sw] < 0)
+            {
+                system[sw] = layout.GetRankSystemId(static_cast<uint32_t>(rankOfHca[host]));
+            }
+        }
+    }
+    std::vector<uint32_t> out(t.GetNNodes(), 0);
+    uint32_t next = 0;
+    for (uint32_t sw : t.GetSwitches())
+    {
+        out[sw] =
+            system[sw] >= 0 ? static_cast<uint32_t>(system[sw]) : next++ % layout.GetNSystems();
+    }
+    return out;
+}
+
+std::string
+InfinibandClusterPlane::Build(const ClusterConfig& c,
+                              const ClusterLayout& layout,
+                              ClusterNodes& nodes)
+{
+    NS_LOG_FUNCTION(this);
+    const InfinibandTopology& t = m_topology;
+    std::vector<Ptr<Node>> nodeOf(t.GetNNodes());
+    for (uint32_t r = 0; r < m_hcaNode.size(); ++r)
+    {
+        nodeOf[m_hcaNode[r]] = nodes.gpus.Get(r);
+    }
+    nodes.AddNameGroup("ib");
+    if (c.ibDelay_ns > 0)
+    {
+        m_helper->SetChannelAttribute("Delay",
+                                      TimeValue(NanoSeconds(static_cast<int64_t>(c.ibDelay_ns))));
+    }
+    const std::vector<uint32_t> systemOf = SwitchSystemIds(layout);
+    for (uint32_t sw : t.GetSwitches())
+    {
+        nodeOf[sw] = CreateObject<Node>(systemOf[sw]);
+        m_helper->InstallSwitch(nodeOf[sw]);
+        Names::Add(m_switchName.at(sw), nodeOf[sw]);
+        m_switches.Add(nodeOf[sw]);
+    }
+    m_hca.assign(m_hcaNode.size(), nullptr);
+    std::vector<Ptr<InfinibandNetDevice>> hcaOfNode(t.GetNNodes());
+    for (const auto& link : t.GetLinks())
+    {
+        NetDeviceContainer pair = m_helper->Connect(nodeOf[link.nodeA], nodeOf[link.nodeB]);
+        const uint32_t ends[2][2] = {{link.nodeA, link.portA}, {link.nodeB, link.portB}};
+        for (uint32_t e = 0; e < 2; ++e)
+        {
+            Ptr<InfinibandNetDevice> dev = DynamicCast<InfinibandNetDevice>(pair.Get(e));
+            m_devices.push_back(dev);
+            const uint32_t node = ends[e][0];
+            const uint32_t port = ends[e][1];
+            if (t.IsSwitch(node))
+            {
+                // Connect numbers ports in cabling order; the LFTs use the topology's numbers.
+                Ptr<InfinibandSwitch> sw = nodeOf[node]->GetObject<InfinibandSwitch>();
+                if (sw->GetPort(sw->IndexOfIbPort(port)) != dev)
+                {
+                    return "InfiniBand devices: " + t.Describe(node) + " port " +
+                           std::to_string(port) + " is not the device cabled for it";
+                }
+            }
+            else
+            {
+                hcaOfNode[node] = dev;
+            }
+        }
+    }
+    BooleanValue adaptive;
+    m_sm->GetAttribute("AdaptiveRouting", adaptive);
+    for (uint32_t sw : t.GetSwitches())
+    {
+        Ptr<InfinibandSwitch> core = nodeOf[sw]->GetObject<InfinibandSwitch>();
+        core->SetLid(m_sm->GetLid(sw));
+        const std::vector<uint8_t>& lft = m_sm->GetForwardingTable(sw);
+        std::vector<std::vector<uint8_t>> groups;
+        if (adaptive.Get())
+        {
+            groups.resize(lft.size());
+            for (uint32_t dlid = 0; dlid < lft.size(); ++dlid)
+            {
+                groups[dlid] = m_sm->GetAdaptiveRoutingGroup(sw, static_cast<uint16_t>(dlid));
+            }
+        }
+        core->SetForwardingTable(lft, groups);
+    }
+    for (uint32_t r = 0; r < m_hcaNode.size(); ++r)
+    {
+        m_hca[r] = hcaOfNode[m_hcaNode[r]];
+        m_hca[r]->SetLid(m_sm->GetLid(m_hcaNode[r], 1));
+    }
+    const std::string invalid = m_helper->Validate();
+    if (!invalid.empty())
+    {
+        return "InfiniBand devices: " + invalid;
+    }
+    // The devices take their rates from the IB preset; the configuration's (--ibRate, a
+    // bandwidth sweep) wins, with the line coding kept.
+    for (const auto& dev : m_devices)
+    {
+        SetDataRate(dev, c.ibRate_Gbps * 1e9);
+    }
+    return "";
+}
+
+Ptr<TransportPlane>
+InfinibandClusterPlane::MakeTransportPlane(const ClusterLayout& layout) const
+{
+    Ptr<InfinibandTransportPlane> ib = CreateObject<InfinibandTransportPlane>();
+    for (uint32_t r = 0; r < layout.GetNRanks(); ++r)
+    {
+        ib->AddRank(r, m_hca[r]);
+    }
+    return ib;
+}
+
+void
+InfinibandClusterPlane::CountNodes(std::map<std::string, uint32_t>& counts) const
+{
+    counts["ib-switch"] += m_switches.GetN();
+}
+
+void
+InfinibandClusterPlane::WriteNodes(Ptr<ResultsDatabase> db, const ClusterConfig& /* c */) const
+{
+    for (uint32_t i = 0; i < m_switches.GetN(); ++i)
+    {
+        WriteNodeRow(db, m_switches.Get(i), "ib-switch", -1, -1);
+    }
+}
+
+const std::vector<Ptr<CreditLinkNetDevice>>&
+InfinibandClusterPlane::GetCreditLinkDevices() const
+{
+    return m_devices;
+}
+
+std::string
+InfinibandClusterPlane::DescribeSummary(const ClusterConfig& c) const
+{
+    const ClusterIbShape s = ClusterIbShape::Compute(c);
+    return std::to_string(s.rails) + " InfiniBand rails, " + std::to_string(s.tiers) + " tier(s)";
+}
+
+std::string
+InfinibandClusterPlane::DescribeLinks(const ClusterConfig& c) const
+{
+    const ClusterIbShape s = ClusterIbShape::Compute(c);
+    std::ostringstream o;
+    o << "infiniband " << s.cables << " cables (" << s.leaves << " leaves, " << s.spines
+      << (s.tiers == 3 ? " aggregation, " : " spines, ") << s.cores << " cores)";
+    return o.str();
+}
+
+std::string
+InfinibandClusterPlane::DescribePerGpu(const ClusterConfig& c) const
+{
+    std::ostringstream o;
+    o << "  infiniband  " << FormatGbitAsGbyte(GetPerGpu_Gbps(c)) << "  (1 HCA x "
+      << FormatDecimal(c.ibRate_Gbps) << " Gb/s)\n";
+    return o.str();
+}
+
+std::string
+InfinibandClusterPlane::DescribeBisection(const ClusterConfig& c) const
+{
+    std::ostringstream o;
+    o << "  infiniband  " << FormatGbitAsGbyte(GetBisection_Gbps(c)) << "  (oversubscription "
+      << FormatDecimal(c.oversubscription) << ":1)\n";
+    return o.str();
+}
+
+double
+InfinibandClusterPlane::GetBisection_Gbps(const ClusterConfig& c) const
+{
+    const ClusterIbShape s = ClusterIbShape::Compute(c);
+    const uint64_t hcas = c.GetNRanks();
+    if (s.tiers <= 1)
+    {
+        return hcas / 2 * c.ibRate_Gbps;
+    }
+    // Bounded by the HCAs or by the leaf uplinks (oversubscription); above the leaves the
+    // tree is non-blocking.
+    const uint64_t uplinks = static_cast<uint64_t>(s.leaves) * s.leafUplinks;
+    return std::min(hcas, uplinks) / 2 * c.ibRate_Gbps;
+}
+
+double
+InfinibandClusterPlane::GetPerGpu_Gbps(const ClusterConfig& c) const
+{
+    return c.GetIbPerGpu_Gbps();
+}
+
+void
+InfinibandClusterPlane::ScaleBandwidth(ClusterConfig& c, double factor) const
+{
+    c.ibRate_Gbps *= factor;
+}
+
+const InfinibandTopology&
+InfinibandClusterPlane::GetTopology() const
+{
+    return m_topology;
+}
+
+Ptr<InfinibandSubnetManager>
+InfinibandClusterPlane::GetSubnetManager() const
+{
+    return m_sm;
+}
+
+const ClusterIbShape&
+InfinibandClusterPlane::GetShape() const
+{
+    return m_shape;
+}
+
+uint32_t
+InfinibandClusterPlane::GetHcaTopologyNode(uint32_t rank) const
+{
+    NS_ABORT_MSG_UNLESS(rank < m_hcaNode.size(), "cluster: no HCA for rank " << rank);
+    return m_hcaNode[rank];
+}
+
+Ptr<InfinibandNetDevice>
+InfinibandClusterPlane::GetHcaDevice(uint32_t rank) const
+{
+    NS_ABORT_MSG_UNLESS(rank < m_hca.size(), "cluster: no HCA for rank " << rank);
+    return m_hca[rank];
+}
+
+InfinibandHelper&
+InfinibandClusterPlane::GetHelper() const
+{
+    return *m_helper;
+}
+
+std::string
+InfinibandClusterPlane::GetSwitchName(uint32_t topologyNode) const
+{
+    auto it = m_switchName.find(topologyNode);
+    return it == m_switchName.end() ? "" : it->second;
+}
+
+NodeContainer
+InfinibandClusterPlane::GetSwitchNodes() const
+{
+    return m_switches;
+}
+
+} // namespace ns3

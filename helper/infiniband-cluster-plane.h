@@ -1,0 +1,84 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_INFINIBAND_CLUSTER_PLANE_H
+#define AI_FABRIC_INFINIBAND_CLUSTER_PLANE_H
+
+#include "ns3/cluster-plane.h"
+#include "ns3/infiniband-helper.h"
+#include "ns3/infiniband-subnet-manager.h"
+#include "ns3/infiniband-topology.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * The scale-out plane of a cluster: one HCA per GPU into a rail-optimised fat-tree of 1-3
+ * tiers (ClusterIbShape), routed by the subnet manager before any node exists, with an
+ * InfinibandTransportPlane over the HCAs.
+ */
+class InfinibandClusterPlane : public ClusterPlaneBuilder
+{
+  public:
+    InfinibandClusterPlane();
+
+    ClusterPlane GetPlane() const override;
+    ClusterPlaneReach GetReach() const override;
+    /// Targets "device", "switch", "channel" (InfinibandHelper) and "subnet-manager".
+    bool SetAttribute(const std::string& target,
+                      const std::string& name,
+                      const AttributeValue& value) override;
+    /// Topology and routing (pure data): a refused routing leaves nothing built.
+    std::string Prepare(const ClusterConfig& config, const ClusterLayout& layout) override;
+    std::string Build(const ClusterConfig& config,
+                      const ClusterLayout& layout,
+                      ClusterNodes& nodes) override;
+    Ptr<TransportPlane> MakeTransportPlane(const ClusterLayout& layout) const override;
+    void CountNodes(std::map<std::string, uint32_t>& counts) const override;
+    void WriteNodes(Ptr<ResultsDatabase> db, const ClusterConfig& config) const override;
+    const std::vector<Ptr<CreditLinkNetDevice>>& GetCreditLinkDevices() const override;
+    std::string DescribeSummary(const ClusterConfig& config) const override;
+    std::string DescribeLinks(const ClusterConfig& config) const override;
+    std::string DescribePerGpu(const ClusterConfig& config) const override;
+    std::string DescribeBisection(const ClusterConfig& config) const override;
+    double GetBisection_Gbps(const ClusterConfig& config) const override;
+    double GetPerGpu_Gbps(const ClusterConfig& config) const override;
+    void ScaleBandwidth(ClusterConfig& config, double factor) const override;
+
+    const InfinibandTopology& GetTopology() const;
+    Ptr<InfinibandSubnetManager> GetSubnetManager() const;
+    const ClusterIbShape& GetShape() const;
+    uint32_t GetHcaTopologyNode(uint32_t rank) const;
+    Ptr<InfinibandNetDevice> GetHcaDevice(uint32_t rank) const;
+    InfinibandHelper& GetHelper() const;
+    /// Topology switch node index -> name ("ib/leaf3"); "" for none.
+    std::string GetSwitchName(uint32_t topologyNode) const;
+    NodeContainer GetSwitchNodes() const;
+
+  private:
+    /// System id of each switch (topology node): with the hosts of its first cable,
+    /// switches without hosts spread round-robin.
+    std::vector<uint32_t> SwitchSystemIds(const ClusterLayout& layout) const;
+
+    std::unique_ptr<InfinibandHelper> m_helper;
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_smAttributes;
+    InfinibandTopology m_topology;
+    Ptr<InfinibandSubnetManager> m_sm;
+    ClusterIbShape m_shape;
+    std::vector<uint32_t> m_hcaNode;                 //!< rank -> topology node
+    std::map<uint32_t, std::string> m_switchName;    //!< topology node -> name
+    std::vector<Ptr<InfinibandNetDevice>> m_hca;     //!< rank -> HCA
+    std::vector<Ptr<CreditLinkNetDevice>> m_devices; //!< every port (both ends)
+    NodeContainer m_switches;
+};
+
+} // namespace ns3
+
+#endif
