@@ -679,10 +679,23 @@ ClusterHelper::Describe() const
 {
     NS_ABORT_MSG_UNLESS(m_built, "cluster: Describe before Build");
     const ClusterConfig& c = m_config;
+    // GPU planes in the rules' order (scale-up, scale-out), then the others.
+    std::vector<const ClusterPlaneBuilder*> order;
+    for (const ClusterPlaneRules::Row& row : m_rules.GetRows())
+    {
+        order.push_back(&GetPlaneBuilder(row.plane));
+    }
+    for (const auto& plane : m_planes)
+    {
+        if (std::find(order.begin(), order.end(), plane.get()) == order.end())
+        {
+            order.push_back(plane.get());
+        }
+    }
     std::ostringstream o;
     o << "cluster " << c.preset << ": " << c.servers << " servers x " << c.gpusPerServer
       << " GPUs = " << c.GetNRanks() << " GPUs";
-    for (const auto& plane : m_planes)
+    for (const ClusterPlaneBuilder* plane : order)
     {
         const std::string summary = plane->DescribeSummary(c);
         if (!summary.empty())
@@ -702,18 +715,18 @@ ClusterHelper::Describe() const
     o << " (total " << total << ")\n";
     o << "links (both directions):";
     const char* sep = " ";
-    for (const auto& plane : m_planes)
+    for (const ClusterPlaneBuilder* plane : order)
     {
         o << sep << plane->DescribeLinks(c);
         sep = "; ";
     }
     o << "\n";
-    for (const auto& plane : m_planes)
+    for (const ClusterPlaneBuilder* plane : order)
     {
         o << plane->DescribeDetails(c);
     }
     o << "per-GPU bandwidth, per direction:\n";
-    for (const auto& plane : m_planes)
+    for (const ClusterPlaneBuilder* plane : order)
     {
         o << plane->DescribePerGpu(c);
     }
@@ -723,7 +736,7 @@ ClusterHelper::Describe() const
                           GetPlaneBuilder(ClusterPlane::ETHERNET).GetPerGpu_Gbps(c))
       << "\n";
     o << "bisection bandwidth, per direction:\n";
-    for (const auto& plane : m_planes)
+    for (const ClusterPlaneBuilder* plane : order)
     {
         o << plane->DescribeBisection(c);
     }

@@ -399,6 +399,12 @@ ClusterPlaneRules::SelectIndex(uint32_t src, uint32_t dst, const std::string& gr
     return -1;
 }
 
+const std::vector<ClusterPlaneRules::Row>&
+ClusterPlaneRules::GetRows() const
+{
+    return m_rows;
+}
+
 ClusterPlane
 ClusterPlaneRules::GetCatchAll() const
 {

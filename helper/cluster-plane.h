@@ -180,6 +180,7 @@ class ClusterPlaneRules
                           const std::string& group) const;
     /// Transport plane index for the pair under \p group's rule, -1 for none.
     int32_t SelectIndex(uint32_t src, uint32_t dst, const std::string& group) const;
+    const std::vector<Row>& GetRows() const;
     /// Plane of the last row that reaches every pair.
     ClusterPlane GetCatchAll() const;
     /// Copy of the rules for one group's traffic, as a GpuTransport plane selector.
