@@ -94,9 +94,9 @@ FormatNumber(double v)
 }
 
 std::string
-FormatGBps(double gbps)
+FormatAsGbytePerS(double gbit_per_s)
 {
-    return FormatNumber(gbps / 8) + " GB/s";
+    return FormatNumber(gbit_per_s / 8) + " GB/s";
 }
 
 } // namespace
@@ -565,7 +565,7 @@ ClusterHelper::LinkStorage(uint32_t storage, uint32_t agg)
     uint32_t aggIf;
     auto [stAddr, aggAddr] = Link(m_storage.Get(storage),
                                   m_aggs.Get(agg),
-                                  c.storageRate_Gbps,
+                                  c.storageRate_gbit_per_s,
                                   c.ethDelay_ns,
                                   NextInfraNetwork(),
                                   stIf,
@@ -585,13 +585,13 @@ ClusterHelper::NextInfraNetwork()
 std::pair<Ipv4Address, Ipv4Address>
 ClusterHelper::Link(Ptr<Node> a,
                     Ptr<Node> b,
-                    double rate_Gbps,
+                    double rate_gbit_per_s,
                     double delay_ns,
                     Ipv4Address network,
                     uint32_t& ifA,
                     uint32_t& ifB)
 {
-    const uint64_t rate_bps = static_cast<uint64_t>(rate_Gbps * 1e9);
+    const uint64_t rate_bps = static_cast<uint64_t>(rate_gbit_per_s * 1e9);
     PointToPointHelper p2p;
     p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rate_bps)));
     p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(static_cast<int64_t>(delay_ns))));
@@ -601,7 +601,7 @@ ClusterHelper::Link(Ptr<Node> a,
     Ipv4InterfaceContainer interfaces = address.Assign(devices);
     ifA = interfaces.Get(0).second;
     ifB = interfaces.Get(1).second;
-    TraceLink(devices, a, b, rate_Gbps);
+    TraceLink(devices, a, b, rate_gbit_per_s);
     return {interfaces.GetAddress(0), interfaces.GetAddress(1)};
 }
 
@@ -609,9 +609,9 @@ void
 ClusterHelper::TraceLink(const NetDeviceContainer& devices,
                          Ptr<Node> a,
                          Ptr<Node> b,
-                         double rate_Gbps)
+                         double rate_gbit_per_s)
 {
-    const uint64_t rate_bps = static_cast<uint64_t>(rate_Gbps * 1e9);
+    const uint64_t rate_bps = static_cast<uint64_t>(rate_gbit_per_s * 1e9);
     for (uint32_t i = 0; i < 2; ++i)
     {
         m_ethDirections.emplace_back();
@@ -638,17 +638,17 @@ ClusterHelper::TraceLink(const NetDeviceContainer& devices,
 }
 
 NetDeviceContainer
-ClusterHelper::CsmaSegment(Ptr<Node> a, Ptr<Node> b, double rate_Gbps, double delay_ns)
+ClusterHelper::CsmaSegment(Ptr<Node> a, Ptr<Node> b, double rate_gbit_per_s, double delay_ns)
 {
     CsmaHelper csma;
     csma.SetChannelAttribute("DataRate",
-                             DataRateValue(DataRate(static_cast<uint64_t>(rate_Gbps * 1e9))));
+                             DataRateValue(DataRate(static_cast<uint64_t>(rate_gbit_per_s * 1e9))));
     csma.SetChannelAttribute("Delay", TimeValue(NanoSeconds(static_cast<int64_t>(delay_ns))));
     NodeContainer ends;
     ends.Add(a);
     ends.Add(b);
     NetDeviceContainer devices = csma.Install(ends);
-    TraceLink(devices, a, b, rate_Gbps);
+    TraceLink(devices, a, b, rate_gbit_per_s);
     return devices;
 }
 
@@ -712,7 +712,7 @@ ClusterHelper::BuildFrontEnd()
             Uplink& u = uplink[t][a];
             auto [ta, aa] = Link(m_tors.Get(t),
                                  m_aggs.Get(a),
-                                 c.GetTorUplinkRate_Gbps(),
+                                 c.GetTorUplinkRate_gbit_per_s(),
                                  c.ethDelay_ns,
                                  NextInfraNetwork(),
                                  u.torIf,
@@ -733,7 +733,7 @@ ClusterHelper::BuildFrontEnd()
         // the 36 : 4 : 1 comparison uses.
         auto [cpuAddr, torAddr] = Link(cpu,
                                        tor,
-                                       c.ethPortsPerServer * c.ethRate_Gbps,
+                                       c.ethPortsPerServer * c.ethRate_gbit_per_s,
                                        c.ethDelay_ns,
                                        ServerBlock(s),
                                        cpuIf,
@@ -819,7 +819,7 @@ ClusterHelper::LinkServerGpus(uint32_t s)
         uint32_t gpuIf;
         auto [cpuPcie, gpuAddr] = Link(cpu,
                                        gpu,
-                                       c.pcieRate_Gbps,
+                                       c.pcieRate_gbit_per_s,
                                        c.pcieDelay_ns,
                                        Offset(ServerBlock(s), 4 * (i + 1)),
                                        cpuPcieIf,
@@ -866,7 +866,7 @@ ClusterHelper::BuildBridgedFrontEnd()
     };
 
     std::vector<std::vector<Hop>> mesh(aggs, std::vector<Hop>(aggs));
-    const double meshRate = ((tors + aggs - 1) / aggs) * c.GetTorUplinkTotal_Gbps();
+    const double meshRate = ((tors + aggs - 1) / aggs) * c.GetTorUplinkTotal_gbit_per_s();
     for (uint32_t a = 0; a < aggs; ++a)
     {
         for (uint32_t b = a + 1; b < aggs; ++b)
@@ -910,7 +910,8 @@ ClusterHelper::BuildBridgedFrontEnd()
         Ipv4AddressHelper address;
         address.SetBase(rackNet, kServerMask);
         NetDeviceContainer ports;
-        NetDeviceContainer up = CsmaSegment(tor, agg, c.GetTorUplinkTotal_Gbps(), c.ethDelay_ns);
+        NetDeviceContainer up =
+            CsmaSegment(tor, agg, c.GetTorUplinkTotal_gbit_per_s(), c.ethDelay_ns);
         ++m_ethLinks;
         ports.Add(up.Get(0));
         Ipv4InterfaceContainer aggIfc = address.Assign(NetDeviceContainer(up.Get(1)));
@@ -922,7 +923,7 @@ ClusterHelper::BuildBridgedFrontEnd()
             Ptr<Node> cpu = m_cpus.Get(s);
             // The server's ports as one segment of ports x rate (as the routed LAG).
             NetDeviceContainer seg =
-                CsmaSegment(cpu, tor, c.ethPortsPerServer * c.ethRate_Gbps, c.ethDelay_ns);
+                CsmaSegment(cpu, tor, c.ethPortsPerServer * c.ethRate_gbit_per_s, c.ethDelay_ns);
             ++m_ethLinks;
             ports.Add(seg.Get(1));
             Ipv4InterfaceContainer cpuIfc = address.Assign(NetDeviceContainer(seg.Get(0)));
@@ -1101,14 +1102,14 @@ ClusterHelper::ApplyConfigRates()
     {
         Ptr<NvLinkNetDevice> nv = DynamicCast<NvLinkNetDevice>(dev);
         const NvLinkGeneration& g = GetNvLinkGeneration(nv->GetGeneration());
-        if (std::abs(c.nvlinkLinkRate_GBps * 8e9 - double(g.linkDataRateBps)) >= 1.0)
+        if (std::abs(c.nvlinkLinkRate_gbyte_per_s * 8e9 - double(g.linkDataRateBps)) >= 1.0)
         {
-            apply(dev, c.nvlinkLinkRate_GBps * 8e9 * nv->GetLinks());
+            apply(dev, c.nvlinkLinkRate_gbyte_per_s * 8e9 * nv->GetLinks());
         }
     }
     for (const auto& dev : m_ibDevices)
     {
-        apply(dev, c.ibRate_Gbps * 1e9);
+        apply(dev, c.ibRate_gbit_per_s * 1e9);
     }
 }
 
@@ -1535,36 +1536,36 @@ ClusterHelper::MakePlaneSelector(const std::map<ClusterPlane, int32_t>& planeInd
 }
 
 double
-ClusterHelper::GetNvLinkBisectionPerDomain_Gbps() const
+ClusterHelper::GetNvLinkBisectionPerDomain_gbit_per_s() const
 {
     // NVSwitches are non-blocking: half the domain's GPUs can send at full rate to the other half.
-    return m_config.GetGpusPerDomain() / 2 * m_config.GetNvLinkPerGpu_Gbps();
+    return m_config.GetGpusPerDomain() / 2 * m_config.GetNvLinkPerGpu_gbit_per_s();
 }
 
 double
-ClusterHelper::GetIbBisection_Gbps() const
+ClusterHelper::GetIbBisection_gbit_per_s() const
 {
     const uint64_t hcas = m_config.GetNRanks();
     if (m_ibShape.tiers <= 1)
     {
-        return hcas / 2 * m_config.ibRate_Gbps;
+        return hcas / 2 * m_config.ibRate_gbit_per_s;
     }
     // Bounded by the HCAs or by the leaf uplinks (oversubscription); above the leaves the
     // tree is non-blocking.
     const uint64_t uplinks = static_cast<uint64_t>(m_ibShape.leaves) * m_ibShape.leafUplinks;
-    return std::min(hcas, uplinks) / 2 * m_config.ibRate_Gbps;
+    return std::min(hcas, uplinks) / 2 * m_config.ibRate_gbit_per_s;
 }
 
 double
-ClusterHelper::GetEthBisection_Gbps() const
+ClusterHelper::GetEthBisection_gbit_per_s() const
 {
     const ClusterConfig& c = m_config;
-    const double servers = c.servers * c.ethPortsPerServer * c.ethRate_Gbps;
+    const double servers = c.servers * c.ethPortsPerServer * c.ethRate_gbit_per_s;
     if (c.GetNTors() <= 1)
     {
         return servers / 2;
     }
-    const double uplinks = c.GetNTors() * c.ethAggSwitches * c.GetTorUplinkRate_Gbps();
+    const double uplinks = c.GetNTors() * c.ethAggSwitches * c.GetTorUplinkRate_gbit_per_s();
     return std::min(servers, uplinks) / 2;
 }
 
@@ -1617,33 +1618,36 @@ ClusterHelper::Describe() const
              "switch), IPv4 aggregation routers, "
           << c.ethRouting << " routing\n";
     }
-    const double nv = c.GetNvLinkPerGpu_Gbps();
-    const double ib = c.GetIbPerGpu_Gbps();
-    const double eth = c.GetEthPerGpu_Gbps();
+    const double nv = c.GetNvLinkPerGpu_gbit_per_s();
+    const double ib = c.GetIbPerGpu_gbit_per_s();
+    const double eth = c.GetEthPerGpu_gbit_per_s();
     o << "per-GPU bandwidth, per direction:\n";
-    o << "  nvlink      " << FormatGBps(nv) << "  (NVLink" << c.nvlinkGen << ": "
-      << c.nvlinkLinksPerGpu << " links x " << FormatNumber(c.nvlinkLinkRate_GBps) << " GB/s)\n";
-    o << "  infiniband  " << FormatGBps(ib) << "  (1 HCA x " << FormatNumber(c.ibRate_Gbps)
-      << " Gb/s)\n";
-    o << "  front-end   " << FormatGBps(eth) << "  (" << c.ethPortsPerServer << " x "
-      << FormatNumber(c.ethRate_Gbps) << " GbE per server / " << c.gpusPerServer << " GPUs)\n";
-    o << "  pcie        " << FormatGBps(c.pcieRate_Gbps) << "  (GPU <-> CPU)\n";
+    o << "  nvlink      " << FormatAsGbytePerS(nv) << "  (NVLink" << c.nvlinkGen << ": "
+      << c.nvlinkLinksPerGpu << " links x " << FormatNumber(c.nvlinkLinkRate_gbyte_per_s)
+      << " GB/s)\n";
+    o << "  infiniband  " << FormatAsGbytePerS(ib) << "  (1 HCA x "
+      << FormatNumber(c.ibRate_gbit_per_s) << " Gb/s)\n";
+    o << "  front-end   " << FormatAsGbytePerS(eth) << "  (" << c.ethPortsPerServer << " x "
+      << FormatNumber(c.ethRate_gbit_per_s) << " GbE per server / " << c.gpusPerServer
+      << " GPUs)\n";
+    o << "  pcie        " << FormatAsGbytePerS(c.pcieRate_gbit_per_s) << "  (GPU <-> CPU)\n";
     o << "ratio nvlink : infiniband : front-end = " << FormatPlaneRatio(nv, ib, eth) << "\n";
     o << "bisection bandwidth, per direction:\n";
-    o << "  nvlink      " << FormatGBps(GetNvLinkBisectionPerDomain_Gbps()) << " per domain x "
-      << c.GetNDomains() << "\n";
-    o << "  infiniband  " << FormatGBps(GetIbBisection_Gbps()) << "  (oversubscription "
-      << FormatNumber(c.oversubscription) << ":1)\n";
-    o << "  ethernet    " << FormatGBps(GetEthBisection_Gbps()) << "  (" << c.GetNTors();
+    o << "  nvlink      " << FormatAsGbytePerS(GetNvLinkBisectionPerDomain_gbit_per_s())
+      << " per domain x " << c.GetNDomains() << "\n";
+    o << "  infiniband  " << FormatAsGbytePerS(GetIbBisection_gbit_per_s())
+      << "  (oversubscription " << FormatNumber(c.oversubscription) << ":1)\n";
+    o << "  ethernet    " << FormatAsGbytePerS(GetEthBisection_gbit_per_s()) << "  ("
+      << c.GetNTors();
     if (c.IsEthBridged())
     {
-        o << " bridged ToR(s) x 1 uplink of " << FormatNumber(c.GetTorUplinkTotal_Gbps())
+        o << " bridged ToR(s) x 1 uplink of " << FormatNumber(c.GetTorUplinkTotal_gbit_per_s())
           << " Gb/s; " << c.ethAggSwitches << " aggregation routers, meshed)\n";
     }
     else
     {
         o << " routed ToR(s) x " << c.ethAggSwitches << " aggregation uplinks of "
-          << FormatNumber(c.GetTorUplinkRate_Gbps()) << " Gb/s)\n";
+          << FormatNumber(c.GetTorUplinkRate_gbit_per_s()) << " Gb/s)\n";
     }
     return o.str();
 }
@@ -1767,7 +1771,7 @@ ClusterHelper::WriteLinks(Ptr<ResultsDatabase> db) const
         row.plane = "ethernet";
         row.srcNode = d.srcNode;
         row.dstNode = d.dstNode;
-        row.rateBps = static_cast<int64_t>(d.rate_bps);
+        row.rateBitPerS = static_cast<int64_t>(d.rate_bps);
         row.txBytes = static_cast<int64_t>(d.txBytes);
         row.txPackets = static_cast<int64_t>(d.txPackets);
         row.busyNs = static_cast<int64_t>(d.busy_ns);
@@ -1859,7 +1863,7 @@ ClusterHelper::AddCreditLinkRows(Ptr<ResultsDatabase> db,
         row.plane = plane;
         row.srcNode = dev->GetNode()->GetId();
         row.dstNode = dev->GetPeer()->GetNode()->GetId();
-        row.rateBps = FrameRate_bps(dev);
+        row.rateBitPerS = FrameRate_bps(dev);
         row.txBytes = static_cast<int64_t>(k.txBytes);
         row.txPackets = static_cast<int64_t>(k.txPackets);
         row.busyNs = k.busyTime.GetNanoSeconds();

@@ -248,9 +248,9 @@ class ClusterHelper
     Ptr<LinkSampler> InstallLinkSampler(Ptr<ResultsDatabase> db, Time interval) const;
 
     /// Bisection bandwidth per direction in Gb/s: NVLink per domain, IB and Ethernet overall.
-    double GetNvLinkBisectionPerDomain_Gbps() const;
-    double GetIbBisection_Gbps() const;
-    double GetEthBisection_Gbps() const;
+    double GetNvLinkBisectionPerDomain_gbit_per_s() const;
+    double GetIbBisection_gbit_per_s() const;
+    double GetEthBisection_gbit_per_s() const;
 
   private:
     struct EthDirection
@@ -303,7 +303,7 @@ class ClusterHelper
     /// Point-to-point link a-b with a /30 from \p network; returns the two addresses.
     std::pair<Ipv4Address, Ipv4Address> Link(Ptr<Node> a,
                                              Ptr<Node> b,
-                                             double rate_Gbps,
+                                             double rate_gbit_per_s,
                                              double delay_ns,
                                              Ipv4Address network,
                                              uint32_t& ifA,
@@ -312,9 +312,15 @@ class ClusterHelper
     Ipv4Address LinkStorage(uint32_t storage, uint32_t agg);
     Ipv4Address NextInfraNetwork();
     /// Counters of the two directions of a link a-b (devices in that order).
-    void TraceLink(const NetDeviceContainer& devices, Ptr<Node> a, Ptr<Node> b, double rate_Gbps);
+    void TraceLink(const NetDeviceContainer& devices,
+                   Ptr<Node> a,
+                   Ptr<Node> b,
+                   double rate_gbit_per_s);
     /// A 2-node CSMA segment a-b (no addresses); returns the two devices.
-    NetDeviceContainer CsmaSegment(Ptr<Node> a, Ptr<Node> b, double rate_Gbps, double delay_ns);
+    NetDeviceContainer CsmaSegment(Ptr<Node> a,
+                                   Ptr<Node> b,
+                                   double rate_gbit_per_s,
+                                   double delay_ns);
     /// Bridged front-end: CSMA + BridgeNetDevice ToRs, aggregation routers meshed.
     void BuildBridgedFrontEnd();
 

@@ -262,7 +262,7 @@ TEST_F(ResultsDb, SchemaCreated)
           "plane",
           "src_node",
           "dst_node",
-          "rate_bps",
+          "rate_bit_per_s",
           "tx_bytes",
           "tx_packets",
           "busy_ns",
@@ -293,8 +293,8 @@ TEST_F(ResultsDb, SchemaCreated)
           "bytes",
           "start_ns",
           "end_ns",
-          "algbw_gbps",
-          "busbw_gbps"}},
+          "algbw_gbyte_per_s",
+          "busbw_gbyte_per_s"}},
         {"ops", {"run_id", "rank", "op_id", "label", "kind", "start_ns", "end_ns"}},
         {"bench_results",
          {"run_id",
@@ -508,12 +508,13 @@ TEST(CollectiveBandwidth, BusBwFactors)
 TEST(CollectiveBandwidth, AlgBwAndBusBw)
 {
     // 1e9 bytes in 0.1 s = 10 GB/s algbw; allreduce on 8 ranks: x 1.75 = 17.5 GB/s.
-    EXPECT_DOUBLE_EQ(CollectiveAlgBwGbps(1000000000, 100000000), 10.0);
-    EXPECT_DOUBLE_EQ(CollectiveBusBwGbps("allreduce", 8, 1000000000, 100000000), 17.5);
+    EXPECT_DOUBLE_EQ(CollectiveAlgBw_gbyte_per_s(1000000000, 100000000), 10.0);
+    EXPECT_DOUBLE_EQ(CollectiveBusBw_gbyte_per_s("allreduce", 8, 1000000000, 100000000), 17.5);
     // 1 GiB allgather on 4 ranks in 1 ms: 1073741824/1e6 = 1073.741824 GB/s x 3/4.
-    EXPECT_DOUBLE_EQ(CollectiveBusBwGbps("allgather", 4, 1073741824, 1000000), 1073.741824 * 0.75);
+    EXPECT_DOUBLE_EQ(CollectiveBusBw_gbyte_per_s("allgather", 4, 1073741824, 1000000),
+                     1073.741824 * 0.75);
     // zero duration gives 0, not infinity.
-    EXPECT_DOUBLE_EQ(CollectiveAlgBwGbps(1, 0), 0.0);
+    EXPECT_DOUBLE_EQ(CollectiveAlgBw_gbyte_per_s(1, 0), 0.0);
 }
 
 // Every table's row comes back as written, NULLs included.
@@ -524,7 +525,7 @@ TEST_F(ResultsDb, RowsRoundTrip)
     RunParameters params;
     params.Set("preset", "dgx-h100");
     params.Set("gpus", 16);
-    params.Set("rate_gbps", 400.5);
+    params.Set("rate_gbit_per_s", 400.5);
     params.Set("trace", std::string("a \"quoted\"\\path\nline\x01"));
     params.Set("ecn", true);
     params.AddGlobalValues();
@@ -575,7 +576,7 @@ TEST_F(ResultsDb, RowsRoundTrip)
     EXPECT_EQ(r.Text("SELECT rank FROM nodes WHERE node_id=9 AND run_id=" + std::to_string(run)),
               "NULL");
     EXPECT_EQ(r.Int("SELECT rank FROM nodes WHERE node_id=3 AND run_id=" + std::to_string(run)), 3);
-    EXPECT_EQ(r.Int("SELECT rate_bps FROM links" + where), 200000000000);
+    EXPECT_EQ(r.Int("SELECT rate_bit_per_s FROM links" + where), 200000000000);
     EXPECT_EQ(r.Int("SELECT tx_bytes + credit_stall_ns FROM links" + where), (1 << 20) + 7);
     EXPECT_EQ(r.Int("SELECT tx_bytes FROM link_samples" + where + " AND t_ns=1000"), 4096);
     // dst_rank and op_id not given: NULL; src_rank 0 is a real rank, not NULL
@@ -585,8 +586,8 @@ TEST_F(ResultsDb, RowsRoundTrip)
               "NULL,NULL,0");
     EXPECT_EQ(r.Int("SELECT end_ns - start_ns FROM flows" + where), 5000);
     // 1e9 bytes in 0.1 s: algbw 10 GB/s, busbw 10 x 1.75 = 17.5 GB/s
-    EXPECT_DOUBLE_EQ(r.Real("SELECT algbw_gbps FROM collectives" + where), 10.0);
-    EXPECT_DOUBLE_EQ(r.Real("SELECT busbw_gbps FROM collectives" + where), 17.5);
+    EXPECT_DOUBLE_EQ(r.Real("SELECT algbw_gbyte_per_s FROM collectives" + where), 10.0);
+    EXPECT_DOUBLE_EQ(r.Real("SELECT busbw_gbyte_per_s FROM collectives" + where), 17.5);
     EXPECT_EQ(r.Text("SELECT label||','||kind||','||end_ns FROM ops" + where), "fwd,compute,1500");
 }
 
@@ -817,7 +818,7 @@ TEST_F(ResultsDb, QueriesRunOnSampleRun)
     // six sizes of allreduce, 1 KiB .. 1 MiB in steps of 4x
     ASSERT_EQ(busbw.size(), 6u);
     // 1 KiB in 1000 + 102 ns: 1024/1102 GB/s x 1.75 = 1.626 GB/s
-    EXPECT_NEAR(std::stod(busbw.front().at("busbw_gbps")), 1024.0 / 1102 * 1.75, 1e-3);
+    EXPECT_NEAR(std::stod(busbw.front().at("busbw_gbyte_per_s")), 1024.0 / 1102 * 1.75, 1e-3);
 
     auto timeline = RunQueryFile(m_path, "rank-timeline.sql");
     // 4 ranks x 2 ops
