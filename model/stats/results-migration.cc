@@ -86,6 +86,7 @@ MigrateTable(SqliteFile& db, const TableDef& table)
 void
 CreateOrMigrateResultsSchema(SqliteFile& db, const std::string& moduleVersion)
 {
+    NS_LOG_FUNCTION(db.GetPath() << moduleVersion);
     // One write transaction: two processes opening a new file at once cannot
     // both create tables, and an interrupted migration leaves the old schema.
     db.Transaction([&db, &moduleVersion] {
