@@ -67,7 +67,7 @@ BM_RingAllReduceDgxH100(benchmark::State& state)
 
         state.PauseTiming();
         state.counters["sim_ns"] = rows.front().time_us * 1e3;
-        state.counters["busbw_GBps"] = rows.front().busbwGbps;
+        state.counters["busbw_gbyte_per_s"] = rows.front().busbw_gbyte_per_s;
         state.counters["gpus"] = cluster.GetNRanks();
         state.counters["bytes"] = static_cast<double>(bytes);
         Simulator::Destroy();

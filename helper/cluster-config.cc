@@ -63,8 +63,8 @@ namespace
 
 // PCIe data rate per direction for x16: GT/s x 16 lanes x 128/130 (PCI-SIG Gen4 16 GT/s, Gen5 32
 // GT/s).
-constexpr double kPcieGen4x16_Gbps = 16.0 * 16 * 128 / 130;
-constexpr double kPcieGen5x16_Gbps = 32.0 * 16 * 128 / 130;
+constexpr double kPcieGen4x16_gbit_per_s = 16.0 * 16 * 128 / 130;
+constexpr double kPcieGen5x16_gbit_per_s = 32.0 * 16 * 128 / 130;
 
 std::string
 Positive(const char* what, double v)
@@ -99,7 +99,7 @@ ClusterConfig::ApplyNvLinkGeneration(uint32_t gen)
     const NvLinkGeneration& g = GetNvLinkGeneration(gen);
     nvlinkGen = gen;
     nvlinkLinksPerGpu = g.linksPerGpu;
-    nvlinkLinkRate_GBps = g.linkDataRateBps / 8e9;
+    nvlinkLinkRate_gbyte_per_s = g.linkDataRateBps / 8e9;
     nvswitchPorts = g.switchPorts;
     return "";
 }
@@ -147,13 +147,13 @@ ClusterConfig::ApplyPreset(const std::string& name)
         c.nvswitchPorts = 36;
         // 8 x ConnectX-6 HDR 200 Gb/s compute rails; Quantum QM8700 switches have 40 HDR ports
         // (NVIDIA DGX A100 SuperPOD reference architecture).
-        c.ibRate_Gbps = 200.0;
+        c.ibRate_gbit_per_s = 200.0;
         c.ibSwitchRadix = 40;
         // Storage / in-band: 2 x ConnectX-6 200 GbE (DGX A100 user guide), PCIe Gen4 x16.
         c.ethPortsPerServer = 2;
-        c.ethRate_Gbps = 200.0;
-        c.storageRate_Gbps = 200.0;
-        c.pcieRate_Gbps = kPcieGen4x16_Gbps;
+        c.ethRate_gbit_per_s = 200.0;
+        c.storageRate_gbit_per_s = 200.0;
+        c.pcieRate_gbit_per_s = kPcieGen4x16_gbit_per_s;
         c.serversPerRack = 4; // [unconfirmed] power-limited racks of 4 DGX
     }
     else if (name == "dgx-h100")
@@ -165,13 +165,13 @@ ClusterConfig::ApplyPreset(const std::string& name)
         c.nvswitchesPerDomain = 4;
         c.nvswitchPorts = 64;
         // Fact sheet: 8 x 400 Gb/s ConnectX-7 (NDR) rails; Quantum-2 has 64 NDR ports.
-        c.ibRate_Gbps = 400.0;
+        c.ibRate_gbit_per_s = 400.0;
         c.ibSwitchRadix = 64;
         // Fact sheet (DGX BasePOD RA): 2 x 400 GbE front-end per node; PCIe Gen5 x16.
         c.ethPortsPerServer = 2;
-        c.ethRate_Gbps = 400.0;
-        c.storageRate_Gbps = 400.0;
-        c.pcieRate_Gbps = kPcieGen5x16_Gbps;
+        c.ethRate_gbit_per_s = 400.0;
+        c.storageRate_gbit_per_s = 400.0;
+        c.pcieRate_gbit_per_s = kPcieGen5x16_gbit_per_s;
         c.serversPerRack = 4; // DGX SuperPOD H100 RA: 4 DGX per rack [unconfirmed]
     }
     else if (name == "gb200-nvl72")
@@ -184,16 +184,17 @@ ClusterConfig::ApplyPreset(const std::string& name)
         c.ApplyNvLinkGeneration(5);
         c.nvswitchesPerDomain = 18;
         c.nvswitchPorts = 72;
-        // One ConnectX-7 400 Gb/s per GPU on the compute fabric (GB200 RA; CX-8 = --ibRate=800).
-        c.ibRate_Gbps = 400.0;
+        // One ConnectX-7 400 Gb/s per GPU on the compute fabric (GB200 RA; CX-8 =
+        // --ibRate_gbit_per_s=800).
+        c.ibRate_gbit_per_s = 400.0;
         c.ibSwitchRadix = 64;
         // [unconfirmed] 2 x 400 GbE (BlueField-3) per compute tray on the front-end.
         c.ethPortsPerServer = 2;
-        c.ethRate_Gbps = 400.0;
-        c.storageRate_Gbps = 400.0;
+        c.ethRate_gbit_per_s = 400.0;
+        c.storageRate_gbit_per_s = 400.0;
         // Grace <-> Blackwell is NVLink-C2C, 900 GB/s total = 450 GB/s per direction
         // (NVIDIA GB200 product page), not PCIe.
-        c.pcieRate_Gbps = 450.0 * 8;
+        c.pcieRate_gbit_per_s = 450.0 * 8;
         c.serversPerRack = 18; // one NVL72 rack = one NVLink domain
     }
     else
@@ -214,6 +215,11 @@ void
 ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
 {
     // -1 = keep the preset's value, so 0 can be asked for (and refused where it makes no sense).
+    // Rates carry their unit in the flag name; the bare names of earlier versions still work.
+    auto rate = [&cmd](const char* flag, const char* oldFlag, const char* help, double& value) {
+        cmd.AddValue(flag, help, value);
+        cmd.AddValue(oldFlag, std::string("deprecated alias of --") + flag, value);
+    };
     cmd.AddValue("preset", "cluster preset: dgx-a100, dgx-h100, gb200-nvl72", cli.preset);
     cmd.AddValue("servers",
                  "servers (DGX chassis or GB200 compute trays); -1 = preset",
@@ -227,7 +233,10 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
         "NVLink generation 2-5 (sets links per GPU, link rate, NVSwitch ports); -1 = preset",
         cli.nvlinkGen);
     cmd.AddValue("nvlinkLinks", "NVLink links per GPU; -1 = preset", cli.nvlinkLinksPerGpu);
-    cmd.AddValue("ibRate", "InfiniBand Gb/s per HCA; -1 = preset", cli.ibRate_Gbps);
+    rate("ibRate_gbit_per_s",
+         "ibRate",
+         "InfiniBand Gb/s per HCA; -1 = preset",
+         cli.ibRate_gbit_per_s);
     cmd.AddValue("ibRadix", "InfiniBand switch ports; -1 = preset", cli.ibSwitchRadix);
     cmd.AddValue("oversubscription",
                  "InfiniBand leaf down:up ratio (>= 1); -1 = preset (1)",
@@ -243,7 +252,10 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
     cmd.AddValue("ethPorts",
                  "front-end Ethernet ports per server; -1 = preset",
                  cli.ethPortsPerServer);
-    cmd.AddValue("ethRate", "front-end Gb/s per Ethernet port; -1 = preset", cli.ethRate_Gbps);
+    rate("ethRate_gbit_per_s",
+         "ethRate",
+         "front-end Gb/s per Ethernet port; -1 = preset",
+         cli.ethRate_gbit_per_s);
     cmd.AddValue("serversPerRack", "servers per rack; -1 = preset", cli.serversPerRack);
     cmd.AddValue("racksPerTor", "racks per top-of-rack switch; -1 = preset (1)", cli.racksPerTor);
     cmd.AddValue("ethRouting", "front-end IPv4 routing: static or global", cli.ethRouting);
@@ -254,17 +266,22 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
     cmd.AddValue("ethAggSwitches",
                  "front-end aggregation switches; -1 = preset (2)",
                  cli.ethAggSwitches);
-    cmd.AddValue("ethUplinkRate",
-                 "Gb/s from each ToR to each aggregation switch (a bridged ToR's one uplink: "
-                 "aggs x this), 0 = non-blocking; -1 = preset (0)",
-                 cli.ethUplinkRate_Gbps);
+    rate("ethUplinkRate_gbit_per_s",
+         "ethUplinkRate",
+         "Gb/s from each ToR to each aggregation switch (a bridged ToR's one uplink: "
+         "aggs x this), 0 = non-blocking; -1 = preset (0)",
+         cli.ethUplinkRate_gbit_per_s);
     cmd.AddValue("storageNodes",
                  "storage nodes on the front-end; -1 = preset (1)",
                  cli.storageNodes);
-    cmd.AddValue("storageRate",
-                 "Gb/s of each storage node's link; -1 = preset",
-                 cli.storageRate_Gbps);
-    cmd.AddValue("pcieRate", "GPU<->CPU Gb/s per direction; -1 = preset", cli.pcieRate_Gbps);
+    rate("storageRate_gbit_per_s",
+         "storageRate",
+         "Gb/s of each storage node's link; -1 = preset",
+         cli.storageRate_gbit_per_s);
+    rate("pcieRate_gbit_per_s",
+         "pcieRate",
+         "GPU<->CPU Gb/s per direction; -1 = preset",
+         cli.pcieRate_gbit_per_s);
     cmd.AddValue("partition",
                  "distributed runs (mpirun): NVLink domains per process, domain-blocks "
                  "(default) or round-robin",
@@ -331,12 +348,12 @@ ClusterConfig::ApplyCommandLine(std::string* field)
         }
         return error;
     }
-    real(ibRate_Gbps, o.ibRate_Gbps);
+    real(ibRate_gbit_per_s, o.ibRate_gbit_per_s);
     real(oversubscription, o.oversubscription);
-    real(ethRate_Gbps, o.ethRate_Gbps);
-    real(ethUplinkRate_Gbps, o.ethUplinkRate_Gbps);
-    real(storageRate_Gbps, o.storageRate_Gbps);
-    real(pcieRate_Gbps, o.pcieRate_Gbps);
+    real(ethRate_gbit_per_s, o.ethRate_gbit_per_s);
+    real(ethUplinkRate_gbit_per_s, o.ethUplinkRate_gbit_per_s);
+    real(storageRate_gbit_per_s, o.storageRate_gbit_per_s);
+    real(pcieRate_gbit_per_s, o.pcieRate_gbit_per_s);
     real(ibDelay_ns, o.ibDelay_ns);
     if (!o.ibRoutingEngine.empty())
     {
@@ -366,26 +383,26 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
     p.Set("cluster.serversPerDomain", serversPerDomain);
     p.Set("cluster.nvlinkGen", nvlinkGen);
     p.Set("cluster.nvlinkLinksPerGpu", nvlinkLinksPerGpu);
-    p.Set("cluster.nvlinkLinkRate_GBps", nvlinkLinkRate_GBps);
+    p.Set("cluster.nvlinkLinkRate_gbyte_per_s", nvlinkLinkRate_gbyte_per_s);
     p.Set("cluster.nvswitchesPerDomain", nvswitchesPerDomain);
     p.Set("cluster.nvswitchPorts", nvswitchPorts);
-    p.Set("cluster.ibRate_Gbps", ibRate_Gbps);
+    p.Set("cluster.ibRate_gbit_per_s", ibRate_gbit_per_s);
     p.Set("cluster.ibSwitchRadix", ibSwitchRadix);
     p.Set("cluster.oversubscription", oversubscription);
     p.Set("cluster.ibTiers", ibTiers);
     p.Set("cluster.ibRoutingEngine", ibRoutingEngine);
     p.Set("cluster.ibDelay_ns", ibDelay_ns);
     p.Set("cluster.ethPortsPerServer", ethPortsPerServer);
-    p.Set("cluster.ethRate_Gbps", ethRate_Gbps);
+    p.Set("cluster.ethRate_gbit_per_s", ethRate_gbit_per_s);
     p.Set("cluster.serversPerRack", serversPerRack);
     p.Set("cluster.racksPerTor", racksPerTor);
     p.Set("cluster.ethAggSwitches", ethAggSwitches);
     p.Set("cluster.ethRouting", ethRouting);
     p.Set("cluster.ethFabric", ethFabric);
-    p.Set("cluster.ethUplinkRate_Gbps", GetTorUplinkRate_Gbps());
+    p.Set("cluster.ethUplinkRate_gbit_per_s", GetTorUplinkRate_gbit_per_s());
     p.Set("cluster.storageNodes", storageNodes);
-    p.Set("cluster.storageRate_Gbps", storageRate_Gbps);
-    p.Set("cluster.pcieRate_Gbps", pcieRate_Gbps);
+    p.Set("cluster.storageRate_gbit_per_s", storageRate_gbit_per_s);
+    p.Set("cluster.pcieRate_gbit_per_s", pcieRate_gbit_per_s);
     p.Set("cluster.partition", partition);
 }
 
@@ -447,13 +464,14 @@ ClusterConfig::Validate(std::string* field) const
           << " servers";
         return fail("serversPerDomain", s.str());
     }
-    for (auto [what, v] : {std::pair<const char*, double>{"nvlinkLinkRate", nvlinkLinkRate_GBps},
-                           {"ibRate", ibRate_Gbps},
-                           {"ethRate", ethRate_Gbps},
-                           {"pcieRate", pcieRate_Gbps},
-                           {"storageRate", storageRate_Gbps},
-                           {"ethDelay", ethDelay_ns + 1},
-                           {"pcieDelay", pcieDelay_ns + 1}})
+    for (auto [what, v] :
+         {std::pair<const char*, double>{"nvlinkLinkRate_gbyte_per_s", nvlinkLinkRate_gbyte_per_s},
+          {"ibRate_gbit_per_s", ibRate_gbit_per_s},
+          {"ethRate_gbit_per_s", ethRate_gbit_per_s},
+          {"pcieRate_gbit_per_s", pcieRate_gbit_per_s},
+          {"storageRate_gbit_per_s", storageRate_gbit_per_s},
+          {"ethDelay", ethDelay_ns + 1},
+          {"pcieDelay", pcieDelay_ns + 1}})
     {
         const std::string e = Positive(what, v);
         if (!e.empty())
@@ -461,9 +479,10 @@ ClusterConfig::Validate(std::string* field) const
             return fail(what, e);
         }
     }
-    if (ethUplinkRate_Gbps < 0 || !std::isfinite(ethUplinkRate_Gbps))
+    if (ethUplinkRate_gbit_per_s < 0 || !std::isfinite(ethUplinkRate_gbit_per_s))
     {
-        return fail("ethUplinkRate", "ethUplinkRate must be 0 (non-blocking) or positive");
+        return fail("ethUplinkRate_gbit_per_s",
+                    "ethUplinkRate_gbit_per_s must be 0 (non-blocking) or positive");
     }
     const uint32_t domainGpus = GetGpusPerDomain();
     if (domainGpus > 1)
@@ -580,20 +599,20 @@ ClusterConfig::GetNTors() const
 }
 
 double
-ClusterConfig::GetTorUplinkRate_Gbps() const
+ClusterConfig::GetTorUplinkRate_gbit_per_s() const
 {
-    if (ethUplinkRate_Gbps > 0)
+    if (ethUplinkRate_gbit_per_s > 0)
     {
-        return ethUplinkRate_Gbps;
+        return ethUplinkRate_gbit_per_s;
     }
     const uint32_t perTor = std::min(GetServersPerTor(), servers);
-    return perTor * ethPortsPerServer * ethRate_Gbps / ethAggSwitches;
+    return perTor * ethPortsPerServer * ethRate_gbit_per_s / ethAggSwitches;
 }
 
 double
-ClusterConfig::GetTorUplinkTotal_Gbps() const
+ClusterConfig::GetTorUplinkTotal_gbit_per_s() const
 {
-    return ethAggSwitches * GetTorUplinkRate_Gbps();
+    return ethAggSwitches * GetTorUplinkRate_gbit_per_s();
 }
 
 bool
@@ -603,21 +622,21 @@ ClusterConfig::IsEthBridged() const
 }
 
 double
-ClusterConfig::GetNvLinkPerGpu_Gbps() const
+ClusterConfig::GetNvLinkPerGpu_gbit_per_s() const
 {
-    return GetGpusPerDomain() > 1 ? nvlinkLinksPerGpu * nvlinkLinkRate_GBps * 8 : 0.0;
+    return GetGpusPerDomain() > 1 ? nvlinkLinksPerGpu * nvlinkLinkRate_gbyte_per_s * 8 : 0.0;
 }
 
 double
-ClusterConfig::GetIbPerGpu_Gbps() const
+ClusterConfig::GetIbPerGpu_gbit_per_s() const
 {
-    return ibRate_Gbps;
+    return ibRate_gbit_per_s;
 }
 
 double
-ClusterConfig::GetEthPerGpu_Gbps() const
+ClusterConfig::GetEthPerGpu_gbit_per_s() const
 {
-    return ethPortsPerServer * ethRate_Gbps / gpusPerServer;
+    return ethPortsPerServer * ethRate_gbit_per_s / gpusPerServer;
 }
 
 ClusterIbShape

@@ -48,12 +48,12 @@ struct ClusterConfig
     // Scale-up (NVLink); per link and direction, data rate.
     uint32_t nvlinkGen{4};
     uint32_t nvlinkLinksPerGpu{18};
-    double nvlinkLinkRate_GBps{25.0}; //!< from the generation (the device model's figure)
+    double nvlinkLinkRate_gbyte_per_s{25.0}; //!< from the generation (the device model's figure)
     uint32_t nvswitchesPerDomain{4};
     uint32_t nvswitchPorts{64};
 
     // Scale-out (InfiniBand), one HCA per GPU, rail-optimised.
-    double ibRate_Gbps{400.0};
+    double ibRate_gbit_per_s{400.0};
     uint32_t ibSwitchRadix{64};
     double oversubscription{1.0}; //!< leaf down : up ports
     uint32_t ibTiers{0};          //!< 0: the fewest that fit; else 1, 2 or 3 exactly
@@ -64,7 +64,7 @@ struct ClusterConfig
 
     // Front-end Ethernet: each server's ports bundled as one link of ports x rate.
     uint32_t ethPortsPerServer{2};
-    double ethRate_Gbps{400.0};
+    double ethRate_gbit_per_s{400.0};
     uint32_t serversPerRack{4};
     uint32_t racksPerTor{1};
     uint32_t ethAggSwitches{2};
@@ -77,13 +77,13 @@ struct ClusterConfig
     /// Routed by default: ns-3.37's CSMA (the only device BridgeNetDevice can use) is half
     /// duplex with 1 us backoff slots, under which TCP at hundreds of Gb/s collapses.
     std::string ethFabric{"routed"};
-    double ethUplinkRate_Gbps{0.0}; //!< ToR to each aggregation switch; 0 = non-blocking
-    double ethDelay_ns{500.0};      //!< per front-end cable, ~100 m of fibre at 5 ns/m
+    double ethUplinkRate_gbit_per_s{0.0}; //!< ToR to each aggregation switch; 0 = non-blocking
+    double ethDelay_ns{500.0};            //!< per front-end cable, ~100 m of fibre at 5 ns/m
     uint32_t storageNodes{1};
-    double storageRate_Gbps{400.0};
+    double storageRate_gbit_per_s{400.0};
 
     // GPU <-> CPU inside a server, per direction.
-    double pcieRate_Gbps{504.0};
+    double pcieRate_gbit_per_s{504.0};
     double pcieDelay_ns{100.0};
 
     /// Distributed runs (ns-3 MPI, several processes): how NVLink domains are spread over
@@ -114,8 +114,9 @@ struct ClusterConfig
     void ValidateOrAbort() const;
 
     /**
-     * Registers --preset, --servers, --gpusPerServer, --nvlinkGen, --ibRate,
-     * --ethRate, --oversubscription, --pcieRate, --racksPerTor... on \p cmd.
+     * Registers --preset, --servers, --gpusPerServer, --nvlinkGen, --ibRate_gbit_per_s,
+     * --ethRate_gbit_per_s, --oversubscription, --pcieRate_gbit_per_s, --racksPerTor... on
+     * \p cmd (the rates also under their old names --ibRate, --ethRate, ..., deprecated).
      * After cmd.Parse(), call ApplyCommandLine(): it applies the preset, then
      * the flags given.  This object must stay in place in between.
      */
@@ -132,15 +133,15 @@ struct ClusterConfig
     uint32_t GetNDomains() const;
     uint32_t GetServersPerTor() const;
     uint32_t GetNTors() const;
-    double GetTorUplinkRate_Gbps() const;
-    /// Every uplink of one ToR together: aggregation switches x GetTorUplinkRate_Gbps().  A
+    double GetTorUplinkRate_gbit_per_s() const;
+    /// Every uplink of one ToR together: aggregation switches x GetTorUplinkRate_gbit_per_s().  A
     /// bridged ToR has one uplink at this rate (same capacity as the routed ToR's uplinks).
-    double GetTorUplinkTotal_Gbps() const;
+    double GetTorUplinkTotal_gbit_per_s() const;
     bool IsEthBridged() const;
     /// Per GPU and direction, in Gb/s.
-    double GetNvLinkPerGpu_Gbps() const;
-    double GetIbPerGpu_Gbps() const;
-    double GetEthPerGpu_Gbps() const;
+    double GetNvLinkPerGpu_gbit_per_s() const;
+    double GetIbPerGpu_gbit_per_s() const;
+    double GetEthPerGpu_gbit_per_s() const;
 
     /// Command-line values; -1 / empty = not given (the preset's value stays).
     struct Overrides
@@ -151,23 +152,23 @@ struct ClusterConfig
         int64_t serversPerDomain{-1};
         int64_t nvlinkGen{-1};
         int64_t nvlinkLinksPerGpu{-1};
-        double ibRate_Gbps{-1};
+        double ibRate_gbit_per_s{-1};
         int64_t ibSwitchRadix{-1};
         double oversubscription{-1};
         int64_t ibTiers{-1};
         std::string ibRoutingEngine;
         double ibDelay_ns{-1};
         int64_t ethPortsPerServer{-1};
-        double ethRate_Gbps{-1};
+        double ethRate_gbit_per_s{-1};
         int64_t serversPerRack{-1};
         int64_t racksPerTor{-1};
         int64_t ethAggSwitches{-1};
         std::string ethRouting;
         std::string ethFabric;
-        double ethUplinkRate_Gbps{-1};
+        double ethUplinkRate_gbit_per_s{-1};
         int64_t storageNodes{-1};
-        double storageRate_Gbps{-1};
-        double pcieRate_Gbps{-1};
+        double storageRate_gbit_per_s{-1};
+        double pcieRate_gbit_per_s{-1};
         std::string partition;
     };
 

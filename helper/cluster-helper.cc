@@ -657,21 +657,21 @@ ClusterHelper::MakePlaneSelector(const std::map<ClusterPlane, int32_t>& planeInd
 }
 
 double
-ClusterHelper::GetNvLinkBisectionPerDomain_Gbps() const
+ClusterHelper::GetNvLinkBisectionPerDomain_gbit_per_s() const
 {
-    return GetPlaneBuilder(ClusterPlane::NVLINK).GetBisection_Gbps(m_config);
+    return GetPlaneBuilder(ClusterPlane::NVLINK).GetBisection_gbit_per_s(m_config);
 }
 
 double
-ClusterHelper::GetIbBisection_Gbps() const
+ClusterHelper::GetIbBisection_gbit_per_s() const
 {
-    return GetPlaneBuilder(ClusterPlane::INFINIBAND).GetBisection_Gbps(m_config);
+    return GetPlaneBuilder(ClusterPlane::INFINIBAND).GetBisection_gbit_per_s(m_config);
 }
 
 double
-ClusterHelper::GetEthBisection_Gbps() const
+ClusterHelper::GetEthBisection_gbit_per_s() const
 {
-    return GetPlaneBuilder(ClusterPlane::ETHERNET).GetBisection_Gbps(m_config);
+    return GetPlaneBuilder(ClusterPlane::ETHERNET).GetBisection_gbit_per_s(m_config);
 }
 
 std::string
@@ -731,9 +731,9 @@ ClusterHelper::Describe() const
         o << plane->DescribePerGpu(c);
     }
     o << "ratio nvlink : infiniband : front-end = "
-      << FormatPlaneRatio(GetPlaneBuilder(ClusterPlane::NVLINK).GetPerGpu_Gbps(c),
-                          GetPlaneBuilder(ClusterPlane::INFINIBAND).GetPerGpu_Gbps(c),
-                          GetPlaneBuilder(ClusterPlane::ETHERNET).GetPerGpu_Gbps(c))
+      << FormatPlaneRatio(GetPlaneBuilder(ClusterPlane::NVLINK).GetPerGpu_gbit_per_s(c),
+                          GetPlaneBuilder(ClusterPlane::INFINIBAND).GetPerGpu_gbit_per_s(c),
+                          GetPlaneBuilder(ClusterPlane::ETHERNET).GetPerGpu_gbit_per_s(c))
       << "\n";
     o << "bisection bandwidth, per direction:\n";
     for (const ClusterPlaneBuilder* plane : order)

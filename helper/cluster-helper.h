@@ -223,9 +223,9 @@ class ClusterHelper
     Ptr<LinkSampler> InstallLinkSampler(Ptr<ResultsDatabase> db, Time interval) const;
 
     /// Bisection bandwidth per direction in Gb/s: NVLink per domain, IB and Ethernet overall.
-    double GetNvLinkBisectionPerDomain_Gbps() const;
-    double GetIbBisection_Gbps() const;
-    double GetEthBisection_Gbps() const;
+    double GetNvLinkBisectionPerDomain_gbit_per_s() const;
+    double GetIbBisection_gbit_per_s() const;
+    double GetEthBisection_gbit_per_s() const;
 
     /// The cluster's layout (ranks, servers, domains, rails, processes).
     const ClusterLayout& GetLayout() const;

@@ -158,7 +158,7 @@ ClusterPlaneBuilder::WriteLinks(Ptr<ResultsDatabase> db, int64_t& id) const
         row.plane = plane;
         row.srcNode = dev->GetNode()->GetId();
         row.dstNode = dev->GetPeer()->GetNode()->GetId();
-        row.rateBps = FrameRate_bps(dev);
+        row.rateBitPerS = FrameRate_bps(dev);
         row.txBytes = static_cast<int64_t>(k.txBytes);
         row.txPackets = static_cast<int64_t>(k.txPackets);
         row.busyNs = k.busyTime.GetNanoSeconds();

@@ -112,10 +112,10 @@ class ClusterPlaneBuilder
     /// Describe's line of bisection bandwidth.
     virtual std::string DescribeBisection(const ClusterConfig& config) const = 0;
     /// Bisection bandwidth per direction in Gb/s (NVLink: per domain).
-    virtual double GetBisection_Gbps(const ClusterConfig& config) const = 0;
+    virtual double GetBisection_gbit_per_s(const ClusterConfig& config) const = 0;
 
     /// Per-GPU data rate of the plane in Gb/s, as the 36 : 4 : 1 comparison counts it.
-    virtual double GetPerGpu_Gbps(const ClusterConfig& config) const = 0;
+    virtual double GetPerGpu_gbit_per_s(const ClusterConfig& config) const = 0;
     /// Multiplies the plane's link rates in \p config by \p factor (plane sizing).
     virtual void ScaleBandwidth(ClusterConfig& config, double factor) const = 0;
 

@@ -163,7 +163,7 @@ FrontEndClusterPlane::BuildRouted(const ClusterConfig& c, ClusterNodes& nodes)
             Uplink& u = uplink[t][a];
             auto [ta, aa] = Link(m_tors.Get(t),
                                  m_aggs.Get(a),
-                                 c.GetTorUplinkRate_Gbps(),
+                                 c.GetTorUplinkRate_gbit_per_s(),
                                  c.ethDelay_ns,
                                  NextInfraNetwork(),
                                  u.torIf,
@@ -184,7 +184,7 @@ FrontEndClusterPlane::BuildRouted(const ClusterConfig& c, ClusterNodes& nodes)
         // the 36 : 4 : 1 comparison uses.
         auto [cpuAddr, torAddr] = Link(cpu,
                                        tor,
-                                       c.ethPortsPerServer * c.ethRate_Gbps,
+                                       c.ethPortsPerServer * c.ethRate_gbit_per_s,
                                        c.ethDelay_ns,
                                        ServerBlock(s),
                                        cpuIf,
@@ -255,7 +255,7 @@ FrontEndClusterPlane::BuildBridged(const ClusterConfig& c, ClusterNodes& nodes)
     };
 
     std::vector<std::vector<Hop>> mesh(aggs, std::vector<Hop>(aggs));
-    const double meshRate = ((tors + aggs - 1) / aggs) * c.GetTorUplinkTotal_Gbps();
+    const double meshRate = ((tors + aggs - 1) / aggs) * c.GetTorUplinkTotal_gbit_per_s();
     for (uint32_t a = 0; a < aggs; ++a)
     {
         for (uint32_t b = a + 1; b < aggs; ++b)
@@ -299,7 +299,7 @@ FrontEndClusterPlane::BuildBridged(const ClusterConfig& c, ClusterNodes& nodes)
         Ipv4AddressHelper address;
         address.SetBase(rackNet, kServerMask);
         NetDeviceContainer ports;
-        NetDeviceContainer up = CsmaSegment(tor, agg, c.GetTorUplinkTotal_Gbps(), c.ethDelay_ns);
+        NetDeviceContainer up = CsmaSegment(tor, agg, c.GetTorUplinkTotal_gbit_per_s(), c.ethDelay_ns);
         ++m_ethLinks;
         ports.Add(up.Get(0));
         Ipv4InterfaceContainer aggIfc = address.Assign(NetDeviceContainer(up.Get(1)));
@@ -311,7 +311,7 @@ FrontEndClusterPlane::BuildBridged(const ClusterConfig& c, ClusterNodes& nodes)
             Ptr<Node> cpu = nodes.cpus.Get(s);
             // The server's ports as one segment of ports x rate (as the routed LAG).
             NetDeviceContainer seg =
-                CsmaSegment(cpu, tor, c.ethPortsPerServer * c.ethRate_Gbps, c.ethDelay_ns);
+                CsmaSegment(cpu, tor, c.ethPortsPerServer * c.ethRate_gbit_per_s, c.ethDelay_ns);
             ++m_ethLinks;
             ports.Add(seg.Get(1));
             Ipv4InterfaceContainer cpuIfc = address.Assign(NetDeviceContainer(seg.Get(0)));
@@ -346,7 +346,7 @@ FrontEndClusterPlane::LinkServerGpus(const ClusterConfig& c, ClusterNodes& nodes
         uint32_t gpuIf;
         auto [cpuPcie, gpuAddr] = Link(cpu,
                                        gpu,
-                                       c.pcieRate_Gbps,
+                                       c.pcieRate_gbit_per_s,
                                        c.pcieDelay_ns,
                                        Offset(ServerBlock(s), 4 * (i + 1)),
                                        cpuPcieIf,
@@ -392,7 +392,7 @@ FrontEndClusterPlane::LinkStorage(const ClusterConfig& c, uint32_t storage, uint
     uint32_t aggIf;
     auto [stAddr, aggAddr] = Link(m_storage.Get(storage),
                                   m_aggs.Get(agg),
-                                  c.storageRate_Gbps,
+                                  c.storageRate_gbit_per_s,
                                   c.ethDelay_ns,
                                   NextInfraNetwork(),
                                   stIf,
@@ -412,13 +412,13 @@ FrontEndClusterPlane::NextInfraNetwork()
 std::pair<Ipv4Address, Ipv4Address>
 FrontEndClusterPlane::Link(Ptr<Node> a,
                            Ptr<Node> b,
-                           double rate_Gbps,
+                           double rate_gbit_per_s,
                            double delay_ns,
                            Ipv4Address network,
                            uint32_t& ifA,
                            uint32_t& ifB)
 {
-    const uint64_t rate_bps = static_cast<uint64_t>(rate_Gbps * 1e9);
+    const uint64_t rate_bps = static_cast<uint64_t>(rate_gbit_per_s * 1e9);
     PointToPointHelper p2p;
     p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rate_bps)));
     p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(static_cast<int64_t>(delay_ns))));
@@ -428,7 +428,7 @@ FrontEndClusterPlane::Link(Ptr<Node> a,
     Ipv4InterfaceContainer interfaces = address.Assign(devices);
     ifA = interfaces.Get(0).second;
     ifB = interfaces.Get(1).second;
-    TraceLink(devices, a, b, rate_Gbps);
+    TraceLink(devices, a, b, rate_gbit_per_s);
     return {interfaces.GetAddress(0), interfaces.GetAddress(1)};
 }
 
@@ -436,9 +436,9 @@ void
 FrontEndClusterPlane::TraceLink(const NetDeviceContainer& devices,
                                 Ptr<Node> a,
                                 Ptr<Node> b,
-                                double rate_Gbps)
+                                double rate_gbit_per_s)
 {
-    const uint64_t rate_bps = static_cast<uint64_t>(rate_Gbps * 1e9);
+    const uint64_t rate_bps = static_cast<uint64_t>(rate_gbit_per_s * 1e9);
     for (uint32_t i = 0; i < 2; ++i)
     {
         m_directions.emplace_back();
@@ -465,17 +465,17 @@ FrontEndClusterPlane::TraceLink(const NetDeviceContainer& devices,
 }
 
 NetDeviceContainer
-FrontEndClusterPlane::CsmaSegment(Ptr<Node> a, Ptr<Node> b, double rate_Gbps, double delay_ns)
+FrontEndClusterPlane::CsmaSegment(Ptr<Node> a, Ptr<Node> b, double rate_gbit_per_s, double delay_ns)
 {
     CsmaHelper csma;
     csma.SetChannelAttribute("DataRate",
-                             DataRateValue(DataRate(static_cast<uint64_t>(rate_Gbps * 1e9))));
+                             DataRateValue(DataRate(static_cast<uint64_t>(rate_gbit_per_s * 1e9))));
     csma.SetChannelAttribute("Delay", TimeValue(NanoSeconds(static_cast<int64_t>(delay_ns))));
     NodeContainer ends;
     ends.Add(a);
     ends.Add(b);
     NetDeviceContainer devices = csma.Install(ends);
-    TraceLink(devices, a, b, rate_Gbps);
+    TraceLink(devices, a, b, rate_gbit_per_s);
     return devices;
 }
 
@@ -604,7 +604,7 @@ FrontEndClusterPlane::WriteLinks(Ptr<ResultsDatabase> db, int64_t& id) const
         row.plane = GetName();
         row.srcNode = d.srcNode;
         row.dstNode = d.dstNode;
-        row.rateBps = static_cast<int64_t>(d.rate_bps);
+        row.rateBitPerS = static_cast<int64_t>(d.rate_bps);
         row.txBytes = static_cast<int64_t>(d.txBytes);
         row.txPackets = static_cast<int64_t>(d.txPackets);
         row.busyNs = static_cast<int64_t>(d.busy_ns);
@@ -669,10 +669,10 @@ std::string
 FrontEndClusterPlane::DescribePerGpu(const ClusterConfig& c) const
 {
     std::ostringstream o;
-    o << "  front-end   " << FormatGbitAsGbyte(GetPerGpu_Gbps(c)) << "  (" << c.ethPortsPerServer
-      << " x " << FormatDecimal(c.ethRate_Gbps) << " GbE per server / " << c.gpusPerServer
+    o << "  front-end   " << FormatGbitAsGbyte(GetPerGpu_gbit_per_s(c)) << "  (" << c.ethPortsPerServer
+      << " x " << FormatDecimal(c.ethRate_gbit_per_s) << " GbE per server / " << c.gpusPerServer
       << " GPUs)\n";
-    o << "  pcie        " << FormatGbitAsGbyte(c.pcieRate_Gbps) << "  (GPU <-> CPU)\n";
+    o << "  pcie        " << FormatGbitAsGbyte(c.pcieRate_gbit_per_s) << "  (GPU <-> CPU)\n";
     return o.str();
 }
 
@@ -680,44 +680,44 @@ std::string
 FrontEndClusterPlane::DescribeBisection(const ClusterConfig& c) const
 {
     std::ostringstream o;
-    o << "  ethernet    " << FormatGbitAsGbyte(GetBisection_Gbps(c)) << "  (" << c.GetNTors();
+    o << "  ethernet    " << FormatGbitAsGbyte(GetBisection_gbit_per_s(c)) << "  (" << c.GetNTors();
     if (c.IsEthBridged())
     {
-        o << " bridged ToR(s) x 1 uplink of " << FormatDecimal(c.GetTorUplinkTotal_Gbps())
+        o << " bridged ToR(s) x 1 uplink of " << FormatDecimal(c.GetTorUplinkTotal_gbit_per_s())
           << " Gb/s; " << c.ethAggSwitches << " aggregation routers, meshed)\n";
     }
     else
     {
         o << " routed ToR(s) x " << c.ethAggSwitches << " aggregation uplinks of "
-          << FormatDecimal(c.GetTorUplinkRate_Gbps()) << " Gb/s)\n";
+          << FormatDecimal(c.GetTorUplinkRate_gbit_per_s()) << " Gb/s)\n";
     }
     return o.str();
 }
 
 double
-FrontEndClusterPlane::GetBisection_Gbps(const ClusterConfig& c) const
+FrontEndClusterPlane::GetBisection_gbit_per_s(const ClusterConfig& c) const
 {
-    const double servers = c.servers * c.ethPortsPerServer * c.ethRate_Gbps;
+    const double servers = c.servers * c.ethPortsPerServer * c.ethRate_gbit_per_s;
     if (c.GetNTors() <= 1)
     {
         return servers / 2;
     }
-    const double uplinks = c.GetNTors() * c.ethAggSwitches * c.GetTorUplinkRate_Gbps();
+    const double uplinks = c.GetNTors() * c.ethAggSwitches * c.GetTorUplinkRate_gbit_per_s();
     return std::min(servers, uplinks) / 2;
 }
 
 double
-FrontEndClusterPlane::GetPerGpu_Gbps(const ClusterConfig& c) const
+FrontEndClusterPlane::GetPerGpu_gbit_per_s(const ClusterConfig& c) const
 {
-    return c.GetEthPerGpu_Gbps();
+    return c.GetEthPerGpu_gbit_per_s();
 }
 
 void
 FrontEndClusterPlane::ScaleBandwidth(ClusterConfig& c, double factor) const
 {
-    c.ethRate_Gbps *= factor;
-    c.storageRate_Gbps *= factor;
-    c.ethUplinkRate_Gbps *= factor;
+    c.ethRate_gbit_per_s *= factor;
+    c.storageRate_gbit_per_s *= factor;
+    c.ethUplinkRate_gbit_per_s *= factor;
 }
 
 Ipv4Address

@@ -68,8 +68,8 @@ class FrontEndClusterPlane : public ClusterPlaneBuilder
     std::string DescribeDetails(const ClusterConfig& config) const override;
     std::string DescribePerGpu(const ClusterConfig& config) const override;
     std::string DescribeBisection(const ClusterConfig& config) const override;
-    double GetBisection_Gbps(const ClusterConfig& config) const override;
-    double GetPerGpu_Gbps(const ClusterConfig& config) const override;
+    double GetBisection_gbit_per_s(const ClusterConfig& config) const override;
+    double GetPerGpu_gbit_per_s(const ClusterConfig& config) const override;
     void ScaleBandwidth(ClusterConfig& config, double factor) const override;
 
     /// Load and checkpoint traffic (TCP) between every rank's GPU, its server's CPU and the
@@ -120,7 +120,7 @@ class FrontEndClusterPlane : public ClusterPlaneBuilder
     /// Point-to-point link a-b with a /30 from \p network; returns the two addresses.
     std::pair<Ipv4Address, Ipv4Address> Link(Ptr<Node> a,
                                              Ptr<Node> b,
-                                             double rate_Gbps,
+                                             double rate_gbit_per_s,
                                              double delay_ns,
                                              Ipv4Address network,
                                              uint32_t& ifA,
@@ -129,9 +129,9 @@ class FrontEndClusterPlane : public ClusterPlaneBuilder
     Ipv4Address LinkStorage(const ClusterConfig& config, uint32_t storage, uint32_t agg);
     Ipv4Address NextInfraNetwork();
     /// Counters of the two directions of a link a-b (devices in that order).
-    void TraceLink(const NetDeviceContainer& devices, Ptr<Node> a, Ptr<Node> b, double rate_Gbps);
+    void TraceLink(const NetDeviceContainer& devices, Ptr<Node> a, Ptr<Node> b, double rate_gbit_per_s);
     /// A 2-node CSMA segment a-b (no addresses); returns the two devices.
-    NetDeviceContainer CsmaSegment(Ptr<Node> a, Ptr<Node> b, double rate_Gbps, double delay_ns);
+    NetDeviceContainer CsmaSegment(Ptr<Node> a, Ptr<Node> b, double rate_gbit_per_s, double delay_ns);
 
     bool m_staticRouting{true};
     NodeContainer m_nodes; //!< every front-end node with an IP stack's streams: set by Build

@@ -303,7 +303,7 @@ InfinibandClusterPlane::Build(const ClusterConfig& c,
     // bandwidth sweep) wins, with the line coding kept.
     for (const auto& dev : m_devices)
     {
-        SetDataRate(dev, c.ibRate_Gbps * 1e9);
+        SetDataRate(dev, c.ibRate_gbit_per_s * 1e9);
     }
     return "";
 }
@@ -361,8 +361,8 @@ std::string
 InfinibandClusterPlane::DescribePerGpu(const ClusterConfig& c) const
 {
     std::ostringstream o;
-    o << "  infiniband  " << FormatGbitAsGbyte(GetPerGpu_Gbps(c)) << "  (1 HCA x "
-      << FormatDecimal(c.ibRate_Gbps) << " Gb/s)\n";
+    o << "  infiniband  " << FormatGbitAsGbyte(GetPerGpu_gbit_per_s(c)) << "  (1 HCA x "
+      << FormatDecimal(c.ibRate_gbit_per_s) << " Gb/s)\n";
     return o.str();
 }
 
@@ -370,36 +370,36 @@ std::string
 InfinibandClusterPlane::DescribeBisection(const ClusterConfig& c) const
 {
     std::ostringstream o;
-    o << "  infiniband  " << FormatGbitAsGbyte(GetBisection_Gbps(c)) << "  (oversubscription "
+    o << "  infiniband  " << FormatGbitAsGbyte(GetBisection_gbit_per_s(c)) << "  (oversubscription "
       << FormatDecimal(c.oversubscription) << ":1)\n";
     return o.str();
 }
 
 double
-InfinibandClusterPlane::GetBisection_Gbps(const ClusterConfig& c) const
+InfinibandClusterPlane::GetBisection_gbit_per_s(const ClusterConfig& c) const
 {
     const ClusterIbShape s = ClusterIbShape::Compute(c);
     const uint64_t hcas = c.GetNRanks();
     if (s.tiers <= 1)
     {
-        return hcas / 2 * c.ibRate_Gbps;
+        return hcas / 2 * c.ibRate_gbit_per_s;
     }
     // Bounded by the HCAs or by the leaf uplinks (oversubscription); above the leaves the
     // tree is non-blocking.
     const uint64_t uplinks = static_cast<uint64_t>(s.leaves) * s.leafUplinks;
-    return std::min(hcas, uplinks) / 2 * c.ibRate_Gbps;
+    return std::min(hcas, uplinks) / 2 * c.ibRate_gbit_per_s;
 }
 
 double
-InfinibandClusterPlane::GetPerGpu_Gbps(const ClusterConfig& c) const
+InfinibandClusterPlane::GetPerGpu_gbit_per_s(const ClusterConfig& c) const
 {
-    return c.GetIbPerGpu_Gbps();
+    return c.GetIbPerGpu_gbit_per_s();
 }
 
 void
 InfinibandClusterPlane::ScaleBandwidth(ClusterConfig& c, double factor) const
 {
-    c.ibRate_Gbps *= factor;
+    c.ibRate_gbit_per_s *= factor;
 }
 
 const InfinibandTopology&

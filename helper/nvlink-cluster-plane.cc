@@ -107,9 +107,9 @@ NvLinkClusterPlane::Build(const ClusterConfig& c, const ClusterLayout& layout, C
     {
         Ptr<NvLinkNetDevice> nv = DynamicCast<NvLinkNetDevice>(dev);
         const NvLinkGeneration& g = GetNvLinkGeneration(nv->GetGeneration());
-        if (std::abs(c.nvlinkLinkRate_GBps * 8e9 - double(g.linkDataRateBps)) >= 1.0)
+        if (std::abs(c.nvlinkLinkRate_gbyte_per_s * 8e9 - double(g.linkDataRateBps)) >= 1.0)
         {
-            SetDataRate(dev, c.nvlinkLinkRate_GBps * 8e9 * nv->GetLinks());
+            SetDataRate(dev, c.nvlinkLinkRate_gbyte_per_s * 8e9 * nv->GetLinks());
         }
     }
     return "";
@@ -186,8 +186,8 @@ std::string
 NvLinkClusterPlane::DescribePerGpu(const ClusterConfig& c) const
 {
     std::ostringstream o;
-    o << "  nvlink      " << FormatGbitAsGbyte(GetPerGpu_Gbps(c)) << "  (NVLink" << c.nvlinkGen
-      << ": " << c.nvlinkLinksPerGpu << " links x " << FormatDecimal(c.nvlinkLinkRate_GBps)
+    o << "  nvlink      " << FormatGbitAsGbyte(GetPerGpu_gbit_per_s(c)) << "  (NVLink" << c.nvlinkGen
+      << ": " << c.nvlinkLinksPerGpu << " links x " << FormatDecimal(c.nvlinkLinkRate_gbyte_per_s)
       << " GB/s)\n";
     return o.str();
 }
@@ -196,28 +196,28 @@ std::string
 NvLinkClusterPlane::DescribeBisection(const ClusterConfig& c) const
 {
     std::ostringstream o;
-    o << "  nvlink      " << FormatGbitAsGbyte(GetBisection_Gbps(c)) << " per domain x "
+    o << "  nvlink      " << FormatGbitAsGbyte(GetBisection_gbit_per_s(c)) << " per domain x "
       << c.GetNDomains() << "\n";
     return o.str();
 }
 
 double
-NvLinkClusterPlane::GetBisection_Gbps(const ClusterConfig& c) const
+NvLinkClusterPlane::GetBisection_gbit_per_s(const ClusterConfig& c) const
 {
     // NVSwitches are non-blocking: half the domain's GPUs can send at full rate to the other half.
-    return c.GetGpusPerDomain() / 2 * c.GetNvLinkPerGpu_Gbps();
+    return c.GetGpusPerDomain() / 2 * c.GetNvLinkPerGpu_gbit_per_s();
 }
 
 double
-NvLinkClusterPlane::GetPerGpu_Gbps(const ClusterConfig& c) const
+NvLinkClusterPlane::GetPerGpu_gbit_per_s(const ClusterConfig& c) const
 {
-    return c.GetNvLinkPerGpu_Gbps();
+    return c.GetNvLinkPerGpu_gbit_per_s();
 }
 
 void
 NvLinkClusterPlane::ScaleBandwidth(ClusterConfig& c, double factor) const
 {
-    c.nvlinkLinkRate_GBps *= factor;
+    c.nvlinkLinkRate_gbyte_per_s *= factor;
 }
 
 uint32_t

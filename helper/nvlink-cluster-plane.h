@@ -41,8 +41,8 @@ class NvLinkClusterPlane : public ClusterPlaneBuilder
     std::string DescribeLinks(const ClusterConfig& config) const override;
     std::string DescribePerGpu(const ClusterConfig& config) const override;
     std::string DescribeBisection(const ClusterConfig& config) const override;
-    double GetBisection_Gbps(const ClusterConfig& config) const override;
-    double GetPerGpu_Gbps(const ClusterConfig& config) const override;
+    double GetBisection_gbit_per_s(const ClusterConfig& config) const override;
+    double GetPerGpu_gbit_per_s(const ClusterConfig& config) const override;
     void ScaleBandwidth(ClusterConfig& config, double factor) const override;
 
     uint32_t GetNDomains() const; //!< built domains (0 for 1-GPU domains)

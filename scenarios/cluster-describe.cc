@@ -3,7 +3,7 @@
  *
  * Builds a cluster from the shared cluster flags and prints it, e.g.
  *   cluster-describe --preset=dgx-h100 --servers=4
- *   cluster-describe --preset=gb200-nvl72 --servers=36 --ibRate=800 --db=cluster.db
+ *   cluster-describe --preset=gb200-nvl72 --servers=36 --ibRate_gbit_per_s=800 --db=cluster.db
  */
 #include "ns3/cluster-helper.h"
 #include "ns3/command-line.h"

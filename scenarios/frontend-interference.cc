@@ -135,8 +135,8 @@ FrontEndInterference(ScenarioRun& run, int argc, char* argv[])
     for (double scale : scales)
     {
         ClusterConfig config = base;
-        config.ethRate_Gbps = base.ethRate_Gbps * scale;
-        config.storageRate_Gbps = base.storageRate_Gbps * scale;
+        config.ethRate_gbit_per_s = base.ethRate_gbit_per_s * scale;
+        config.storageRate_gbit_per_s = base.storageRate_gbit_per_s * scale;
         uint64_t baselineNs = 0;
         for (const Case& c : cases)
         {
@@ -183,7 +183,7 @@ FrontEndInterference(ScenarioRun& run, int argc, char* argv[])
             const double exposedFe =
                 r.breakdown.exposedByKindNs[static_cast<std::size_t>(ParallelismKind::FrontEnd)];
             std::printf("%9.0f %-16s %7.3f ms %7.3f ms %9.3f ms %12.1f %11.1f%% %9.1f%%\n",
-                        config.ethPortsPerServer * config.ethRate_Gbps,
+                        config.ethPortsPerServer * config.ethRate_gbit_per_s,
                         c.name,
                         iterationNs / 1e6,
                         (double(iterationNs) - double(baselineNs)) / 1e6,

@@ -6,7 +6,7 @@
  * all-to-all crosses InfiniBand.
  *   moe-alltoall --ep=72 --tokens=512 --hidden=4096 --topk=2 --db=runs.db
  * Per MoE layer: dispatch all-to-all, expert MLP, combine all-to-all (and the same three
- * in backward, expert compute 2x).  Cluster flags (--ibRate, --nvlinkGen, ...) apply on
+ * in backward, expert compute 2x).  Cluster flags (--ibRate_gbit_per_s, --nvlinkGen, ...) apply on
  * top of both presets.  One run row per platform.
  */
 #include "ns3/cluster-helper.h"

@@ -250,7 +250,7 @@ PlaneSizing(ScenarioRun& run, int argc, char* argv[])
     double atKnee[3];
     for (int i = 0; i < 3; ++i)
     {
-        preset[i] = GetPlanePerGpu_Gbps(base, all[i]);
+        preset[i] = GetPlanePerGpu_gbit_per_s(base, all[i]);
         auto it = knees.find(all[i]);
         atKnee[i] = preset[i] * (it == knees.end() ? 1.0 : it->second.factor);
     }

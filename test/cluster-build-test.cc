@@ -485,9 +485,9 @@ TEST_F(Cluster, DescribeRatiosMatchFactSheet)
     EXPECT_NE(d.find("infiniband  50 GB/s"), std::string::npos) << d;
     EXPECT_NE(d.find("front-end   12.5 GB/s"), std::string::npos) << d;
     // Bisection: NVLink 8/2 x 450 GB/s per domain; IB 32/2 x 50 GB/s; Ethernet 4 x 100 GB/s / 2.
-    EXPECT_DOUBLE_EQ(h100.GetNvLinkBisectionPerDomain_Gbps(), 4 * 3600.0);
-    EXPECT_DOUBLE_EQ(h100.GetIbBisection_Gbps(), 16 * 400.0);
-    EXPECT_DOUBLE_EQ(h100.GetEthBisection_Gbps(), 4 * 800.0 / 2);
+    EXPECT_DOUBLE_EQ(h100.GetNvLinkBisectionPerDomain_gbit_per_s(), 4 * 3600.0);
+    EXPECT_DOUBLE_EQ(h100.GetIbBisection_gbit_per_s(), 16 * 400.0);
+    EXPECT_DOUBLE_EQ(h100.GetEthBisection_gbit_per_s(), 4 * 800.0 / 2);
 }
 
 TEST_F(Cluster, OversubscriptionHalvesIbBisection)
@@ -568,15 +568,15 @@ TEST_F(Cluster, CommandLineOverridesPresetWhateverTheOrder)
                                        "--preset=dgx-a100",
                                        "--nvlinkGen=4",
                                        "--racksPerTor=2",
-                                       "--pcieRate=100"});
+                                       "--pcieRate_gbit_per_s=100"});
     ASSERT_EQ(c.ApplyCommandLine(), "");
     EXPECT_EQ(c.preset, "dgx-a100");
     EXPECT_EQ(c.servers, 2u);
-    EXPECT_DOUBLE_EQ(c.ibRate_Gbps, 800);
-    EXPECT_EQ(c.nvlinkLinksPerGpu, 18u);  // NVLink4 figures replace NVLink3's
-    EXPECT_EQ(c.nvswitchesPerDomain, 6u); // the chassis keeps its switches
+    EXPECT_DOUBLE_EQ(c.ibRate_gbit_per_s, 800); // --ibRate: the deprecated alias still works
+    EXPECT_EQ(c.nvlinkLinksPerGpu, 18u);        // NVLink4 figures replace NVLink3's
+    EXPECT_EQ(c.nvswitchesPerDomain, 6u);       // the chassis keeps its switches
     EXPECT_EQ(c.racksPerTor, 2u);
-    EXPECT_DOUBLE_EQ(c.pcieRate_Gbps, 100);
+    EXPECT_DOUBLE_EQ(c.pcieRate_gbit_per_s, 100);
     EXPECT_EQ(c.ibSwitchRadix, 40u); // preset value kept
 }
 

@@ -74,9 +74,9 @@ SmallFrontEnd()
     c.serversPerRack = 2; // 2 ToRs, so traffic crosses the aggregation layer
     c.ethAggSwitches = 1;
     c.ethPortsPerServer = 1;
-    c.ethRate_Gbps = 10;
-    c.storageRate_Gbps = 2; // the bottleneck of the checkpoint test
-    c.pcieRate_Gbps = 10;
+    c.ethRate_gbit_per_s = 10;
+    c.storageRate_gbit_per_s = 2; // the bottleneck of the checkpoint test
+    c.pcieRate_gbit_per_s = 10;
     c.ethFabric = "bridged"; // the L2 ToR's properties are what most tests here check
     return c;
 }
@@ -265,8 +265,8 @@ TEST_F(ClusterFrontEnd, DescribeNamesTheTorKind)
 TEST_F(ClusterFrontEnd, DataLoadingReachesGpusThroughCpuAtPcieRate)
 {
     ClusterConfig c = SmallFrontEnd();
-    c.storageRate_Gbps = 10;
-    c.pcieRate_Gbps = 1; // now the GPU's PCIe link is the bottleneck
+    c.storageRate_gbit_per_s = 10;
+    c.pcieRate_gbit_per_s = 1; // now the GPU's PCIe link is the bottleneck
     ClusterHelper cluster(c);
     ASSERT_EQ(cluster.TryBuild(), "");
     const uint64_t bytes = 1'000'000;
@@ -339,18 +339,20 @@ TEST_F(ClusterFrontEnd, DataLoadingReachesGpusThroughCpuAtPcieRate)
     // Bridged: CPU 0's CSMA segment to ToR 0, both directions, at 10 Gb/s.
     const std::string tor = std::to_string(cluster.GetEthSwitchNodes().Get(0)->GetId());
     const std::string cpu = std::to_string(cluster.GetCpuNode(0)->GetId());
-    EXPECT_EQ(scalar("SELECT COUNT(*) FROM links WHERE plane='ethernet' AND rate_bps=10000000000"
-                     " AND ((src_node=" +
-                     cpu + " AND dst_node=" + tor + ") OR (src_node=" + tor +
-                     " AND dst_node=" + cpu + "))"),
-              2);
+    EXPECT_EQ(
+        scalar("SELECT COUNT(*) FROM links WHERE plane='ethernet' AND rate_bit_per_s=10000000000"
+               " AND ((src_node=" +
+               cpu + " AND dst_node=" + tor + ") OR (src_node=" + tor + " AND dst_node=" + cpu +
+               "))"),
+        2);
     const std::string gpu = std::to_string(cluster.GetGpuNode(3)->GetId());
     const int64_t tx =
         scalar("SELECT tx_bytes FROM links WHERE src_node=" + cpu + " AND dst_node=" + gpu);
     EXPECT_GE(tx, static_cast<int64_t>(bytes));
     EXPECT_LT(tx, static_cast<int64_t>(bytes * 1.1));
-    EXPECT_EQ(scalar("SELECT rate_bps FROM links WHERE src_node=" + cpu + " AND dst_node=" + gpu),
-              1000000000);
+    EXPECT_EQ(
+        scalar("SELECT rate_bit_per_s FROM links WHERE src_node=" + cpu + " AND dst_node=" + gpu),
+        1000000000);
     EXPECT_GT(scalar("SELECT busy_ns FROM links WHERE src_node=" + cpu + " AND dst_node=" + gpu),
               static_cast<int64_t>(bytes * 8)); // > 8 ns per byte at 1 Gb/s
     sqlite3_close(sql);

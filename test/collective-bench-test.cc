@@ -127,7 +127,7 @@ TEST_F(CollectiveBenchTest, HierarchicalAllReduceBoundedByInfinibandRails)
     const double ib_us = ib.RingAllReduce(2, n / 8.0) * 1e6;
     std::cout << "[bench] 2 x dgx-h100 hierarchical 128 MiB sim_us=" << h.time_us
               << " model_us=" << model_us << " of which ib_us=" << ib_us
-              << " busbw_GBps=" << h.busbwGbps << "\n";
+              << " busbw_gbyte_per_s=" << h.busbw_gbyte_per_s << "\n";
     EXPECT_EQ(h.algorithm, "hierarchical");
     EXPECT_NEAR(h.time_us / model_us, 1.0, 0.05);
     for (uint32_t r = 0; r < 16; ++r)
@@ -151,7 +151,7 @@ TEST_F(CollectiveBenchTest, AllToAllAcrossServersAtInfinibandInjectionLimit)
     const CollectiveCostModel ib = b.IbModel(0, 9);
     const double model_us = (ib.Alpha() + n / 2.0 * ib.Beta()) * 1e6;
     std::cout << "[bench] 2 x dgx-h100 alltoall 32 MiB sim_us=" << a.time_us
-              << " model_us=" << model_us << " busbw_GBps=" << a.busbwGbps << "\n";
+              << " model_us=" << model_us << " busbw_gbyte_per_s=" << a.busbw_gbyte_per_s << "\n";
     EXPECT_EQ(a.algorithm, "direct");
     EXPECT_NEAR(a.time_us / model_us, 1.0, 0.05);
 }
@@ -166,17 +166,17 @@ TEST_F(CollectiveBenchTest, RingBusBwFlatFrom256MiB)
     CollectiveBenchOptions o;
     o.algorithm = "ring";
     const auto rows = CollectiveBenchRun(o, b.ranks, {256 * MiB, 384 * MiB, 512 * MiB}, b.engine);
-    double lo = rows.front().busbwGbps;
+    double lo = rows.front().busbw_gbyte_per_s;
     double hi = lo;
     for (const auto& r : rows)
     {
-        std::cout << "[bench] ring " << r.sizeBytes / MiB << " MiB busbw_GBps=" << r.busbwGbps
-                  << "\n";
-        lo = std::min(lo, r.busbwGbps);
-        hi = std::max(hi, r.busbwGbps);
+        std::cout << "[bench] ring " << r.sizeBytes / MiB
+                  << " MiB busbw_gbyte_per_s=" << r.busbw_gbyte_per_s << "\n";
+        lo = std::min(lo, r.busbw_gbyte_per_s);
+        hi = std::max(hi, r.busbw_gbyte_per_s);
     }
     EXPECT_LT(hi / lo, 1.02);
-    EXPECT_NEAR(rows.back().busbwGbps / (1e-9 / b.NvLinkModel().Beta()), 1.0, 0.03);
+    EXPECT_NEAR(rows.back().busbw_gbyte_per_s / (1e-9 / b.NvLinkModel().Beta()), 1.0, 0.03);
 }
 
 TEST_F(CollectiveBenchTest, ParsesSizesRanksAndSteps)

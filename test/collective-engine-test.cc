@@ -257,7 +257,7 @@ TEST_P(CollectiveAllReduceModelTest, WithinModel)
         const double sim = (r.end - r.start).GetSeconds();
         std::cout << "[model] allreduce " << c.algorithm << " p=" << c.ranks << " n=" << bytes
                   << " sim_us=" << sim * 1e6 << " model_us=" << model * 1e6
-                  << " busbw=" << r.busbwGbps << "\n";
+                  << " busbw=" << r.busbw_gbyte_per_s << "\n";
         EXPECT_NEAR(sim / model, 1.0, bytes >= 64 * MiB ? 0.03 : 0.10)
             << c.algorithm << " p=" << c.ranks << " n=" << bytes;
         EXPECT_EQ(r.algorithm, c.algorithm);
@@ -287,7 +287,7 @@ TEST_F(CollectiveTest, RingBusBwFlatAboveQuarterGiB)
     for (uint64_t bytes : {256 * MiB, 512 * MiB, 1024 * MiB})
     {
         Star(8);
-        busbw.push_back(Run("allreduce", "ring", 8, bytes).busbwGbps);
+        busbw.push_back(Run("allreduce", "ring", 8, bytes).busbw_gbyte_per_s);
         std::cout << "[model] ring busbw n=" << bytes << " " << busbw.back() << " GB/s (limit "
                   << limit << ")\n";
         EXPECT_NEAR(busbw.back() / limit, 1.0, 0.02);
@@ -343,8 +343,8 @@ TEST_F(CollectiveTest, OtherCollectivesWithinModel)
         std::cout << "[model] " << c.kind << " sim_us=" << sim * 1e6
                   << " model_us=" << c.model * 1e6 << "\n";
         EXPECT_NEAR(sim / c.model, 1.0, 0.03) << c.kind;
-        EXPECT_NEAR(r.busbwGbps,
-                    CollectiveBusBwGbps(c.kind, 8, n, (r.end - r.start).GetNanoSeconds()),
+        EXPECT_NEAR(r.busbw_gbyte_per_s,
+                    CollectiveBusBw_gbyte_per_s(c.kind, 8, n, (r.end - r.start).GetNanoSeconds()),
                     1e-9);
         Simulator::Destroy();
     }
@@ -616,7 +616,7 @@ TEST_F(CollectiveTest, CollectivesAndFlowsRows)
                                        }).Bind(&tracedBusBw));
     const CollectiveResult r = Run("allreduce", "ring", 8, 8 * MiB);
     EXPECT_EQ(traced, 224u);
-    EXPECT_EQ(tracedBusBw, r.busbwGbps);
+    EXPECT_EQ(tracedBusBw, r.busbw_gbyte_per_s);
     db->EndRun("complete", Simulator::Now());
     db->Close();
 
@@ -644,10 +644,10 @@ TEST_F(CollectiveTest, CollectivesAndFlowsRows)
     EXPECT_EQ(scalar("SELECT count(*) FROM collectives WHERE kind='allreduce' AND algorithm='ring'"
                      " AND num_ranks=8 AND bytes=8388608"),
               1);
-    const double busbw = scalar("SELECT busbw_gbps FROM collectives");
+    const double busbw = scalar("SELECT busbw_gbyte_per_s FROM collectives");
     const double expected = 8.0 * MiB / (r.end - r.start).GetSeconds() / 1e9 * 2 * 7 / 8;
     EXPECT_NEAR(busbw, expected, 1e-6 * expected);
-    EXPECT_NEAR(busbw, r.busbwGbps, 1e-6 * expected);
+    EXPECT_NEAR(busbw, r.busbw_gbyte_per_s, 1e-6 * expected);
     sqlite3_close_v2(h);
     std::remove(path.c_str());
 }

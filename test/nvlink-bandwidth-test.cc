@@ -87,7 +87,7 @@ struct PresetCase
     const char* preset;
     uint32_t gpus;
     double linksPerGpu;
-    double linkRate_GBps;
+    double linkRate_gbyte_per_s;
 };
 
 } // namespace
@@ -109,7 +109,7 @@ TEST_F(NvLinkBandwidthTest, PerGpuUnidirectionalBandwidthOfEachPreset)
         const uint64_t bytes = 64ULL << 20;
         const PairResult r = RunPair(helper, c.gpus, 0, c.gpus - 1, bytes);
         ASSERT_GT(r.completion_s, 0) << c.preset;
-        const double expected = c.linksPerGpu * c.linkRate_GBps * GB * kPayloadEfficiency;
+        const double expected = c.linksPerGpu * c.linkRate_gbyte_per_s * GB * kPayloadEfficiency;
         EXPECT_NEAR(SteadyRateBps(r, bytes) / expected, 1.0, 0.01) << c.preset;
         Simulator::Destroy();
     }

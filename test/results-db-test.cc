@@ -18,6 +18,7 @@
 #include "ns3/udp-socket-factory.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -54,6 +55,17 @@ class ResultsDb : public ::testing::Test
     void TearDown() override
     {
         std::system(("rm -rf '" + m_dir + "'").c_str());
+    }
+
+    // Writes \p sql into m_path by hand, as another (older) program would.
+    void RawSql(const std::string& sql)
+    {
+        sqlite3* raw = nullptr;
+        ASSERT_EQ(sqlite3_open(m_path.c_str(), &raw), SQLITE_OK);
+        char* err = nullptr;
+        EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << err;
+        sqlite3_free(err);
+        sqlite3_close(raw);
     }
 
     std::string m_dir;
@@ -262,7 +274,7 @@ TEST_F(ResultsDb, SchemaCreated)
           "plane",
           "src_node",
           "dst_node",
-          "rate_bps",
+          "rate_bit_per_s",
           "tx_bytes",
           "tx_packets",
           "busy_ns",
@@ -293,8 +305,8 @@ TEST_F(ResultsDb, SchemaCreated)
           "bytes",
           "start_ns",
           "end_ns",
-          "algbw_gbps",
-          "busbw_gbps"}},
+          "algbw_gbyte_per_s",
+          "busbw_gbyte_per_s"}},
         {"ops", {"run_id", "rank", "op_id", "label", "kind", "start_ns", "end_ns"}},
         {"bench_results",
          {"run_id",
@@ -321,7 +333,7 @@ TEST_F(ResultsDb, SchemaCreated)
             EXPECT_TRUE(have.count(c)) << table << "." << c;
         }
     }
-    // user_version is the schema version this build writes (2).
+    // user_version is the schema version this build writes (3).
     EXPECT_EQ(r.Int("PRAGMA user_version"), ResultsDatabase::SCHEMA_VERSION);
     // WAL is persistent in the file: every later connection uses it too.
     EXPECT_EQ(r.Text("PRAGMA journal_mode"), "wal");
@@ -335,18 +347,10 @@ TEST_F(ResultsDb, SchemaCreated)
 // without op_id, no ops table, no index) gains what is missing and keeps its rows.
 TEST_F(ResultsDb, MigratesOlderFile)
 {
-    sqlite3* raw = nullptr;
-    ASSERT_EQ(sqlite3_open(m_path.c_str(), &raw), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(raw,
-                           "CREATE TABLE runs(run_id INTEGER PRIMARY KEY, label TEXT, status TEXT);"
-                           "INSERT INTO runs VALUES (7, 'old', 'complete');"
-                           "CREATE TABLE flows(run_id INTEGER, flow_id INTEGER, bytes INTEGER);"
-                           "INSERT INTO flows VALUES (7, 1, 4096);",
-                           nullptr,
-                           nullptr,
-                           nullptr),
-              SQLITE_OK);
-    sqlite3_close(raw);
+    RawSql("CREATE TABLE runs(run_id INTEGER PRIMARY KEY, label TEXT, status TEXT);"
+           "INSERT INTO runs VALUES (7, 'old', 'complete');"
+           "CREATE TABLE flows(run_id INTEGER, flow_id INTEGER, bytes INTEGER);"
+           "INSERT INTO flows VALUES (7, 1, 4096);");
 
     auto db = CreateObject<ResultsDatabase>();
     db->Open(m_path);
@@ -423,6 +427,143 @@ TEST_F(ResultsDb, MigratesVersionOneAndStoresBenchRows)
     // Figures not given are NULL, not 0.
     EXPECT_EQ(r.Text("SELECT wall_seconds FROM bench_results"), "NULL");
     EXPECT_EQ(r.Text("SELECT peak_rss_bytes FROM bench_results"), "NULL");
+}
+
+namespace
+{
+
+// Every table of schema version 2 as that version created it (rate and bandwidth columns
+// named rate_bps, algbw_gbps, busbw_gbps), with its indexes.
+const char* const kSchemaVersion2 =
+    "CREATE TABLE runs(run_id INTEGER PRIMARY KEY AUTOINCREMENT, label TEXT, scenario TEXT, "
+    "status TEXT, started_at TEXT, wall_seconds REAL, sim_end_ns INTEGER, seed INTEGER, "
+    "ns3_version TEXT, module_version TEXT, params TEXT, ended_at TEXT, host TEXT, pid INTEGER);"
+    "CREATE TABLE nodes(run_id INTEGER NOT NULL, node_id INTEGER, name TEXT, kind TEXT, "
+    "server INTEGER, rank INTEGER);"
+    "CREATE TABLE links(run_id INTEGER NOT NULL, link_id INTEGER, plane TEXT, src_node INTEGER, "
+    "dst_node INTEGER, rate_bps INTEGER, tx_bytes INTEGER, tx_packets INTEGER, busy_ns INTEGER, "
+    "credit_stall_ns INTEGER, peak_queue_bytes INTEGER, drops INTEGER);"
+    "CREATE TABLE link_samples(run_id INTEGER NOT NULL, link_id INTEGER, t_ns INTEGER, "
+    "tx_bytes INTEGER);"
+    "CREATE TABLE flows(run_id INTEGER NOT NULL, flow_id INTEGER, plane TEXT, src_node INTEGER, "
+    "dst_node INTEGER, src_rank INTEGER, dst_rank INTEGER, bytes INTEGER, packets INTEGER, "
+    "start_ns INTEGER, end_ns INTEGER, op_id INTEGER, rx_bytes INTEGER, lost_packets INTEGER);"
+    "CREATE TABLE collectives(run_id INTEGER NOT NULL, coll_id INTEGER, kind TEXT, "
+    "algorithm TEXT, group_name TEXT, num_ranks INTEGER, bytes INTEGER, start_ns INTEGER, "
+    "end_ns INTEGER, algbw_gbps REAL, busbw_gbps REAL);"
+    "CREATE TABLE ops(run_id INTEGER NOT NULL, rank INTEGER, op_id INTEGER, label TEXT, "
+    "kind TEXT, start_ns INTEGER, end_ns INTEGER);"
+    "CREATE TABLE bench_results(run_id INTEGER NOT NULL, benchmark TEXT, figure TEXT, "
+    "target TEXT, ratio_to_baseline REAL, pass INTEGER, wall_seconds REAL, cpu_seconds REAL, "
+    "events INTEGER, packet_hops INTEGER, events_per_hop REAL, packet_hops_per_s REAL, "
+    "peak_rss_bytes INTEGER, sim_ns INTEGER);"
+    "CREATE INDEX nodes_run ON nodes(run_id, node_id);"
+    "CREATE INDEX links_run ON links(run_id, link_id);"
+    "CREATE INDEX link_samples_run ON link_samples(run_id, link_id, t_ns);"
+    "CREATE INDEX flows_run ON flows(run_id, flow_id);"
+    "CREATE INDEX collectives_run ON collectives(run_id, kind, bytes);"
+    "CREATE INDEX ops_run ON ops(run_id, rank, start_ns);"
+    "CREATE INDEX bench_results_run ON bench_results(run_id, benchmark);"
+    "PRAGMA user_version=2;";
+
+std::string
+DeclaredColumns(const TableDef& table)
+{
+    std::string names;
+    for (const auto& c : table.columns)
+    {
+        names += (names.empty() ? "" : ",") + c.name;
+    }
+    return names;
+}
+
+} // namespace
+
+// A version-2 file: the rate and bandwidth columns are renamed in place, so its rows read
+// under the new names with the same values and every column keeps its position.
+TEST_F(ResultsDb, MigratesVersionTwoRenamingUnitColumns)
+{
+    RawSql(std::string(kSchemaVersion2) +
+           "INSERT INTO runs(run_id, label, status) VALUES (4, 'v2', 'complete');"
+           "INSERT INTO links VALUES (4, 0, 'nvlink', 0, 1, 200000000000, 10, 1, 5, 0, 0, 0);"
+           "INSERT INTO collectives VALUES (4, 0, 'allreduce', 'ring', 'world', 8, 1000000000, "
+           "0, 100000000, 10.0, 17.5);");
+
+    auto db = CreateObject<ResultsDatabase>();
+    db->Open(m_path);
+    db->BeginRun("v3", "migration", 1, "{}");
+    db->AddLink({0, "infiniband", 2, 3, 400000000000, 20, 2, 10, 0, 0, 0});
+    db->AddCollective({0, "allgather", "ring", "world", 4, 1073741824, 0, 1000000});
+    db->EndRun("complete", NanoSeconds(5));
+    db->Close();
+
+    Reader r(m_path);
+    EXPECT_EQ(r.Int("PRAGMA user_version"), 3);
+    // The old rows under the new names, values unchanged (exact: SQLite copies no value).
+    EXPECT_EQ(r.Int("SELECT rate_bit_per_s FROM links WHERE run_id=4"), 200000000000);
+    EXPECT_EQ(r.Real("SELECT algbw_gbyte_per_s FROM collectives WHERE run_id=4"), 10.0);
+    EXPECT_EQ(r.Real("SELECT busbw_gbyte_per_s FROM collectives WHERE run_id=4"), 17.5);
+    // The old names are gone (no duplicate column) and every table has the declared columns in
+    // the declared order, so SELECT * of a migrated file lines up with that of a new one.
+    EXPECT_FALSE(r.Columns("links").count("rate_bps"));
+    EXPECT_FALSE(r.Columns("collectives").count("busbw_gbps"));
+    for (const TableDef* t : ResultsSchema())
+    {
+        EXPECT_EQ(
+            r.Text("SELECT group_concat(name, ',') FROM pragma_table_info('" + t->name + "')"),
+            DeclaredColumns(*t))
+            << t->name;
+    }
+    // The new run's rows follow the old ones; busbw = algbw x 3/4 for a 4-rank allgather.
+    EXPECT_EQ(r.Int("SELECT count(*) FROM links"), 2);
+    EXPECT_DOUBLE_EQ(r.Real("SELECT busbw_gbyte_per_s FROM collectives WHERE run_id<>4"),
+                     1073.741824 * 0.75);
+    // The index on a table with renamed columns survives the rename.
+    EXPECT_EQ(r.Int("SELECT count(*) FROM sqlite_schema WHERE type='index' AND name LIKE '%_run'"),
+              7);
+    EXPECT_EQ(r.Text("PRAGMA integrity_check"), "ok");
+}
+
+// A new file has exactly the declared columns, in order; each column's name carries its unit.
+TEST_F(ResultsDb, SchemaIsTheDeclaration)
+{
+    auto db = CreateObject<ResultsDatabase>();
+    db->Open(m_path);
+    db->Close();
+    Reader r(m_path);
+    EXPECT_EQ(ResultsSchema().size(), 8u);
+    for (const TableDef* t : ResultsSchema())
+    {
+        EXPECT_EQ(
+            r.Text("SELECT group_concat(name, ',') FROM pragma_table_info('" + t->name + "')"),
+            DeclaredColumns(*t))
+            << t->name;
+        for (const auto& c : t->columns)
+        {
+            EXPECT_TRUE(ColumnNameShowsUnit(c.name, c.unit)) << t->name << "." << c.name;
+            // bps / Bps, gbps / GBps: a unit told apart only by letter case.
+            std::string lower = c.name;
+            std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+            EXPECT_EQ(lower.find("bps"), std::string::npos) << t->name << "." << c.name;
+        }
+    }
+    // The check refuses what version 2 had and unit-less names that look like a unit.
+    EXPECT_FALSE(ColumnNameShowsUnit("busbw_gbps", Unit::GBYTE_PER_S));
+    EXPECT_FALSE(ColumnNameShowsUnit("rate_bps", Unit::BIT_PER_S));
+    EXPECT_FALSE(ColumnNameShowsUnit("rate_gbyte_per_s", Unit::BIT_PER_S));
+    EXPECT_FALSE(ColumnNameShowsUnit("delay_ns", Unit::NONE));
+    EXPECT_TRUE(ColumnNameShowsUnit("bytes", Unit::BYTES));
+    // INSERT and binding order follow the declaration: run_id first where it is bound; the
+    // runs key and the columns EndRun sets are not inserted.
+    EXPECT_EQ(TableOf<LinkSampleRecord>().Def().InsertSql(),
+              "INSERT INTO link_samples(run_id,link_id,t_ns,tx_bytes) VALUES (?,?,?,?)");
+    EXPECT_EQ(TableOf<RunRecord>().Def().InsertSql(),
+              "INSERT INTO runs(label,scenario,status,started_at,seed,ns3_version,"
+              "module_version,params,host,pid) VALUES (?,?,?,?,?,?,?,?,?,?)");
+    EXPECT_EQ(TableOf<CollectiveRow>().Def().CreateSql(),
+              "CREATE TABLE collectives(run_id INTEGER NOT NULL, coll_id INTEGER, kind TEXT, "
+              "algorithm TEXT, group_name TEXT, num_ranks INTEGER, bytes INTEGER, start_ns "
+              "INTEGER, end_ns INTEGER, algbw_gbyte_per_s REAL, busbw_gbyte_per_s REAL)");
 }
 
 // A file from a newer ai-fabric is refused untouched.
@@ -508,12 +649,13 @@ TEST(CollectiveBandwidth, BusBwFactors)
 TEST(CollectiveBandwidth, AlgBwAndBusBw)
 {
     // 1e9 bytes in 0.1 s = 10 GB/s algbw; allreduce on 8 ranks: x 1.75 = 17.5 GB/s.
-    EXPECT_DOUBLE_EQ(CollectiveAlgBwGbps(1000000000, 100000000), 10.0);
-    EXPECT_DOUBLE_EQ(CollectiveBusBwGbps("allreduce", 8, 1000000000, 100000000), 17.5);
+    EXPECT_DOUBLE_EQ(CollectiveAlgBw_gbyte_per_s(1000000000, 100000000), 10.0);
+    EXPECT_DOUBLE_EQ(CollectiveBusBw_gbyte_per_s("allreduce", 8, 1000000000, 100000000), 17.5);
     // 1 GiB allgather on 4 ranks in 1 ms: 1073741824/1e6 = 1073.741824 GB/s x 3/4.
-    EXPECT_DOUBLE_EQ(CollectiveBusBwGbps("allgather", 4, 1073741824, 1000000), 1073.741824 * 0.75);
+    EXPECT_DOUBLE_EQ(CollectiveBusBw_gbyte_per_s("allgather", 4, 1073741824, 1000000),
+                     1073.741824 * 0.75);
     // zero duration gives 0, not infinity.
-    EXPECT_DOUBLE_EQ(CollectiveAlgBwGbps(1, 0), 0.0);
+    EXPECT_DOUBLE_EQ(CollectiveAlgBw_gbyte_per_s(1, 0), 0.0);
 }
 
 // Every table's row comes back as written, NULLs included.
@@ -524,7 +666,7 @@ TEST_F(ResultsDb, RowsRoundTrip)
     RunParameters params;
     params.Set("preset", "dgx-h100");
     params.Set("gpus", 16);
-    params.Set("rate_gbps", 400.5);
+    params.Set("rate_gbit_per_s", 400.5);
     params.Set("trace", std::string("a \"quoted\"\\path\nline\x01"));
     params.Set("ecn", true);
     params.AddGlobalValues();
@@ -575,7 +717,7 @@ TEST_F(ResultsDb, RowsRoundTrip)
     EXPECT_EQ(r.Text("SELECT rank FROM nodes WHERE node_id=9 AND run_id=" + std::to_string(run)),
               "NULL");
     EXPECT_EQ(r.Int("SELECT rank FROM nodes WHERE node_id=3 AND run_id=" + std::to_string(run)), 3);
-    EXPECT_EQ(r.Int("SELECT rate_bps FROM links" + where), 200000000000);
+    EXPECT_EQ(r.Int("SELECT rate_bit_per_s FROM links" + where), 200000000000);
     EXPECT_EQ(r.Int("SELECT tx_bytes + credit_stall_ns FROM links" + where), (1 << 20) + 7);
     EXPECT_EQ(r.Int("SELECT tx_bytes FROM link_samples" + where + " AND t_ns=1000"), 4096);
     // dst_rank and op_id not given: NULL; src_rank 0 is a real rank, not NULL
@@ -585,8 +727,8 @@ TEST_F(ResultsDb, RowsRoundTrip)
               "NULL,NULL,0");
     EXPECT_EQ(r.Int("SELECT end_ns - start_ns FROM flows" + where), 5000);
     // 1e9 bytes in 0.1 s: algbw 10 GB/s, busbw 10 x 1.75 = 17.5 GB/s
-    EXPECT_DOUBLE_EQ(r.Real("SELECT algbw_gbps FROM collectives" + where), 10.0);
-    EXPECT_DOUBLE_EQ(r.Real("SELECT busbw_gbps FROM collectives" + where), 17.5);
+    EXPECT_DOUBLE_EQ(r.Real("SELECT algbw_gbyte_per_s FROM collectives" + where), 10.0);
+    EXPECT_DOUBLE_EQ(r.Real("SELECT busbw_gbyte_per_s FROM collectives" + where), 17.5);
     EXPECT_EQ(r.Text("SELECT label||','||kind||','||end_ns FROM ops" + where), "fwd,compute,1500");
 }
 
@@ -817,7 +959,7 @@ TEST_F(ResultsDb, QueriesRunOnSampleRun)
     // six sizes of allreduce, 1 KiB .. 1 MiB in steps of 4x
     ASSERT_EQ(busbw.size(), 6u);
     // 1 KiB in 1000 + 102 ns: 1024/1102 GB/s x 1.75 = 1.626 GB/s
-    EXPECT_NEAR(std::stod(busbw.front().at("busbw_gbps")), 1024.0 / 1102 * 1.75, 1e-3);
+    EXPECT_NEAR(std::stod(busbw.front().at("busbw_gbyte_per_s")), 1024.0 / 1102 * 1.75, 1e-3);
 
     auto timeline = RunQueryFile(m_path, "rank-timeline.sql");
     // 4 ranks x 2 ops

@@ -118,9 +118,9 @@ TinyFrontEnd()
     c.ethFabric = "routed";
     c.ethAggSwitches = 1; // static routes use one uplink per destination: no ECMP split
     c.ethPortsPerServer = 1;
-    c.ethRate_Gbps = 10;
-    c.storageRate_Gbps = 10;
-    c.pcieRate_Gbps = 100;
+    c.ethRate_gbit_per_s = 10;
+    c.storageRate_gbit_per_s = 10;
+    c.pcieRate_gbit_per_s = 100;
     return c;
 }
 
@@ -180,8 +180,8 @@ TEST_F(ScenarioMoeFrontEnd, FrontEndDelaysOnlyWhatItGates)
 TEST_F(ScenarioMoeFrontEnd, SlowFrontEndExposesLoading)
 {
     ClusterConfig c = TinyFrontEnd();
-    c.ethRate_Gbps = 1;
-    c.storageRate_Gbps = 1;
+    c.ethRate_gbit_per_s = 1;
+    c.storageRate_gbit_per_s = 1;
     FrontEndJobConfig j = TinyJob();
     const uint64_t none = Run(c, j.Trace(), "opt*").iterations.back().GetNanoSeconds();
     j.loadBytes = 1000000;

@@ -118,17 +118,17 @@ TEST_F(ScenarioSizing, KneeFinderOnModelCurves)
 TEST_F(ScenarioSizing, ScaledConfigReachesTheDevices)
 {
     ClusterConfig c = DgxH100(2, 8);
-    EXPECT_EQ(FormatPlaneRatio(GetPlanePerGpu_Gbps(c, ClusterPlane::NVLINK),
-                               GetPlanePerGpu_Gbps(c, ClusterPlane::INFINIBAND),
-                               GetPlanePerGpu_Gbps(c, ClusterPlane::ETHERNET)),
+    EXPECT_EQ(FormatPlaneRatio(GetPlanePerGpu_gbit_per_s(c, ClusterPlane::NVLINK),
+                               GetPlanePerGpu_gbit_per_s(c, ClusterPlane::INFINIBAND),
+                               GetPlanePerGpu_gbit_per_s(c, ClusterPlane::ETHERNET)),
               "36 : 4 : 1");
     ScalePlaneBandwidth(c, ClusterPlane::INFINIBAND, 0.5);
     ScalePlaneBandwidth(c, ClusterPlane::NVLINK, 2);
     ScalePlaneBandwidth(c, ClusterPlane::ETHERNET, 4);
-    EXPECT_DOUBLE_EQ(GetPlanePerGpu_Gbps(c, ClusterPlane::INFINIBAND), 200);
-    EXPECT_DOUBLE_EQ(GetPlanePerGpu_Gbps(c, ClusterPlane::NVLINK), 7200);
-    EXPECT_DOUBLE_EQ(GetPlanePerGpu_Gbps(c, ClusterPlane::ETHERNET), 400);
-    EXPECT_DOUBLE_EQ(c.storageRate_Gbps, 1600);
+    EXPECT_DOUBLE_EQ(GetPlanePerGpu_gbit_per_s(c, ClusterPlane::INFINIBAND), 200);
+    EXPECT_DOUBLE_EQ(GetPlanePerGpu_gbit_per_s(c, ClusterPlane::NVLINK), 7200);
+    EXPECT_DOUBLE_EQ(GetPlanePerGpu_gbit_per_s(c, ClusterPlane::ETHERNET), 400);
+    EXPECT_DOUBLE_EQ(c.storageRate_gbit_per_s, 1600);
     {
         ClusterHelper cluster(c);
         ASSERT_EQ(cluster.TryBuild(), "");

@@ -117,19 +117,19 @@ TEST_F(TransportPlaneTest, NvLinkMessageAtPerGpuBandwidth)
     Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
     transport->AddPlane(plane);
 
-    double rateBps = 0;
+    double rateBitPerS = 0;
     uint32_t links = 0;
     for (uint32_t s = 0; s < helper.GetNSwitches(); ++s)
     {
-        rateBps += helper.GetGpuDevice(0, s)->GetPayloadRateBps();
+        rateBitPerS += helper.GetGpuDevice(0, s)->GetPayloadRateBps();
         links += helper.GetGpuDevice(0, s)->GetLinks();
     }
     ASSERT_EQ(links, 18u);
-    ASSERT_NEAR(rateBps, 18 * 25e9 * 8 * 256.0 / 272.0, 1e-6 * rateBps);
+    ASSERT_NEAR(rateBitPerS, 18 * 25e9 * 8 * 256.0 / 272.0, 1e-6 * rateBitPerS);
 
     const uint64_t bytes = 64 * MiB;
     const Time done = SendAndRun(transport, 0, 1, bytes);
-    const double expected = bytes * 8.0 / rateBps;
+    const double expected = bytes * 8.0 / rateBitPerS;
     std::cout << "[nvlink] 64 MiB sim_us=" << done.GetSeconds() * 1e6
               << " model_us=" << expected * 1e6 << "\n";
     EXPECT_NEAR(done.GetSeconds() / expected, 1.0, 0.02);
@@ -164,10 +164,10 @@ TEST_F(TransportPlaneTest, NvLinkTransportSharesGpuWithOwnTransfers)
     Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
     transport->SetAttribute("MinPacketsPerMessage", UintegerValue(0));
     transport->AddPlane(plane);
-    double rateBps = 0;
+    double rateBitPerS = 0;
     for (uint32_t s = 0; s < helper.GetNSwitches(); ++s)
     {
-        rateBps += helper.GetGpuDevice(0, s)->GetPayloadRateBps();
+        rateBitPerS += helper.GetGpuDevice(0, s)->GetPayloadRateBps();
     }
     const uint64_t bytes = 32 * MiB;
     Time ownDone = Seconds(-1);
@@ -175,7 +175,7 @@ TEST_F(TransportPlaneTest, NvLinkTransportSharesGpuWithOwnTransfers)
                                ownDone = Simulator::Now();
                            }));
     const Time transportDone = SendAndRun(transport, 0, 1, bytes);
-    const double expected = 2 * bytes * 8.0 / rateBps;
+    const double expected = 2 * bytes * 8.0 / rateBitPerS;
     std::cout << "[nvlink] shared GPU transport_us=" << transportDone.GetSeconds() * 1e6
               << " own_us=" << ownDone.GetSeconds() * 1e6 << " model_us=" << expected * 1e6 << "\n";
     EXPECT_NEAR(transportDone.GetSeconds() / expected, 1.0, 0.02);
@@ -299,14 +299,16 @@ TEST_F(TransportPlaneTest, NvLinkRingMatchesModelAndNvlsBeatsRing)
     const double ringSim = (ring.end - ring.start).GetSeconds();
     const double ringModel = model.RingAllReduce(8, n);
     std::cout << "[nvlink] ring allreduce 256 MiB sim_us=" << ringSim * 1e6
-              << " model_us=" << ringModel * 1e6 << " busbw_GBps=" << ring.busbwGbps << "\n";
+              << " model_us=" << ringModel * 1e6 << " busbw_gbyte_per_s=" << ring.busbw_gbyte_per_s
+              << "\n";
     EXPECT_NEAR(ringSim / ringModel, 1.0, 0.03);
 
     const CollectiveResult nvls = RunAllReduce(transport, "nvls", n);
     ASSERT_EQ(nvls.algorithm, "nvls");
     const double nvlsSim = (nvls.end - nvls.start).GetSeconds();
     std::cout << "[nvlink] nvls allreduce 256 MiB sim_us=" << nvlsSim * 1e6
-              << " ring/nvls=" << ringSim / nvlsSim << " busbw_GBps=" << nvls.busbwGbps << "\n";
+              << " ring/nvls=" << ringSim / nvlsSim
+              << " busbw_gbyte_per_s=" << nvls.busbw_gbyte_per_s << "\n";
     EXPECT_GT(ringSim / nvlsSim, 1.2);
     // Every packet chunk was reduced once, in one of the four switches: 256 MiB per
     // member / NvlsMinPackets 256 = 1 MiB, capped at MaxBurstBytes 64 KiB.

@@ -57,9 +57,9 @@ class FrontEndReplay : public ::testing::Test
         c.servers = 2;
         c.gpusPerServer = 2;
         c.ethPortsPerServer = 1;
-        c.ethRate_Gbps = 100;
-        c.storageRate_Gbps = 10;
-        c.pcieRate_Gbps = 10;
+        c.ethRate_gbit_per_s = 100;
+        c.storageRate_gbit_per_s = 10;
+        c.pcieRate_gbit_per_s = 10;
         // Point-to-point (full-duplex) links throughout: the bridged ToR's CSMA segments
         // are half duplex, so TCP's ACKs contend with its data (doc/studies.md,
         // frontend-interference).

@@ -368,8 +368,8 @@ CollectiveBenchRun(const CollectiveBenchOptions& o,
         row.root = HasRoot(kind) ? static_cast<int64_t>(o.root) : -1;
         row.algorithm = result.algorithm;
         row.time_us = (result.end - result.start).GetSeconds() * 1e6;
-        row.algbwGbps = result.algbwGbps;
-        row.busbwGbps = result.busbwGbps;
+        row.algbw_gbyte_per_s = result.algbw_gbyte_per_s;
+        row.busbw_gbyte_per_s = result.busbw_gbyte_per_s;
         NS_LOG_INFO(bytes << " B " << row.algorithm << " " << row.time_us << " us");
         rows.push_back(row);
         if (out)
@@ -431,8 +431,8 @@ CollectiveBenchFormatRow(const CollectiveBenchRow& row)
                   "sum",
                   static_cast<long long>(row.root),
                   time,
-                  row.algbwGbps,
-                  row.busbwGbps,
+                  row.algbw_gbyte_per_s,
+                  row.busbw_gbyte_per_s,
                   row.algorithm.c_str());
     return line;
 }
@@ -443,7 +443,7 @@ CollectiveBenchAverageBusBw(const std::vector<CollectiveBenchRow>& rows)
     double sum = 0;
     for (const auto& r : rows)
     {
-        sum += r.busbwGbps;
+        sum += r.busbw_gbyte_per_s;
     }
     return rows.empty() ? 0.0 : sum / rows.size();
 }

@@ -58,8 +58,8 @@ struct CollectiveBenchRow
     int64_t root{-1};      //!< -1 but for broadcast / reduce
     std::string algorithm; //!< the one that ran (auto resolved)
     double time_us{0};
-    double algbwGbps{0};
-    double busbwGbps{0};
+    double algbw_gbyte_per_s{0};
+    double busbw_gbyte_per_s{0};
 };
 
 /// nccl-tests' size syntax: digits with an optional K, M or G (x1024^k).  "" or the error.

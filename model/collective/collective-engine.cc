@@ -629,8 +629,8 @@ CollectiveEngine::Finish(Running* run, Time end)
     res.end = end;
     res.messages = run->schedule.GetNumMessages();
     const int64_t ns = (res.end - res.start).GetNanoSeconds();
-    res.algbwGbps = CollectiveAlgBwGbps(res.bytes, ns);
-    res.busbwGbps = CollectiveBusBwGbps(res.kind, res.numRanks, res.bytes, ns);
+    res.algbw_gbyte_per_s = CollectiveAlgBw_gbyte_per_s(res.bytes, ns);
+    res.busbw_gbyte_per_s = CollectiveBusBw_gbyte_per_s(res.kind, res.numRanks, res.bytes, ns);
     // One row per collective: the process of the group's first rank writes it.
     if (m_db && m_transport->IsLocal(run->spec.ranks.front()))
     {
@@ -645,7 +645,7 @@ CollectiveEngine::Finish(Running* run, Time end)
         row.endNs = res.end.GetNanoSeconds();
         m_db->AddCollective(row);
     }
-    m_endTrace(res.id, res.end - res.start, res.busbwGbps);
+    m_endTrace(res.id, res.end - res.start, res.busbw_gbyte_per_s);
     DoneCallback done = run->done;
     m_running.erase(run->id);
     if (!done.IsNull())

@@ -56,8 +56,8 @@ struct CollectiveResult
     Time start;
     Time end;
     uint64_t messages{0};
-    double algbwGbps{0};
-    double busbwGbps{0};
+    double algbw_gbyte_per_s{0};
+    double busbw_gbyte_per_s{0};
 };
 
 /**

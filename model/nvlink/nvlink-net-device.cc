@@ -24,7 +24,7 @@ NS_OBJECT_ENSURE_REGISTERED(NvLinkNetDevice);
 namespace
 {
 
-constexpr uint64_t GBps = 8'000'000'000ULL; // bits per second in one GB/s
+constexpr uint64_t kGbytePerS = 8'000'000'000ULL; // one GB/s in bit/s
 
 // NVIDIA NVLink product pages and the NVLink Switch SGXLS10 manual:
 // 25 GB/s per link and direction for NVLink 2-4, 50 GB/s for
@@ -33,10 +33,10 @@ constexpr uint64_t GBps = 8'000'000'000ULL; // bits per second in one GB/s
 // rate.  NVSwitch ports: gen1 18 (DGX-2), gen2 36 (DGX A100), gen3 64 NVLink4
 // (DGX H100, Hot Chips 34), gen4 72 NVLink5 (GB200 NVL72).
 const std::array<NvLinkGeneration, 4> kGenerations{{
-    {2, 25 * GBps, 25 * GBps, 6, 1, 18},
-    {3, 25 * GBps, 25 * GBps, 12, 2, 36},
-    {4, 25 * GBps, 212'500'000'000ULL, 18, 3, 64},
-    {5, 50 * GBps, 425'000'000'000ULL, 18, 4, 72},
+    {2, 25 * kGbytePerS, 25 * kGbytePerS, 6, 1, 18},
+    {3, 25 * kGbytePerS, 25 * kGbytePerS, 12, 2, 36},
+    {4, 25 * kGbytePerS, 212'500'000'000ULL, 18, 3, 64},
+    {5, 50 * kGbytePerS, 425'000'000'000ULL, 18, 4, 72},
 }};
 
 } // namespace

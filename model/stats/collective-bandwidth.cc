@@ -53,7 +53,7 @@ CollectiveBusBwFactor(const std::string& kind, uint32_t numRanks)
 }
 
 double
-CollectiveAlgBwGbps(uint64_t bytesPerRank, int64_t durationNs)
+CollectiveAlgBw_gbyte_per_s(uint64_t bytesPerRank, int64_t durationNs)
 {
     // bytes per nanosecond is exactly 1e9 bytes per second.
     return durationNs > 0 ? static_cast<double>(bytesPerRank) / static_cast<double>(durationNs)
@@ -61,12 +61,13 @@ CollectiveAlgBwGbps(uint64_t bytesPerRank, int64_t durationNs)
 }
 
 double
-CollectiveBusBwGbps(const std::string& kind,
-                    uint32_t numRanks,
-                    uint64_t bytesPerRank,
-                    int64_t durationNs)
+CollectiveBusBw_gbyte_per_s(const std::string& kind,
+                            uint32_t numRanks,
+                            uint64_t bytesPerRank,
+                            int64_t durationNs)
 {
-    return CollectiveAlgBwGbps(bytesPerRank, durationNs) * CollectiveBusBwFactor(kind, numRanks);
+    return CollectiveAlgBw_gbyte_per_s(bytesPerRank, durationNs) *
+           CollectiveBusBwFactor(kind, numRanks);
 }
 
 } // namespace ns3

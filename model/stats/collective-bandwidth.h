@@ -22,13 +22,13 @@ double CollectiveBusBwFactor(const std::string& kind, uint32_t numRanks);
 
 /// algbw in GB/s (1e9 bytes/s, nccl-tests' unit): per-rank bytes / duration.
 /// Returns 0 for a non-positive duration.
-double CollectiveAlgBwGbps(uint64_t bytesPerRank, int64_t durationNs);
+double CollectiveAlgBw_gbyte_per_s(uint64_t bytesPerRank, int64_t durationNs);
 
 /// busbw in GB/s = algbw x CollectiveBusBwFactor(kind, numRanks).
-double CollectiveBusBwGbps(const std::string& kind,
-                           uint32_t numRanks,
-                           uint64_t bytesPerRank,
-                           int64_t durationNs);
+double CollectiveBusBw_gbyte_per_s(const std::string& kind,
+                                   uint32_t numRanks,
+                                   uint64_t bytesPerRank,
+                                   int64_t durationNs);
 
 } // namespace ns3
 

@@ -20,30 +20,30 @@ ScalePlaneBandwidth(ClusterConfig& config, ClusterPlane plane, double factor)
     switch (plane)
     {
     case ClusterPlane::NVLINK:
-        config.nvlinkLinkRate_GBps *= factor;
+        config.nvlinkLinkRate_gbyte_per_s *= factor;
         break;
     case ClusterPlane::INFINIBAND:
-        config.ibRate_Gbps *= factor;
+        config.ibRate_gbit_per_s *= factor;
         break;
     case ClusterPlane::ETHERNET:
-        config.ethRate_Gbps *= factor;
-        config.storageRate_Gbps *= factor;
-        config.ethUplinkRate_Gbps *= factor;
+        config.ethRate_gbit_per_s *= factor;
+        config.storageRate_gbit_per_s *= factor;
+        config.ethUplinkRate_gbit_per_s *= factor;
         break;
     }
 }
 
 double
-GetPlanePerGpu_Gbps(const ClusterConfig& config, ClusterPlane plane)
+GetPlanePerGpu_gbit_per_s(const ClusterConfig& config, ClusterPlane plane)
 {
     switch (plane)
     {
     case ClusterPlane::NVLINK:
-        return config.GetNvLinkPerGpu_Gbps();
+        return config.GetNvLinkPerGpu_gbit_per_s();
     case ClusterPlane::INFINIBAND:
-        return config.GetIbPerGpu_Gbps();
+        return config.GetIbPerGpu_gbit_per_s();
     case ClusterPlane::ETHERNET:
-        return config.GetEthPerGpu_Gbps();
+        return config.GetEthPerGpu_gbit_per_s();
     }
     return 0;
 }

@@ -23,8 +23,8 @@ std::vector<double> DefaultPlaneSweepFactors();
  */
 void ScalePlaneBandwidth(ClusterConfig& config, ClusterPlane plane, double factor);
 
-/// Per GPU and direction, Gb/s (ClusterConfig::GetNvLinkPerGpu_Gbps and friends).
-double GetPlanePerGpu_Gbps(const ClusterConfig& config, ClusterPlane plane);
+/// Per GPU and direction, Gb/s (ClusterConfig::GetNvLinkPerGpu_gbit_per_s and friends).
+double GetPlanePerGpu_gbit_per_s(const ClusterConfig& config, ClusterPlane plane);
 
 /// One point of a bandwidth sweep.
 struct PlaneSweepPoint

@@ -55,8 +55,8 @@ MoeAllToAllModelNs(const ClusterConfig& config, uint32_t ep, uint64_t bytes, dou
 {
     const uint32_t domain = std::min(ep, config.GetGpusPerDomain());
     const double perPeer = double(bytes) / ep;
-    const double nvlinkBps = config.GetNvLinkPerGpu_Gbps() * 1e9 / 8 * 256.0 / 272.0;
-    const double ibBps = config.ibRate_Gbps * 1e9 / 8 * 4096.0 / 4122.0;
+    const double nvlinkBps = config.GetNvLinkPerGpu_gbit_per_s() * 1e9 / 8 * 256.0 / 272.0;
+    const double ibBps = config.ibRate_gbit_per_s * 1e9 / 8 * 4096.0 / 4122.0;
     const double intraNs = (domain - 1) * perPeer / nvlinkBps * 1e9;
     const double interNs = (ep - domain) * perPeer / ibBps * 1e9;
     return alphaNs + std::max(intraNs, interNs);

@@ -15,9 +15,9 @@ SELECT c.kind,
        c.bytes,
        count(*) AS calls,
        round(avg(c.end_ns - c.start_ns)) AS time_ns,
-       round(avg(c.algbw_gbps), 3) AS algbw_gbps,
-       round(avg(c.busbw_gbps), 3) AS busbw_gbps,
-       round(min(c.busbw_gbps), 3) AS min_busbw_gbps
+       round(avg(c.algbw_gbyte_per_s), 3) AS algbw_gbyte_per_s,
+       round(avg(c.busbw_gbyte_per_s), 3) AS busbw_gbyte_per_s,
+       round(min(c.busbw_gbyte_per_s), 3) AS min_busbw_gbyte_per_s
 FROM collectives c JOIN sel ON c.run_id = sel.run_id
 GROUP BY c.kind, c.algorithm, c.num_ranks, c.bytes
 ORDER BY c.kind, c.algorithm, c.num_ranks, c.bytes;

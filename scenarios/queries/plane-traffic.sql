@@ -13,7 +13,7 @@ run AS (SELECT runs.run_id, nullif(sim_end_ns, 0) AS sim_end_ns FROM runs JOIN s
 steps AS (
   SELECT l.plane,
          (s.tx_bytes - lag(s.tx_bytes) OVER w) * 8.0
-           / (l.rate_bps * (s.t_ns - lag(s.t_ns) OVER w) * 1e-9) AS util
+           / (l.rate_bit_per_s * (s.t_ns - lag(s.t_ns) OVER w) * 1e-9) AS util
   FROM link_samples s
   JOIN links l ON l.run_id = s.run_id AND l.link_id = s.link_id
   JOIN sel ON s.run_id = sel.run_id
@@ -23,7 +23,7 @@ peak AS (SELECT plane, max(util) AS peak_util FROM steps GROUP BY plane)
 SELECT l.plane,
        count(*) AS links,
        sum(l.tx_bytes) AS tx_bytes,
-       round(sum(l.tx_bytes) * 8.0 / sum(l.rate_bps * run.sim_end_ns * 1e-9), 4) AS mean_util,
+       round(sum(l.tx_bytes) * 8.0 / sum(l.rate_bit_per_s * run.sim_end_ns * 1e-9), 4) AS mean_util,
        round(sum(l.busy_ns) * 1.0 / (count(*) * run.sim_end_ns), 4) AS busy_util,
        round(peak.peak_util, 4) AS peak_util,
        sum(l.credit_stall_ns) AS credit_stall_ns,

@@ -5,7 +5,7 @@
 -- Run: the latest by default; for another, change the `sel` line to
 --   WITH sel AS (SELECT 42 AS run_id)
 -- Columns: fct_ns = completion time (NULL: not completed by the end of the
--- run); achieved_gbps = bytes x 8 / fct in Gb/s (bits, unlike busbw's GB/s).
+-- run); achieved_gbit_per_s = bytes x 8 / fct in Gb/s (bits, unlike busbw's GB/s).
 WITH sel AS (SELECT max(run_id) AS run_id FROM runs)
 SELECT f.flow_id,
        f.plane,
@@ -13,7 +13,7 @@ SELECT f.flow_id,
        f.bytes,
        f.start_ns,
        f.end_ns - f.start_ns AS fct_ns,
-       round(f.bytes * 8.0 / nullif(f.end_ns - f.start_ns, 0), 3) AS achieved_gbps,
+       round(f.bytes * 8.0 / nullif(f.end_ns - f.start_ns, 0), 3) AS achieved_gbit_per_s,
        f.op_id
 FROM flows f JOIN sel ON f.run_id = sel.run_id
 ORDER BY f.end_ns IS NOT NULL, fct_ns DESC
