@@ -299,7 +299,8 @@ FrontEndClusterPlane::BuildBridged(const ClusterConfig& c, ClusterNodes& nodes)
         Ipv4AddressHelper address;
         address.SetBase(rackNet, kServerMask);
         NetDeviceContainer ports;
-        NetDeviceContainer up = CsmaSegment(tor, agg, c.GetTorUplinkTotal_gbit_per_s(), c.ethDelay_ns);
+        NetDeviceContainer up =
+            CsmaSegment(tor, agg, c.GetTorUplinkTotal_gbit_per_s(), c.ethDelay_ns);
         ++m_ethLinks;
         ports.Add(up.Get(0));
         Ipv4InterfaceContainer aggIfc = address.Assign(NetDeviceContainer(up.Get(1)));
@@ -669,9 +670,9 @@ std::string
 FrontEndClusterPlane::DescribePerGpu(const ClusterConfig& c) const
 {
     std::ostringstream o;
-    o << "  front-end   " << FormatGbitAsGbyte(GetPerGpu_gbit_per_s(c)) << "  (" << c.ethPortsPerServer
-      << " x " << FormatDecimal(c.ethRate_gbit_per_s) << " GbE per server / " << c.gpusPerServer
-      << " GPUs)\n";
+    o << "  front-end   " << FormatGbitAsGbyte(GetPerGpu_gbit_per_s(c)) << "  ("
+      << c.ethPortsPerServer << " x " << FormatDecimal(c.ethRate_gbit_per_s) << " GbE per server / "
+      << c.gpusPerServer << " GPUs)\n";
     o << "  pcie        " << FormatGbitAsGbyte(c.pcieRate_gbit_per_s) << "  (GPU <-> CPU)\n";
     return o.str();
 }

@@ -129,9 +129,15 @@ class FrontEndClusterPlane : public ClusterPlaneBuilder
     Ipv4Address LinkStorage(const ClusterConfig& config, uint32_t storage, uint32_t agg);
     Ipv4Address NextInfraNetwork();
     /// Counters of the two directions of a link a-b (devices in that order).
-    void TraceLink(const NetDeviceContainer& devices, Ptr<Node> a, Ptr<Node> b, double rate_gbit_per_s);
+    void TraceLink(const NetDeviceContainer& devices,
+                   Ptr<Node> a,
+                   Ptr<Node> b,
+                   double rate_gbit_per_s);
     /// A 2-node CSMA segment a-b (no addresses); returns the two devices.
-    NetDeviceContainer CsmaSegment(Ptr<Node> a, Ptr<Node> b, double rate_gbit_per_s, double delay_ns);
+    NetDeviceContainer CsmaSegment(Ptr<Node> a,
+                                   Ptr<Node> b,
+                                   double rate_gbit_per_s,
+                                   double delay_ns);
 
     bool m_staticRouting{true};
     NodeContainer m_nodes; //!< every front-end node with an IP stack's streams: set by Build

@@ -186,9 +186,9 @@ std::string
 NvLinkClusterPlane::DescribePerGpu(const ClusterConfig& c) const
 {
     std::ostringstream o;
-    o << "  nvlink      " << FormatGbitAsGbyte(GetPerGpu_gbit_per_s(c)) << "  (NVLink" << c.nvlinkGen
-      << ": " << c.nvlinkLinksPerGpu << " links x " << FormatDecimal(c.nvlinkLinkRate_gbyte_per_s)
-      << " GB/s)\n";
+    o << "  nvlink      " << FormatGbitAsGbyte(GetPerGpu_gbit_per_s(c)) << "  (NVLink"
+      << c.nvlinkGen << ": " << c.nvlinkLinksPerGpu << " links x "
+      << FormatDecimal(c.nvlinkLinkRate_gbyte_per_s) << " GB/s)\n";
     return o.str();
 }
 
