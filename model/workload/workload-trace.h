@@ -5,6 +5,7 @@
 #define AI_FABRIC_WORKLOAD_TRACE_H
 
 #include "ns3/input-error.h"
+#include "ns3/trace-values.h"
 
 #include <cstdint>
 #include <map>
@@ -160,23 +161,6 @@ class WorkloadTraceBuilder
     uint64_t m_opCount = 0;
     std::map<std::string, int32_t> m_groupIndex;
 };
-
-/// "1.5ms" -> 1500000; false on a bad unit, syntax or overflow.
-bool ParseTimeNs(const std::string& text, uint64_t* timeNs);
-/// "64MiB" -> 67108864; false on a bad unit, syntax or overflow.
-bool ParseBytes(const std::string& text, uint64_t* bytes);
-/// Shortest exact spelling: 1500000 -> "1500us", 67108864 -> "64MiB".
-std::string FormatTimeNs(uint64_t timeNs);
-std::string FormatBytes(uint64_t bytes);
-/// Decimal without sign; false on anything else or overflow of uint64.
-bool ParseUnsigned(const std::string& text, uint64_t* value);
-/// "0-7,9,12-15" -> sorted unique ranks; false with \p why on error.
-bool ParseRankList(const std::string& text,
-                   uint32_t numRanks,
-                   std::vector<uint32_t>* ranks,
-                   std::string* why);
-/// Inverse of ParseRankList: "0-7,9,12-15".
-std::string FormatRankList(const std::vector<uint32_t>& sortedRanks);
 
 } // namespace ns3
 
