@@ -566,7 +566,7 @@ TEST_F(CollectiveTest, InvalidCallsRejected)
     spec.algorithm = "hierarchical";
     ExpectRejected(spec, "at least two domains");
     spec.algorithm = "bogus";
-    ExpectRejected(spec, "cannot run allreduce");
+    ExpectRejected(spec, "unknown algorithm \"bogus\"");
     spec.kind = "alltoall";
     spec.algorithm = "ring";
     ExpectRejected(spec, "algorithm \"ring\" cannot run alltoall");

@@ -60,7 +60,7 @@ TEST(WorkloadNative, IssueExampleParses)
     EXPECT_EQ(t.ops[0][1].deps, std::vector<uint32_t>{0});
     // grad on stream 1 has no predecessor on its stream and no after=
     EXPECT_TRUE(t.ops[0][3].deps.empty());
-    EXPECT_EQ(t.ops[0][3].algorithm, "ring");
+    EXPECT_EQ(t.ops[0][3].algorithm, CollectiveAlgorithm::Ring);
     // collectives: ar0@tp0, ar0@tp1, grad@dp0
     ASSERT_EQ(t.collectives.size(), 3u);
     // numbered in order of first appearance scanning rank 0 first: ar0@tp0, grad, ar0@tp1

@@ -521,11 +521,12 @@ class Parser
         }
         else if (key == "algorithm")
         {
-            if (!IsLabel(value))
+            if (!ParseCollectiveAlgorithm(value, &op.algorithm))
             {
-                Fail(key, 0, "expected an algorithm name like ring, got '" + value + "'");
+                Fail(key,
+                     0,
+                     "unknown algorithm '" + value + "'; expected " + CollectiveAlgorithmNames());
             }
-            op.algorithm = value;
         }
         else if (key == "after")
         {

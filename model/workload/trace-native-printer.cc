@@ -62,9 +62,9 @@ NativeTracePrinter::Print(const WorkloadTrace& trace)
         {
             b << " stream=" << op.stream;
         }
-        if (!op.algorithm.empty())
+        if (op.algorithm != CollectiveAlgorithm::Auto)
         {
-            b << " algorithm=" << op.algorithm;
+            b << " algorithm=" << CollectiveAlgorithmName(op.algorithm);
         }
         for (size_t i = 0; i < op.after.size(); ++i)
         {

@@ -216,40 +216,37 @@ WorkloadReplay::Received(uint64_t key)
 void
 WorkloadReplay::StartCollective(uint32_t c)
 {
+    NS_LOG_FUNCTION(this << c);
     const WorkloadCollective& coll = m_trace.collectives[c];
     m_collectives[c].started = true;
     const auto& [firstRank, firstIndex] = coll.members.front();
     const WorkloadOp& first = m_trace.ops[firstRank][firstIndex];
-    CollectiveSpec spec;
-    spec.kind = WorkloadOpKindName(coll.kind);
-    spec.algorithm = first.algorithm.empty() ? "auto" : first.algorithm;
-    spec.bytes = coll.bytes;
-    spec.groupName = m_trace.groups[coll.group].name;
-    spec.ranks.reserve(coll.members.size());
+    CollectiveCall call;
+    call.kind = CollectiveKindOf(coll.kind);
+    call.algorithm = first.algorithm;
+    call.bytes = coll.bytes;
+    call.groupName = m_trace.groups[coll.group].name;
+    call.ranks.reserve(coll.members.size());
     for (const auto& member : coll.members)
     {
-        spec.ranks.push_back(member.first);
+        call.ranks.push_back(member.first);
     }
-    spec.root = first.root >= 0 ? static_cast<uint32_t>(first.root) : firstRank;
+    call.root = first.root >= 0 ? static_cast<uint32_t>(first.root) : firstRank;
     try
     {
-        if (m_engine->ResolveAlgorithm(spec) == "nvls" && m_transport)
-        {
-            for (uint32_t p = 0; p < m_transport->GetNPlanes(); ++p)
-            {
-                Ptr<TransportPlane> plane = m_transport->GetPlane(p);
-                auto* inSwitch = dynamic_cast<InSwitchReductionPlane*>(PeekPointer(plane));
-                if (inSwitch && inSwitch->CanReduceInSwitch(spec.ranks))
-                {
-                    m_collectives[c].inSwitchPlane = static_cast<int32_t>(m_planeNameOfIndex[p]);
-                    break;
-                }
-            }
-        }
-        m_engine->Start(spec,
+        CollectiveResolution how;
+        m_engine->Start(call,
                         CollectiveEngine::DoneCallback(
                             [this, c](const CollectiveResult&) { CollectiveDone(c); }),
-                        c);
+                        c,
+                        &how);
+        // The engine calls done in a later event, so the plane is known before it ends.
+        if (how.inSwitchPlane >= 0 && m_transport &&
+            static_cast<uint32_t>(how.inSwitchPlane) < m_planeNameOfIndex.size())
+        {
+            m_collectives[c].inSwitchPlane =
+                static_cast<int32_t>(m_planeNameOfIndex[how.inSwitchPlane]);
+        }
         InSwitchChange(c, +1);
     }
     catch (const std::exception& e)

@@ -3,6 +3,7 @@
  */
 #include "ns3/workload-trace.h"
 
+#include "ns3/assert.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -71,6 +72,28 @@ bool
 IsCollective(WorkloadOpKind kind)
 {
     return kind >= WorkloadOpKind::AllReduce && kind <= WorkloadOpKind::Reduce;
+}
+
+CollectiveKind
+CollectiveKindOf(WorkloadOpKind kind)
+{
+    switch (kind)
+    {
+    case WorkloadOpKind::AllGather:
+        return CollectiveKind::AllGather;
+    case WorkloadOpKind::ReduceScatter:
+        return CollectiveKind::ReduceScatter;
+    case WorkloadOpKind::AllToAll:
+        return CollectiveKind::AllToAll;
+    case WorkloadOpKind::Broadcast:
+        return CollectiveKind::Broadcast;
+    case WorkloadOpKind::Reduce:
+        return CollectiveKind::Reduce;
+    default:
+        NS_ASSERT_MSG(kind == WorkloadOpKind::AllReduce,
+                      WorkloadOpKindName(kind) << " is not a collective");
+        return CollectiveKind::AllReduce;
+    }
 }
 
 bool

@@ -4,6 +4,7 @@
 #ifndef AI_FABRIC_WORKLOAD_TRACE_H
 #define AI_FABRIC_WORKLOAD_TRACE_H
 
+#include "ns3/collective-kind.h"
 #include "ns3/input-error.h"
 #include "ns3/trace-values.h"
 
@@ -45,6 +46,8 @@ const char* WorkloadOpKindName(WorkloadOpKind kind);
 /// False for unknown names; \p kind is then untouched.
 bool WorkloadOpKindFromName(const std::string& name, WorkloadOpKind* kind);
 bool IsCollective(WorkloadOpKind kind);
+/// The collectives layer's kind of a collective op (IsCollective).
+CollectiveKind CollectiveKindOf(WorkloadOpKind kind);
 /// Load and checkpoint: traffic between a GPU and a storage node over the front-end.
 bool IsFrontEnd(WorkloadOpKind kind);
 
@@ -60,8 +63,8 @@ struct WorkloadOp
     int32_t from = -1;    ///< recv, sendrecv: source rank
     int32_t root = -1;    ///< broadcast/reduce root rank (-1: group's first member)
     int16_t storage = -1; ///< load, checkpoint: storage node index (parsers allow up to 32767)
-    WorkloadOpKind kind = WorkloadOpKind::Compute; ///< here, not first: no padding (184 bytes)
-    std::string algorithm;          ///< free text for the collectives layer ("" = default)
+    WorkloadOpKind kind = WorkloadOpKind::Compute; ///< here, not first: no padding (152 bytes)
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto; ///< collectives only
     std::vector<std::string> after; ///< explicit dependencies as written (expanded labels)
 
     // Resolved by WorkloadTraceBuilder::Build().
