@@ -325,3 +325,29 @@ TEST(WorkloadGenerator, LoadAndCheckpointOps)
         }
     }
 }
+
+// The generator names every group's parallelism kind (kind=), which the parse keeps: the
+// expert-data-parallel "xdp" groups are DP, the expert blocks EP.
+TEST(WorkloadGenerator, GroupsCarryExplicitKind)
+{
+    auto c = Small();
+    c.tp = 2;
+    c.dp = 4;
+    c.ep = 2;
+    c.experts = 4;
+    const std::string text = TransformerTraceGenerator(c).Generate();
+    EXPECT_NE(text.find("group tp_s0_d0 0-1 kind=tp\n"), std::string::npos) << text;
+    const auto t = TransformerTraceGenerator(c).GenerateTrace();
+    std::size_t seen[kNumParallelismKinds] = {};
+    for (const auto& g : t.groups)
+    {
+        const std::string line = "group " + g.name + " " + FormatRankList(g.ranks) +
+                                 " kind=" + ParallelismKindKey(g.kind) + "\n";
+        EXPECT_NE(text.find(line), std::string::npos) << line;
+        EXPECT_EQ(g.kind, ParallelismKindOfGroup(g.name)) << g.name;
+        ++seen[static_cast<std::size_t>(g.kind)];
+    }
+    EXPECT_GT(seen[static_cast<std::size_t>(ParallelismKind::Tp)], 0u);
+    EXPECT_GT(seen[static_cast<std::size_t>(ParallelismKind::Dp)], 0u);
+    EXPECT_GT(seen[static_cast<std::size_t>(ParallelismKind::Ep)], 0u);
+}

@@ -133,11 +133,33 @@ class Parser
                 {
                     Fail("group", m_tokens[0].column, "groups must be defined outside repeat");
                 }
-                if (m_tokens.size() != 3 || !IsLabel(m_tokens[1].text))
+                if ((m_tokens.size() != 3 && m_tokens.size() != 4) || !IsLabel(m_tokens[1].text))
                 {
-                    Fail("group", m_tokens[0].column, "expected 'group NAME RANKS'");
+                    Fail("group", m_tokens[0].column, "expected 'group NAME RANKS [kind=K]'");
                 }
-                m_builder.AddGroup(m_tokens[1].text, Ranks(m_tokens[2]), line);
+                // Traces written before kind= existed: the kind follows the group's name.
+                ParallelismKind kind = ParallelismKindOfGroup(m_tokens[1].text);
+                if (m_tokens.size() == 4)
+                {
+                    const std::string& text = m_tokens[3].text;
+                    const size_t eq = text.find('=');
+                    if (eq == std::string::npos)
+                    {
+                        Fail("", m_tokens[3].column, "expected kind=K, got '" + text + "'");
+                    }
+                    if (text.compare(0, eq, "kind") != 0)
+                    {
+                        Fail(text.substr(0, eq), 0, "unknown key; a group line takes kind=");
+                    }
+                    if (!ParseParallelismKind(text.substr(5), &kind))
+                    {
+                        Fail("kind",
+                             0,
+                             "unknown parallelism kind '" + text.substr(5) +
+                                 "'; expected tp, pp, dp, ep or other");
+                    }
+                }
+                m_builder.AddGroup(m_tokens[1].text, Ranks(m_tokens[2]), line, kind);
                 continue;
             }
             if (head == "repeat")

@@ -21,7 +21,12 @@ NativeTracePrinter::Print(const WorkloadTrace& trace)
     os << "fabric-trace 1\nranks " << trace.numRanks << "\n";
     for (const auto& g : trace.groups)
     {
-        os << "group " << g.name << " " << FormatRankList(g.ranks) << "\n";
+        os << "group " << g.name << " " << FormatRankList(g.ranks);
+        if (g.kind != ParallelismKindOfGroup(g.name))
+        {
+            os << " kind=" << ParallelismKindKey(g.kind);
+        }
+        os << "\n";
     }
     auto body = [&](const WorkloadOp& op) {
         std::ostringstream b;

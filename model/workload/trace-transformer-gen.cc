@@ -286,21 +286,22 @@ TransformerTraceGenerator::Generate() const
     {
         for (uint32_t d = 0; d < D && T > 1; ++d)
         {
-            os << "group tp_s" << st << "_d" << d << " " << rankList(tpRanks(st, d)) << "\n";
+            os << "group tp_s" << st << "_d" << d << " " << rankList(tpRanks(st, d))
+               << " kind=tp\n";
         }
         for (uint32_t t = 0; t < T && D > 1; ++t)
         {
             os << "group dp_s" << st << "_t" << t << " " << rankList(dpRanks(st, t, 0, 1, D))
-               << "\n";
+               << " kind=dp\n";
             for (uint32_t e = 0; e < D / E && E > 1; ++e)
             {
                 os << "group ep_s" << st << "_t" << t << "_e" << e << " "
-                   << rankList(dpRanks(st, t, e * E, 1, E)) << "\n";
+                   << rankList(dpRanks(st, t, e * E, 1, E)) << " kind=ep\n";
             }
             for (uint32_t k = 0; k < E && E > 1 && D / E > 1; ++k)
             {
                 os << "group xdp_s" << st << "_t" << t << "_k" << k << " "
-                   << rankList(dpRanks(st, t, k, E, D / E)) << "\n";
+                   << rankList(dpRanks(st, t, k, E, D / E)) << " kind=dp\n";
             }
         }
     }

@@ -23,51 +23,6 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("WorkloadReplay");
 NS_OBJECT_ENSURE_REGISTERED(WorkloadReplay);
 
-const char*
-ParallelismKindName(ParallelismKind kind)
-{
-    switch (kind)
-    {
-    case ParallelismKind::Tp:
-        return "TP";
-    case ParallelismKind::Pp:
-        return "PP";
-    case ParallelismKind::Dp:
-        return "DP";
-    case ParallelismKind::Ep:
-        return "EP";
-    case ParallelismKind::FrontEnd:
-        return "front-end";
-    case ParallelismKind::Other:
-        break;
-    }
-    return "other";
-}
-
-ParallelismKind
-ParallelismKindOfGroup(const std::string& groupName)
-{
-    auto starts = [&groupName](const char* prefix) { return groupName.rfind(prefix, 0) == 0; };
-    // "dpep"/"xdp" (expert-data-parallel) reduce gradients: DP.
-    if (starts("tp"))
-    {
-        return ParallelismKind::Tp;
-    }
-    if (starts("pp"))
-    {
-        return ParallelismKind::Pp;
-    }
-    if (starts("dp") || starts("xdp"))
-    {
-        return ParallelismKind::Dp;
-    }
-    if (starts("ep"))
-    {
-        return ParallelismKind::Ep;
-    }
-    return ParallelismKind::Other;
-}
-
 TypeId
 WorkloadReplay::GetTypeId()
 {
@@ -240,8 +195,8 @@ WorkloadReplay::Start()
             s.pendingDeps = static_cast<uint32_t>(op.deps.size());
             if (IsCollective(op.kind))
             {
-                s.pkind = ParallelismKindOfGroup(
-                    t.groups[op.group >= 0 ? op.group : t.collectives[op.collective].group].name);
+                s.pkind =
+                    t.groups[op.group >= 0 ? op.group : t.collectives[op.collective].group].kind;
             }
             else if (IsFrontEnd(op.kind))
             {

@@ -25,24 +25,6 @@ namespace ns3
 
 class ResultsDatabase;
 
-/// Parallelism kind of a communication op: from the group name prefix
-/// (tp*, pp*, dp* / xdp*, ep*), send/recv/sendrecv are PP, anything else Other;
-/// load and checkpoint are FrontEnd.
-enum class ParallelismKind : uint8_t
-{
-    Tp,
-    Pp,
-    Dp,
-    Ep,
-    Other,
-    FrontEnd,
-};
-
-constexpr std::size_t kNumParallelismKinds = 6;
-/// "TP", "PP", "DP", "EP", "other", "front-end"
-const char* ParallelismKindName(ParallelismKind kind);
-ParallelismKind ParallelismKindOfGroup(const std::string& groupName);
-
 /// Time accounting of one rank, all in ns of simulated time.
 struct ReplayBreakdown
 {

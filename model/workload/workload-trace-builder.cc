@@ -80,6 +80,15 @@ WorkloadTraceBuilder::GetNumRanks() const
 int32_t
 WorkloadTraceBuilder::AddGroup(const std::string& name, std::vector<uint32_t> ranks, uint32_t line)
 {
+    return AddGroup(name, std::move(ranks), line, ParallelismKindOfGroup(name));
+}
+
+int32_t
+WorkloadTraceBuilder::AddGroup(const std::string& name,
+                               std::vector<uint32_t> ranks,
+                               uint32_t line,
+                               ParallelismKind kind)
+{
     if (m_groupIndex.count(name))
     {
         Fail(line, "group", "group '" + name + "' defined twice");
@@ -93,7 +102,7 @@ WorkloadTraceBuilder::AddGroup(const std::string& name, std::vector<uint32_t> ra
              "group '" + name + "' has ranks outside 0.." + std::to_string(m_trace.numRanks));
     }
     const auto index = static_cast<int32_t>(m_trace.groups.size());
-    m_trace.groups.push_back({name, std::move(ranks)});
+    m_trace.groups.push_back({name, std::move(ranks), kind});
     m_groupIndex[name] = index;
     return index;
 }

@@ -102,6 +102,97 @@ IsFrontEnd(WorkloadOpKind kind)
     return kind == WorkloadOpKind::Load || kind == WorkloadOpKind::Checkpoint;
 }
 
+const char*
+ParallelismKindName(ParallelismKind kind)
+{
+    switch (kind)
+    {
+    case ParallelismKind::Tp:
+        return "TP";
+    case ParallelismKind::Pp:
+        return "PP";
+    case ParallelismKind::Dp:
+        return "DP";
+    case ParallelismKind::Ep:
+        return "EP";
+    case ParallelismKind::FrontEnd:
+        return "front-end";
+    case ParallelismKind::Other:
+        break;
+    }
+    return "other";
+}
+
+ParallelismKind
+ParallelismKindOfGroup(const std::string& groupName)
+{
+    auto starts = [&groupName](const char* prefix) { return groupName.rfind(prefix, 0) == 0; };
+    // "dpep"/"xdp" (expert-data-parallel) reduce gradients: DP.
+    if (starts("tp"))
+    {
+        return ParallelismKind::Tp;
+    }
+    if (starts("pp"))
+    {
+        return ParallelismKind::Pp;
+    }
+    if (starts("dp") || starts("xdp"))
+    {
+        return ParallelismKind::Dp;
+    }
+    if (starts("ep"))
+    {
+        return ParallelismKind::Ep;
+    }
+    return ParallelismKind::Other;
+}
+
+namespace
+{
+const ParallelismKind kGroupKinds[] = {
+    ParallelismKind::Tp,
+    ParallelismKind::Pp,
+    ParallelismKind::Dp,
+    ParallelismKind::Ep,
+    ParallelismKind::Other,
+};
+} // namespace
+
+const char*
+ParallelismKindKey(ParallelismKind kind)
+{
+    switch (kind)
+    {
+    case ParallelismKind::Tp:
+        return "tp";
+    case ParallelismKind::Pp:
+        return "pp";
+    case ParallelismKind::Dp:
+        return "dp";
+    case ParallelismKind::Ep:
+        return "ep";
+    case ParallelismKind::FrontEnd:
+        return "front-end";
+    case ParallelismKind::Other:
+        break;
+    }
+    return "other";
+}
+
+bool
+ParseParallelismKind(const std::string& text, ParallelismKind* kind)
+{
+    for (ParallelismKind k : kGroupKinds)
+    {
+        if (text == ParallelismKindKey(k))
+        {
+            *kind = k;
+            return true;
+        }
+    }
+    return false;
+}
+
 int32_t
 WorkloadTrace::FindGroup(const std::string& name) const
 {

@@ -8,6 +8,7 @@
 #include "ns3/input-error.h"
 #include "ns3/trace-values.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -51,6 +52,29 @@ CollectiveKind CollectiveKindOf(WorkloadOpKind kind);
 /// Load and checkpoint: traffic between a GPU and a storage node over the front-end.
 bool IsFrontEnd(WorkloadOpKind kind);
 
+/// Parallelism kind of a group and of the communication ops on it: send/recv/sendrecv are
+/// PP, load and checkpoint FrontEnd.
+enum class ParallelismKind : uint8_t
+{
+    Tp,
+    Pp,
+    Dp,
+    Ep,
+    Other,
+    FrontEnd,
+};
+
+constexpr std::size_t kNumParallelismKinds = 6;
+/// "TP", "PP", "DP", "EP", "other", "front-end"
+const char* ParallelismKindName(ParallelismKind kind);
+/// A group's kind when its trace does not say: from the name prefix tp*, pp*, dp* / xdp*
+/// (and dpep*), ep*; anything else (world) Other.
+ParallelismKind ParallelismKindOfGroup(const std::string& groupName);
+/// The native format's spelling of a group kind: "tp", "pp", "dp", "ep", "other".
+const char* ParallelismKindKey(ParallelismKind kind);
+/// Inverse of ParallelismKindKey; false for anything else (front-end is no group kind).
+bool ParseParallelismKind(const std::string& text, ParallelismKind* kind);
+
 /// One op of one rank.  Indices (deps, peers' ops) refer to WorkloadTrace::ops[rank].
 struct WorkloadOp
 {
@@ -81,6 +105,7 @@ struct WorkloadGroup
 {
     std::string name;
     std::vector<uint32_t> ranks; ///< sorted, unique
+    ParallelismKind kind = ParallelismKind::Other;
 };
 
 /// One collective call: the same label on every member of a group.
@@ -134,8 +159,13 @@ class WorkloadTraceBuilder
 
     void SetNumRanks(uint32_t ranks, uint32_t line);
     uint32_t GetNumRanks() const;
-    /// Returns the group's index; a duplicate name is an error.
+    /// Returns the group's index; a duplicate name is an error.  Without \p kind, the
+    /// group's kind is guessed from its name (ParallelismKindOfGroup).
     int32_t AddGroup(const std::string& name, std::vector<uint32_t> ranks, uint32_t line);
+    int32_t AddGroup(const std::string& name,
+                     std::vector<uint32_t> ranks,
+                     uint32_t line,
+                     ParallelismKind kind);
     int32_t FindGroup(const std::string& name) const;
     const WorkloadGroup& GetGroup(int32_t index) const;
     void AddOp(uint32_t rank, WorkloadOp op);
