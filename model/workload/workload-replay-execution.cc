@@ -18,6 +18,7 @@ NS_LOG_COMPONENT_DEFINE("WorkloadReplayExecution");
 void
 WorkloadReplay::Begin()
 {
+    NS_LOG_FUNCTION(this);
     m_startNs = Simulator::Now().GetNanoSeconds();
     m_endNs = m_startNs;
     for (uint32_t r = 0; r < m_ranks.size(); ++r)
@@ -55,6 +56,7 @@ WorkloadReplay::Drain()
 void
 WorkloadReplay::StartOp(uint32_t rank, uint32_t index)
 {
+    NS_LOG_FUNCTION(this << rank << index);
     const WorkloadOp& op = m_trace.ops[rank][index];
     RankState& rs = m_ranks[rank];
     OpState& s = rs.ops[index];
@@ -77,7 +79,7 @@ WorkloadReplay::StartOp(uint32_t rank, uint32_t index)
     ++rs.commRunning[static_cast<std::size_t>(s.pkind)];
     ++rs.commRunningAny;
     m_opBeginTrace(rank, index, op.label);
-    NS_LOG_DEBUG("rank " << rank << " starts " << op.label);
+    NS_LOG_LOGIC("rank " << rank << " starts " << WorkloadOpKindName(op.kind) << " " << op.label);
     switch (op.kind)
     {
     case WorkloadOpKind::Send:
@@ -139,6 +141,7 @@ WorkloadReplay::StartOp(uint32_t rank, uint32_t index)
 void
 WorkloadReplay::StartCompute(uint32_t rank, uint32_t index)
 {
+    NS_LOG_FUNCTION(this << rank << index);
     RankState& rs = m_ranks[rank];
     Account(rank);
     ++rs.computeRunning;
@@ -153,6 +156,7 @@ WorkloadReplay::StartCompute(uint32_t rank, uint32_t index)
 void
 WorkloadReplay::ComputeDone(uint32_t rank, uint32_t index)
 {
+    NS_LOG_FUNCTION(this << rank << index);
     RankState& rs = m_ranks[rank];
     Account(rank);
     --rs.computeRunning;
@@ -169,6 +173,7 @@ WorkloadReplay::ComputeDone(uint32_t rank, uint32_t index)
 void
 WorkloadReplay::MemberReady(uint32_t c)
 {
+    NS_LOG_FUNCTION(this << c);
     CollectiveState& cs = m_collectives[c];
     ++cs.ready;
     cs.lastReadyNs = std::max(cs.lastReadyNs, Simulator::Now().GetNanoSeconds());
@@ -185,6 +190,7 @@ WorkloadReplay::MemberReady(uint32_t c)
 void
 WorkloadReplay::Notified(uint64_t c, uint64_t count)
 {
+    NS_LOG_FUNCTION(this << c << count);
     CollectiveState& cs = m_collectives[c];
     cs.ready += count;
     cs.lastReadyNs =
@@ -201,6 +207,8 @@ WorkloadReplay::CheckCollectiveStart(uint32_t c)
     {
         return;
     }
+    NS_LOG_LOGIC("collective " << c << " '" << m_trace.collectives[c].label
+                               << "': all members ready");
     // The members learn that the last of them arrived by its notification.
     Ptr<GpuTransport> t = m_engine ? m_engine->GetTransport() : nullptr;
     const Time start = NanoSeconds(cs.lastReadyNs) + (t ? t->GetNotificationLatency() : Time(0));
@@ -210,6 +218,7 @@ WorkloadReplay::CheckCollectiveStart(uint32_t c)
 void
 WorkloadReplay::Received(uint64_t key)
 {
+    NS_LOG_FUNCTION(this << key);
     Arrived(static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key & 0xffffffff));
 }
 
@@ -264,6 +273,7 @@ WorkloadReplay::StartCollective(uint32_t c)
 void
 WorkloadReplay::CollectiveDone(uint32_t c)
 {
+    NS_LOG_FUNCTION(this << c);
     InSwitchChange(c, -1);
     for (const auto& [r, i] : m_trace.collectives[c].members)
     {
@@ -278,6 +288,7 @@ WorkloadReplay::CollectiveDone(uint32_t c)
 void
 WorkloadReplay::SendDone(uint32_t rank, uint32_t index)
 {
+    NS_LOG_FUNCTION(this << rank << index);
     OpState& s = m_ranks[rank].ops[index];
     s.sent = true;
     if (m_trace.ops[rank][index].kind == WorkloadOpKind::Send)
@@ -294,6 +305,7 @@ WorkloadReplay::SendDone(uint32_t rank, uint32_t index)
 void
 WorkloadReplay::Arrived(uint32_t rank, uint32_t index)
 {
+    NS_LOG_FUNCTION(this << rank << index);
     m_ranks[rank].ops[index].arrived = true;
     MaybeFinishP2p(rank, index);
 }
@@ -301,6 +313,7 @@ WorkloadReplay::Arrived(uint32_t rank, uint32_t index)
 void
 WorkloadReplay::FrontEndDone(uint32_t rank, uint32_t index)
 {
+    NS_LOG_FUNCTION(this << rank << index);
     Account(rank);
     m_ranks[rank].planeActive[m_frontEndPlane] -= 1;
     Finish(rank, index);
@@ -326,6 +339,7 @@ WorkloadReplay::MaybeFinishP2p(uint32_t rank, uint32_t index)
 void
 WorkloadReplay::Finish(uint32_t rank, uint32_t index)
 {
+    NS_LOG_FUNCTION(this << rank << index);
     RankState& rs = m_ranks[rank];
     OpState& s = rs.ops[index];
     const WorkloadOp& op = m_trace.ops[rank][index];
@@ -347,11 +361,12 @@ WorkloadReplay::Finish(uint32_t rank, uint32_t index)
     }
     WriteOpRow(rank, index, now);
     m_opEndTrace(rank, index, op.label, NanoSeconds(now - s.startNs));
-    NS_LOG_DEBUG("rank " << rank << " done " << op.label);
+    NS_LOG_LOGIC("rank " << rank << " done " << op.label << " after " << now - s.startNs << " ns");
     for (uint32_t k = rs.succOffset[index]; k < rs.succOffset[index + 1]; ++k)
     {
         if (--rs.ops[rs.succ[k]].pendingDeps == 0)
         {
+            NS_LOG_LOGIC("rank " << rank << " releases " << m_trace.ops[rank][rs.succ[k]].label);
             m_readyQueue.emplace_back(rank, rs.succ[k]);
         }
     }
