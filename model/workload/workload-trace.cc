@@ -102,25 +102,49 @@ IsFrontEnd(WorkloadOpKind kind)
     return kind == WorkloadOpKind::Load || kind == WorkloadOpKind::Checkpoint;
 }
 
+namespace
+{
+// Indexed by ParallelismKind: the breakdown's name and the native format's key.
+const struct
+{
+    const char* name;
+    const char* key;
+} kParallelismKindText[kNumParallelismKinds] = {
+    {"TP", "tp"},
+    {"PP", "pp"},
+    {"DP", "dp"},
+    {"EP", "ep"},
+    {"other", "other"},
+    {"front-end", "front-end"},
+};
+} // namespace
+
 const char*
 ParallelismKindName(ParallelismKind kind)
 {
-    switch (kind)
+    return kParallelismKindText[static_cast<std::size_t>(kind)].name;
+}
+
+const char*
+ParallelismKindKey(ParallelismKind kind)
+{
+    return kParallelismKindText[static_cast<std::size_t>(kind)].key;
+}
+
+bool
+ParseParallelismKind(const std::string& text, ParallelismKind* kind)
+{
+    // Every kind but FrontEnd, which no group has.
+    for (std::size_t k = 0; k < kNumParallelismKinds; ++k)
     {
-    case ParallelismKind::Tp:
-        return "TP";
-    case ParallelismKind::Pp:
-        return "PP";
-    case ParallelismKind::Dp:
-        return "DP";
-    case ParallelismKind::Ep:
-        return "EP";
-    case ParallelismKind::FrontEnd:
-        return "front-end";
-    case ParallelismKind::Other:
-        break;
+        if (static_cast<ParallelismKind>(k) != ParallelismKind::FrontEnd &&
+            text == kParallelismKindText[k].key)
+        {
+            *kind = static_cast<ParallelismKind>(k);
+            return true;
+        }
     }
-    return "other";
+    return false;
 }
 
 ParallelismKind
@@ -145,52 +169,6 @@ ParallelismKindOfGroup(const std::string& groupName)
         return ParallelismKind::Ep;
     }
     return ParallelismKind::Other;
-}
-
-namespace
-{
-const ParallelismKind kGroupKinds[] = {
-    ParallelismKind::Tp,
-    ParallelismKind::Pp,
-    ParallelismKind::Dp,
-    ParallelismKind::Ep,
-    ParallelismKind::Other,
-};
-} // namespace
-
-const char*
-ParallelismKindKey(ParallelismKind kind)
-{
-    switch (kind)
-    {
-    case ParallelismKind::Tp:
-        return "tp";
-    case ParallelismKind::Pp:
-        return "pp";
-    case ParallelismKind::Dp:
-        return "dp";
-    case ParallelismKind::Ep:
-        return "ep";
-    case ParallelismKind::FrontEnd:
-        return "front-end";
-    case ParallelismKind::Other:
-        break;
-    }
-    return "other";
-}
-
-bool
-ParseParallelismKind(const std::string& text, ParallelismKind* kind)
-{
-    for (ParallelismKind k : kGroupKinds)
-    {
-        if (text == ParallelismKindKey(k))
-        {
-            *kind = k;
-            return true;
-        }
-    }
-    return false;
 }
 
 int32_t
