@@ -590,6 +590,62 @@ TEST_F(CollectiveTest, InvalidCallsRejected)
     ExpectRejected(spec, "rank 3 -> rank 4, which no plane reaches");
 }
 
+// Kind and algorithm text is read once, by CollectiveSpec::Parse: case, '_' and '-' do not
+// matter, "hd" is halvingdoubling, and an unknown value is refused by name.
+TEST(CollectiveKindText, ParsedOnceAtTheEdge)
+{
+    CollectiveSpec spec;
+    spec.kind = "All_Reduce";
+    spec.algorithm = "HD";
+    spec.ranks = {0, 1};
+    spec.bytes = 64;
+    const CollectiveCall call = spec.Parse();
+    EXPECT_EQ(call.kind, CollectiveKind::AllReduce);
+    EXPECT_EQ(call.algorithm, CollectiveAlgorithm::HalvingDoubling);
+    EXPECT_EQ(call.ranks, spec.ranks);
+    EXPECT_EQ(call.bytes, 64u);
+    EXPECT_STREQ(CollectiveKindName(call.kind), "allreduce");
+    EXPECT_STREQ(CollectiveAlgorithmName(call.algorithm), "halvingdoubling");
+    spec.kind = "gather";
+    try
+    {
+        spec.Parse();
+        ADD_FAILURE() << "gather accepted";
+    }
+    catch (const CollectiveError& e)
+    {
+        EXPECT_STREQ(e.what(),
+                     "collective rejected: unknown collective \"gather\" (allreduce, allgather, "
+                     "reducescatter, alltoall, broadcast, reduce, sendrecv)");
+    }
+    spec.kind = "reduce-scatter";
+    spec.algorithm = "butterfly";
+    try
+    {
+        spec.Parse();
+        ADD_FAILURE() << "butterfly accepted";
+    }
+    catch (const CollectiveError& e)
+    {
+        EXPECT_STREQ(e.what(),
+                     "collective rejected: unknown algorithm \"butterfly\" (auto, ring, tree, "
+                     "halvingdoubling, direct, hierarchical, nvls)");
+    }
+    for (uint32_t k = 0; k <= static_cast<uint32_t>(CollectiveKind::SendRecv); ++k)
+    {
+        CollectiveKind parsed{};
+        ASSERT_TRUE(ParseCollectiveKind(CollectiveKindName(CollectiveKind(k)), &parsed));
+        EXPECT_EQ(parsed, CollectiveKind(k));
+    }
+    for (uint32_t a = 0; a <= static_cast<uint32_t>(CollectiveAlgorithm::Nvls); ++a)
+    {
+        CollectiveAlgorithm parsed{};
+        ASSERT_TRUE(
+            ParseCollectiveAlgorithm(CollectiveAlgorithmName(CollectiveAlgorithm(a)), &parsed));
+        EXPECT_EQ(parsed, CollectiveAlgorithm(a));
+    }
+}
+
 // --- results database ------------------------------------------------------------
 
 TEST_F(CollectiveTest, CollectivesAndFlowsRows)
