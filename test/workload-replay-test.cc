@@ -578,6 +578,41 @@ TEST_F(ReplayTest, ClusterPlanesInTheBreakdown)
     EXPECT_EQ(r8.computeNs, 0u);
 }
 
+// An NVLS allreduce sends no transport messages: the plane the engine's Resolve found
+// (the server's NVLink) counts as busy for every member from the collective's start, one
+// NotificationLatency after all were ready at 0, to its end: exactly span − latency.  The
+// group is named tp0 but says kind=dp, and the time counts as DP.
+TEST_F(ReplayTest, InSwitchAllReduceOnItsPlaneAndGroupKind)
+{
+    ClusterConfig config;
+    ASSERT_EQ(config.ApplyPreset("dgx-h100"), "");
+    config.servers = 1;
+    ClusterHelper cluster(config);
+    ASSERT_EQ(cluster.TryBuild(), "");
+    transport = cluster.InstallTransport();
+    engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(transport);
+    replay = CreateObject<WorkloadReplay>();
+    replay->SetTrace(Parse("fabric-trace 1\nranks 8\ngroup tp0 0-7 kind=dp\n"
+                           "0-7 t allreduce group=tp0 bytes=8MiB algorithm=nvls\n"));
+    replay->SetTransport(transport);
+    replay->SetCollectiveEngine(engine);
+    replay->Start();
+    Simulator::Run();
+    ASSERT_TRUE(replay->IsComplete()) << replay->GetStuckReport();
+    const int64_t notify = transport->GetNotificationLatency().GetNanoSeconds();
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        const int64_t span = (replay->GetOpEnd(r, 0) - replay->GetOpStart(r, 0)).GetNanoSeconds();
+        const ReplayBreakdown b = replay->GetBreakdown(r);
+        EXPECT_EQ(b.commByPlaneNs.at("nvlink"), static_cast<uint64_t>(span - notify)) << r;
+        EXPECT_EQ(b.exposedByKindNs[static_cast<std::size_t>(ParallelismKind::Dp)],
+                  static_cast<uint64_t>(span))
+            << r;
+        EXPECT_EQ(b.commByKindNs[static_cast<std::size_t>(ParallelismKind::Tp)], 0u) << r;
+    }
+}
+
 // More trace ranks than the transport has: refused before anything runs.
 TEST_F(ReplayTest, TraceLargerThanClusterIsRefused)
 {
