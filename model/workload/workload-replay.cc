@@ -1,6 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+// The replay object: attributes, wiring, the per-rank state Start builds, and queries.  The
+// rest is in workload-replay-{validation,execution,accounting,stuck-report}.cc.
 #include "ns3/workload-replay.h"
 
 #include "ns3/boolean.h"
