@@ -351,3 +351,41 @@ TEST(WorkloadGenerator, GroupsCarryExplicitKind)
     EXPECT_GT(seen[static_cast<std::size_t>(ParallelismKind::Dp)], 0u);
     EXPECT_GT(seen[static_cast<std::size_t>(ParallelismKind::Ep)], 0u);
 }
+
+// Schedule and mapping are read once; an unknown one is refused by Validate, naming the
+// flag and the value.
+TEST(WorkloadGenerator, UnknownScheduleOrMappingRefused)
+{
+    PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+    EXPECT_TRUE(ParsePipelineSchedule("gpipe", &schedule));
+    EXPECT_EQ(schedule, PipelineSchedule::GPipe);
+    EXPECT_FALSE(ParsePipelineSchedule("GPipe", &schedule));
+    RankMapping mapping = RankMapping::TpInner;
+    EXPECT_TRUE(ParseRankMapping("dp-inner", &mapping));
+    EXPECT_EQ(mapping, RankMapping::DpInner);
+    EXPECT_FALSE(ParseRankMapping("inner", &mapping));
+    auto c = Small();
+    c.schedule = "zb";
+    try
+    {
+        TransformerTraceGenerator(c).Validate();
+        ADD_FAILURE() << "schedule zb accepted";
+    }
+    catch (const WorkloadError& e)
+    {
+        EXPECT_EQ(e.GetField(), "schedule");
+        EXPECT_EQ(e.GetDetail(), "expected 1f1b or gpipe, got 'zb'");
+    }
+    c = Small();
+    c.mapping = "inner";
+    try
+    {
+        TransformerTraceGenerator(c).Validate();
+        ADD_FAILURE() << "mapping inner accepted";
+    }
+    catch (const WorkloadError& e)
+    {
+        EXPECT_EQ(e.GetField(), "mapping");
+        EXPECT_EQ(e.GetDetail(), "expected tp-inner or dp-inner, got 'inner'");
+    }
+}
