@@ -3,11 +3,11 @@
  */
 #include "ns3/workload-trace.h"
 
-#include "ns3/assert.h"
 #include "ns3/log.h"
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace ns3
@@ -79,6 +79,8 @@ CollectiveKindOf(WorkloadOpKind kind)
 {
     switch (kind)
     {
+    case WorkloadOpKind::AllReduce:
+        return CollectiveKind::AllReduce;
     case WorkloadOpKind::AllGather:
         return CollectiveKind::AllGather;
     case WorkloadOpKind::ReduceScatter:
@@ -89,11 +91,15 @@ CollectiveKindOf(WorkloadOpKind kind)
         return CollectiveKind::Broadcast;
     case WorkloadOpKind::Reduce:
         return CollectiveKind::Reduce;
-    default:
-        NS_ASSERT_MSG(kind == WorkloadOpKind::AllReduce,
-                      WorkloadOpKindName(kind) << " is not a collective");
-        return CollectiveKind::AllReduce;
+    case WorkloadOpKind::Compute:
+    case WorkloadOpKind::Send:
+    case WorkloadOpKind::Recv:
+    case WorkloadOpKind::SendRecv:
+    case WorkloadOpKind::Load:
+    case WorkloadOpKind::Checkpoint:
+        break;
     }
+    throw std::logic_error(std::string(WorkloadOpKindName(kind)) + " is not a collective");
 }
 
 bool
