@@ -566,7 +566,7 @@ TEST_F(CollectiveTest, InvalidCallsRejected)
     spec.algorithm = "hierarchical";
     ExpectRejected(spec, "at least two domains");
     spec.algorithm = "bogus";
-    ExpectRejected(spec, "cannot run allreduce");
+    ExpectRejected(spec, "unknown algorithm \"bogus\"");
     spec.kind = "alltoall";
     spec.algorithm = "ring";
     ExpectRejected(spec, "algorithm \"ring\" cannot run alltoall");
@@ -588,6 +588,57 @@ TEST_F(CollectiveTest, InvalidCallsRejected)
     spec.ranks = Ranks(8);
     spec.bytes = MiB;
     ExpectRejected(spec, "rank 3 -> rank 4, which no plane reaches");
+}
+
+// Kind and algorithm text is read once, by CollectiveSpec::Parse: case, '_' and '-' do not
+// matter, "hd" is halvingdoubling, and an unknown value is refused by name.
+TEST(CollectiveKindText, ParsedOnceAtTheEdge)
+{
+    CollectiveSpec spec;
+    spec.kind = "All_Reduce";
+    spec.algorithm = "HD";
+    spec.ranks = {0, 1};
+    spec.bytes = 64;
+    const CollectiveCall call = spec.Parse();
+    EXPECT_EQ(call.kind, CollectiveKind::AllReduce);
+    EXPECT_EQ(call.algorithm, CollectiveAlgorithm::HalvingDoubling);
+    EXPECT_EQ(call.ranks, spec.ranks);
+    EXPECT_EQ(call.bytes, 64u);
+    EXPECT_STREQ(CollectiveKindName(call.kind), "allreduce");
+    EXPECT_STREQ(CollectiveAlgorithmName(call.algorithm), "halvingdoubling");
+    auto refusal = [](const CollectiveSpec& bad) {
+        try
+        {
+            bad.Parse();
+        }
+        catch (const CollectiveError& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    spec.kind = "gather";
+    EXPECT_EQ(refusal(spec),
+              "collective rejected: unknown collective \"gather\" (allreduce, allgather, "
+              "reducescatter, alltoall, broadcast, reduce, sendrecv)");
+    spec.kind = "reduce-scatter";
+    spec.algorithm = "butterfly";
+    EXPECT_EQ(refusal(spec),
+              "collective rejected: unknown algorithm \"butterfly\" (auto, ring, tree, "
+              "halvingdoubling, direct, hierarchical, nvls)");
+    for (uint32_t k = 0; k <= static_cast<uint32_t>(CollectiveKind::SendRecv); ++k)
+    {
+        CollectiveKind parsed{};
+        ASSERT_TRUE(ParseCollectiveKind(CollectiveKindName(CollectiveKind(k)), &parsed));
+        EXPECT_EQ(parsed, CollectiveKind(k));
+    }
+    for (uint32_t a = 0; a <= static_cast<uint32_t>(CollectiveAlgorithm::Nvls); ++a)
+    {
+        CollectiveAlgorithm parsed{};
+        ASSERT_TRUE(
+            ParseCollectiveAlgorithm(CollectiveAlgorithmName(CollectiveAlgorithm(a)), &parsed));
+        EXPECT_EQ(parsed, CollectiveAlgorithm(a));
+    }
 }
 
 // --- results database ------------------------------------------------------------

@@ -104,6 +104,45 @@ class TransportPlaneTest : public ::testing::Test
     }
 };
 
+// Resolve is where a call's algorithm and its in-switch plane are found: auto on the 8
+// GPUs of one dgx-h100 domain (at least NvlsMinRanks = 5) is nvls on plane 0, on 4 GPUs it
+// is the ring (under TreeMinRanks); Start reports the same resolution it runs.
+TEST_F(TransportPlaneTest, ResolveFindsTheInSwitchPlane)
+{
+    NvLinkHelper helper;
+    Ptr<NvLinkTransportPlane> plane = NvLinkDomain(helper, "dgx-h100", 0);
+    Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+    transport->AddPlane(plane);
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(transport);
+    CollectiveCall call;
+    call.kind = CollectiveKind::AllReduce;
+    call.ranks = Ranks(0, 8);
+    call.bytes = MiB;
+    CollectiveResolution how = engine->Resolve(call);
+    EXPECT_EQ(how.algorithm, CollectiveAlgorithm::Nvls);
+    EXPECT_EQ(how.inSwitchPlane, 0);
+    call.ranks = Ranks(0, 4);
+    how = engine->Resolve(call);
+    EXPECT_EQ(how.algorithm, CollectiveAlgorithm::Ring);
+    EXPECT_EQ(how.inSwitchPlane, -1);
+    call.algorithm = CollectiveAlgorithm::Nvls;
+    CollectiveResolution started;
+    bool done = false;
+    engine->Start(call,
+                  CollectiveEngine::DoneCallback([&done](const CollectiveResult& r) {
+                      EXPECT_EQ(r.algorithm, "nvls");
+                      done = true;
+                  }),
+                  -1,
+                  &started);
+    EXPECT_EQ(started.algorithm, CollectiveAlgorithm::Nvls);
+    EXPECT_EQ(started.inSwitchPlane, 0);
+    EXPECT_FALSE(done); // done comes in a later event, never within Start
+    Simulator::Run();
+    EXPECT_TRUE(done);
+}
+
 // 64 MiB GPU0 -> GPU1 on dgx-h100: the GPU sprays over its 18 links, so the message
 // runs at 18 x 25 GB/s x 256/272 = 423.5 GB/s of payload (158.5 us); tolerance 2%
 // (the fill latency is ~0.2 us).  Planes carry bytes 5:4:4:5 like the link counts, 2%.

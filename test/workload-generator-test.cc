@@ -325,3 +325,60 @@ TEST(WorkloadGenerator, LoadAndCheckpointOps)
         }
     }
 }
+
+// The generator names every group's parallelism kind (kind=), which the parse keeps: the
+// expert-data-parallel "xdp" groups are DP, the expert blocks EP.
+TEST(WorkloadGenerator, GroupsCarryExplicitKind)
+{
+    auto c = Small();
+    c.tp = 2;
+    c.dp = 4;
+    c.ep = 2;
+    c.experts = 4;
+    const std::string text = TransformerTraceGenerator(c).Generate();
+    EXPECT_NE(text.find("group tp_s0_d0 0-1 kind=tp\n"), std::string::npos) << text;
+    const auto t = TransformerTraceGenerator(c).GenerateTrace();
+    std::size_t seen[kNumParallelismKinds] = {};
+    for (const auto& g : t.groups)
+    {
+        const std::string line = "group " + g.name + " " + FormatRankList(g.ranks) +
+                                 " kind=" + ParallelismKindKey(g.kind) + "\n";
+        EXPECT_NE(text.find(line), std::string::npos) << line;
+        EXPECT_EQ(g.kind, ParallelismKindOfGroup(g.name)) << g.name;
+        ++seen[static_cast<std::size_t>(g.kind)];
+    }
+    EXPECT_GT(seen[static_cast<std::size_t>(ParallelismKind::Tp)], 0u);
+    EXPECT_GT(seen[static_cast<std::size_t>(ParallelismKind::Dp)], 0u);
+    EXPECT_GT(seen[static_cast<std::size_t>(ParallelismKind::Ep)], 0u);
+}
+
+// Schedule and mapping are read once; an unknown one is refused by Validate, naming the
+// flag and the value.
+TEST(WorkloadGenerator, UnknownScheduleOrMappingRefused)
+{
+    PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+    EXPECT_TRUE(ParsePipelineSchedule("gpipe", &schedule));
+    EXPECT_EQ(schedule, PipelineSchedule::GPipe);
+    EXPECT_FALSE(ParsePipelineSchedule("GPipe", &schedule));
+    RankMapping mapping = RankMapping::TpInner;
+    EXPECT_TRUE(ParseRankMapping("dp-inner", &mapping));
+    EXPECT_EQ(mapping, RankMapping::DpInner);
+    EXPECT_FALSE(ParseRankMapping("inner", &mapping));
+    auto refusal = [](const TransformerTraceConfig& c) {
+        try
+        {
+            TransformerTraceGenerator(c).Validate();
+        }
+        catch (const WorkloadError& e)
+        {
+            return e.GetField() + ": " + e.GetDetail();
+        }
+        return std::string("accepted");
+    };
+    auto c = Small();
+    c.schedule = "zb";
+    EXPECT_EQ(refusal(c), "schedule: expected 1f1b or gpipe, got 'zb'");
+    c = Small();
+    c.mapping = "inner";
+    EXPECT_EQ(refusal(c), "mapping: expected tp-inner or dp-inner, got 'inner'");
+}

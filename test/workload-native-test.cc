@@ -60,7 +60,7 @@ TEST(WorkloadNative, IssueExampleParses)
     EXPECT_EQ(t.ops[0][1].deps, std::vector<uint32_t>{0});
     // grad on stream 1 has no predecessor on its stream and no after=
     EXPECT_TRUE(t.ops[0][3].deps.empty());
-    EXPECT_EQ(t.ops[0][3].algorithm, "ring");
+    EXPECT_EQ(t.ops[0][3].algorithm, CollectiveAlgorithm::Ring);
     // collectives: ar0@tp0, ar0@tp1, grad@dp0
     ASSERT_EQ(t.collectives.size(), 3u);
     // numbered in order of first appearance scanning rank 0 first: ar0@tp0, grad, ar0@tp1
@@ -239,4 +239,77 @@ TEST(WorkloadNative, ErrorParts)
         EXPECT_EQ(e.GetLine(), 4u);
         EXPECT_EQ(e.GetField(), "bytes");
     }
+}
+
+// kind= on a group line sets its parallelism kind; without it (traces written before the
+// key existed) the kind follows the name prefix; the print omits it when it equals that.
+TEST(WorkloadNative, GroupKind)
+{
+    const std::string text = "fabric-trace 1\nranks 8\n"
+                             "group tp0 0-3\n"
+                             "group dp0 0,4\n"
+                             "group xdp0 1,5\n"
+                             "group world 0-7\n"
+                             "group experts 0-7 kind=ep\n"
+                             "group tp1 4-7 kind=dp\n"
+                             "group stage 0-7 kind=pp\n"
+                             "group misc 0-7 kind=other\n";
+    const WorkloadTrace t = NativeTraceParser::ParseString(text, "kind.trace");
+    ASSERT_EQ(t.groups.size(), 8u);
+    EXPECT_EQ(t.groups[0].kind, ParallelismKind::Tp);    // default from "tp"
+    EXPECT_EQ(t.groups[1].kind, ParallelismKind::Dp);    // default from "dp"
+    EXPECT_EQ(t.groups[2].kind, ParallelismKind::Dp);    // default from "xdp"
+    EXPECT_EQ(t.groups[3].kind, ParallelismKind::Other); // default for any other name
+    EXPECT_EQ(t.groups[4].kind, ParallelismKind::Ep);
+    EXPECT_EQ(t.groups[5].kind, ParallelismKind::Dp); // explicit beats the name
+    EXPECT_EQ(t.groups[6].kind, ParallelismKind::Pp);
+    EXPECT_EQ(t.groups[7].kind, ParallelismKind::Other);
+    const std::string printed = NativeTracePrinter::Print(t);
+    EXPECT_NE(printed.find("group tp0 0-3\n"), std::string::npos) << printed;
+    EXPECT_NE(printed.find("group experts 0-7 kind=ep\n"), std::string::npos) << printed;
+    EXPECT_NE(printed.find("group tp1 4-7 kind=dp\n"), std::string::npos) << printed;
+    EXPECT_NE(printed.find("group misc 0-7\n"), std::string::npos) << printed;
+    const WorkloadTrace again = NativeTraceParser::ParseString(printed, "printed.trace");
+    for (std::size_t g = 0; g < t.groups.size(); ++g)
+    {
+        EXPECT_EQ(again.groups[g].kind, t.groups[g].kind) << t.groups[g].name;
+    }
+}
+
+TEST(WorkloadNative, GroupKindRefused)
+{
+    const std::string h = "fabric-trace 1\nranks 4\n";
+    EXPECT_EQ(ErrorOf(h + "group g 0-3 kind=xp\n"),
+              "trace.txt:3: field 'kind': unknown parallelism kind 'xp'; expected tp, pp, dp, "
+              "ep or other");
+    EXPECT_EQ(ErrorOf(h + "group g 0-3 kind=front-end\n"),
+              "trace.txt:3: field 'kind': unknown parallelism kind 'front-end'; expected tp, pp, "
+              "dp, ep or other");
+    EXPECT_EQ(ErrorOf(h + "group g 0-3 type=tp\n"),
+              "trace.txt:3: field 'type': unknown key; a group line takes kind=");
+    EXPECT_EQ(ErrorOf(h + "group g 0-3 tp\n"), "trace.txt:3: column 13: expected kind=K, got 'tp'");
+    try
+    {
+        NativeTraceParser::ParseString(h + "group g 0-3 kind=TP\n", "k.trace");
+        ADD_FAILURE() << "kind=TP accepted";
+    }
+    catch (const WorkloadError& e)
+    {
+        EXPECT_EQ(e.GetFile(), "k.trace");
+        EXPECT_EQ(e.GetLine(), 3u);
+        EXPECT_EQ(e.GetField(), "kind");
+    }
+}
+
+// An algorithm= the collectives layer does not know is refused at parse time.
+TEST(WorkloadNative, UnknownAlgorithmRefused)
+{
+    EXPECT_EQ(
+        ErrorOf(std::string(kHead) + "0-3 a allreduce group=all bytes=1KiB algorithm=fast\n"),
+        "trace.txt:4: field 'algorithm': unknown algorithm 'fast'; expected auto, ring, tree, "
+        "halvingdoubling, direct, hierarchical, nvls");
+    const WorkloadTrace t = NativeTraceParser::ParseString(
+        std::string(kHead) + "0-3 a allreduce group=all bytes=1KiB algorithm=HD\n",
+        "hd.trace");
+    EXPECT_EQ(t.ops[0][0].algorithm, CollectiveAlgorithm::HalvingDoubling);
 }

@@ -89,6 +89,26 @@ class ReplayTest : public ::testing::Test
         engine->SetTransport(transport);
     }
 
+    // dgx-h100 servers (ClusterHelper) and a replay of \p text over them, run to the end.
+    void ReplayOnDgxH100(uint32_t servers, const std::string& text)
+    {
+        ClusterConfig config;
+        ASSERT_EQ(config.ApplyPreset("dgx-h100"), "");
+        config.servers = servers;
+        ClusterHelper cluster(config);
+        ASSERT_EQ(cluster.TryBuild(), "");
+        transport = cluster.InstallTransport();
+        engine = CreateObject<CollectiveEngine>();
+        engine->SetTransport(transport);
+        replay = CreateObject<WorkloadReplay>();
+        replay->SetTrace(Parse(text));
+        replay->SetTransport(transport);
+        replay->SetCollectiveEngine(engine);
+        replay->Start();
+        Simulator::Run();
+        ASSERT_TRUE(replay->IsComplete()) << replay->GetStuckReport();
+    }
+
     // Builds a star, replays the trace to the end; true when every op completed.
     bool Replay(WorkloadTrace trace, const std::string& marker = "", Ptr<ResultsDatabase> db = 0)
     {
@@ -552,24 +572,15 @@ TEST_F(ReplayTest, DeadlockIsReported)
 // around the run (last member ready, last rank done), when no message is in flight.
 TEST_F(ReplayTest, ClusterPlanesInTheBreakdown)
 {
-    ClusterConfig config;
-    ASSERT_EQ(config.ApplyPreset("dgx-h100"), "");
-    config.servers = 2;
-    ClusterHelper cluster(config);
-    ASSERT_EQ(cluster.TryBuild(), "");
-    transport = cluster.InstallTransport();
-    engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(transport);
-    replay = CreateObject<WorkloadReplay>();
-    replay->SetTrace(Parse("fabric-trace 1\nranks 16\ngroup tp0 0-7\ngroup dp0 0,8\n"
-                           "0-7 t allreduce group=tp0 bytes=8MiB algorithm=ring\n"
-                           "0,8 d allreduce group=dp0 bytes=8MiB algorithm=ring\n"
-                           "0 p send to=8 bytes=8MiB\n8 p recv from=0 bytes=8MiB\n"));
-    replay->SetTransport(transport);
-    replay->SetCollectiveEngine(engine);
-    replay->Start();
-    Simulator::Run();
-    ASSERT_TRUE(replay->IsComplete()) << replay->GetStuckReport();
+    ReplayOnDgxH100(2,
+                    "fabric-trace 1\nranks 16\ngroup tp0 0-7\ngroup dp0 0,8\n"
+                    "0-7 t allreduce group=tp0 bytes=8MiB algorithm=ring\n"
+                    "0,8 d allreduce group=dp0 bytes=8MiB algorithm=ring\n"
+                    "0 p send to=8 bytes=8MiB\n8 p recv from=0 bytes=8MiB\n");
+    if (HasFatalFailure())
+    {
+        return;
+    }
     auto span = [this](uint32_t rank, uint32_t index) {
         return (replay->GetOpEnd(rank, index) - replay->GetOpStart(rank, index)).GetNanoSeconds();
     };
@@ -597,6 +608,32 @@ TEST_F(ReplayTest, ClusterPlanesInTheBreakdown)
     EXPECT_EQ(r8.exposedByKindNs[static_cast<std::size_t>(ParallelismKind::Pp)],
               static_cast<uint64_t>(span(8, 1)));
     EXPECT_EQ(r8.computeNs, 0u);
+}
+
+// An NVLS allreduce sends no transport messages: the plane the engine's Resolve found
+// (the server's NVLink) counts as busy for every member from the collective's start, one
+// NotificationLatency after all were ready at 0, to its end: exactly span − latency.  The
+// group is named tp0 but says kind=dp, and the time counts as DP.
+TEST_F(ReplayTest, InSwitchAllReduceOnItsPlaneAndGroupKind)
+{
+    ReplayOnDgxH100(1,
+                    "fabric-trace 1\nranks 8\ngroup tp0 0-7 kind=dp\n"
+                    "0-7 t allreduce group=tp0 bytes=8MiB algorithm=nvls\n");
+    if (HasFatalFailure())
+    {
+        return;
+    }
+    const int64_t notify = transport->GetNotificationLatency().GetNanoSeconds();
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        const int64_t span = (replay->GetOpEnd(r, 0) - replay->GetOpStart(r, 0)).GetNanoSeconds();
+        const ReplayBreakdown b = replay->GetBreakdown(r);
+        EXPECT_EQ(b.commByPlaneNs.at("nvlink"), static_cast<uint64_t>(span - notify)) << r;
+        EXPECT_EQ(b.exposedByKindNs[static_cast<std::size_t>(ParallelismKind::Dp)],
+                  static_cast<uint64_t>(span))
+            << r;
+        EXPECT_EQ(b.commByKindNs[static_cast<std::size_t>(ParallelismKind::Tp)], 0u) << r;
+    }
 }
 
 // More trace ranks than the transport has: refused before anything runs.

@@ -22,28 +22,31 @@ NS_OBJECT_ENSURE_REGISTERED(CollectiveEngine);
 
 namespace
 {
-const std::map<std::string, std::vector<std::string>>&
-ValidAlgorithms()
+using Algo = CollectiveAlgorithm;
+
+// The algorithms each kind can run, besides auto.
+const std::vector<CollectiveAlgorithm>&
+ValidAlgorithms(CollectiveKind kind)
 {
-    static const std::map<std::string, std::vector<std::string>> table{
-        {"allreduce", {"ring", "tree", "halvingdoubling", "hierarchical", "nvls"}},
-        {"allgather", {"ring", "direct"}},
-        {"reducescatter", {"ring", "direct"}},
-        {"alltoall", {"direct"}},
-        {"broadcast", {"ring"}},
-        {"reduce", {"ring"}},
-        {"sendrecv", {"direct"}},
+    static const std::vector<CollectiveAlgorithm> table[] = {
+        {Algo::Ring, Algo::Tree, Algo::HalvingDoubling, Algo::Hierarchical, Algo::Nvls},
+        {Algo::Ring, Algo::Direct},
+        {Algo::Ring, Algo::Direct},
+        {Algo::Direct},
+        {Algo::Ring},
+        {Algo::Ring},
+        {Algo::Direct},
     };
-    return table;
+    return table[static_cast<std::size_t>(kind)];
 }
 
 std::string
-Join(const std::vector<std::string>& v)
+Join(const std::vector<CollectiveAlgorithm>& v)
 {
     std::string out;
-    for (const auto& s : v)
+    for (CollectiveAlgorithm a : v)
     {
-        out += (out.empty() ? "" : ", ") + s;
+        out += (out.empty() ? "" : ", ") + std::string(CollectiveAlgorithmName(a));
     }
     return out;
 }
@@ -195,12 +198,28 @@ CollectiveEngine::Canonical(const std::string& name)
     return out;
 }
 
-std::vector<std::vector<uint32_t>>
-CollectiveEngine::Domains(const CollectiveSpec& spec) const
+CollectiveCall
+CollectiveSpec::Parse() const
 {
-    const auto& map = spec.domainOfRank.empty() ? m_domainOfRank : spec.domainOfRank;
+    CollectiveCall call;
+    static_cast<CollectiveOperands&>(call) = *this;
+    if (!ParseCollectiveKind(kind, &call.kind))
+    {
+        Reject("unknown collective \"" + kind + "\" (" + CollectiveKindNames() + ")");
+    }
+    if (!ParseCollectiveAlgorithm(algorithm, &call.algorithm))
+    {
+        Reject("unknown algorithm \"" + algorithm + "\" (" + CollectiveAlgorithmNames() + ")");
+    }
+    return call;
+}
+
+std::vector<std::vector<uint32_t>>
+CollectiveEngine::Domains(const CollectiveCall& call) const
+{
+    const auto& map = call.domainOfRank.empty() ? m_domainOfRank : call.domainOfRank;
     std::map<uint32_t, std::vector<uint32_t>> byDomain;
-    for (uint32_t r : spec.ranks)
+    for (uint32_t r : call.ranks)
     {
         auto it = map.find(r);
         if (it == map.end())
@@ -217,7 +236,7 @@ CollectiveEngine::Domains(const CollectiveSpec& spec) const
     return out;
 }
 
-InSwitchReductionPlane*
+int32_t
 CollectiveEngine::FindInSwitchPlane(const std::vector<uint32_t>& ranks) const
 {
     for (uint32_t i = 0; i < m_transport->GetNPlanes(); ++i)
@@ -225,71 +244,67 @@ CollectiveEngine::FindInSwitchPlane(const std::vector<uint32_t>& ranks) const
         auto* plane = dynamic_cast<InSwitchReductionPlane*>(PeekPointer(m_transport->GetPlane(i)));
         if (plane && plane->CanReduceInSwitch(ranks))
         {
-            return plane;
+            return static_cast<int32_t>(i);
         }
     }
-    return nullptr;
+    return -1;
 }
 
-std::string
-CollectiveEngine::Validate(const CollectiveSpec& spec) const
+void
+CollectiveEngine::Validate(const CollectiveCall& call) const
 {
     if (!m_transport)
     {
         Reject("the engine has no transport");
     }
-    const std::string kind = Canonical(spec.kind);
-    auto valid = ValidAlgorithms().find(kind);
-    if (valid == ValidAlgorithms().end())
-    {
-        Reject("unknown collective \"" + spec.kind +
-               "\" (allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv)");
-    }
-    if (spec.ranks.empty())
+    const std::string kind = CollectiveKindName(call.kind);
+    if (call.ranks.empty())
     {
         Reject(kind + " on an empty group");
     }
     std::set<uint32_t> seen;
-    for (uint32_t r : spec.ranks)
+    for (uint32_t r : call.ranks)
     {
         if (!seen.insert(r).second)
         {
-            Reject("rank " + std::to_string(r) + " appears twice in group " + spec.groupName);
+            Reject("rank " + std::to_string(r) + " appears twice in group " + call.groupName);
         }
         if (!m_transport->HasRank(r))
         {
-            Reject("rank " + std::to_string(r) + " of group " + spec.groupName +
+            Reject("rank " + std::to_string(r) + " of group " + call.groupName +
                    " is not attached to any transport plane");
         }
     }
-    if ((kind == "broadcast" || kind == "reduce") && !seen.count(spec.root))
+    if (CollectiveHasRoot(call.kind) && !seen.count(call.root))
     {
-        Reject("root " + std::to_string(spec.root) + " is not in group " + spec.groupName);
+        Reject("root " + std::to_string(call.root) + " is not in group " + call.groupName);
     }
-    const std::string algorithm = Canonical(spec.algorithm);
-    if (algorithm == "auto")
+    if (call.algorithm == CollectiveAlgorithm::Auto)
     {
-        return kind;
+        return;
     }
-    const auto& algos = valid->second;
-    if (std::find(algos.begin(), algos.end(), algorithm) == algos.end())
+    const auto& algos = ValidAlgorithms(call.kind);
+    if (std::find(algos.begin(), algos.end(), call.algorithm) == algos.end())
     {
-        Reject("algorithm \"" + spec.algorithm + "\" cannot run " + kind + " (valid: auto, " +
-               Join(algos) + ")");
+        Reject("algorithm \"" + std::string(CollectiveAlgorithmName(call.algorithm)) +
+               "\" cannot run " + kind + " (valid: auto, " + Join(algos) + ")");
     }
-    return kind;
 }
 
-std::string
-CollectiveEngine::ResolveAlgorithm(const CollectiveSpec& spec) const
+CollectiveResolution
+CollectiveEngine::Resolve(const CollectiveCall& call) const
 {
-    const std::string kind = Validate(spec);
-    const std::string requested = Canonical(spec.algorithm);
-    const uint32_t p = spec.ranks.size();
-    const auto domains = Domains(spec);
-    if (requested == "nvls")
+    NS_LOG_FUNCTION(this << CollectiveKindName(call.kind) << CollectiveAlgorithmName(call.algorithm)
+                         << call.ranks.size() << call.bytes);
+    Validate(call);
+    const uint32_t p = call.ranks.size();
+    const auto domains = Domains(call);
+    CollectiveResolution how;
+    how.algorithm = call.algorithm;
+    if (call.algorithm == Algo::Nvls)
     {
-        if (!FindInSwitchPlane(spec.ranks))
+        how.inSwitchPlane = FindInSwitchPlane(call.ranks);
+        if (how.inSwitchPlane < 0)
         {
             std::string planes;
             for (uint32_t i = 0; i < m_transport->GetNPlanes(); ++i)
@@ -297,12 +312,12 @@ CollectiveEngine::ResolveAlgorithm(const CollectiveSpec& spec) const
                 planes += (planes.empty() ? "" : ", ") + m_transport->GetPlane(i)->GetPlaneName();
             }
             Reject("algorithm nvls needs in-switch reduction (NVSwitch gen3+) over all " +
-                   std::to_string(p) + " ranks of group " + spec.groupName +
+                   std::to_string(p) + " ranks of group " + call.groupName +
                    "; no plane offers it (planes: " + planes + ")");
         }
-        return requested;
+        return how;
     }
-    if (requested == "hierarchical")
+    if (call.algorithm == Algo::Hierarchical)
     {
         if (domains.size() < 2)
         {
@@ -316,17 +331,23 @@ CollectiveEngine::ResolveAlgorithm(const CollectiveSpec& spec) const
                 Reject("hierarchical allreduce needs the same number of ranks in every domain");
             }
         }
-        return requested;
+        return how;
     }
-    if (requested != "auto")
+    if (call.algorithm != Algo::Auto)
     {
-        return requested;
+        return how;
     }
-    if (kind == "allreduce")
+    switch (call.kind)
     {
-        if (domains.size() <= 1 && p >= m_nvlsMinRanks && FindInSwitchPlane(spec.ranks))
+    case CollectiveKind::AllReduce: {
+        if (domains.size() <= 1 && p >= m_nvlsMinRanks)
         {
-            return "nvls";
+            how.inSwitchPlane = FindInSwitchPlane(call.ranks);
+            if (how.inSwitchPlane >= 0)
+            {
+                how.algorithm = Algo::Nvls;
+                break;
+            }
         }
         bool equal = domains.size() >= 2 && domains.front().size() >= 2;
         for (const auto& d : domains)
@@ -335,120 +356,164 @@ CollectiveEngine::ResolveAlgorithm(const CollectiveSpec& spec) const
         }
         if (equal)
         {
-            return "hierarchical";
+            how.algorithm = Algo::Hierarchical;
         }
-        if (p >= m_treeMinRanks && spec.bytes <= m_treeMaxBytes)
+        else if (p >= m_treeMinRanks && call.bytes <= m_treeMaxBytes)
         {
-            return "tree";
+            how.algorithm = Algo::Tree;
         }
-        return "ring";
+        else
+        {
+            how.algorithm = Algo::Ring;
+        }
+        break;
     }
-    if (kind == "alltoall" || kind == "sendrecv")
-    {
-        return "direct";
+    case CollectiveKind::AllToAll:
+    case CollectiveKind::SendRecv:
+        how.algorithm = Algo::Direct;
+        break;
+    default:
+        how.algorithm = Algo::Ring;
+        break;
     }
-    return "ring";
+    NS_LOG_LOGIC("auto resolved to " << CollectiveAlgorithmName(how.algorithm));
+    return how;
+}
+
+std::string
+CollectiveEngine::ResolveAlgorithm(const CollectiveSpec& spec) const
+{
+    return CollectiveAlgorithmName(Resolve(spec.Parse()).algorithm);
 }
 
 CollectiveSchedule
-CollectiveEngine::Build(const CollectiveSpec& spec, const std::string& algorithm) const
+CollectiveEngine::Build(const CollectiveCall& call, CollectiveAlgorithm algorithm) const
 {
     using namespace CollectiveBuild;
-    const std::string kind = Canonical(spec.kind);
     CollectiveSchedule s;
     const CollectiveSplit split = GetSplit();
-    const auto& ranks = spec.ranks;
-    const uint32_t rootPos = std::find(ranks.begin(), ranks.end(), spec.root) - ranks.begin();
-    PerRank exits;
-    if (kind == "allreduce")
+    const auto& ranks = call.ranks;
+    const uint64_t bytes = call.bytes;
+    const uint32_t rootPos = std::find(ranks.begin(), ranks.end(), call.root) - ranks.begin();
+    switch (call.kind)
     {
-        if (algorithm == "ring")
+    case CollectiveKind::AllReduce:
+        if (algorithm == Algo::Ring)
         {
-            exits = RingAllReduce(s, ranks, spec.bytes, split, {});
+            RingAllReduce(s, ranks, bytes, split, {});
         }
-        else if (algorithm == "tree")
+        else if (algorithm == Algo::Tree)
         {
             CollectiveSplit treeSplit = split;
             treeSplit.chunkBytes = m_treeChunkBytes;
-            exits = DoubleBinaryTreeAllReduce(s, ranks, spec.bytes, treeSplit, {});
+            DoubleBinaryTreeAllReduce(s, ranks, bytes, treeSplit, {});
         }
-        else if (algorithm == "halvingdoubling")
+        else if (algorithm == Algo::HalvingDoubling)
         {
-            exits = HalvingDoublingAllReduce(s, ranks, spec.bytes, split, {});
+            HalvingDoublingAllReduce(s, ranks, bytes, split, {});
         }
-        else if (algorithm == "hierarchical")
+        else if (algorithm == Algo::Hierarchical)
         {
-            exits = HierarchicalAllReduce(s, Domains(spec), spec.bytes, split);
+            HierarchicalAllReduce(s, Domains(call), bytes, split);
         }
-    }
-    else if (kind == "allgather")
-    {
-        exits = algorithm == "ring" ? RingAllGather(s, ranks, spec.bytes, split, {})
-                                    : DirectAllGather(s, ranks, spec.bytes, split, {});
-    }
-    else if (kind == "reducescatter")
-    {
-        exits = algorithm == "ring" ? RingReduceScatter(s, ranks, spec.bytes, split, {})
-                                    : DirectReduceScatter(s, ranks, spec.bytes, split, {});
-    }
-    else if (kind == "alltoall")
-    {
-        exits = DirectAllToAll(s, ranks, spec.bytes, split, {});
-    }
-    else if (kind == "broadcast")
-    {
-        exits = ChainBroadcast(s, ranks, spec.bytes, rootPos, split, {});
-    }
-    else if (kind == "reduce")
-    {
-        exits = ChainReduce(s, ranks, spec.bytes, rootPos, split, {});
-    }
-    else if (kind == "sendrecv")
-    {
-        exits = RingSendRecv(s, ranks, spec.bytes, split, {});
+        break;
+    case CollectiveKind::AllGather:
+        if (algorithm == Algo::Ring)
+        {
+            RingAllGather(s, ranks, bytes, split, {});
+        }
+        else
+        {
+            DirectAllGather(s, ranks, bytes, split, {});
+        }
+        break;
+    case CollectiveKind::ReduceScatter:
+        if (algorithm == Algo::Ring)
+        {
+            RingReduceScatter(s, ranks, bytes, split, {});
+        }
+        else
+        {
+            DirectReduceScatter(s, ranks, bytes, split, {});
+        }
+        break;
+    case CollectiveKind::AllToAll:
+        DirectAllToAll(s, ranks, bytes, split, {});
+        break;
+    case CollectiveKind::Broadcast:
+        ChainBroadcast(s, ranks, bytes, rootPos, split, {});
+        break;
+    case CollectiveKind::Reduce:
+        ChainReduce(s, ranks, bytes, rootPos, split, {});
+        break;
+    case CollectiveKind::SendRecv:
+        RingSendRecv(s, ranks, bytes, split, {});
+        break;
     }
     // Reachability now, so a fabric that cannot run the algorithm fails before any traffic.
     for (const auto& step : s.GetSteps())
     {
         if (!step.join && m_transport->SelectPlane(step.src, step.dst) < 0)
         {
-            Reject("algorithm " + algorithm + " needs rank " + std::to_string(step.src) +
-                   " -> rank " + std::to_string(step.dst) + ", which no plane reaches");
+            Reject("algorithm " + std::string(CollectiveAlgorithmName(algorithm)) + " needs rank " +
+                   std::to_string(step.src) + " -> rank " + std::to_string(step.dst) +
+                   ", which no plane reaches");
         }
     }
     return s;
 }
 
 CollectiveSchedule
-CollectiveEngine::BuildSchedule(const CollectiveSpec& spec) const
+CollectiveEngine::BuildSchedule(const CollectiveCall& call) const
 {
-    const std::string algorithm = ResolveAlgorithm(spec);
-    if (algorithm == "nvls")
+    const CollectiveAlgorithm algorithm = Resolve(call).algorithm;
+    if (algorithm == Algo::Nvls)
     {
         Reject("nvls runs in the switches: it has no message schedule");
     }
-    return Build(spec, algorithm);
+    return Build(call, algorithm);
+}
+
+CollectiveSchedule
+CollectiveEngine::BuildSchedule(const CollectiveSpec& spec) const
+{
+    return BuildSchedule(spec.Parse());
 }
 
 uint64_t
-CollectiveEngine::Start(const CollectiveSpec& spec, DoneCallback done, int64_t forcedId)
+CollectiveEngine::Start(const CollectiveSpec& spec, DoneCallback done, int64_t id)
 {
-    const std::string algorithm = ResolveAlgorithm(spec);
+    return Start(spec.Parse(), done, id);
+}
+
+uint64_t
+CollectiveEngine::Start(const CollectiveCall& call,
+                        DoneCallback done,
+                        int64_t forcedId,
+                        CollectiveResolution* resolution)
+{
+    NS_LOG_FUNCTION(this << CollectiveKindName(call.kind) << call.ranks.size() << call.bytes
+                         << forcedId);
+    const CollectiveResolution how = Resolve(call);
+    if (resolution)
+    {
+        *resolution = how;
+    }
     const uint32_t self = Simulator::GetSystemId();
     std::set<uint32_t> systems;
-    for (uint32_t rank : spec.ranks)
+    for (uint32_t rank : call.ranks)
     {
         systems.insert(m_transport->GetSystemOf(rank));
     }
     if (!systems.count(self))
     {
+        NS_LOG_LOGIC("no rank of the group in this process");
         return forcedId >= 0 ? forcedId : m_nextId++; // none of this process's ranks takes part
     }
     auto run = std::make_unique<Running>();
     Running* r = run.get();
-    r->spec = spec;
-    r->spec.kind = Canonical(spec.kind);
-    r->algorithm = algorithm;
+    r->call = call;
+    r->how = how;
     r->start = Simulator::Now();
     r->done = done;
     for (uint32_t system : systems)
@@ -459,31 +524,34 @@ CollectiveEngine::Start(const CollectiveSpec& spec, DoneCallback done, int64_t f
         }
     }
     r->partsPending = r->others.size();
-    if (algorithm != "nvls")
+    if (how.algorithm != Algo::Nvls)
     {
-        r->schedule = Build(spec, algorithm);
+        r->schedule = Build(call, how.algorithm);
     }
     const uint64_t id = forcedId >= 0 ? forcedId : m_nextId++;
     NS_ABORT_MSG_IF(m_running.count(id), "CollectiveEngine: collective " << id << " is running");
     r->id = id;
     m_running.emplace(id, std::move(run));
-    m_beginTrace(r->id, r->spec.kind, algorithm, spec.ranks.size(), spec.bytes);
-    NS_LOG_INFO("collective " << r->id << " " << r->spec.kind << " " << algorithm << " on "
-                              << spec.ranks.size() << " ranks, " << spec.bytes << " B, "
+    const char* kind = CollectiveKindName(call.kind);
+    const char* algorithm = CollectiveAlgorithmName(how.algorithm);
+    m_beginTrace(r->id, kind, algorithm, call.ranks.size(), call.bytes);
+    NS_LOG_INFO("collective " << r->id << " " << kind << " " << algorithm << " on "
+                              << call.ranks.size() << " ranks, " << call.bytes << " B, "
                               << r->schedule.GetNumMessages() << " messages");
-    if (algorithm == "nvls")
+    if (how.algorithm == Algo::Nvls)
     {
         // An NVLink domain is never split over processes: all of it is here.
-        r->remaining = spec.ranks.size();
-        FindInSwitchPlane(spec.ranks)
-            ->StartInSwitchAllReduce(spec.ranks,
-                                     spec.bytes,
-                                     Callback<void, uint32_t>([this, r](uint32_t) {
-                                         if (--r->remaining == 0)
-                                         {
-                                             LocalPartDone(r);
-                                         }
-                                     }));
+        r->remaining = call.ranks.size();
+        auto* plane = dynamic_cast<InSwitchReductionPlane*>(
+            PeekPointer(m_transport->GetPlane(how.inSwitchPlane)));
+        plane->StartInSwitchAllReduce(call.ranks,
+                                      call.bytes,
+                                      Callback<void, uint32_t>([this, r](uint32_t) {
+                                          if (--r->remaining == 0)
+                                          {
+                                              LocalPartDone(r);
+                                          }
+                                      }));
         return id; // the plane may have finished (and freed) the run already
     }
     auto& steps = r->schedule.GetSteps();
@@ -589,6 +657,7 @@ CollectiveEngine::Notified(uint64_t id, uint64_t what)
         Release(run, static_cast<uint32_t>(what));
         return;
     }
+    NS_LOG_LOGIC("collective " << id << ": another process finished its part");
     run->lastPartEnd =
         std::max(run->lastPartEnd, Simulator::Now() - m_transport->GetNotificationLatency());
     --run->partsPending;
@@ -598,6 +667,7 @@ CollectiveEngine::Notified(uint64_t id, uint64_t what)
 void
 CollectiveEngine::LocalPartDone(Running* run)
 {
+    NS_LOG_FUNCTION(this << run->id);
     run->localDone = true;
     run->lastPartEnd = std::max(run->lastPartEnd, Simulator::Now());
     for (uint32_t system : run->others)
@@ -619,12 +689,13 @@ CollectiveEngine::TryFinish(Running* run)
 void
 CollectiveEngine::Finish(Running* run, Time end)
 {
+    NS_LOG_FUNCTION(this << run->id << end);
     CollectiveResult res;
     res.id = run->id;
-    res.kind = run->spec.kind;
-    res.algorithm = run->algorithm;
-    res.numRanks = run->spec.ranks.size();
-    res.bytes = run->spec.bytes;
+    res.kind = CollectiveKindName(run->call.kind);
+    res.algorithm = CollectiveAlgorithmName(run->how.algorithm);
+    res.numRanks = run->call.ranks.size();
+    res.bytes = run->call.bytes;
     res.start = run->start;
     res.end = end;
     res.messages = run->schedule.GetNumMessages();
@@ -632,19 +703,21 @@ CollectiveEngine::Finish(Running* run, Time end)
     res.algbw_gbyte_per_s = CollectiveAlgBw_gbyte_per_s(res.bytes, ns);
     res.busbw_gbyte_per_s = CollectiveBusBw_gbyte_per_s(res.kind, res.numRanks, res.bytes, ns);
     // One row per collective: the process of the group's first rank writes it.
-    if (m_db && m_transport->IsLocal(run->spec.ranks.front()))
+    if (m_db && m_transport->IsLocal(run->call.ranks.front()))
     {
         CollectiveRecord row;
         row.collId = res.id;
         row.kind = res.kind;
         row.algorithm = res.algorithm;
-        row.groupName = run->spec.groupName;
+        row.groupName = run->call.groupName;
         row.numRanks = res.numRanks;
         row.bytes = res.bytes;
         row.startNs = res.start.GetNanoSeconds();
         row.endNs = res.end.GetNanoSeconds();
         m_db->AddCollective(row);
     }
+    NS_LOG_LOGIC("collective " << res.id << " " << res.kind << " " << res.algorithm << " done, "
+                               << (res.end - res.start).GetNanoSeconds() << " ns");
     m_endTrace(res.id, res.end - res.start, res.busbw_gbyte_per_s);
     DoneCallback done = run->done;
     m_running.erase(run->id);

@@ -5,6 +5,7 @@
 #define AI_FABRIC_COLLECTIVE_ENGINE_H
 
 #include "ns3/callback.h"
+#include "ns3/collective-kind.h"
 #include "ns3/collective-schedule.h"
 #include "ns3/gpu-transport.h"
 #include "ns3/nstime.h"
@@ -29,16 +30,9 @@ class CollectiveError : public std::invalid_argument
     using std::invalid_argument::invalid_argument;
 };
 
-/**
- * One collective call.  bytes is nccl-tests' "size": the buffer of allreduce,
- * broadcast, reduce and sendrecv; the whole output of allgather; the whole
- * input of reducescatter; each rank's send buffer of alltoall.
- */
-struct CollectiveSpec
+/// The group, size and root of a collective call, however its kind and algorithm are given.
+struct CollectiveOperands
 {
-    std::string kind; //!< allreduce, allgather, reducescatter, alltoall, ...
-    std::string algorithm{
-        "auto"};                 //!< auto, ring, tree, halvingdoubling, direct, hierarchical, nvls
     std::vector<uint32_t> ranks; //!< the group, in ring order
     uint64_t bytes{0};
     uint32_t root{0}; //!< broadcast / reduce root (a rank of the group)
@@ -46,6 +40,34 @@ struct CollectiveSpec
     std::map<uint32_t, uint32_t> domainOfRank; //!< NVLink domain per rank; empty: engine's map
 };
 
+/**
+ * One collective call.  bytes is nccl-tests' "size": the buffer of allreduce,
+ * broadcast, reduce and sendrecv; the whole output of allgather; the whole
+ * input of reducescatter; each rank's send buffer of alltoall.
+ */
+struct CollectiveCall : CollectiveOperands
+{
+    CollectiveKind kind{CollectiveKind::AllReduce};
+    CollectiveAlgorithm algorithm{CollectiveAlgorithm::Auto};
+};
+
+/// A call with kind and algorithm as text (a command line): Parse() reads them once.
+struct CollectiveSpec : CollectiveOperands
+{
+    std::string kind;              //!< allreduce, allgather, reducescatter, alltoall, ...
+    std::string algorithm{"auto"}; //!< auto, ring, tree, halvingdoubling, direct, ...
+    /// Throws CollectiveError naming an unknown kind or algorithm.
+    CollectiveCall Parse() const;
+};
+
+/// How the engine runs a call: the algorithm, auto resolved, and for nvls the plane.
+struct CollectiveResolution
+{
+    CollectiveAlgorithm algorithm{CollectiveAlgorithm::Ring};
+    int32_t inSwitchPlane{-1}; //!< transport plane index reducing an nvls run, else -1
+};
+
+/// What ran, with kind and algorithm as the collectives row writes them.
 struct CollectiveResult
 {
     uint64_t id{0};
@@ -96,13 +118,26 @@ class CollectiveEngine : public Object
     /// Default rank -> NVLink domain map (the cluster builder sets it).
     void SetDomainMap(const std::map<uint32_t, uint32_t>& domainOfRank);
 
-    /// The algorithm a call would run (auto resolved); throws CollectiveError if invalid.
+    /**
+     * The one place a call is checked and its algorithm chosen: auto resolved, an nvls
+     * run's in-switch plane found.  Throws CollectiveError if the call is invalid.
+     */
+    CollectiveResolution Resolve(const CollectiveCall& call) const;
+    /// Name of the algorithm Resolve picks; throws CollectiveError if invalid.
     std::string ResolveAlgorithm(const CollectiveSpec& spec) const;
     /// The schedule a call would run (not for nvls); throws CollectiveError if invalid.
+    CollectiveSchedule BuildSchedule(const CollectiveCall& call) const;
     CollectiveSchedule BuildSchedule(const CollectiveSpec& spec) const;
-    /// Start now; \p done the transport's NotificationLatency after the last rank
-    /// finished (the collectives row ends when it finished).  \p id: the collective's id
-    /// (coll_id), -1 for the next one.  \return the collective id.
+    /**
+     * Start now; \p done the transport's NotificationLatency after the last rank
+     * finished (the collectives row ends when it finished), never within Start.
+     * \p id: the collective's id (coll_id), -1 for the next one.  \p resolution, if
+     * given, receives how the call runs.  \return the collective id.
+     */
+    uint64_t Start(const CollectiveCall& call,
+                   DoneCallback done,
+                   int64_t id = -1,
+                   CollectiveResolution* resolution = nullptr);
     uint64_t Start(const CollectiveSpec& spec, DoneCallback done, int64_t id = -1);
 
     CollectiveSplit GetSplit() const;
@@ -116,8 +151,8 @@ class CollectiveEngine : public Object
     struct Running
     {
         uint64_t id{0};
-        CollectiveSpec spec;
-        std::string algorithm;
+        CollectiveCall call;
+        CollectiveResolution how;
         CollectiveSchedule schedule;
         uint64_t remaining{0}; //!< steps completing at this process's ranks
         Time start;
@@ -128,10 +163,11 @@ class CollectiveEngine : public Object
         bool localDone{false};
     };
 
-    std::string Validate(const CollectiveSpec& spec) const;
-    std::vector<std::vector<uint32_t>> Domains(const CollectiveSpec& spec) const;
-    InSwitchReductionPlane* FindInSwitchPlane(const std::vector<uint32_t>& ranks) const;
-    CollectiveSchedule Build(const CollectiveSpec& spec, const std::string& algorithm) const;
+    void Validate(const CollectiveCall& call) const;
+    std::vector<std::vector<uint32_t>> Domains(const CollectiveCall& call) const;
+    /// Transport plane index of an InSwitchReductionPlane reducing \p ranks, else -1.
+    int32_t FindInSwitchPlane(const std::vector<uint32_t>& ranks) const;
+    CollectiveSchedule Build(const CollectiveCall& call, CollectiveAlgorithm algorithm) const;
     void Launch(Running* run, uint32_t step);
     void StepDone(Running* run, uint32_t step);
     /// One dependency of \p step is satisfied.

@@ -343,7 +343,8 @@ SimAiWorkloadImporter::ToTrace(const SimAiWorkload& w,
             {
                 continue; // one-rank groups move nothing
             }
-            int32_t g = b.AddGroup("tp" + std::to_string(s * dp + d), ranks, 1);
+            int32_t g =
+                b.AddGroup("tp" + std::to_string(s * dp + d), ranks, 1, ParallelismKind::Tp);
             for (uint32_t r : ranks)
             {
                 tpOf[r] = g;
@@ -359,7 +360,7 @@ SimAiWorkloadImporter::ToTrace(const SimAiWorkload& w,
             int32_t g = -1;
             if (dp > 1)
             {
-                g = b.AddGroup("dp" + std::to_string(s * tp + t), ranks, 1);
+                g = b.AddGroup("dp" + std::to_string(s * tp + t), ranks, 1, ParallelismKind::Dp);
                 for (uint32_t r : ranks)
                 {
                     dpOf[r] = g;
@@ -374,7 +375,10 @@ SimAiWorkloadImporter::ToTrace(const SimAiWorkload& w,
                     {
                         eranks.push_back(rankOf(s, e * ep + k, t));
                     }
-                    g = b.AddGroup("ep" + std::to_string((s * tp + t) * (dp / ep) + e), eranks, 1);
+                    g = b.AddGroup("ep" + std::to_string((s * tp + t) * (dp / ep) + e),
+                                   eranks,
+                                   1,
+                                   ParallelismKind::Ep);
                     for (uint32_t r : eranks)
                     {
                         epOf[r] = g;
@@ -387,7 +391,10 @@ SimAiWorkloadImporter::ToTrace(const SimAiWorkload& w,
                     {
                         xranks.push_back(rankOf(s, e * ep + k, t));
                     }
-                    g = b.AddGroup("dpep" + std::to_string((s * tp + t) * ep + k), xranks, 1);
+                    g = b.AddGroup("dpep" + std::to_string((s * tp + t) * ep + k),
+                                   xranks,
+                                   1,
+                                   ParallelismKind::Dp);
                     for (uint32_t r : xranks)
                     {
                         dpepOf[r] = g;

@@ -31,6 +31,28 @@ Check(bool ok, const std::string& flag, const std::string& message)
 
 } // namespace
 
+bool
+ParsePipelineSchedule(const std::string& text, PipelineSchedule* schedule)
+{
+    if (text != "1f1b" && text != "gpipe")
+    {
+        return false;
+    }
+    *schedule = text == "gpipe" ? PipelineSchedule::GPipe : PipelineSchedule::OneFOneB;
+    return true;
+}
+
+bool
+ParseRankMapping(const std::string& text, RankMapping* mapping)
+{
+    if (text != "tp-inner" && text != "dp-inner")
+    {
+        return false;
+    }
+    *mapping = text == "dp-inner" ? RankMapping::DpInner : RankMapping::TpInner;
+    return true;
+}
+
 void
 TransformerTraceConfig::AddModelArguments(CommandLine& cmd)
 {
@@ -96,6 +118,8 @@ TransformerTraceConfig::AddToRunParameters(RunParameters& p) const
 TransformerTraceGenerator::TransformerTraceGenerator(TransformerTraceConfig config)
     : m_c(std::move(config))
 {
+    m_scheduleKnown = ParsePipelineSchedule(m_c.schedule, &m_schedule);
+    m_mappingKnown = ParseRankMapping(m_c.mapping, &m_mapping);
 }
 
 bool
@@ -137,8 +161,8 @@ TransformerTraceGenerator::GetMicroBatches() const
 uint32_t
 TransformerTraceGenerator::RankOf(uint32_t stage, uint32_t d, uint32_t t) const
 {
-    return m_c.mapping == "dp-inner" ? (stage * m_c.tp + t) * m_c.dp + d
-                                     : (stage * m_c.dp + d) * m_c.tp + t;
+    return m_mapping == RankMapping::DpInner ? (stage * m_c.tp + t) * m_c.dp + d
+                                             : (stage * m_c.dp + d) * m_c.tp + t;
 }
 
 void
@@ -164,12 +188,8 @@ TransformerTraceGenerator::Validate() const
     Check(c.experts == 0 || (c.topk >= 1 && c.topk <= c.experts),
           "topk",
           "expected 1 <= topk <= experts");
-    Check(c.schedule == "1f1b" || c.schedule == "gpipe",
-          "schedule",
-          "expected 1f1b or gpipe, got '" + c.schedule + "'");
-    Check(c.mapping == "tp-inner" || c.mapping == "dp-inner",
-          "mapping",
-          "expected tp-inner or dp-inner, got '" + c.mapping + "'");
+    Check(m_scheduleKnown, "schedule", "expected 1f1b or gpipe, got '" + c.schedule + "'");
+    Check(m_mappingKnown, "mapping", "expected tp-inner or dp-inner, got '" + c.mapping + "'");
     Check(c.zero == 0 || c.zero == 1 || c.zero == 3, "zero", "expected 0, 1 or 3");
     double peak = 0;
     Check(GpuPeakFlops(c.gpu, &peak), "gpu", "expected A100, H100 or B200, got '" + c.gpu + "'");
@@ -286,21 +306,22 @@ TransformerTraceGenerator::Generate() const
     {
         for (uint32_t d = 0; d < D && T > 1; ++d)
         {
-            os << "group tp_s" << st << "_d" << d << " " << rankList(tpRanks(st, d)) << "\n";
+            os << "group tp_s" << st << "_d" << d << " " << rankList(tpRanks(st, d))
+               << " kind=tp\n";
         }
         for (uint32_t t = 0; t < T && D > 1; ++t)
         {
             os << "group dp_s" << st << "_t" << t << " " << rankList(dpRanks(st, t, 0, 1, D))
-               << "\n";
+               << " kind=dp\n";
             for (uint32_t e = 0; e < D / E && E > 1; ++e)
             {
                 os << "group ep_s" << st << "_t" << t << "_e" << e << " "
-                   << rankList(dpRanks(st, t, e * E, 1, E)) << "\n";
+                   << rankList(dpRanks(st, t, e * E, 1, E)) << " kind=ep\n";
             }
             for (uint32_t k = 0; k < E && E > 1 && D / E > 1; ++k)
             {
                 os << "group xdp_s" << st << "_t" << t << "_k" << k << " "
-                   << rankList(dpRanks(st, t, k, E, D / E)) << "\n";
+                   << rankList(dpRanks(st, t, k, E, D / E)) << " kind=dp\n";
             }
         }
     }
@@ -554,7 +575,7 @@ TransformerTraceGenerator::Generate() const
                 close();
             }
         };
-        if (c.schedule == "gpipe")
+        if (m_schedule == PipelineSchedule::GPipe)
         {
             fwdLoop(m, 0);
             bwdLoop(m - 1, 0);

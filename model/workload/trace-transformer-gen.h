@@ -62,6 +62,23 @@ struct TransformerTraceConfig
     void AddToRunParameters(RunParameters& params) const;
 };
 
+enum class PipelineSchedule : uint8_t
+{
+    OneFOneB, ///< "1f1b"
+    GPipe,    ///< "gpipe"
+};
+
+enum class RankMapping : uint8_t
+{
+    TpInner, ///< "tp-inner": rank = (stage * dp + d) * tp + t
+    DpInner, ///< "dp-inner": rank = (stage * tp + t) * dp + d
+};
+
+/// "1f1b" or "gpipe"; false for anything else.
+bool ParsePipelineSchedule(const std::string& text, PipelineSchedule* schedule);
+/// "tp-inner" or "dp-inner"; false for anything else.
+bool ParseRankMapping(const std::string& text, RankMapping* mapping);
+
 /**
  * \ingroup ai-fabric
  * Writes the native trace of a transformer training job: TP collectives per
@@ -91,6 +108,11 @@ class TransformerTraceGenerator
 
   private:
     TransformerTraceConfig m_c;
+    // The config's schedule and mapping text, read once; Validate refuses them when unknown.
+    bool m_scheduleKnown{false};
+    PipelineSchedule m_schedule{PipelineSchedule::OneFOneB};
+    bool m_mappingKnown{false};
+    RankMapping m_mapping{RankMapping::TpInner};
 };
 
 } // namespace ns3

@@ -25,24 +25,6 @@ namespace ns3
 
 class ResultsDatabase;
 
-/// Parallelism kind of a communication op: from the group name prefix
-/// (tp*, pp*, dp* / xdp*, ep*), send/recv/sendrecv are PP, anything else Other;
-/// load and checkpoint are FrontEnd.
-enum class ParallelismKind : uint8_t
-{
-    Tp,
-    Pp,
-    Dp,
-    Ep,
-    Other,
-    FrontEnd,
-};
-
-constexpr std::size_t kNumParallelismKinds = 6;
-/// "TP", "PP", "DP", "EP", "other", "front-end"
-const char* ParallelismKindName(ParallelismKind kind);
-ParallelismKind ParallelismKindOfGroup(const std::string& groupName);
-
 /// Time accounting of one rank, all in ns of simulated time.
 struct ReplayBreakdown
 {
@@ -200,6 +182,20 @@ class WorkloadReplay : public Object
         int32_t inSwitchPlane{-1}; ///< m_planeNames index of an NVLS run, else -1
     };
 
+    /// What the trace needs of the cluster, as found by Validate().
+    struct ReplayNeeds
+    {
+        bool transport{false}; ///< sends or receives messages
+        bool engine{false};    ///< has collectives
+        bool frontEnd{false};  ///< has load or checkpoint ops
+    };
+
+    // Validation (workload-replay-validation.cc).
+    /// Throws std::invalid_argument when the trace is inconsistent or does not fit the
+    /// transport, engine and front-end it is to run on.
+    ReplayNeeds Validate() const;
+
+    // Execution (workload-replay-execution.cc).
     void Begin();
     void Drain();
     void MakeReady(uint32_t rank, uint32_t index);
@@ -220,6 +216,10 @@ class WorkloadReplay : public Object
     void MaybeFinishP2p(uint32_t rank, uint32_t index);
     void Finish(uint32_t rank, uint32_t index);
     void Fail(uint32_t rank, uint32_t index, const std::string& why);
+
+    // Accounting (workload-replay-accounting.cc).
+    /// The op's `ops` row, when a database is attached.
+    void WriteOpRow(uint32_t rank, uint32_t index, int64_t endNs) const;
     /// Adds the time since the rank's last change to its breakdown.
     void Account(uint32_t rank);
     void MessageSent(uint64_t id, uint32_t src, uint32_t dst, uint64_t bytes);
@@ -227,6 +227,8 @@ class WorkloadReplay : public Object
     void PlaneChange(uint32_t src, uint32_t dst, int delta);
     /// In-switch (NVLS) runs send no transport messages: the plane is busy for every member.
     void InSwitchChange(uint32_t c, int delta);
+
+    // Stuck report (workload-replay-stuck-report.cc).
     std::string Describe(uint32_t rank, uint32_t index) const;
 
     WorkloadTrace m_trace;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace ns3
@@ -36,118 +37,6 @@ const KindName g_kindNames[] = {
     {WorkloadOpKind::Reduce, "reduce"},
     {WorkloadOpKind::Load, "load"},
     {WorkloadOpKind::Checkpoint, "checkpoint"},
-};
-
-// Parses "<digits>[.<digits>]<unit>" exactly, scaling by the unit's factor and
-// rounding to the nearest integer; 128-bit intermediates make overflow checks exact.
-bool
-ParseScaled(const std::string& text,
-            const std::vector<std::pair<const char*, uint64_t>>& units,
-            uint64_t bareFactor,
-            uint64_t* out)
-{
-    size_t i = 0;
-    unsigned __int128 mantissa = 0;
-    unsigned __int128 divisor = 1;
-    size_t digits = 0;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9')
-    {
-        mantissa = mantissa * 10 + static_cast<unsigned>(text[i] - '0');
-        if (mantissa > UINT64_MAX)
-        {
-            return false;
-        }
-        ++i;
-        ++digits;
-    }
-    if (i < text.size() && text[i] == '.')
-    {
-        ++i;
-        size_t fracDigits = 0;
-        while (i < text.size() && text[i] >= '0' && text[i] <= '9')
-        {
-            if (fracDigits < 12) // beyond 1e-12 of the unit nothing survives rounding
-            {
-                mantissa = mantissa * 10 + static_cast<unsigned>(text[i] - '0');
-                divisor *= 10;
-            }
-            ++i;
-            ++fracDigits;
-            ++digits;
-        }
-        if (fracDigits == 0)
-        {
-            return false;
-        }
-    }
-    if (digits == 0)
-    {
-        return false;
-    }
-    const std::string unit = text.substr(i);
-    uint64_t factor = 0;
-    if (unit.empty())
-    {
-        factor = bareFactor;
-    }
-    for (const auto& u : units)
-    {
-        if (unit == u.first)
-        {
-            factor = u.second;
-        }
-    }
-    if (factor == 0)
-    {
-        return false;
-    }
-    // mantissa < 2^64 * 1e12: the product may not fit 128 bits, but then the
-    // value (>= product / 1e12) is far beyond 64 bits anyway.
-    if (mantissa > ~static_cast<unsigned __int128>(0) / factor)
-    {
-        return false;
-    }
-    unsigned __int128 scaled = mantissa * factor;
-    unsigned __int128 value = (scaled + divisor / 2) / divisor;
-    if (value > UINT64_MAX)
-    {
-        return false;
-    }
-    *out = static_cast<uint64_t>(value);
-    return true;
-}
-
-std::string
-FormatScaled(uint64_t value, const std::vector<std::pair<const char*, uint64_t>>& units)
-{
-    if (value != 0)
-    {
-        for (const auto& u : units)
-        {
-            if (value % u.second == 0)
-            {
-                return std::to_string(value / u.second) + u.first;
-            }
-        }
-    }
-    return std::to_string(value) + units.back().first;
-}
-
-const std::vector<std::pair<const char*, uint64_t>> g_timeUnits = {
-    {"s", 1000000000ULL},
-    {"ms", 1000000ULL},
-    {"us", 1000ULL},
-    {"ns", 1ULL},
-};
-
-const std::vector<std::pair<const char*, uint64_t>> g_byteUnits = {
-    {"GiB", 1ULL << 30},
-    {"GB", 1000000000ULL},
-    {"MiB", 1ULL << 20},
-    {"MB", 1000000ULL},
-    {"KiB", 1ULL << 10},
-    {"KB", 1000ULL},
-    {"B", 1ULL},
 };
 
 } // namespace
@@ -185,145 +74,107 @@ IsCollective(WorkloadOpKind kind)
     return kind >= WorkloadOpKind::AllReduce && kind <= WorkloadOpKind::Reduce;
 }
 
+CollectiveKind
+CollectiveKindOf(WorkloadOpKind kind)
+{
+    switch (kind)
+    {
+    case WorkloadOpKind::AllReduce:
+        return CollectiveKind::AllReduce;
+    case WorkloadOpKind::AllGather:
+        return CollectiveKind::AllGather;
+    case WorkloadOpKind::ReduceScatter:
+        return CollectiveKind::ReduceScatter;
+    case WorkloadOpKind::AllToAll:
+        return CollectiveKind::AllToAll;
+    case WorkloadOpKind::Broadcast:
+        return CollectiveKind::Broadcast;
+    case WorkloadOpKind::Reduce:
+        return CollectiveKind::Reduce;
+    case WorkloadOpKind::Compute:
+    case WorkloadOpKind::Send:
+    case WorkloadOpKind::Recv:
+    case WorkloadOpKind::SendRecv:
+    case WorkloadOpKind::Load:
+    case WorkloadOpKind::Checkpoint:
+        break;
+    }
+    throw std::logic_error(std::string(WorkloadOpKindName(kind)) + " is not a collective");
+}
+
 bool
 IsFrontEnd(WorkloadOpKind kind)
 {
     return kind == WorkloadOpKind::Load || kind == WorkloadOpKind::Checkpoint;
 }
 
-bool
-ParseTimeNs(const std::string& text, uint64_t* timeNs)
+namespace
 {
-    return ParseScaled(text, g_timeUnits, 1, timeNs);
+// Indexed by ParallelismKind: the breakdown's name and the native format's key.
+const struct
+{
+    const char* name;
+    const char* key;
+} kParallelismKindText[kNumParallelismKinds] = {
+    {"TP", "tp"},
+    {"PP", "pp"},
+    {"DP", "dp"},
+    {"EP", "ep"},
+    {"other", "other"},
+    {"front-end", "front-end"},
+};
+} // namespace
+
+const char*
+ParallelismKindName(ParallelismKind kind)
+{
+    return kParallelismKindText[static_cast<std::size_t>(kind)].name;
+}
+
+const char*
+ParallelismKindKey(ParallelismKind kind)
+{
+    return kParallelismKindText[static_cast<std::size_t>(kind)].key;
 }
 
 bool
-ParseBytes(const std::string& text, uint64_t* bytes)
+ParseParallelismKind(const std::string& text, ParallelismKind* kind)
 {
-    return ParseScaled(text, g_byteUnits, 1, bytes);
+    // Every kind but FrontEnd, which no group has.
+    for (std::size_t k = 0; k < kNumParallelismKinds; ++k)
+    {
+        if (static_cast<ParallelismKind>(k) != ParallelismKind::FrontEnd &&
+            text == kParallelismKindText[k].key)
+        {
+            *kind = static_cast<ParallelismKind>(k);
+            return true;
+        }
+    }
+    return false;
 }
 
-std::string
-FormatTimeNs(uint64_t timeNs)
+ParallelismKind
+ParallelismKindOfGroup(const std::string& groupName)
 {
-    return FormatScaled(timeNs, g_timeUnits);
-}
-
-std::string
-FormatBytes(uint64_t bytes)
-{
-    return FormatScaled(bytes, g_byteUnits);
-}
-
-bool
-ParseUnsigned(const std::string& text, uint64_t* value)
-{
-    if (text.empty() || text.size() > 20)
+    auto starts = [&groupName](const char* prefix) { return groupName.rfind(prefix, 0) == 0; };
+    // "dpep"/"xdp" (expert-data-parallel) reduce gradients: DP.
+    if (starts("tp"))
     {
-        return false;
+        return ParallelismKind::Tp;
     }
-    unsigned __int128 v = 0;
-    for (char c : text)
+    if (starts("pp"))
     {
-        if (c < '0' || c > '9')
-        {
-            return false;
-        }
-        v = v * 10 + static_cast<unsigned>(c - '0');
+        return ParallelismKind::Pp;
     }
-    if (v > UINT64_MAX)
+    if (starts("dp") || starts("xdp"))
     {
-        return false;
+        return ParallelismKind::Dp;
     }
-    *value = static_cast<uint64_t>(v);
-    return true;
-}
-
-bool
-ParseRankList(const std::string& text,
-              uint32_t numRanks,
-              std::vector<uint32_t>* ranks,
-              std::string* why)
-{
-    ranks->clear();
-    if (text.empty())
+    if (starts("ep"))
     {
-        *why = "expected ranks like 0-7,9, got nothing";
-        return false;
+        return ParallelismKind::Ep;
     }
-    size_t start = 0;
-    uint64_t total = 0;
-    while (start <= text.size())
-    {
-        size_t comma = text.find(',', start);
-        if (comma == std::string::npos)
-        {
-            comma = text.size();
-        }
-        const std::string item = text.substr(start, comma - start);
-        const size_t dash = item.find('-');
-        uint64_t lo = 0;
-        uint64_t hi = 0;
-        bool ok = dash == std::string::npos ? ParseUnsigned(item, &lo) && (hi = lo, true)
-                                            : ParseUnsigned(item.substr(0, dash), &lo) &&
-                                                  ParseUnsigned(item.substr(dash + 1), &hi);
-        if (!ok)
-        {
-            *why = "expected ranks like 0-7,9, got '" + item + "'";
-            return false;
-        }
-        if (lo > hi)
-        {
-            *why = "empty range '" + item + "'";
-            return false;
-        }
-        if (hi >= numRanks)
-        {
-            *why = "rank " + std::to_string(hi) + " out of range: the trace has " +
-                   std::to_string(numRanks) + " ranks";
-            return false;
-        }
-        total += hi - lo + 1;
-        if (total > 4ULL * numRanks + 16)
-        {
-            *why = "too many repeated ranks";
-            return false;
-        }
-        for (uint64_t r = lo; r <= hi; ++r)
-        {
-            ranks->push_back(static_cast<uint32_t>(r));
-        }
-        start = comma + 1;
-    }
-    std::sort(ranks->begin(), ranks->end());
-    ranks->erase(std::unique(ranks->begin(), ranks->end()), ranks->end());
-    return true;
-}
-
-std::string
-FormatRankList(const std::vector<uint32_t>& sortedRanks)
-{
-    std::string out;
-    size_t i = 0;
-    while (i < sortedRanks.size())
-    {
-        size_t j = i;
-        while (j + 1 < sortedRanks.size() && sortedRanks[j + 1] == sortedRanks[j] + 1)
-        {
-            ++j;
-        }
-        if (!out.empty())
-        {
-            out += ',';
-        }
-        out += std::to_string(sortedRanks[i]);
-        if (j > i)
-        {
-            out += '-' + std::to_string(sortedRanks[j]);
-        }
-        i = j + 1;
-    }
-    return out;
+    return ParallelismKind::Other;
 }
 
 int32_t
@@ -400,495 +251,6 @@ WorkloadTrace::CheckStorageNodes(uint32_t storageNodes) const
             }
         }
     }
-}
-
-namespace
-{
-uint32_t g_maxRanks = 1000000;
-uint64_t g_maxOps = 20000000;
-} // namespace
-
-void
-WorkloadTraceBuilder::SetLimits(uint32_t maxRanks, uint64_t maxOps)
-{
-    g_maxRanks = maxRanks;
-    g_maxOps = maxOps;
-}
-
-uint32_t
-WorkloadTraceBuilder::GetMaxRanks()
-{
-    return g_maxRanks;
-}
-
-uint64_t
-WorkloadTraceBuilder::GetMaxOps()
-{
-    return g_maxOps;
-}
-
-WorkloadTraceBuilder::WorkloadTraceBuilder(std::string source)
-{
-    m_trace.source = std::move(source);
-}
-
-void
-WorkloadTraceBuilder::Fail(uint32_t line, const std::string& field, const std::string& message)
-{
-    throw WorkloadError(m_trace.source, line, field, message);
-}
-
-void
-WorkloadTraceBuilder::SetNumRanks(uint32_t ranks, uint32_t line)
-{
-    if (m_haveRanks)
-    {
-        Fail(line, "ranks", "rank count given twice");
-    }
-    if (ranks == 0 || ranks > g_maxRanks)
-    {
-        Fail(line,
-             "ranks",
-             "expected 1 to " + std::to_string(g_maxRanks) + " ranks, got " +
-                 std::to_string(ranks));
-    }
-    m_haveRanks = true;
-    m_trace.numRanks = ranks;
-    m_trace.ops.assign(ranks, {});
-}
-
-uint32_t
-WorkloadTraceBuilder::GetNumRanks() const
-{
-    return m_trace.numRanks;
-}
-
-int32_t
-WorkloadTraceBuilder::AddGroup(const std::string& name, std::vector<uint32_t> ranks, uint32_t line)
-{
-    if (m_groupIndex.count(name))
-    {
-        Fail(line, "group", "group '" + name + "' defined twice");
-    }
-    std::sort(ranks.begin(), ranks.end());
-    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    if (ranks.empty() || ranks.back() >= m_trace.numRanks)
-    {
-        Fail(line,
-             "group",
-             "group '" + name + "' has ranks outside 0.." + std::to_string(m_trace.numRanks));
-    }
-    const auto index = static_cast<int32_t>(m_trace.groups.size());
-    m_trace.groups.push_back({name, std::move(ranks)});
-    m_groupIndex[name] = index;
-    return index;
-}
-
-int32_t
-WorkloadTraceBuilder::FindGroup(const std::string& name) const
-{
-    auto it = m_groupIndex.find(name);
-    return it == m_groupIndex.end() ? -1 : it->second;
-}
-
-const WorkloadGroup&
-WorkloadTraceBuilder::GetGroup(int32_t index) const
-{
-    return m_trace.groups.at(index);
-}
-
-void
-WorkloadTraceBuilder::AddOp(uint32_t rank, WorkloadOp op)
-{
-    if (rank >= m_trace.numRanks)
-    {
-        Fail(op.line, "ranks", "rank " + std::to_string(rank) + " out of range");
-    }
-    if (++m_opCount > g_maxOps)
-    {
-        Fail(op.line, "", "trace expands to more than " + std::to_string(g_maxOps) + " ops");
-    }
-    m_trace.ops[rank].push_back(std::move(op));
-}
-
-void
-WorkloadTraceBuilder::ReserveOps(const std::vector<uint64_t>& perRank)
-{
-    for (std::size_t r = 0; r < perRank.size() && r < m_trace.ops.size(); ++r)
-    {
-        m_trace.ops[r].reserve(perRank[r]);
-    }
-}
-
-void
-WorkloadTraceBuilder::AddWarning(uint32_t line, const std::string& text)
-{
-    if (m_trace.warnings.size() < 100)
-    {
-        m_trace.warnings.push_back(m_trace.source + ":" + std::to_string(line) + ": " + text);
-    }
-}
-
-WorkloadTrace
-WorkloadTraceBuilder::Build()
-{
-    if (!m_haveRanks)
-    {
-        Fail(0, "ranks", "no rank count given");
-    }
-    ResolveDependencies();
-    MatchCollectives();
-    MatchPointToPoint();
-    CheckAcyclic();
-    NS_LOG_INFO(m_trace.source << ": " << m_trace.numRanks << " ranks, " << m_trace.CountOps()
-                               << " ops, " << m_trace.collectives.size() << " collectives");
-    return std::move(m_trace);
-}
-
-void
-WorkloadTraceBuilder::ResolveDependencies()
-{
-    for (uint32_t rank = 0; rank < m_trace.numRanks; ++rank)
-    {
-        auto& ops = m_trace.ops[rank];
-        std::unordered_map<std::string, uint32_t> byLabel;
-        byLabel.reserve(ops.size());
-        for (uint32_t i = 0; i < ops.size(); ++i)
-        {
-            auto [it, fresh] = byLabel.emplace(ops[i].label, i);
-            if (!fresh)
-            {
-                Fail(ops[i].line,
-                     "label",
-                     "duplicate label '" + ops[i].label + "' on rank " + std::to_string(rank) +
-                         " (first used at line " + std::to_string(ops[it->second].line) + ")");
-            }
-        }
-        std::unordered_map<uint32_t, uint32_t> lastOnStream;
-        for (uint32_t i = 0; i < ops.size(); ++i)
-        {
-            auto& op = ops[i];
-            op.deps.clear();
-            auto prev = lastOnStream.find(op.stream);
-            if (prev != lastOnStream.end())
-            {
-                op.deps.push_back(prev->second);
-            }
-            lastOnStream[op.stream] = i;
-            for (const auto& label : op.after)
-            {
-                auto it = byLabel.find(label);
-                if (it == byLabel.end())
-                {
-                    Fail(op.line,
-                         "after",
-                         "unknown label '" + label + "' on rank " + std::to_string(rank));
-                }
-                if (it->second == i)
-                {
-                    Fail(op.line, "after", "dependency cycle: '" + label + "' waits for itself");
-                }
-                if (std::find(op.deps.begin(), op.deps.end(), it->second) == op.deps.end())
-                {
-                    op.deps.push_back(it->second);
-                }
-            }
-        }
-    }
-}
-
-void
-WorkloadTraceBuilder::MatchCollectives()
-{
-    std::map<std::pair<int32_t, std::string>, size_t> index;
-    for (uint32_t rank = 0; rank < m_trace.numRanks; ++rank)
-    {
-        auto& ops = m_trace.ops[rank];
-        for (uint32_t i = 0; i < ops.size(); ++i)
-        {
-            auto& op = ops[i];
-            if (!IsCollective(op.kind))
-            {
-                continue;
-            }
-            if (op.group < 0 || op.group >= static_cast<int32_t>(m_trace.groups.size()))
-            {
-                Fail(op.line, "group", "collective '" + op.label + "' needs group=NAME");
-            }
-            const auto& group = m_trace.groups[op.group];
-            if (!std::binary_search(group.ranks.begin(), group.ranks.end(), rank))
-            {
-                Fail(op.line,
-                     "group",
-                     "rank " + std::to_string(rank) + " is not a member of group '" + group.name +
-                         "'");
-            }
-            if (op.root >= 0 &&
-                !std::binary_search(group.ranks.begin(), group.ranks.end(), op.root))
-            {
-                Fail(op.line,
-                     "root",
-                     "root " + std::to_string(op.root) + " is not a member of group '" +
-                         group.name + "'");
-            }
-            auto key = std::make_pair(op.group, op.label);
-            auto it = index.find(key);
-            if (it == index.end())
-            {
-                it = index.emplace(key, m_trace.collectives.size()).first;
-                m_trace.collectives.push_back({op.kind, op.group, op.label, op.bytes, {}});
-            }
-            auto& coll = m_trace.collectives[it->second];
-            const auto& first = m_trace.ops[coll.members.empty() ? rank : coll.members[0].first]
-                                           [coll.members.empty() ? i : coll.members[0].second];
-            if (coll.kind != op.kind)
-            {
-                Fail(op.line,
-                     "op",
-                     "collective '" + op.label + "' on group '" + group.name + "' is " +
-                         WorkloadOpKindName(coll.kind) + " at line " + std::to_string(first.line) +
-                         " but " + WorkloadOpKindName(op.kind) + " here");
-            }
-            if (coll.bytes != op.bytes)
-            {
-                Fail(op.line,
-                     "bytes",
-                     "collective '" + op.label + "' on group '" + group.name + "' has " +
-                         std::to_string(coll.bytes) + " bytes at line " +
-                         std::to_string(first.line) + " but " + std::to_string(op.bytes) + " here");
-            }
-            if (op.root != first.root)
-            {
-                Fail(op.line,
-                     "root",
-                     "collective '" + op.label + "' has a different root at line " +
-                         std::to_string(first.line));
-            }
-            op.collective = static_cast<int64_t>(it->second);
-            coll.members.emplace_back(rank, i);
-        }
-    }
-    for (const auto& coll : m_trace.collectives)
-    {
-        const auto& group = m_trace.groups[coll.group];
-        if (coll.members.size() == group.ranks.size())
-        {
-            continue;
-        }
-        const auto& first = m_trace.ops[coll.members[0].first][coll.members[0].second];
-        for (size_t k = 0; k < group.ranks.size(); ++k)
-        {
-            if (k >= coll.members.size() || coll.members[k].first != group.ranks[k])
-            {
-                Fail(first.line,
-                     "label",
-                     std::string(WorkloadOpKindName(coll.kind)) + " '" + coll.label +
-                         "' on group '" + group.name + "': member rank " +
-                         std::to_string(group.ranks[k]) + " never reaches it");
-            }
-        }
-    }
-}
-
-void
-WorkloadTraceBuilder::MatchPointToPoint()
-{
-    struct Key
-    {
-        uint32_t from;
-        uint32_t to;
-        const std::string* label;
-
-        bool operator<(const Key& o) const
-        {
-            if (from != o.from)
-            {
-                return from < o.from;
-            }
-            if (to != o.to)
-            {
-                return to < o.to;
-            }
-            return *label < *o.label;
-        }
-    };
-
-    std::map<Key, uint32_t> sends;
-    const auto n = static_cast<int32_t>(m_trace.numRanks);
-    for (uint32_t rank = 0; rank < m_trace.numRanks; ++rank)
-    {
-        auto& ops = m_trace.ops[rank];
-        for (uint32_t i = 0; i < ops.size(); ++i)
-        {
-            auto& op = ops[i];
-            const bool sends_ =
-                op.kind == WorkloadOpKind::Send || op.kind == WorkloadOpKind::SendRecv;
-            const bool recvs =
-                op.kind == WorkloadOpKind::Recv || op.kind == WorkloadOpKind::SendRecv;
-            if (sends_ && (op.to < 0 || op.to >= n || op.to == static_cast<int32_t>(rank)))
-            {
-                Fail(op.line,
-                     "to",
-                     "expected a destination rank other than " + std::to_string(rank) + " below " +
-                         std::to_string(n) + ", got " + std::to_string(op.to));
-            }
-            if (recvs && (op.from < 0 || op.from >= n || op.from == static_cast<int32_t>(rank)))
-            {
-                Fail(op.line,
-                     "from",
-                     "expected a source rank other than " + std::to_string(rank) + " below " +
-                         std::to_string(n) + ", got " + std::to_string(op.from));
-            }
-            if (sends_)
-            {
-                sends.emplace(Key{rank, static_cast<uint32_t>(op.to), &op.label}, i);
-            }
-        }
-    }
-    for (uint32_t rank = 0; rank < m_trace.numRanks; ++rank)
-    {
-        auto& ops = m_trace.ops[rank];
-        for (uint32_t i = 0; i < ops.size(); ++i)
-        {
-            auto& op = ops[i];
-            if (op.kind != WorkloadOpKind::Recv && op.kind != WorkloadOpKind::SendRecv)
-            {
-                continue;
-            }
-            auto it = sends.find(Key{static_cast<uint32_t>(op.from), rank, &op.label});
-            if (it == sends.end())
-            {
-                Fail(op.line,
-                     "from",
-                     "recv '" + op.label + "' on rank " + std::to_string(rank) +
-                         " has no matching send with this label on rank " +
-                         std::to_string(op.from));
-            }
-            auto& peer = m_trace.ops[op.from][it->second];
-            if (peer.bytes != op.bytes)
-            {
-                Fail(op.line,
-                     "bytes",
-                     "recv '" + op.label + "' on rank " + std::to_string(rank) + " expects " +
-                         std::to_string(op.bytes) + " bytes but the send at line " +
-                         std::to_string(peer.line) + " has " + std::to_string(peer.bytes));
-            }
-            op.recvPeerOp = it->second;
-            peer.sendPeerOp = i;
-            sends.erase(it);
-        }
-    }
-    if (!sends.empty())
-    {
-        const auto& [key, index] = *sends.begin();
-        const auto& op = m_trace.ops[key.from][index];
-        Fail(op.line,
-             "to",
-             "send '" + op.label + "' from rank " + std::to_string(key.from) + " to rank " +
-                 std::to_string(key.to) + " is never received");
-    }
-}
-
-void
-WorkloadTraceBuilder::CheckAcyclic()
-{
-    // Nodes: every op, except that all members of a collective share one node
-    // (they start together).  Edges: deps, and send -> recv.
-    const uint32_t numRanks = m_trace.numRanks;
-    std::vector<uint64_t> base(numRanks + 1, 0);
-    for (uint32_t r = 0; r < numRanks; ++r)
-    {
-        base[r + 1] = base[r] + m_trace.ops[r].size();
-    }
-    const uint64_t numOps = base[numRanks];
-    const uint64_t numNodes = numOps + m_trace.collectives.size();
-    auto node = [&](uint32_t rank, uint32_t i) -> uint64_t {
-        const auto& op = m_trace.ops[rank][i];
-        return op.collective >= 0 ? numOps + op.collective : base[rank] + i;
-    };
-    // Successors in compressed rows (two passes over the edges): a vector per node would
-    // cost about 50 bytes per op at the peak of a large parse.
-    auto forEachEdge = [&](auto&& edge) {
-        for (uint32_t r = 0; r < numRanks; ++r)
-        {
-            const auto& ops = m_trace.ops[r];
-            for (uint32_t i = 0; i < ops.size(); ++i)
-            {
-                for (uint32_t d : ops[i].deps)
-                {
-                    edge(node(r, d), node(r, i));
-                }
-                if (ops[i].recvPeerOp >= 0)
-                {
-                    edge(node(ops[i].from, static_cast<uint32_t>(ops[i].recvPeerOp)), node(r, i));
-                }
-            }
-        }
-    };
-    // A collective member waiting on the same collective (a == b) cannot happen: no edge.
-    std::vector<uint64_t> first(numNodes + 1, 0);
-    forEachEdge([&](uint64_t a, uint64_t b) { first[a + 1] += a != b; });
-    for (uint64_t v = 0; v < numNodes; ++v)
-    {
-        first[v + 1] += first[v];
-    }
-    std::vector<uint64_t> succ(first[numNodes]);
-    std::vector<uint32_t> indegree(numNodes, 0);
-    {
-        std::vector<uint64_t> fill(first.begin(), first.end() - 1);
-        forEachEdge([&](uint64_t a, uint64_t b) {
-            if (a != b)
-            {
-                succ[fill[a]++] = b;
-                ++indegree[b];
-            }
-        });
-    }
-    std::vector<uint64_t> ready;
-    for (uint64_t v = 0; v < numNodes; ++v)
-    {
-        if (indegree[v] == 0)
-        {
-            ready.push_back(v);
-        }
-    }
-    uint64_t done = 0;
-    while (!ready.empty())
-    {
-        const uint64_t v = ready.back();
-        ready.pop_back();
-        ++done;
-        for (uint64_t e = first[v]; e < first[v + 1]; ++e)
-        {
-            if (--indegree[succ[e]] == 0)
-            {
-                ready.push_back(succ[e]);
-            }
-        }
-    }
-    if (done == numNodes)
-    {
-        return;
-    }
-    std::ostringstream os;
-    os << "dependency cycle: " << (numNodes - done) << " ops can never start, e.g.";
-    int shown = 0;
-    uint32_t line = 0;
-    for (uint32_t r = 0; r < numRanks && shown < 4; ++r)
-    {
-        const auto& ops = m_trace.ops[r];
-        for (uint32_t i = 0; i < ops.size() && shown < 4; ++i)
-        {
-            if (indegree[node(r, i)] > 0)
-            {
-                os << (shown ? "," : "") << " rank " << r << " '" << ops[i].label << "' (line "
-                   << ops[i].line << ")";
-                line = line ? line : ops[i].line;
-                ++shown;
-            }
-        }
-    }
-    Fail(line, "after", os.str());
 }
 
 } // namespace ns3

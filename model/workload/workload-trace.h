@@ -4,8 +4,11 @@
 #ifndef AI_FABRIC_WORKLOAD_TRACE_H
 #define AI_FABRIC_WORKLOAD_TRACE_H
 
+#include "ns3/collective-kind.h"
 #include "ns3/input-error.h"
+#include "ns3/trace-values.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -44,8 +47,33 @@ const char* WorkloadOpKindName(WorkloadOpKind kind);
 /// False for unknown names; \p kind is then untouched.
 bool WorkloadOpKindFromName(const std::string& name, WorkloadOpKind* kind);
 bool IsCollective(WorkloadOpKind kind);
+/// The collectives layer's kind of a collective op (IsCollective).
+CollectiveKind CollectiveKindOf(WorkloadOpKind kind);
 /// Load and checkpoint: traffic between a GPU and a storage node over the front-end.
 bool IsFrontEnd(WorkloadOpKind kind);
+
+/// Parallelism kind of a group and of the communication ops on it: send/recv/sendrecv are
+/// PP, load and checkpoint FrontEnd.
+enum class ParallelismKind : uint8_t
+{
+    Tp,
+    Pp,
+    Dp,
+    Ep,
+    Other,
+    FrontEnd,
+};
+
+constexpr std::size_t kNumParallelismKinds = 6;
+/// "TP", "PP", "DP", "EP", "other", "front-end"
+const char* ParallelismKindName(ParallelismKind kind);
+/// A group's kind when its trace does not say: from the name prefix tp*, pp*, dp* / xdp*
+/// (and dpep*), ep*; anything else (world) Other.
+ParallelismKind ParallelismKindOfGroup(const std::string& groupName);
+/// The native format's spelling of a group kind: "tp", "pp", "dp", "ep", "other".
+const char* ParallelismKindKey(ParallelismKind kind);
+/// Inverse of ParallelismKindKey; false for anything else (front-end is no group kind).
+bool ParseParallelismKind(const std::string& text, ParallelismKind* kind);
 
 /// One op of one rank.  Indices (deps, peers' ops) refer to WorkloadTrace::ops[rank].
 struct WorkloadOp
@@ -59,8 +87,8 @@ struct WorkloadOp
     int32_t from = -1;    ///< recv, sendrecv: source rank
     int32_t root = -1;    ///< broadcast/reduce root rank (-1: group's first member)
     int16_t storage = -1; ///< load, checkpoint: storage node index (parsers allow up to 32767)
-    WorkloadOpKind kind = WorkloadOpKind::Compute; ///< here, not first: no padding (184 bytes)
-    std::string algorithm;          ///< free text for the collectives layer ("" = default)
+    WorkloadOpKind kind = WorkloadOpKind::Compute; ///< here, not first: no padding (152 bytes)
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto; ///< collectives only
     std::vector<std::string> after; ///< explicit dependencies as written (expanded labels)
 
     // Resolved by WorkloadTraceBuilder::Build().
@@ -77,6 +105,7 @@ struct WorkloadGroup
 {
     std::string name;
     std::vector<uint32_t> ranks; ///< sorted, unique
+    ParallelismKind kind = ParallelismKind::Other;
 };
 
 /// One collective call: the same label on every member of a group.
@@ -130,8 +159,13 @@ class WorkloadTraceBuilder
 
     void SetNumRanks(uint32_t ranks, uint32_t line);
     uint32_t GetNumRanks() const;
-    /// Returns the group's index; a duplicate name is an error.
+    /// Returns the group's index; a duplicate name is an error.  Without \p kind, the
+    /// group's kind is guessed from its name (ParallelismKindOfGroup).
     int32_t AddGroup(const std::string& name, std::vector<uint32_t> ranks, uint32_t line);
+    int32_t AddGroup(const std::string& name,
+                     std::vector<uint32_t> ranks,
+                     uint32_t line,
+                     ParallelismKind kind);
     int32_t FindGroup(const std::string& name) const;
     const WorkloadGroup& GetGroup(int32_t index) const;
     void AddOp(uint32_t rank, WorkloadOp op);
@@ -160,23 +194,6 @@ class WorkloadTraceBuilder
     uint64_t m_opCount = 0;
     std::map<std::string, int32_t> m_groupIndex;
 };
-
-/// "1.5ms" -> 1500000; false on a bad unit, syntax or overflow.
-bool ParseTimeNs(const std::string& text, uint64_t* timeNs);
-/// "64MiB" -> 67108864; false on a bad unit, syntax or overflow.
-bool ParseBytes(const std::string& text, uint64_t* bytes);
-/// Shortest exact spelling: 1500000 -> "1500us", 67108864 -> "64MiB".
-std::string FormatTimeNs(uint64_t timeNs);
-std::string FormatBytes(uint64_t bytes);
-/// Decimal without sign; false on anything else or overflow of uint64.
-bool ParseUnsigned(const std::string& text, uint64_t* value);
-/// "0-7,9,12-15" -> sorted unique ranks; false with \p why on error.
-bool ParseRankList(const std::string& text,
-                   uint32_t numRanks,
-                   std::vector<uint32_t>* ranks,
-                   std::string* why);
-/// Inverse of ParseRankList: "0-7,9,12-15".
-std::string FormatRankList(const std::vector<uint32_t>& sortedRanks);
 
 } // namespace ns3
 

@@ -1,9 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#include "ns3/trace-native.h"
-
 #include "ns3/log.h"
+#include "ns3/trace-native.h"
 
 #include <algorithm>
 #include <fstream>
@@ -14,7 +13,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("NativeTrace");
+NS_LOG_COMPONENT_DEFINE("NativeTraceParser");
 
 namespace
 {
@@ -134,11 +133,33 @@ class Parser
                 {
                     Fail("group", m_tokens[0].column, "groups must be defined outside repeat");
                 }
-                if (m_tokens.size() != 3 || !IsLabel(m_tokens[1].text))
+                if ((m_tokens.size() != 3 && m_tokens.size() != 4) || !IsLabel(m_tokens[1].text))
                 {
-                    Fail("group", m_tokens[0].column, "expected 'group NAME RANKS'");
+                    Fail("group", m_tokens[0].column, "expected 'group NAME RANKS [kind=K]'");
                 }
-                m_builder.AddGroup(m_tokens[1].text, Ranks(m_tokens[2]), line);
+                // Traces written before kind= existed: the kind follows the group's name.
+                ParallelismKind kind = ParallelismKindOfGroup(m_tokens[1].text);
+                if (m_tokens.size() == 4)
+                {
+                    const std::string& text = m_tokens[3].text;
+                    const size_t eq = text.find('=');
+                    if (eq == std::string::npos)
+                    {
+                        Fail("", m_tokens[3].column, "expected kind=K, got '" + text + "'");
+                    }
+                    if (text.compare(0, eq, "kind") != 0)
+                    {
+                        Fail(text.substr(0, eq), 0, "unknown key; a group line takes kind=");
+                    }
+                    if (!ParseParallelismKind(text.substr(5), &kind))
+                    {
+                        Fail("kind",
+                             0,
+                             "unknown parallelism kind '" + text.substr(5) +
+                                 "'; expected tp, pp, dp, ep or other");
+                    }
+                }
+                m_builder.AddGroup(m_tokens[1].text, Ranks(m_tokens[2]), line, kind);
                 continue;
             }
             if (head == "repeat")
@@ -522,11 +543,12 @@ class Parser
         }
         else if (key == "algorithm")
         {
-            if (!IsLabel(value))
+            if (!ParseCollectiveAlgorithm(value, &op.algorithm))
             {
-                Fail(key, 0, "expected an algorithm name like ring, got '" + value + "'");
+                Fail(key,
+                     0,
+                     "unknown algorithm '" + value + "'; expected " + CollectiveAlgorithmNames());
             }
-            op.algorithm = value;
         }
         else if (key == "after")
         {
@@ -713,122 +735,6 @@ NativeTraceParser::ParseString(const std::string& text, const std::string& sourc
 {
     Parser parser(text, sourceName);
     return parser.Run();
-}
-
-std::string
-NativeTracePrinter::Print(const WorkloadTrace& trace)
-{
-    std::ostringstream os;
-    os << "fabric-trace 1\nranks " << trace.numRanks << "\n";
-    for (const auto& g : trace.groups)
-    {
-        os << "group " << g.name << " " << FormatRankList(g.ranks) << "\n";
-    }
-    auto body = [&](const WorkloadOp& op) {
-        std::ostringstream b;
-        b << op.label << " " << WorkloadOpKindName(op.kind);
-        if (op.kind == WorkloadOpKind::Compute)
-        {
-            b << " time=" << FormatTimeNs(op.timeNs);
-        }
-        else
-        {
-            b << " bytes=" << FormatBytes(op.bytes);
-        }
-        if (op.group >= 0)
-        {
-            b << " group=" << trace.groups[op.group].name;
-        }
-        if (op.kind == WorkloadOpKind::Checkpoint)
-        {
-            b << " to=storage" << op.storage;
-        }
-        if (op.kind == WorkloadOpKind::Load)
-        {
-            b << " from=storage" << op.storage;
-        }
-        if (op.to >= 0)
-        {
-            b << " to=" << op.to;
-        }
-        if (op.from >= 0)
-        {
-            b << " from=" << op.from;
-        }
-        if (op.root >= 0)
-        {
-            b << " root=" << op.root;
-        }
-        if (op.stream != 0)
-        {
-            b << " stream=" << op.stream;
-        }
-        if (!op.algorithm.empty())
-        {
-            b << " algorithm=" << op.algorithm;
-        }
-        for (size_t i = 0; i < op.after.size(); ++i)
-        {
-            b << (i == 0 ? " after=" : ",") << op.after[i];
-        }
-        return b.str();
-    };
-    // (statement, rank, index): a rank's ops have increasing statement numbers,
-    // so printing statements in order keeps every rank's program order.
-    std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> order;
-    order.reserve(trace.CountOps());
-    for (uint32_t r = 0; r < trace.ops.size(); ++r)
-    {
-        for (uint32_t i = 0; i < trace.ops[r].size(); ++i)
-        {
-            order.emplace_back(trace.ops[r][i].statement, r, i);
-        }
-    }
-    std::stable_sort(order.begin(), order.end());
-    size_t i = 0;
-    while (i < order.size())
-    {
-        size_t j = i;
-        while (j < order.size() && std::get<0>(order[j]) == std::get<0>(order[i]))
-        {
-            ++j;
-        }
-        // Within one statement, ranks with identical ops share a line.
-        std::vector<std::pair<std::string, std::vector<uint32_t>>> lines;
-        for (size_t k = i; k < j; ++k)
-        {
-            const auto& [st, r, idx] = order[k];
-            std::string b = body(trace.ops[r][idx]);
-            auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) {
-                return l.first == b;
-            });
-            if (it == lines.end())
-            {
-                lines.push_back({b, {r}});
-            }
-            else
-            {
-                it->second.push_back(r);
-            }
-        }
-        for (const auto& [b, ranks] : lines)
-        {
-            os << FormatRankList(ranks) << " " << b << "\n";
-        }
-        i = j;
-    }
-    return os.str();
-}
-
-void
-NativeTracePrinter::WriteFile(const WorkloadTrace& trace, const std::string& path)
-{
-    std::ofstream out(path);
-    out << Print(trace);
-    if (!out)
-    {
-        throw WorkloadError(path, 0, "", "cannot write file");
-    }
 }
 
 } // namespace ns3

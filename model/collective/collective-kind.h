@@ -1,0 +1,55 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_COLLECTIVE_KIND_H
+#define AI_FABRIC_COLLECTIVE_KIND_H
+
+// The closed sets of the collectives layer.  Text enters once, at the edge (a trace
+// parser, a command line, CollectiveSpec), and leaves as the names below, which are
+// the text of the collectives rows.
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+enum class CollectiveKind : uint8_t
+{
+    AllReduce,
+    AllGather,
+    ReduceScatter,
+    AllToAll,
+    Broadcast,
+    Reduce,
+    SendRecv,
+};
+
+enum class CollectiveAlgorithm : uint8_t
+{
+    Auto, ///< the engine picks (CollectiveEngine::Resolve)
+    Ring,
+    Tree,
+    HalvingDoubling,
+    Direct,
+    Hierarchical,
+    Nvls, ///< in-switch reduction (InSwitchReductionPlane)
+};
+
+/// "allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "sendrecv"
+const char* CollectiveKindName(CollectiveKind kind);
+/// "auto", "ring", "tree", "halvingdoubling", "direct", "hierarchical", "nvls"
+const char* CollectiveAlgorithmName(CollectiveAlgorithm algorithm);
+/// Case, '_' and '-' ignored ("All_Reduce"); false for anything else, \p kind untouched.
+bool ParseCollectiveKind(const std::string& text, CollectiveKind* kind);
+/// As ParseCollectiveKind; "hd" and "rabenseifner" are halvingdoubling.
+bool ParseCollectiveAlgorithm(const std::string& text, CollectiveAlgorithm* algorithm);
+/// The names, ", "-separated, for error messages.
+std::string CollectiveKindNames();
+std::string CollectiveAlgorithmNames();
+/// Broadcast and reduce have a root.
+bool CollectiveHasRoot(CollectiveKind kind);
+
+} // namespace ns3
+
+#endif
