@@ -64,6 +64,18 @@ class CreditLinkNetDevice : public NetDevice
         Time creditStallTime; //!< wire idle, data waiting, no VC with credits
     };
 
+    // Trace-source signatures.
+    /// TxBegin, TxEnd, Rx, Backpressure: (packet, VC).
+    typedef void (*PacketVcTracedCallback)(Ptr<const Packet> packet, uint32_t vc);
+    /// QueueLength: (VC, transmit queue bytes).
+    typedef void (*VcBytesTracedCallback)(uint32_t vc, uint64_t queueBytes);
+    /// CreditStallBegin: (VC).
+    typedef void (*VcTracedCallback)(uint32_t vc);
+    /// CreditStallEnd: (VC, stall duration).
+    typedef void (*VcTimeTracedCallback)(uint32_t vc, Time duration);
+    /// CreditUpdate: (VC, credits returned).
+    typedef void (*VcCreditsTracedCallback)(uint32_t vc, uint32_t credits);
+
     /// Fired when a VC that refused a Send has room again.
     typedef Callback<void, Ptr<CreditLinkNetDevice>, uint32_t> TxReadyCallback;
     /// Technology hook: VC of a packet given to Send().
@@ -202,15 +214,10 @@ class CreditLinkNetDevice : public NetDevice
     void TryTransmit();
     /// With InstantEndDecisions: whether TransmitNext could start a frame now.
     bool CanStartFrame() const;
+    /// With InstantEndDecisions: TryTransmit in the InstantEndScheduler's event, in
+    /// (node, interface) order.
     void RequestDecision();
-    static void ScheduleInstantEnd();
-    static void DecideInstant();
-
-  public:
-    /// Runs \p step in the instant-end event, before every device, in \p key order (< 2^63).
-    static void AtInstantEnd(uint64_t key, Callback<void> step);
-
-  private:
+    void DecideAtInstantEnd();
     void TransmitNext();
     void SendFlowControl();
     bool HasDataWaiting() const;
