@@ -96,7 +96,8 @@ CreditLinkNetDevice::GetTypeId()
             .AddAttribute("ReceiveDrainRate",
                           "Rate at which a host consumes received packets; 0 = at once",
                           DataRateValue(DataRate(0)),
-                          MakeDataRateAccessor(&CreditLinkNetDevice::m_drainRate),
+                          MakeDataRateAccessor(&CreditLinkNetDevice::SetReceiveDrainRate,
+                                               &CreditLinkNetDevice::GetReceiveDrainRate),
                           MakeDataRateChecker())
             .AddAttribute("Mtu",
                           "Largest packet Send accepts, bytes",
@@ -173,13 +174,13 @@ CreditLinkNetDevice::CreditLinkNetDevice()
       m_peerCutThroughBytes(0),
       m_ownQueueBytes(0),
       m_linkStalled(false),
-      m_draining(false),
       m_address(Mac48Address::Allocate()),
       m_ifIndex(0),
       m_switchPort(0)
 {
     NS_LOG_FUNCTION(this);
     m_txComplete.Bind(&CreditLinkNetDevice::TransmitComplete, this);
+    m_drain.SetConsumeCallback(MakeCallback(&CreditLinkNetDevice::Consume, this));
 }
 
 void
@@ -221,9 +222,8 @@ CreditLinkNetDevice::DoDispose()
     m_txComplete.Cancel();
     m_fcTimer.Cancel();
     m_wakeup.Cancel();
-    m_drainEvent.Cancel();
+    m_drain.Clear();
     m_vcs.clear();
-    m_drainQueue.clear();
     m_heldFlowControl.clear();
     m_current = nullptr;
     m_channel = nullptr;
@@ -310,6 +310,19 @@ uint32_t
 CreditLinkNetDevice::GetReceiveBufferAll() const
 {
     return m_vcs.empty() ? 0 : m_vcs[0].receiveBufferBytes;
+}
+
+void
+CreditLinkNetDevice::SetReceiveDrainRate(DataRate rate)
+{
+    NS_LOG_FUNCTION(this << rate);
+    m_drain.SetRate(rate);
+}
+
+DataRate
+CreditLinkNetDevice::GetReceiveDrainRate() const
+{
+    return m_drain.GetRate();
 }
 
 void
@@ -887,40 +900,22 @@ CreditLinkNetDevice::ReceiveData(Ptr<Packet> packet, uint32_t vc, Time tail)
     {
         m_switch->ReceiveFromPort(m_switchPort, packet, vc, tail);
     }
-    else if (m_drainRate.GetBitRate() == 0)
+    else if (m_drain.IsImmediate())
     {
         DeliverUp(packet);
         ReleaseReceiveBuffer(vc, size);
     }
     else
     {
-        m_drainQueue.emplace_back(packet, vc);
-        if (!m_draining)
-        {
-            m_draining = true;
-            m_drainEvent = Simulator::Schedule(m_drainRate.CalculateBytesTxTime(size),
-                                               &CreditLinkNetDevice::DrainComplete,
-                                               this);
-        }
+        m_drain.Push(packet, vc);
     }
 }
 
 void
-CreditLinkNetDevice::DrainComplete()
+CreditLinkNetDevice::Consume(Ptr<Packet> packet, uint32_t vc)
 {
-    auto [packet, vc] = m_drainQueue.front();
-    m_drainQueue.pop_front();
     DeliverUp(packet);
     ReleaseReceiveBuffer(vc, packet->GetSize());
-    if (m_drainQueue.empty())
-    {
-        m_draining = false;
-        return;
-    }
-    m_drainEvent =
-        Simulator::Schedule(m_drainRate.CalculateBytesTxTime(m_drainQueue.front().first->GetSize()),
-                            &CreditLinkNetDevice::DrainComplete,
-                            this);
 }
 
 void
@@ -961,7 +956,7 @@ bool
 CreditLinkNetDevice::HasPendingWork() const
 {
     // Frames on the wire count: a packet between two switches is still in the fabric.
-    return m_ownQueueBytes != 0 || m_busy || m_pendingFcMask != 0 || !m_drainQueue.empty() ||
+    return m_ownQueueBytes != 0 || m_busy || m_pendingFcMask != 0 || !m_drain.IsEmpty() ||
            Simulator::Now() < m_fcBusyUntil || (m_channel && m_channel->HasFramesInFlight());
 }
 

@@ -10,6 +10,7 @@
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
+#include "ns3/receive-drain.h"
 #include "ns3/reusable-event.h"
 #include "ns3/traced-callback.h"
 #include "ns3/wire-timing.h"
@@ -204,6 +205,8 @@ class CreditLinkNetDevice : public NetDevice
     double GetEncodingEfficiency() const;
     void SetReceiveBufferAll(uint32_t bytes);
     uint32_t GetReceiveBufferAll() const;
+    void SetReceiveDrainRate(DataRate rate);
+    DataRate GetReceiveDrainRate() const;
     void EnsureCredits();
     uint32_t HeadBytes(uint32_t vc) const;
     void UpdateVcStall(uint32_t vc, uint32_t headBytes);
@@ -223,7 +226,8 @@ class CreditLinkNetDevice : public NetDevice
     bool HasDataWaiting() const;
     void TransmitComplete();
     void DeliverUp(Ptr<Packet> packet);
-    void DrainComplete();
+    /// The host consumed \p packet: up the stack, and its receive buffer is free.
+    void Consume(Ptr<Packet> packet, uint32_t vc);
 
     // attributes
     uint32_t m_numVcs;
@@ -235,7 +239,6 @@ class CreditLinkNetDevice : public NetDevice
     uint32_t m_fcFrameBytes;
     CreditUpdatePolicy m_creditPolicy;
     Time m_creditInterval;
-    DataRate m_drainRate;
     uint16_t m_mtu;
     Ptr<CreditArbiter> m_arbiter;
     bool m_instantEndDecisions{false};
@@ -255,14 +258,12 @@ class CreditLinkNetDevice : public NetDevice
     ReusableEvent m_txComplete;
     EventId m_wakeup;
     Time m_fcBusyUntil;
-    EventId m_drainEvent;
     uint64_t m_ownQueueBytes;
     bool m_linkStalled;
     Time m_linkStallStart;
     Counters m_counters;
 
-    std::deque<std::pair<Ptr<Packet>, uint32_t>> m_drainQueue;
-    bool m_draining;
+    ReceiveDrain m_drain;
 
     Ptr<CreditLinkChannel> m_channel;
     Ptr<Node> m_node;
