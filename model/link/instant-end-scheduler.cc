@@ -62,6 +62,7 @@ void
 InstantEndScheduler::RunInstantEnd()
 {
     m_scheduled = false;
+    NS_LOG_LOGIC(m_pending.size() << " steps at the end of the instant");
     // A step may let others start (a switch's next head, released credits): they join the
     // set and run in this same event.
     while (!m_pending.empty())
