@@ -42,6 +42,11 @@ RoundRobinArbiter::GetTypeId()
     return tid;
 }
 
+RoundRobinArbiter::RoundRobinArbiter()
+{
+    NS_LOG_FUNCTION(this);
+}
+
 int32_t
 RoundRobinArbiter::Select(uint32_t eligibleMask)
 {
@@ -68,6 +73,11 @@ StrictPriorityArbiter::GetTypeId()
                             .SetGroupName("AiFabric")
                             .AddConstructor<StrictPriorityArbiter>();
     return tid;
+}
+
+StrictPriorityArbiter::StrictPriorityArbiter()
+{
+    NS_LOG_FUNCTION(this);
 }
 
 int32_t
@@ -106,9 +116,15 @@ WeightedTableArbiter::GetTypeId()
     return tid;
 }
 
+WeightedTableArbiter::WeightedTableArbiter()
+{
+    NS_LOG_FUNCTION(this);
+}
+
 std::vector<WeightedTableArbiter::Entry>
 WeightedTableArbiter::ParseTable(const std::string& text)
 {
+    NS_LOG_FUNCTION(text);
     std::vector<Entry> entries;
     std::istringstream in(text);
     std::string item;
@@ -136,12 +152,14 @@ WeightedTableArbiter::ParseTable(const std::string& text)
 void
 WeightedTableArbiter::SetHighTable(const std::vector<Entry>& entries)
 {
+    NS_LOG_FUNCTION(this << entries.size());
     m_high = Table{entries, 0, entries.empty() ? 0 : entries[0].weight};
 }
 
 void
 WeightedTableArbiter::SetLowTable(const std::vector<Entry>& entries)
 {
+    NS_LOG_FUNCTION(this << entries.size());
     m_low = Table{entries, 0, entries.empty() ? 0 : entries[0].weight};
 }
 

@@ -34,6 +34,7 @@ class RoundRobinArbiter : public CreditArbiter
 {
   public:
     static TypeId GetTypeId();
+    RoundRobinArbiter();
     int32_t Select(uint32_t eligibleMask) override;
     void NotifySent(uint32_t vc, uint32_t bytes) override;
 
@@ -46,6 +47,7 @@ class StrictPriorityArbiter : public CreditArbiter
 {
   public:
     static TypeId GetTypeId();
+    StrictPriorityArbiter();
     int32_t Select(uint32_t eligibleMask) override;
 };
 
@@ -68,6 +70,7 @@ class WeightedTableArbiter : public CreditArbiter
     };
 
     static TypeId GetTypeId();
+    WeightedTableArbiter();
 
     void SetHighTable(const std::vector<Entry>& entries);
     void SetLowTable(const std::vector<Entry>& entries);

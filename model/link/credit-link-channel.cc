@@ -38,6 +38,7 @@ CreditLinkChannel::GetTypeId()
 CreditLinkChannel::CreditLinkChannel()
     : m_nDevices(0)
 {
+    NS_LOG_FUNCTION(this);
     for (uint32_t dir = 0; dir < 2; ++dir)
     {
         m_directions[dir].delivery.Bind(&CreditLinkChannel::Deliver, this, dir);
@@ -47,6 +48,7 @@ CreditLinkChannel::CreditLinkChannel()
 void
 CreditLinkChannel::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     for (auto& d : m_directions)
     {
         d.delivery.Cancel();
@@ -60,8 +62,14 @@ CreditLinkChannel::DoDispose()
 void
 CreditLinkChannel::Attach(Ptr<CreditLinkNetDevice> device)
 {
+    NS_LOG_FUNCTION(this << device);
     NS_ABORT_MSG_IF(m_nDevices == 2, "CreditLinkChannel already connects two devices");
     m_devices[m_nDevices++] = device;
+    if (m_nDevices == 2)
+    {
+        NS_LOG_LOGIC("connects " << m_devices[0]->GetLinkName() << " with delay "
+                                 << m_delay.As(Time::NS));
+    }
 }
 
 std::size_t

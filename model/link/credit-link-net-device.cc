@@ -6,6 +6,7 @@
 #include "credit-link-header.h"
 #include "credit-link-watchdog.h"
 #include "credit-switch.h"
+#include "instant-end-scheduler.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -18,7 +19,6 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <map>
 #include <sstream>
 
 namespace ns3
@@ -96,7 +96,8 @@ CreditLinkNetDevice::GetTypeId()
             .AddAttribute("ReceiveDrainRate",
                           "Rate at which a host consumes received packets; 0 = at once",
                           DataRateValue(DataRate(0)),
-                          MakeDataRateAccessor(&CreditLinkNetDevice::m_drainRate),
+                          MakeDataRateAccessor(&CreditLinkNetDevice::SetReceiveDrainRate,
+                                               &CreditLinkNetDevice::GetReceiveDrainRate),
                           MakeDataRateChecker())
             .AddAttribute("Mtu",
                           "Largest packet Send accepts, bytes",
@@ -173,108 +174,42 @@ CreditLinkNetDevice::CreditLinkNetDevice()
       m_peerCutThroughBytes(0),
       m_ownQueueBytes(0),
       m_linkStalled(false),
-      m_draining(false),
       m_address(Mac48Address::Allocate()),
       m_ifIndex(0),
       m_switchPort(0)
 {
+    NS_LOG_FUNCTION(this);
     m_txComplete.Bind(&CreditLinkNetDevice::TransmitComplete, this);
+    m_drain.SetConsumeCallback(MakeCallback(&CreditLinkNetDevice::Consume, this));
 }
-
-namespace
-{
-
-/// Devices (by node id, interface index) that may start a frame at the current instant.
-struct InstantDecisions
-{
-    std::map<uint64_t, std::pair<Ptr<CreditLinkNetDevice>, Callback<void>>> pending;
-    bool scheduled{false};
-    bool destroyHooked{false};
-};
-
-InstantDecisions&
-Decisions()
-{
-    static InstantDecisions decisions; // one simulation per process at a time
-    return decisions;
-}
-
-void
-ForgetDecisions()
-{
-    Decisions() = InstantDecisions();
-}
-
-} // namespace
 
 void
 CreditLinkNetDevice::RequestDecision()
 {
-    InstantDecisions& d = Decisions();
-    const uint64_t key =
-        (uint64_t{1} << 63) | (m_node ? uint64_t{m_node->GetId()} << 32 : 0) | m_ifIndex;
-    d.pending.emplace(key, std::make_pair(Ptr<CreditLinkNetDevice>(this), Callback<void>()));
-    ScheduleInstantEnd();
+    // The Ptr in the step keeps the device until its decision, as a pending frame would.
+    InstantEndScheduler::Get().Add(
+        InstantEndScheduler::DeviceKey(m_node ? m_node->GetId() : 0, m_ifIndex),
+        MakeCallback(&CreditLinkNetDevice::DecideAtInstantEnd, Ptr<CreditLinkNetDevice>(this)));
 }
 
 void
-CreditLinkNetDevice::AtInstantEnd(uint64_t key, Callback<void> step)
+CreditLinkNetDevice::DecideAtInstantEnd()
 {
-    Decisions().pending.emplace(key, std::make_pair(Ptr<CreditLinkNetDevice>(), step));
-    ScheduleInstantEnd();
-}
-
-void
-CreditLinkNetDevice::ScheduleInstantEnd()
-{
-    InstantDecisions& d = Decisions();
-    if (!d.destroyHooked)
+    if (!m_channel)
     {
-        d.destroyHooked = true;
-        Simulator::ScheduleDestroy(&ForgetDecisions);
+        NS_LOG_LOGIC("instant-end decision of a disposed device skipped");
+        return;
     }
-    if (!d.scheduled)
+    if (m_switch)
     {
-        // After every event of this instant that exists now: all arrivals of the instant do
-        // (channel delays > 0), also those from other processes (inserted as the window
-        // begins).
-        d.scheduled = true;
-        Simulator::ScheduleNow(&CreditLinkNetDevice::DecideInstant);
+        m_switch->Advance();
     }
-}
-
-void
-CreditLinkNetDevice::DecideInstant()
-{
-    InstantDecisions& d = Decisions();
-    d.scheduled = false;
-    // A device's frame may let others start (a switch's next head, released credits): they
-    // join the set and are decided in this same event.
-    while (!d.pending.empty())
+    m_deciding = true;
+    TryTransmit();
+    m_deciding = false;
+    if (m_switch && !m_busy)
     {
-        const Ptr<CreditLinkNetDevice> device = d.pending.begin()->second.first;
-        const Callback<void> step = d.pending.begin()->second.second;
-        d.pending.erase(d.pending.begin());
-        if (!device)
-        {
-            step();
-            continue;
-        }
-        if (!device->m_channel)
-        {
-            continue; // disposed
-        }
-        if (device->m_switch)
-        {
-            device->m_switch->Advance();
-        }
-        device->m_deciding = true;
-        device->TryTransmit();
-        device->m_deciding = false;
-        if (device->m_switch && !device->m_busy)
-        {
-            device->m_switch->NotifyPortIdle(device->m_switchPort);
-        }
+        m_switch->NotifyPortIdle(m_switchPort);
     }
 }
 
@@ -283,12 +218,12 @@ CreditLinkNetDevice::~CreditLinkNetDevice() = default;
 void
 CreditLinkNetDevice::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_txComplete.Cancel();
     m_fcTimer.Cancel();
     m_wakeup.Cancel();
-    m_drainEvent.Cancel();
+    m_drain.Clear();
     m_vcs.clear();
-    m_drainQueue.clear();
     m_heldFlowControl.clear();
     m_current = nullptr;
     m_channel = nullptr;
@@ -306,6 +241,7 @@ CreditLinkNetDevice::DoDispose()
 void
 CreditLinkNetDevice::DoInitialize()
 {
+    NS_LOG_FUNCTION(this);
     EnsureCredits();
     NetDevice::DoInitialize();
 }
@@ -313,6 +249,7 @@ CreditLinkNetDevice::DoInitialize()
 void
 CreditLinkNetDevice::SetNumVcs(uint32_t n)
 {
+    NS_LOG_FUNCTION(this << n);
     NS_ABORT_MSG_IF(m_creditsReady, "CreditLinkNetDevice NumVcs changed after traffic started");
     const uint32_t buffer = m_vcs.empty() ? 0 : m_vcs[0].receiveBufferBytes;
     m_numVcs = n;
@@ -332,6 +269,7 @@ CreditLinkNetDevice::GetNumVcs() const
 void
 CreditLinkNetDevice::SetDataRate(DataRate signallingRate)
 {
+    NS_LOG_FUNCTION(this << signallingRate);
     m_signallingRate = signallingRate;
     m_clock.SetRate(m_signallingRate, m_encodingEfficiency);
 }
@@ -345,6 +283,7 @@ CreditLinkNetDevice::GetDataRate() const
 void
 CreditLinkNetDevice::SetEncodingEfficiency(double efficiency)
 {
+    NS_LOG_FUNCTION(this << efficiency);
     NS_ABORT_MSG_IF(efficiency <= 0.0 || efficiency > 1.0,
                     "CreditLinkNetDevice EncodingEfficiency must be in (0, 1], got " << efficiency);
     m_encodingEfficiency = efficiency;
@@ -360,6 +299,7 @@ CreditLinkNetDevice::GetEncodingEfficiency() const
 void
 CreditLinkNetDevice::SetReceiveBufferAll(uint32_t bytes)
 {
+    NS_LOG_FUNCTION(this << bytes);
     for (auto& v : m_vcs)
     {
         v.receiveBufferBytes = bytes;
@@ -373,8 +313,22 @@ CreditLinkNetDevice::GetReceiveBufferAll() const
 }
 
 void
+CreditLinkNetDevice::SetReceiveDrainRate(DataRate rate)
+{
+    NS_LOG_FUNCTION(this << rate);
+    m_drain.SetRate(rate);
+}
+
+DataRate
+CreditLinkNetDevice::GetReceiveDrainRate() const
+{
+    return m_drain.GetRate();
+}
+
+void
 CreditLinkNetDevice::SetReceiveBufferBytes(uint32_t vc, uint32_t bytes)
 {
+    NS_LOG_FUNCTION(this << vc << bytes);
     NS_ABORT_MSG_IF(vc >= m_numVcs, "ReceiveBufferBytes: VC " << vc << " >= NumVcs " << m_numVcs);
     m_vcs[vc].receiveBufferBytes = bytes;
 }
@@ -470,6 +424,7 @@ CreditLinkNetDevice::GetLinkName() const
 bool
 CreditLinkNetDevice::Attach(Ptr<CreditLinkChannel> channel)
 {
+    NS_LOG_FUNCTION(this << channel);
     m_channel = channel;
     m_channel->Attach(this);
     return true;
@@ -482,6 +437,7 @@ CreditLinkNetDevice::EnsureCredits()
     {
         return;
     }
+    NS_LOG_FUNCTION(this);
     Ptr<CreditLinkNetDevice> peer = GetPeer();
     NS_ABORT_MSG_IF(peer->GetNumVcs() != m_numVcs,
                     "CreditLinkNetDevice NumVcs differ across link "
@@ -500,23 +456,30 @@ CreditLinkNetDevice::EnsureCredits()
         m_arbiter = CreateObject<RoundRobinArbiter>();
     }
     m_creditsReady = true;
+    NS_LOG_LOGIC("link up " << GetLinkName() << ": " << m_numVcs << " VCs, "
+                            << m_vcs[0].initialCredits << " credits of " << m_creditUnitBytes
+                            << " B on VC 0, peer cut-through after " << m_peerCutThroughBytes
+                            << " B, arbiter " << m_arbiter->GetInstanceTypeId().GetName());
 }
 
 void
 CreditLinkNetDevice::SetTxReadyCallback(TxReadyCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_txReadyCallback = cb;
 }
 
 void
 CreditLinkNetDevice::SetClassifyCallback(ClassifyCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_classifyCallback = cb;
 }
 
 void
 CreditLinkNetDevice::AttachToSwitch(Ptr<CreditSwitch> sw, uint32_t port)
 {
+    NS_LOG_FUNCTION(this << sw << port);
     m_switch = sw;
     m_switchPort = port;
 }
@@ -530,6 +493,7 @@ CreditLinkNetDevice::GetSwitch() const
 void
 CreditLinkNetDevice::SetWatchdog(Ptr<CreditLinkWatchdog> watchdog)
 {
+    NS_LOG_FUNCTION(this << watchdog);
     m_watchdog = watchdog;
 }
 
@@ -559,6 +523,8 @@ CreditLinkNetDevice::SendOnVc(Ptr<Packet> packet, uint32_t vc)
     Vc& v = m_vcs[vc];
     if (v.queueBytes + size > m_txQueueBytes)
     {
+        NS_LOG_LOGIC(GetLinkName() << " VC " << vc << " queue full (" << v.queueBytes << " of "
+                                   << m_txQueueBytes << " B): " << size << " B refused");
         v.refused = true;
         m_backpressureTrace(packet, vc);
         return false;
@@ -630,11 +596,15 @@ CreditLinkNetDevice::UpdateVcStall(uint32_t vc, uint32_t headBytes)
     v.stalled = stalled;
     if (stalled)
     {
+        NS_LOG_LOGIC(GetLinkName() << " VC " << vc << " stalls: head " << headBytes << " B needs "
+                                   << CreditsFor(headBytes) << " credits, has " << v.credits);
         v.stallStart = Simulator::Now();
         m_creditStallBeginTrace(vc);
     }
     else
     {
+        NS_LOG_LOGIC(GetLinkName() << " VC " << vc << " unstalls after "
+                                   << (Simulator::Now() - v.stallStart).As(Time::NS));
         m_creditStallEndTrace(vc, Simulator::Now() - v.stallStart);
     }
 }
@@ -744,6 +714,7 @@ CreditLinkNetDevice::TransmitNext()
         // 6-byte flow-control frame (0.48 ns at 100 Gb/s) would round to 0 ns.
         if (waiting != 0 && !m_linkStalled)
         {
+            NS_LOG_LOGIC(GetLinkName() << " idle with data waiting: no VC has credits");
             m_linkStalled = true;
             m_linkStallStart = Simulator::Now();
         }
@@ -752,11 +723,15 @@ CreditLinkNetDevice::TransmitNext()
     const int32_t chosen = m_arbiter->Select(eligible);
     if (chosen < 0)
     {
-        return; // the arbitration table serves none of the eligible VCs
+        NS_LOG_LOGIC(GetLinkName() << " arbiter serves none of the eligible VCs 0x" << std::hex
+                                   << eligible << std::dec);
+        return;
     }
     const auto vc = static_cast<uint32_t>(chosen);
     if (m_linkStalled)
     {
+        NS_LOG_LOGIC(GetLinkName() << " link stall ends after "
+                                   << (Simulator::Now() - m_linkStallStart).As(Time::NS));
         m_linkStalled = false;
         m_counters.creditStallTime += Simulator::Now() - m_linkStallStart;
     }
@@ -925,40 +900,22 @@ CreditLinkNetDevice::ReceiveData(Ptr<Packet> packet, uint32_t vc, Time tail)
     {
         m_switch->ReceiveFromPort(m_switchPort, packet, vc, tail);
     }
-    else if (m_drainRate.GetBitRate() == 0)
+    else if (m_drain.IsImmediate())
     {
         DeliverUp(packet);
         ReleaseReceiveBuffer(vc, size);
     }
     else
     {
-        m_drainQueue.emplace_back(packet, vc);
-        if (!m_draining)
-        {
-            m_draining = true;
-            m_drainEvent = Simulator::Schedule(m_drainRate.CalculateBytesTxTime(size),
-                                               &CreditLinkNetDevice::DrainComplete,
-                                               this);
-        }
+        m_drain.Push(packet, vc);
     }
 }
 
 void
-CreditLinkNetDevice::DrainComplete()
+CreditLinkNetDevice::Consume(Ptr<Packet> packet, uint32_t vc)
 {
-    auto [packet, vc] = m_drainQueue.front();
-    m_drainQueue.pop_front();
     DeliverUp(packet);
     ReleaseReceiveBuffer(vc, packet->GetSize());
-    if (m_drainQueue.empty())
-    {
-        m_draining = false;
-        return;
-    }
-    m_drainEvent =
-        Simulator::Schedule(m_drainRate.CalculateBytesTxTime(m_drainQueue.front().first->GetSize()),
-                            &CreditLinkNetDevice::DrainComplete,
-                            this);
 }
 
 void
@@ -999,7 +956,7 @@ bool
 CreditLinkNetDevice::HasPendingWork() const
 {
     // Frames on the wire count: a packet between two switches is still in the fabric.
-    return m_ownQueueBytes != 0 || m_busy || m_pendingFcMask != 0 || !m_drainQueue.empty() ||
+    return m_ownQueueBytes != 0 || m_busy || m_pendingFcMask != 0 || !m_drain.IsEmpty() ||
            Simulator::Now() < m_fcBusyUntil || (m_channel && m_channel->HasFramesInFlight());
 }
 
@@ -1060,6 +1017,7 @@ CreditLinkNetDevice::ExtractProtocol(Ptr<const Packet> packet) const
 void
 CreditLinkNetDevice::SetIfIndex(const uint32_t index)
 {
+    NS_LOG_FUNCTION(this << index);
     m_ifIndex = index;
 }
 
@@ -1078,6 +1036,7 @@ CreditLinkNetDevice::GetChannel() const
 void
 CreditLinkNetDevice::SetAddress(Address address)
 {
+    NS_LOG_FUNCTION(this << address);
     m_address = Mac48Address::ConvertFrom(address);
 }
 
@@ -1090,6 +1049,7 @@ CreditLinkNetDevice::GetAddress() const
 bool
 CreditLinkNetDevice::SetMtu(const uint16_t mtu)
 {
+    NS_LOG_FUNCTION(this << mtu);
     m_mtu = mtu;
     return true;
 }
@@ -1109,6 +1069,7 @@ CreditLinkNetDevice::IsLinkUp() const
 void
 CreditLinkNetDevice::AddLinkChangeCallback(Callback<void> callback)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 bool
@@ -1179,6 +1140,7 @@ CreditLinkNetDevice::GetNode() const
 void
 CreditLinkNetDevice::SetNode(Ptr<Node> node)
 {
+    NS_LOG_FUNCTION(this << node);
     m_node = node;
 }
 
@@ -1191,12 +1153,14 @@ CreditLinkNetDevice::NeedsArp() const
 void
 CreditLinkNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_rxCallback = cb;
 }
 
 void
 CreditLinkNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_promiscCallback = cb;
 }
 

@@ -10,6 +10,7 @@
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
+#include "ns3/receive-drain.h"
 #include "ns3/reusable-event.h"
 #include "ns3/traced-callback.h"
 #include "ns3/wire-timing.h"
@@ -63,6 +64,18 @@ class CreditLinkNetDevice : public NetDevice
         Time busyTime;        //!< data and flow-control frames on the wire, at this port's rate
         Time creditStallTime; //!< wire idle, data waiting, no VC with credits
     };
+
+    // Trace-source signatures.
+    /// TxBegin, TxEnd, Rx, Backpressure: (packet, VC).
+    typedef void (*PacketVcTracedCallback)(Ptr<const Packet> packet, uint32_t vc);
+    /// QueueLength: (VC, transmit queue bytes).
+    typedef void (*VcBytesTracedCallback)(uint32_t vc, uint64_t queueBytes);
+    /// CreditStallBegin: (VC).
+    typedef void (*VcTracedCallback)(uint32_t vc);
+    /// CreditStallEnd: (VC, stall duration).
+    typedef void (*VcTimeTracedCallback)(uint32_t vc, Time duration);
+    /// CreditUpdate: (VC, credits returned).
+    typedef void (*VcCreditsTracedCallback)(uint32_t vc, uint32_t credits);
 
     /// Fired when a VC that refused a Send has room again.
     typedef Callback<void, Ptr<CreditLinkNetDevice>, uint32_t> TxReadyCallback;
@@ -192,6 +205,8 @@ class CreditLinkNetDevice : public NetDevice
     double GetEncodingEfficiency() const;
     void SetReceiveBufferAll(uint32_t bytes);
     uint32_t GetReceiveBufferAll() const;
+    void SetReceiveDrainRate(DataRate rate);
+    DataRate GetReceiveDrainRate() const;
     void EnsureCredits();
     uint32_t HeadBytes(uint32_t vc) const;
     void UpdateVcStall(uint32_t vc, uint32_t headBytes);
@@ -202,21 +217,17 @@ class CreditLinkNetDevice : public NetDevice
     void TryTransmit();
     /// With InstantEndDecisions: whether TransmitNext could start a frame now.
     bool CanStartFrame() const;
+    /// With InstantEndDecisions: TryTransmit in the InstantEndScheduler's event, in
+    /// (node, interface) order.
     void RequestDecision();
-    static void ScheduleInstantEnd();
-    static void DecideInstant();
-
-  public:
-    /// Runs \p step in the instant-end event, before every device, in \p key order (< 2^63).
-    static void AtInstantEnd(uint64_t key, Callback<void> step);
-
-  private:
+    void DecideAtInstantEnd();
     void TransmitNext();
     void SendFlowControl();
     bool HasDataWaiting() const;
     void TransmitComplete();
     void DeliverUp(Ptr<Packet> packet);
-    void DrainComplete();
+    /// The host consumed \p packet: up the stack, and its receive buffer is free.
+    void Consume(Ptr<Packet> packet, uint32_t vc);
 
     // attributes
     uint32_t m_numVcs;
@@ -228,7 +239,6 @@ class CreditLinkNetDevice : public NetDevice
     uint32_t m_fcFrameBytes;
     CreditUpdatePolicy m_creditPolicy;
     Time m_creditInterval;
-    DataRate m_drainRate;
     uint16_t m_mtu;
     Ptr<CreditArbiter> m_arbiter;
     bool m_instantEndDecisions{false};
@@ -248,14 +258,12 @@ class CreditLinkNetDevice : public NetDevice
     ReusableEvent m_txComplete;
     EventId m_wakeup;
     Time m_fcBusyUntil;
-    EventId m_drainEvent;
     uint64_t m_ownQueueBytes;
     bool m_linkStalled;
     Time m_linkStallStart;
     Counters m_counters;
 
-    std::deque<std::pair<Ptr<Packet>, uint32_t>> m_drainQueue;
-    bool m_draining;
+    ReceiveDrain m_drain;
 
     Ptr<CreditLinkChannel> m_channel;
     Ptr<Node> m_node;

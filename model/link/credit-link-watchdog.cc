@@ -66,11 +66,13 @@ CreditLinkWatchdog::CreditLinkWatchdog()
       m_lastProgress(0),
       m_lastDeliveries(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 CreditLinkWatchdog::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_devices.clear();
     m_switches.clear();
     Object::DoDispose();
@@ -79,6 +81,7 @@ CreditLinkWatchdog::DoDispose()
 void
 CreditLinkWatchdog::Watch(Ptr<CreditLinkNetDevice> device)
 {
+    NS_LOG_FUNCTION(this << device);
     m_devices.push_back(device);
     device->SetWatchdog(this);
 }
@@ -86,6 +89,7 @@ CreditLinkWatchdog::Watch(Ptr<CreditLinkNetDevice> device)
 void
 CreditLinkWatchdog::Watch(Ptr<CreditSwitch> sw)
 {
+    NS_LOG_FUNCTION(this << sw);
     m_switches.push_back(sw);
     sw->SetWatchdog(this);
 }
@@ -97,6 +101,8 @@ CreditLinkWatchdog::Arm()
     {
         return;
     }
+    NS_LOG_FUNCTION(this);
+    NS_LOG_LOGIC("armed: first check in " << m_timeout.As(Time::US));
     m_armed = true;
     m_lastProgress = Progress();
     m_lastDeliveries = Deliveries();
@@ -154,17 +160,21 @@ CreditLinkWatchdog::HasPendingWork() const
 void
 CreditLinkWatchdog::Check()
 {
+    NS_LOG_FUNCTION(this);
     m_armed = false;
     if (m_devices.empty() || !HasPendingWork())
     {
-        return; // idle: the next queued packet re-arms
+        NS_LOG_LOGIC("idle: disarmed until the next queued packet");
+        return;
     }
     const uint64_t progress = Progress();
     if (progress == m_lastProgress)
     {
+        NS_LOG_LOGIC("no frame sent since the last check: deadlock");
         Fire();
         return;
     }
+    NS_LOG_LOGIC(progress - m_lastProgress << " frames since the last check");
     m_lastProgress = progress;
     if (m_livelockTimeout.IsStrictlyPositive())
     {
@@ -177,6 +187,8 @@ CreditLinkWatchdog::Check()
         else if (Simulator::Now() - m_lastDeliveryTime >= m_livelockTimeout &&
                  !m_lastTxPackets.empty())
         {
+            NS_LOG_LOGIC("frames sent but nothing delivered for "
+                         << (Simulator::Now() - m_lastDeliveryTime).As(Time::US) << ": livelock");
             FireLivelock();
             return;
         }
@@ -193,6 +205,7 @@ CreditLinkWatchdog::Check()
 void
 CreditLinkWatchdog::FireLivelock()
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "livelock: packets moved for " << (Simulator::Now() - m_lastDeliveryTime).As(Time::US)
        << " but none reached a host or was dropped (a forwarding loop?) at t="
@@ -213,6 +226,7 @@ CreditLinkWatchdog::FireLivelock()
 void
 CreditLinkWatchdog::Fire()
 {
+    NS_LOG_FUNCTION(this);
     std::ostringstream os;
     os << "credit deadlock: nothing sent for " << m_timeout.As(Time::US)
        << " at t=" << Simulator::Now().As(Time::US)
@@ -232,6 +246,7 @@ CreditLinkWatchdog::Fire()
 void
 CreditLinkWatchdog::Report(const std::string& report)
 {
+    NS_LOG_FUNCTION(this);
     m_report = report;
     m_fired = true;
     m_deadlockTrace(m_report);

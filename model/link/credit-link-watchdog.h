@@ -32,6 +32,9 @@ class CreditSwitch;
 class CreditLinkWatchdog : public Object
 {
   public:
+    /// Deadlock trace: the report.
+    typedef void (*ReportTracedCallback)(const std::string& report);
+
     static TypeId GetTypeId();
     CreditLinkWatchdog();
 

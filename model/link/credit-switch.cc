@@ -89,6 +89,7 @@ CreditSwitch::CreditSwitch()
       m_forwarded(0),
       m_dropped(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 CreditSwitch::~CreditSwitch() = default;
@@ -96,6 +97,7 @@ CreditSwitch::~CreditSwitch() = default;
 void
 CreditSwitch::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_ports.clear();
     m_pool.clear();
     m_queues.clear();
@@ -112,6 +114,7 @@ CreditSwitch::DoDispose()
 uint32_t
 CreditSwitch::AddPort(Ptr<CreditLinkNetDevice> device)
 {
+    NS_LOG_FUNCTION(this << device);
     NS_ABORT_MSG_IF(m_frozen, "CreditSwitch::AddPort after traffic reached the switch");
     const auto port = static_cast<uint32_t>(m_ports.size());
     m_ports.push_back(device);
@@ -147,6 +150,7 @@ CreditSwitch::GetPortIndex(Ptr<const NetDevice> device) const
 void
 CreditSwitch::SetRoute(uint32_t destination, const std::vector<uint32_t>& ports)
 {
+    NS_LOG_FUNCTION(this << destination << ports.size());
     NS_ABORT_MSG_IF(ports.empty(), "CreditSwitch::SetRoute: no port for " << destination);
     if (destination >= m_routes.size())
     {
@@ -158,18 +162,21 @@ CreditSwitch::SetRoute(uint32_t destination, const std::vector<uint32_t>& ports)
 void
 CreditSwitch::ClearRoutes()
 {
+    NS_LOG_FUNCTION(this);
     m_routes.clear();
 }
 
 void
 CreditSwitch::SetRouteCallback(RouteCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_routeCallback = cb;
 }
 
 void
 CreditSwitch::SetWatchdog(Ptr<CreditLinkWatchdog> watchdog)
 {
+    NS_LOG_FUNCTION(this << watchdog);
     m_watchdog = watchdog;
 }
 
@@ -306,6 +313,7 @@ CreditSwitch::SelectOutputVc(Ptr<const Packet> packet,
 void
 CreditSwitch::Freeze()
 {
+    NS_LOG_FUNCTION(this);
     m_frozen = true;
     for (const auto& port : m_ports)
     {
@@ -318,6 +326,9 @@ CreditSwitch::Freeze()
     m_bytesForOutput.assign(k, 0);
     m_peakBytesForOutput.assign(k, 0);
     m_droppedByPort.assign(k, 0);
+    NS_LOG_LOGIC("frozen: " << k << " ports, " << m_numVcs << " VCs, " << m_queues.size()
+                            << (m_voq ? " virtual output queues" : " input queues")
+                            << ", cut-through after " << GetCutThroughBytes() << " B");
 }
 
 uint32_t
@@ -395,6 +406,7 @@ CreditSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, 
 void
 CreditSwitch::Drop(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, const std::string& reason)
 {
+    NS_LOG_FUNCTION(this << inPort << packet << vc);
     const Ptr<CreditLinkNetDevice> in = m_ports[inPort];
     if (m_dropped == 0)
     {

@@ -43,6 +43,13 @@ class CreditLinkWatchdog;
 class CreditSwitch : public Object
 {
   public:
+    /// Forward trace: (packet, input port, output port).
+    typedef void (*ForwardTracedCallback)(Ptr<const Packet> packet,
+                                          uint32_t inPort,
+                                          uint32_t outPort);
+    /// Drop trace: (packet, input port).
+    typedef void (*DropTracedCallback)(Ptr<const Packet> packet, uint32_t inPort);
+
     /// Output port of a packet arriving on (inPort, vc).
     typedef Callback<uint32_t, Ptr<const Packet>, uint32_t, uint32_t> RouteCallback;
 

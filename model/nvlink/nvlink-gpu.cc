@@ -55,11 +55,13 @@ NvLinkGpu::NvLinkGpu()
       m_packetRefused(false),
       m_transferNext(false)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 NvLinkGpu::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_devices.clear();
     m_domain.clear();
     m_sendDone.clear();
@@ -79,6 +81,7 @@ NvLinkGpu::GetGpuId() const
 void
 NvLinkGpu::AddDevice(Ptr<NvLinkNetDevice> device, uint32_t peerGpu)
 {
+    NS_LOG_FUNCTION(this << device << peerGpu);
     m_devices.push_back(device);
     m_peers.push_back(peerGpu);
     device->SetTxReadyCallback(MakeCallback(&NvLinkGpu::TxReady, this));
@@ -89,6 +92,7 @@ NvLinkGpu::AddDevice(Ptr<NvLinkNetDevice> device, uint32_t peerGpu)
 void
 NvLinkGpu::SetDomain(const std::vector<Ptr<NvLinkGpu>>& gpus)
 {
+    NS_LOG_FUNCTION(this << gpus.size());
     m_domain = gpus;
 }
 
@@ -158,6 +162,7 @@ NvLinkGpu::BuildSpray(Spray& spray,
 void
 NvLinkGpu::RebuildSprays()
 {
+    NS_LOG_FUNCTION(this);
     std::vector<uint32_t> devices;
     std::vector<uint32_t> weights;
     uint32_t maxPeer = 0;
@@ -189,6 +194,9 @@ NvLinkGpu::RebuildSprays()
         }
         BuildSpray(m_directSpray[peer], devices, weights);
     }
+    NS_LOG_LOGIC("GPU " << m_gpuId << ": " << m_devices.size() << " devices, switch spray of "
+                        << m_switchSpray.sequence.size() << " turns, direct bundles to " << maxPeer
+                        << " GPU ids");
 }
 
 uint32_t
@@ -241,6 +249,7 @@ NvLinkGpu::NextDataDevice(uint32_t dstGpu)
 uint32_t
 NvLinkGpu::Send(uint32_t dstGpu, uint64_t bytes, SendDoneCallback done)
 {
+    NS_LOG_FUNCTION(this << dstGpu << bytes);
     NS_ABORT_MSG_IF(dstGpu == m_gpuId, "NvLinkGpu " << m_gpuId << ": Send to itself");
     NS_ABORT_MSG_IF(!HasPath(dstGpu),
                     "NvLinkGpu " << m_gpuId << " has no NVLink path to GPU " << dstGpu);
@@ -271,6 +280,7 @@ NvLinkGpu::NvlsReduce(uint32_t groupId,
                       NvlsDoneCallback done,
                       uint32_t packetBytes)
 {
+    NS_LOG_FUNCTION(this << groupId << firstChunk << bytes << packetBytes);
     NS_ABORT_MSG_IF(bytes == 0, "NvLinkGpu::NvlsReduce of 0 bytes");
     PlaneForChunk(firstChunk); // aborts without switch planes
     const uint64_t unit = packetBytes == 0 ? GetGranularityBytes() : packetBytes;
@@ -364,6 +374,7 @@ NvLinkGpu::Pump()
         packet->AddHeader(h);
         if (!m_devices[device]->SendOnVc(packet, m_vc))
         {
+            NS_LOG_LOGIC("GPU " << m_gpuId << " waits for device " << device);
             m_blockedPacket = packet;
             m_blockedDevice = device;
             break;
@@ -408,12 +419,14 @@ NvLinkGpu::SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol)
 void
 NvLinkGpu::SetPacketReceivedCallback(PacketReceivedCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_packetReceived = cb;
 }
 
 void
 NvLinkGpu::SetPacketTxReadyCallback(PacketTxReadyCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_packetTxReady = cb;
 }
 
@@ -451,6 +464,8 @@ NvLinkGpu::Receive(Ptr<NetDevice> device,
         {
             const uint64_t bytes = in.bytes;
             m_incoming.erase(key);
+            NS_LOG_LOGIC("GPU " << m_gpuId << ": message " << h.tag << " of " << bytes
+                                << " B from GPU " << h.source << " complete");
             m_messageReceivedTrace(h.source, h.tag, bytes);
             if (h.source < m_domain.size() && m_domain[h.source])
             {
@@ -468,6 +483,8 @@ NvLinkGpu::Receive(Ptr<NetDevice> device,
         {
             if (++it->received == it->chunks)
             {
+                NS_LOG_LOGIC("GPU " << m_gpuId << ": NVLS group " << it->group << " from chunk "
+                                    << it->firstChunk << " reduced (" << it->chunks << " chunks)");
                 const NvlsOp op = *it;
                 m_nvlsOps.erase(it);
                 if (!op.done.IsNull())

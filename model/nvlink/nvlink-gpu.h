@@ -43,6 +43,11 @@ class NvLinkGpu : public Object
     /// Fired at a member when every reduced chunk of an NvlsReduce came back: (group, first).
     typedef Callback<void, uint32_t, uint32_t> NvlsDoneCallback;
 
+    /// MessageReceived trace: (source GPU, message id, payload bytes).
+    typedef void (*MessageTracedCallback)(uint32_t srcGpu, uint32_t messageId, uint64_t bytes);
+    /// NvlsChunkReceived trace: (group, chunk, payload bytes).
+    typedef void (*NvlsChunkTracedCallback)(uint32_t group, uint32_t chunk, uint32_t bytes);
+
     static TypeId GetTypeId();
     NvLinkGpu();
 

@@ -125,11 +125,13 @@ NvLinkNetDevice::NvLinkNetDevice()
       m_maxBurstBytes(64 * 1024),
       m_constructed(false)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 NvLinkNetDevice::NotifyConstructionCompleted()
 {
+    NS_LOG_FUNCTION(this);
     // Base attributes are set after ours (derived TypeIds first): apply the rate last.
     CreditLinkNetDevice::NotifyConstructionCompleted();
     m_constructed = true;
@@ -146,6 +148,9 @@ NvLinkNetDevice::ApplyRate()
     const NvLinkGeneration& g = GetNvLinkGeneration(m_generation);
     const double efficiency =
         static_cast<double>(g.linkDataRateBps) / static_cast<double>(g.linkSignallingBps);
+    NS_LOG_LOGIC("NVLink " << m_generation << " x" << m_links << ": "
+                           << g.linkSignallingBps * m_links << " bps signalling, efficiency "
+                           << efficiency);
     SetAttribute("DataRate", DataRateValue(DataRate(g.linkSignallingBps * m_links)));
     SetAttribute("EncodingEfficiency", DoubleValue(efficiency));
 }
@@ -153,6 +158,7 @@ NvLinkNetDevice::ApplyRate()
 void
 NvLinkNetDevice::SetGeneration(uint32_t generation)
 {
+    NS_LOG_FUNCTION(this << generation);
     m_generation = generation;
     ApplyRate();
 }
@@ -160,6 +166,7 @@ NvLinkNetDevice::SetGeneration(uint32_t generation)
 void
 NvLinkNetDevice::SetLinks(uint32_t links)
 {
+    NS_LOG_FUNCTION(this << links);
     m_links = links;
     ApplyRate();
 }

@@ -46,11 +46,13 @@ NvSwitch::NvSwitch()
       m_reducedChunks(0),
       m_pendingChunks(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 NvSwitch::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_groups.clear();
     m_slots.clear();
     m_freeSlots.clear();
@@ -110,6 +112,7 @@ NvSwitch::CheckNvlsGroup(uint32_t groupId, const std::vector<uint32_t>& members)
 void
 NvSwitch::RegisterNvlsGroup(uint32_t groupId, const std::vector<uint32_t>& members)
 {
+    NS_LOG_FUNCTION(this << groupId << members.size());
     const std::string error = CheckNvlsGroup(groupId, members);
     NS_ABORT_MSG_IF(!error.empty(), "NvSwitch::RegisterNvlsGroup: " << error);
     Group& g = m_groups[groupId];
@@ -237,6 +240,8 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tai
     m_pendingChunks--;
     m_reducedChunks++;
     const uint32_t bytes = slot.held[0].packet->GetSize();
+    NS_LOG_LOGIC("NVLS group " << header.tag << " chunk " << chunk << ": all " << g.members.size()
+                               << " contributions in, multicast");
     m_nvlsReduceTrace(header.tag, chunk, bytes - NvLinkHeader::SIZE_BYTES);
     // The reduction streams: its result is complete when the last contribution is.
     Time reducedTail = tail;

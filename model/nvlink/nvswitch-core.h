@@ -36,6 +36,9 @@ namespace ns3
 class NvSwitch : public CreditSwitch
 {
   public:
+    /// NvlsReduce trace: (group, chunk, payload bytes).
+    typedef void (*NvlsReduceTracedCallback)(uint32_t group, uint32_t chunk, uint32_t bytes);
+
     static TypeId GetTypeId();
     NvSwitch();
 

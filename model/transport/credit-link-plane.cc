@@ -49,6 +49,7 @@ CreditLinkPlane::CreditLinkPlane()
       m_vc(0),
       m_protocol(0x4754)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
@@ -60,6 +61,7 @@ CreditLinkPlane::AddRank(uint32_t rank, Ptr<CreditLinkNetDevice> device)
 void
 CreditLinkPlane::AddRank(uint32_t rank, Ptr<CreditLinkNetDevice> device, uint32_t destinationId)
 {
+    NS_LOG_FUNCTION(this << rank << device << destinationId);
     NS_ABORT_MSG_IF(!device, "CreditLinkPlane::AddRank: null device for rank " << rank);
     NS_ABORT_MSG_IF(HasRank(rank), "CreditLinkPlane::AddRank: rank " << rank << " added twice");
     NS_ABORT_MSG_IF(m_rankOfDevice.count(PeekPointer(device)),
@@ -116,7 +118,13 @@ CreditLinkPlane::Inject(uint32_t srcRank,
                                  dstRank,
                                  tag.sequence | (tag.remote ? kTransportRemoteBit : 0)));
     p->AddHeader(CreditLinkHeader(m_ranks[dstRank].destinationId, m_vc, m_protocol));
-    return src.device->SendOnVc(p, m_vc);
+    const bool accepted = src.device->SendOnVc(p, m_vc);
+    if (!accepted)
+    {
+        NS_LOG_LOGIC("rank " << srcRank << ": device queue full, packet to rank " << dstRank
+                             << " refused");
+    }
+    return accepted;
 }
 
 int64_t
@@ -148,6 +156,7 @@ CreditLinkPlane::DeviceReady(Ptr<CreditLinkNetDevice> device, uint32_t vc)
     auto it = m_rankOfDevice.find(PeekPointer(device));
     if (it != m_rankOfDevice.end() && vc == m_vc)
     {
+        NS_LOG_LOGIC("rank " << it->second << " ready: its device has room on VC " << vc);
         NotifyTxReady(it->second);
     }
 }
@@ -178,6 +187,7 @@ CreditLinkPlane::Receive(Ptr<NetDevice> device,
 void
 CreditLinkPlane::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     for (auto& r : m_ranks)
     {
         if (r.device)

@@ -78,6 +78,7 @@ FrontEndTransport::FrontEndTransport()
       m_firstPort(20000),
       m_flowIdOffset(uint64_t(1) << 40)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 FrontEndTransport::~FrontEndTransport() = default;
@@ -85,6 +86,7 @@ FrontEndTransport::~FrontEndTransport() = default;
 void
 FrontEndTransport::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_stages.clear();
     m_transfers.clear();
     m_ranks.clear();
@@ -100,12 +102,14 @@ FrontEndTransport::AddRank(uint32_t rank,
                            Ptr<Node> cpu,
                            Ipv4Address cpuAddress)
 {
+    NS_LOG_FUNCTION(this << rank << gpu << gpuAddress << cpu << cpuAddress);
     m_ranks[rank] = {Endpoint{gpu, gpuAddress, rank}, Endpoint{cpu, cpuAddress, -1}};
 }
 
 uint32_t
 FrontEndTransport::AddStorage(Ptr<Node> node, Ipv4Address address)
 {
+    NS_LOG_FUNCTION(this << node << address);
     m_storage.push_back(Endpoint{node, address, -1});
     return static_cast<uint32_t>(m_storage.size() - 1);
 }
@@ -125,6 +129,7 @@ FrontEndTransport::GetNStorage() const
 void
 FrontEndTransport::SetResultsDatabase(Ptr<ResultsDatabase> db)
 {
+    NS_LOG_FUNCTION(this << db);
     m_db = db;
 }
 
@@ -156,6 +161,7 @@ FrontEndTransport::Start(bool load,
                          DoneCallback done,
                          int64_t opId)
 {
+    NS_LOG_FUNCTION(this << load << rank << storage << bytes << opId);
     auto r = m_ranks.find(rank);
     if (r == m_ranks.end())
     {
@@ -222,6 +228,7 @@ FrontEndTransport::NextPort(Ptr<Node> node)
 void
 FrontEndTransport::StartStage(uint64_t transfer)
 {
+    NS_LOG_FUNCTION(this << transfer);
     Transfer& t = m_transfers.at(transfer);
     const auto& [src, dst] = t.hops[t.next++];
     const uint64_t id = m_nextStage++;
@@ -374,6 +381,7 @@ FrontEndTransport::StageDone(uint64_t stage)
 void
 FrontEndTransport::TransferDone(uint64_t transfer)
 {
+    NS_LOG_FUNCTION(this << transfer);
     auto it = m_transfers.find(transfer);
     if (it == m_transfers.end())
     {

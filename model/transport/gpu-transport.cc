@@ -4,7 +4,7 @@
 #include "ns3/gpu-transport.h"
 
 #include "ns3/boolean.h"
-#include "ns3/credit-link-net-device.h"
+#include "ns3/instant-end-scheduler.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
@@ -82,6 +82,7 @@ GpuTransport::GpuTransport()
       m_completed(0),
       m_minPacketsPerMessage(32)
 {
+    NS_LOG_FUNCTION(this);
     m_clients.push_back(
         Client{MakeCallback(&GpuTransport::Acknowledged, this), ReceivedCallback()});
 }
@@ -91,6 +92,7 @@ GpuTransport::~GpuTransport() = default;
 uint32_t
 GpuTransport::AddPlane(Ptr<TransportPlane> plane)
 {
+    NS_LOG_FUNCTION(this << plane);
     NS_ABORT_MSG_IF(!plane, "GpuTransport::AddPlane: null plane");
     const uint32_t index = m_planes.size();
     m_planes.push_back(plane);
@@ -115,6 +117,7 @@ GpuTransport::GetPlane(uint32_t index) const
 void
 GpuTransport::SetPlaneForPair(uint32_t srcRank, uint32_t dstRank, uint32_t planeIndex)
 {
+    NS_LOG_FUNCTION(this << srcRank << dstRank << planeIndex);
     NS_ABORT_MSG_IF(planeIndex >= m_planes.size(), "SetPlaneForPair: no plane " << planeIndex);
     NS_ABORT_MSG_IF(!m_planes[planeIndex]->CanReach(srcRank, dstRank),
                     "SetPlaneForPair: plane " << m_planes[planeIndex]->GetPlaneName()
@@ -125,6 +128,7 @@ GpuTransport::SetPlaneForPair(uint32_t srcRank, uint32_t dstRank, uint32_t plane
 void
 GpuTransport::SetPlaneSelector(PlaneSelector selector)
 {
+    NS_LOG_FUNCTION(this);
     m_selector = selector;
 }
 
@@ -171,6 +175,7 @@ GpuTransport::HasRank(uint32_t rank) const
 void
 GpuTransport::SetResultsDatabase(Ptr<ResultsDatabase> db)
 {
+    NS_LOG_FUNCTION(this << db);
     m_db = db;
 }
 
@@ -198,6 +203,7 @@ GpuTransport::SendMessage(uint32_t srcRank,
                           uint8_t client,
                           uint64_t key)
 {
+    NS_LOG_FUNCTION(this << srcRank << dstRank << bytes << channel << opId);
     if (srcRank == dstRank)
     {
         std::ostringstream os;
@@ -285,8 +291,8 @@ GpuTransport::MakeEligible(Message* m)
             if (!inj->flushPending)
             {
                 inj->flushPending = true;
-                CreditLinkNetDevice::AtInstantEnd(
-                    uint64_t{inj->plane} << 32 | inj->src,
+                InstantEndScheduler::Get().Add(
+                    InstantEndScheduler::StepKey(inj->plane, inj->src),
                     Callback<void>([this, inj]() { FlushArrivals(inj); }));
             }
             return;
@@ -299,6 +305,8 @@ GpuTransport::MakeEligible(Message* m)
 void
 GpuTransport::FlushArrivals(Injector* inj)
 {
+    NS_LOG_LOGIC("rank " << inj->src << " plane " << inj->plane << ": " << inj->arriving.size()
+                         << " same-instant arrivals join the ring by (destination, channel)");
     inj->flushPending = false;
     std::sort(inj->arriving.begin(), inj->arriving.end(), [](PairQueue* a, PairQueue* b) {
         return a->order < b->order;
@@ -336,6 +344,8 @@ GpuTransport::Pump(Injector* inj)
         }
         if (!plane->Inject(m->src, m->dst, seg, tag))
         {
+            NS_LOG_LOGIC("rank " << inj->src << " blocked on plane " << plane->GetPlaneName()
+                                 << " at message " << m->id << " packet " << m->nextSeq);
             inj->blocked = true;
             break;
         }
@@ -372,6 +382,7 @@ GpuTransport::PlaneReady(uint32_t plane, uint32_t srcRank)
     {
         return;
     }
+    NS_LOG_LOGIC("rank " << srcRank << " ready again on plane " << plane);
     it->second->blocked = false;
     Pump(it->second.get());
 }
@@ -414,6 +425,8 @@ GpuTransport::Complete(Message* m)
     }
     m_txBytes[m->src] += m->bytes;
     ++m_completed;
+    NS_LOG_LOGIC("message " << m->id << " " << m->src << "->" << m->dst << " complete after "
+                            << (now - m->submitted).As(Time::US));
     m_receivedTrace(m->id, m->src, m->dst, m->bytes, now - m->submitted);
     WriteFlow(m, now);
     DoneCallback senderDone = m->senderDone;
@@ -484,6 +497,8 @@ GpuTransport::DeliverRemote(uint32_t plane,
     }
     const uint64_t bytes = rx.bytes;
     m_remoteRx.erase(tag.messageId);
+    NS_LOG_LOGIC("remote message " << tag.messageId << " " << srcRank << "->" << dstRank
+                                   << " complete; acknowledged to its process");
     // The submission time stays with the sender: the duration is unknown here (-1 ns).
     m_receivedTrace(tag.messageId, srcRank, dstRank, bytes, NanoSeconds(-1));
     Notify(GetSystemOf(srcRank), 0, tag.messageId, Simulator::Now().GetNanoSeconds());
@@ -496,6 +511,7 @@ GpuTransport::DeliverRemote(uint32_t plane,
 void
 GpuTransport::Acknowledged(uint64_t messageId, uint64_t endNs)
 {
+    NS_LOG_FUNCTION(this << messageId << endNs);
     auto it = m_messages.find(messageId);
     NS_ABORT_MSG_IF(it == m_messages.end(),
                     "GpuTransport: acknowledgement of unknown message " << messageId);
@@ -518,6 +534,7 @@ GpuTransport::Acknowledged(uint64_t messageId, uint64_t endNs)
 uint8_t
 GpuTransport::AddClient(NotifiedCallback notified, ReceivedCallback received)
 {
+    NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(m_clients.size() > 255, "GpuTransport: too many notification clients");
     m_clients.push_back(Client{notified, received});
     return static_cast<uint8_t>(m_clients.size() - 1);
@@ -571,6 +588,7 @@ GpuTransport::ReceiveRemote(Ptr<Packet> packet)
 void
 GpuTransport::SetDistributed(uint32_t nSystems, RemoteSender sender)
 {
+    NS_LOG_FUNCTION(this << nSystems);
     NS_ABORT_MSG_IF(nSystems == 0, "GpuTransport::SetDistributed: no process");
     m_nSystems = nSystems;
     m_idStride = nSystems;
@@ -581,6 +599,7 @@ GpuTransport::SetDistributed(uint32_t nSystems, RemoteSender sender)
 void
 GpuTransport::SetRankSystems(const std::vector<uint32_t>& systemOfRank)
 {
+    NS_LOG_FUNCTION(this << systemOfRank.size());
     m_systemOfRank = systemOfRank;
 }
 
@@ -650,6 +669,7 @@ GpuTransport::GetMessagesInFlight() const
 void
 GpuTransport::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     for (auto& p : m_planes)
     {
         p->SetDeliverCallback(TransportPlane::DeliverCallback());

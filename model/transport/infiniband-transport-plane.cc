@@ -48,6 +48,7 @@ InfinibandTransportPlane::InfinibandTransportPlane()
       m_burstPackets(std::numeric_limits<uint32_t>::max()),
       m_burstRoom(std::numeric_limits<uint64_t>::max())
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
@@ -63,6 +64,7 @@ InfinibandTransportPlane::NotifyConstructionCompleted()
 void
 InfinibandTransportPlane::AddRank(uint32_t rank, Ptr<InfinibandNetDevice> hca)
 {
+    NS_LOG_FUNCTION(this << rank << hca);
     NS_ABORT_MSG_IF(!hca, "InfinibandTransportPlane::AddRank: null HCA for rank " << rank);
     NS_ABORT_MSG_IF(HasRank(rank), "InfinibandTransportPlane: rank " << rank << " added twice");
     NS_ABORT_MSG_IF(hca->GetLid() == 0,
@@ -182,6 +184,7 @@ InfinibandTransportPlane::Inject(uint32_t srcRank,
     const RankEntry& src = m_ranks[srcRank];
     if (!src.device->SendPacket(p, m_ranks[dstRank].lid, m_sl, m_qp))
     {
+        NS_LOG_LOGIC("rank " << srcRank << ": HCA refused the packet to rank " << dstRank);
         return false;
     }
     // Ranks sharing the HCA: the next wake-up starts after the one that got in.
@@ -201,6 +204,7 @@ InfinibandTransportPlane::DeviceReady(Ptr<InfinibandNetDevice> device)
     const DeviceRanks& d = it->second;
     const auto n = static_cast<uint32_t>(d.ranks.size());
     const uint32_t first = d.next;
+    NS_LOG_LOGIC(n << " ranks of the HCA ready, from rank " << d.ranks[first]);
     for (uint32_t i = 0; i < n; ++i)
     {
         NotifyTxReady(d.ranks[(first + i) % n]);
@@ -221,6 +225,7 @@ InfinibandTransportPlane::Receive(uint16_t slid, Ptr<Packet> packet)
 void
 InfinibandTransportPlane::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     for (auto& r : m_ranks)
     {
         if (r.device)

@@ -74,6 +74,7 @@ NvLinkTransportPlane::NvLinkTransportPlane()
       m_nextOpId(0),
       m_nextGroup(0)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
@@ -214,12 +215,19 @@ NvLinkTransportPlane::Inject(uint32_t srcRank,
     const RankEntry& src = m_ranks[srcRank];
     Ptr<Packet> p = Create<Packet>(payloadBytes);
     AddTransportTags(p, srcRank, dstRank, tag);
-    return src.gpu->SendPacket(m_ranks[dstRank].gpuId, p, m_protocol);
+    const bool accepted = src.gpu->SendPacket(m_ranks[dstRank].gpuId, p, m_protocol);
+    if (!accepted)
+    {
+        NS_LOG_LOGIC("rank " << srcRank << ": GPU busy, packet to rank " << dstRank << " refused");
+    }
+    return accepted;
 }
 
 void
 NvLinkTransportPlane::GpuReady(uint32_t domain, uint32_t gpuId)
 {
+    NS_LOG_LOGIC("rank " << m_domains[domain].rankOfGpu[gpuId] << " ready: GPU " << gpuId
+                         << " of domain " << domain << " takes packets again");
     NotifyTxReady(m_domains[domain].rankOfGpu[gpuId]);
 }
 
@@ -314,6 +322,8 @@ NvLinkTransportPlane::GroupFor(uint32_t domain, std::vector<uint32_t> gpuIds)
         return it->second;
     }
     const uint32_t group = m_nvlsGroupBase + m_nextGroup++;
+    NS_LOG_LOGIC("NVLS group " << group << " of " << gpuIds.size() << " GPUs registered on "
+                               << d.switches.size() << " switches of domain " << domain);
     for (const auto& sw : d.switches)
     {
         sw->RegisterNvlsGroup(group, gpuIds);
@@ -328,6 +338,7 @@ NvLinkTransportPlane::StartInSwitchAllReduce(const std::vector<uint32_t>& ranks,
                                              uint64_t bytes,
                                              Callback<void, uint32_t> rankDone)
 {
+    NS_LOG_FUNCTION(this << ranks.size() << bytes);
     NS_ABORT_MSG_IF(!CanReduceInSwitch(ranks),
                     "NvLinkTransportPlane: in-switch allreduce over ranks outside one NVLS-"
                     "capable NVLink domain");
@@ -423,6 +434,8 @@ NvLinkTransportPlane::ChunkDone(uint64_t opId, uint32_t member)
     }
     const uint32_t rank = op.ranks[member];
     Callback<void, uint32_t> done = op.rankDone;
+    NS_LOG_LOGIC("NVLS allreduce " << opId << ": rank " << rank << " has all " << op.chunks
+                                   << " chunks");
     if (++op.membersDone == op.ranks.size())
     {
         m_groups[op.group].inFlight--;
@@ -440,6 +453,7 @@ NvLinkTransportPlane::GetNvlsInFlight() const
 void
 NvLinkTransportPlane::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     for (auto& r : m_ranks)
     {
         if (r.gpu)

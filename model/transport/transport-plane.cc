@@ -58,6 +58,7 @@ TransportPlane::GetTypeId()
 TransportPlane::TransportPlane()
     : m_name("generic")
 {
+    NS_LOG_FUNCTION(this);
 }
 
 uint32_t
@@ -75,6 +76,7 @@ TransportPlane::GetPlaneName() const
 void
 TransportPlane::SetPlaneName(const std::string& name)
 {
+    NS_LOG_FUNCTION(this << name);
     m_name = name;
 }
 
@@ -99,6 +101,7 @@ TransportPlane::SetTxReadyCallback(TxReadyCallback cb)
 void
 TransportPlane::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_deliver = DeliverCallback();
     m_txReady = TxReadyCallback();
     Object::DoDispose();
