@@ -6,7 +6,6 @@
 #include "ns3/boolean.h"
 #include "ns3/infiniband-headers.h"
 #include "ns3/infiniband-link-preset.h"
-#include "ns3/infiniband-net-device.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/string.h"
@@ -336,7 +335,7 @@ InfinibandSwitch::SelectOutputVc(Ptr<const Packet> packet,
         {
             InfinibandBth bth;
             p->RemoveHeader(bth);
-            if (!bth.GetFecn() && bth.GetOpcode() != InfinibandNetDevice::OPCODE_CNP)
+            if (!bth.GetFecn() && bth.GetOpcode() != InfinibandBth::CNP)
             {
                 bth.SetFecn(true);
                 m_fecnMarked++;
