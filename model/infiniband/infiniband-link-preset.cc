@@ -110,6 +110,7 @@ InfinibandLinkSpeedNames()
 std::string
 InfinibandFindLinkPreset(const std::string& name, InfinibandLinkPreset& preset)
 {
+    NS_LOG_FUNCTION(name);
     // Split into letters-and-digits tokens; one is the speed, an optional one
     // "<n>X" the width.  "EDR1X" and "1XEDR" are split at the speed name.
     std::string s = Upper(name);

@@ -239,6 +239,7 @@ InfinibandNetDevice::SendMessage(uint16_t dlid,
                                  uint64_t bytes,
                                  SendCompleteCallback done)
 {
+    NS_LOG_FUNCTION(this << dlid << +sl << destQp << bytes);
     NS_ABORT_MSG_IF(sl >= NUM_SLS, "SendMessage: SL " << +sl << " > 15");
     NS_ABORT_MSG_IF(bytes == 0, "SendMessage: empty message");
     NS_ABORT_MSG_IF(GetLid() == 0, "SendMessage on a port without LID (run the subnet manager)");
@@ -252,6 +253,7 @@ InfinibandNetDevice::SendMessage(uint16_t dlid,
 void
 InfinibandNetDevice::SetMessageReceivedCallback(MessageReceivedCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_messageRx = cb;
 }
 
@@ -375,12 +377,14 @@ InfinibandNetDevice::SendPacket(Ptr<Packet> payload, uint16_t dlid, uint8_t sl, 
 void
 InfinibandNetDevice::SetPacketTxReadyCallback(PacketTxReadyCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_packetTxReady = cb;
 }
 
 void
 InfinibandNetDevice::SetPacketReceivedCallback(uint32_t qp, PacketReceivedCallback cb)
 {
+    NS_LOG_FUNCTION(this << qp);
     auto it = std::find_if(m_packetQps.begin(), m_packetQps.end(), [qp](const auto& e) {
         return e.first == qp;
     });
@@ -552,6 +556,7 @@ InfinibandNetDevice::ReceiveFromLink(Ptr<NetDevice> device,
 void
 InfinibandNetDevice::SetIpoibTable(Ptr<InfinibandIpoibTable> table)
 {
+    NS_LOG_FUNCTION(this << table);
     m_ipoib = table;
 }
 
@@ -626,12 +631,14 @@ InfinibandNetDevice::IsPointToPoint() const
 void
 InfinibandNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_userRx = cb;
 }
 
 void
 InfinibandNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_userPromisc = cb;
 }
 

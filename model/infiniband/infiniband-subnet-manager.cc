@@ -124,6 +124,7 @@ InfinibandSubnetManager::InfinibandSubnetManager()
 void
 InfinibandSubnetManager::SetTopology(const InfinibandTopology& topology)
 {
+    NS_LOG_FUNCTION(this << topology.GetNNodes());
     m_topo = topology;
     m_routed = false;
 }
@@ -137,6 +138,7 @@ InfinibandSubnetManager::GetTopology() const
 void
 InfinibandSubnetManager::SetRootSwitches(const std::vector<uint32_t>& roots)
 {
+    NS_LOG_FUNCTION(this << roots.size());
     m_roots = roots;
 }
 
@@ -177,6 +179,7 @@ InfinibandSubnetManager::GetRoutingEngineName() const
 void
 InfinibandSubnetManager::Route()
 {
+    NS_LOG_FUNCTION(this);
     const std::string error = TryRoute();
     NS_ABORT_MSG_IF(!error.empty(), "InfinibandSubnetManager: " << error);
 }
@@ -305,6 +308,7 @@ InfinibandSubnetManager::TryRoute()
 std::string
 InfinibandSubnetManager::AssignLids()
 {
+    NS_LOG_FUNCTION(this);
     m_lidOf.assign(m_topo.GetNNodes(), {});
     m_lidOwner.assign(1, {0, 0}); // LID 0 is reserved
     m_hcaDests.clear();
@@ -357,6 +361,8 @@ InfinibandSubnetManager::AssignLids()
         m_switchDests.push_back(InfinibandRouteDestination{lid, s, s, 0});
     }
     m_maxLid = static_cast<uint16_t>(next - 1);
+    NS_LOG_LOGIC(m_hcaDests.size() << " HCA ports and " << m_switchDests.size()
+                                   << " switches take LIDs " << m_baseLid << ".." << m_maxLid);
     return "";
 }
 
@@ -395,6 +401,7 @@ InfinibandSubnetManager::RouteSwitchLids(InfinibandRoutingContext& ctx)
 std::string
 InfinibandSubnetManager::CheckCreditLoops()
 {
+    NS_LOG_FUNCTION(this);
     const auto& links = m_topo.GetLinks();
     auto linkId = [&](uint32_t node, uint32_t port) -> size_t {
         const int64_t l = m_topo.GetNode(node).linkOfPort[port];
@@ -455,6 +462,8 @@ InfinibandSubnetManager::CheckCreditLoops()
         }
     }
     m_dependencies = boost::num_edges(cdg);
+    NS_LOG_LOGIC(m_dependencies << " channel dependencies between " << boost::num_vertices(cdg)
+                                << " directed links");
 
     std::vector<size_t> parent(boost::num_vertices(cdg));
     std::vector<size_t> cycle;
@@ -600,6 +609,7 @@ InfinibandSubnetManager::TracePath(uint32_t srcHca,
                                    uint16_t dlid,
                                    std::vector<InfinibandDirectedLink>& path) const
 {
+    NS_LOG_FUNCTION(this << srcHca << srcPort << dlid);
     path.clear();
     if (!m_routed)
     {

@@ -32,11 +32,12 @@ struct InfinibandDirectedLink
  * LIDs: from BaseLid, first every HCA port (node order, then port order),
  * then every switch (one LID, port 0), i.e. a deterministic order.
  *
- * Engines (OpenSM `man opensm`): "minhop" (shortest paths; among equal-cost
- * ports the one with the fewest routes so far), "updn" (up-then-down routes
- * from root switches ranked by BFS distance; never down then up), "ftree"
- * (fat tree: levels from the leaves, destinations spread over up and down
- * ports in LID order).  After routing, the channel dependency graph of the
+ * Engines (OpenSM `man opensm`), each an InfinibandRoutingEngine in its own file,
+ * chosen by RoutingEngine (parsed once into InfinibandRoutingEngineType): "minhop"
+ * (shortest paths; among equal-cost ports the one with the fewest routes so far),
+ * "updn" (up-then-down routes from root switches ranked by BFS distance; never down
+ * then up), "ftree" (fat tree: levels from the leaves, destinations spread over up
+ * and down ports in LID order).  After routing, the channel dependency graph of the
  * HCA-to-HCA routes is checked for a cycle (credit loop); Route() refuses
  * such a routing unless AllowCreditLoops is true.  Switch LIDs take min-hop
  * routes without counting towards balance: they only receive VL15 management
