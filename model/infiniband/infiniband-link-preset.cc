@@ -260,6 +260,19 @@ InfinibandValidateSlToVl(const std::vector<uint8_t>& slToVl, uint32_t dataVls)
     return "";
 }
 
+std::vector<uint8_t>
+InfinibandParseSlToVl(const std::string& text)
+{
+    std::vector<uint8_t> table;
+    std::istringstream is(text);
+    std::string item;
+    while (std::getline(is, item, ','))
+    {
+        table.push_back(static_cast<uint8_t>(std::stoul(item)));
+    }
+    return table;
+}
+
 uint8_t
 InfinibandMtuCode(uint32_t mtuBytes)
 {

@@ -222,13 +222,7 @@ InfinibandPort::SetSlToVlString(std::string text)
 {
     NS_LOG_FUNCTION(this << text);
     m_slToVlText = text;
-    m_slToVl.clear();
-    std::istringstream is(text);
-    std::string item;
-    while (std::getline(is, item, ','))
-    {
-        m_slToVl.push_back(static_cast<uint8_t>(std::stoul(item)));
-    }
+    m_slToVl = InfinibandParseSlToVl(text);
 }
 
 std::string

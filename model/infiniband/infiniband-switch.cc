@@ -252,13 +252,7 @@ InfinibandSwitch::SetDefaultSlToVl(std::string text)
 {
     NS_LOG_FUNCTION(this << text);
     m_defaultSlToVl = text;
-    m_defaultTable.clear();
-    std::istringstream is(text);
-    std::string item;
-    while (std::getline(is, item, ','))
-    {
-        m_defaultTable.push_back(static_cast<uint8_t>(std::stoul(item)));
-    }
+    m_defaultTable = InfinibandParseSlToVl(text);
 }
 
 std::string
