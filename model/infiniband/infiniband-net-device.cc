@@ -5,7 +5,6 @@
 
 #include "ns3/boolean.h"
 #include "ns3/infiniband-a10-congestion-control.h"
-#include "ns3/infiniband-link-preset.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"

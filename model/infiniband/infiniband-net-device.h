@@ -1,6 +1,11 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+// The HCA: queue pairs, RC send and reassembly, IPoIB, and the congestion-control
+// strategy it calls.  It is a subclass of InfinibandPort (the link level a switch port
+// needs) rather than an object aggregated to the port, so that InfinibandNetDevice
+// stays the class users, helpers, transports and tests install, cast to and configure
+// with the attributes they always used, and SendPacket stays one call on the hot path.
 #ifndef AI_FABRIC_INFINIBAND_NET_DEVICE_H
 #define AI_FABRIC_INFINIBAND_NET_DEVICE_H
 
