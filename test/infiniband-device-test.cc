@@ -7,6 +7,7 @@
 #include "ns3/boolean.h"
 #include "ns3/bulk-send-helper.h"
 #include "ns3/config.h"
+#include "ns3/credit-link-channel.h"
 #include "ns3/credit-link-conservation.h"
 #include "ns3/credit-link-watchdog.h"
 #include "ns3/double.h"
@@ -737,4 +738,73 @@ TEST_F(InfinibandDeviceTest, CcEnabledPicksTheDefaultStrategy)
         EXPECT_EQ(hca->GetCongestionControl()->GetName(), enabled ? "none" : "a10");
         Simulator::Destroy();
     }
+}
+
+// A switch needs only the link level of its ports: one built of bare InfinibandPorts
+// (no HCA half) forwards an RC SEND as one of InfinibandNetDevices does.  One 1000 B
+// packet (1026 wire bytes, 80 ns at 102.6 Gb/s), two 100 ns cables, one cut-through
+// switch (LRH in after 1 ns, 130 ns latency): 80 + 1 + 130 + 2 x 100 = 411 ns, exact, in
+// both builds.
+TEST_F(InfinibandDeviceTest, SwitchOfBarePortsForwardsLikeHelperBuiltOne)
+{
+    auto configure = [](Ptr<InfinibandPort> port) {
+        port->SetAttribute("Preset", StringValue(""));
+        port->SetAttribute("DataRate", DataRateValue(DataRate("102.6Gbps")));
+        // Set after construction, which applied the default NDR preset's line coding.
+        port->SetAttribute("EncodingEfficiency", DoubleValue(1.0));
+        port->SetAttribute("FlowControlFrameBytes",
+                           UintegerValue(InfinibandFlowControlPacket::SIZE_BYTES));
+        port->SetAttribute("CreditUnitBytes", UintegerValue(64));
+    };
+    auto oneMessage = [](Ptr<InfinibandNetDevice> src, Ptr<InfinibandNetDevice> dst) {
+        Completion c;
+        dst->SetMessageReceivedCallback(MakeCallback(&Completion::Rx, &c));
+        const uint16_t dlid = dst->GetLid();
+        Simulator::Schedule(MicroSeconds(1), [src, dlid]() { src->SendMessage(dlid, 0, 1, 1000); });
+        Simulator::Run();
+        Simulator::Destroy();
+        EXPECT_EQ(c.bytes, std::vector<uint64_t>{1000});
+        return c.done.empty() ? -1 : (c.done[0] - MicroSeconds(1)).GetNanoSeconds();
+    };
+
+    // By hand: HCA devices on the hosts, bare ports on the switch.
+    NodeContainer hosts;
+    hosts.Create(2);
+    Ptr<Node> switchNode = CreateObject<Node>();
+    auto sw = CreateObject<InfinibandSwitch>();
+    sw->SetAttribute("PortToPortLatency", TimeValue(NanoSeconds(130)));
+    switchNode->AggregateObject(sw);
+    std::vector<Ptr<InfinibandNetDevice>> hcas;
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        auto channel = CreateObject<CreditLinkChannel>();
+        channel->SetAttribute("Delay", TimeValue(NanoSeconds(100)));
+        auto hca = CreateObject<InfinibandNetDevice>();
+        auto port = CreateObject<InfinibandPort>();
+        configure(hca);
+        configure(port);
+        hosts.Get(h)->AddDevice(hca);
+        switchNode->AddDevice(port);
+        sw->AddIbPort(port, h + 1);
+        hca->Attach(channel);
+        port->Attach(channel);
+        hca->SetLid(static_cast<uint16_t>(h + 1));
+        hcas.push_back(hca);
+    }
+    sw->SetForwardingTable({InfinibandSubnetManager::LFT_UNREACHABLE, 1, 2});
+    ASSERT_EQ(hcas[0]->Validate(), "");
+    EXPECT_EQ(oneMessage(hcas[0], hcas[1]), 80 + 1 + 130 + 2 * 100);
+
+    // The helper, every port an InfinibandNetDevice.
+    InfinibandTopology t;
+    const uint32_t s0 = t.AddSwitch("s0", 2);
+    t.Connect(t.AddHca("h0"), 1, s0, 1);
+    t.Connect(t.AddHca("h1"), 1, s0, 2);
+    InfinibandHelper ib;
+    ib.SetDeviceAttribute("Preset", StringValue(""));
+    ib.SetDeviceAttribute("DataRate", DataRateValue(DataRate("102.6Gbps")));
+    ib.SetChannelAttribute("Delay", TimeValue(NanoSeconds(100)));
+    ib.SetSwitchAttribute("PortToPortLatency", TimeValue(NanoSeconds(130)));
+    InfinibandFabric f = ib.Build(t);
+    EXPECT_EQ(oneMessage(f.GetHostDevice(0), f.GetHostDevice(1)), 80 + 1 + 130 + 2 * 100);
 }
