@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/log.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -115,6 +116,19 @@ InfinibandRoutingContext::Unreachable(uint32_t sw, const InfinibandRouteDestinat
     return topology.Describe(d.node) + " (LID " + std::to_string(d.lid) + ") is unreachable from " +
            topology.Describe(sw) + " with routing engine " + engineName +
            ": the fabric is disconnected";
+}
+
+std::vector<uint32_t>
+InfinibandRoutingContext::LeafSwitches() const
+{
+    std::vector<uint32_t> leaves;
+    for (const auto& d : hcaDests)
+    {
+        leaves.push_back(swIndex[d.attachSwitch]);
+    }
+    std::sort(leaves.begin(), leaves.end());
+    leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+    return leaves;
 }
 
 std::vector<std::pair<uint8_t, uint32_t>>

@@ -71,6 +71,8 @@ struct InfinibandRoutingContext
                   const std::vector<uint8_t>& group);
     /// Why \p d cannot be reached from switch node \p sw.
     std::string Unreachable(uint32_t sw, const InfinibandRouteDestination& d) const;
+    /// Vertices of the switches HCAs hang off, ascending.
+    std::vector<uint32_t> LeafSwitches() const;
     /// Ports of switch node \p sw towards switches, with the peer's vertex.
     std::vector<std::pair<uint8_t, uint32_t>> SwitchNeighbours(uint32_t sw) const;
 };

@@ -35,13 +35,7 @@ InfinibandFatTreeRouting::Route(InfinibandRoutingContext& ctx)
 {
     NS_LOG_FUNCTION(this << ctx.hcaDests.size());
     const uint32_t nsw = static_cast<uint32_t>(ctx.swNode.size());
-    std::vector<uint32_t> leaves;
-    for (const auto& d : ctx.hcaDests)
-    {
-        leaves.push_back(ctx.swIndex[d.attachSwitch]);
-    }
-    std::sort(leaves.begin(), leaves.end());
-    leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+    const std::vector<uint32_t> leaves = ctx.LeafSwitches();
     if (leaves.empty())
     {
         return "ftree: no HCA is attached to a switch";

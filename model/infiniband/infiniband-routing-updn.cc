@@ -39,14 +39,8 @@ InfinibandUpDownRouting::Route(InfinibandRoutingContext& ctx)
     if (ctx.roots.empty())
     {
         // Default: switches farthest from the HCA-attached ones (fat-tree spines).
-        std::vector<uint32_t> leaves;
-        for (const auto& d : ctx.hcaDests)
-        {
-            leaves.push_back(ctx.swIndex[d.attachSwitch]);
-        }
-        std::sort(leaves.begin(), leaves.end());
-        leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
-        auto fromLeaves = InfinibandBfsHops(InfinibandAdjacentSwitches(ctx.hops), leaves);
+        auto fromLeaves =
+            InfinibandBfsHops(InfinibandAdjacentSwitches(ctx.hops), ctx.LeafSwitches());
         uint32_t far = 0;
         for (auto x : fromLeaves)
         {
