@@ -7,16 +7,19 @@
 #include "ns3/boolean.h"
 #include "ns3/bulk-send-helper.h"
 #include "ns3/config.h"
+#include "ns3/credit-link-channel.h"
 #include "ns3/credit-link-conservation.h"
 #include "ns3/credit-link-watchdog.h"
 #include "ns3/double.h"
 #include "ns3/inet-socket-address.h"
+#include "ns3/infiniband-a10-congestion-control.h"
 #include "ns3/infiniband-helper.h"
 #include "ns3/infiniband-link-preset.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
 #include "ns3/packet-sink-helper.h"
 #include "ns3/packet-sink.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/udp-client-server-helper.h"
@@ -606,4 +609,202 @@ TEST_F(InfinibandDeviceTest, CongestionControlProtectsVictimFlow)
     EXPECT_LT(victimTime[true].GetSeconds(), 0.8 * victimTime[false].GetSeconds())
         << "victim " << victimTime[false].GetMicroSeconds() << " us without CC, "
         << victimTime[true].GetMicroSeconds() << " us with CC";
+}
+
+namespace
+{
+
+struct StrategyRun
+{
+    double senderRateBps{0}; //!< payload rate of host 1 over its last 512 packets
+    double bottleneckBps{0}; //!< payload rate of the switch -> host 0 link, alone
+    std::string strategy;    //!< TypeId the HCA runs
+    uint64_t fecnAtSink{0};
+    uint64_t cnpsFromSink{0};
+    uint64_t becnAtSender{0};
+    uint32_t senderCcti{0}; //!< towards host 0, at the end
+    uint32_t tracedCcti{0}; //!< largest the HCA's Ccti trace reported
+};
+
+// Hosts 1 and 2 each send 4 MiB (1024 MTU packets) to host 0 over one HDR switch
+// marking FECN above 4 KiB waiting; every HCA is given \p cc and CcEnabled \p ccEnabled.
+StrategyRun
+IncastUnder(Ptr<InfinibandCongestionControl> cc, bool ccEnabled)
+{
+    InfinibandTopology t;
+    const uint32_t sw = t.AddSwitch("s0", 4);
+    for (uint32_t h = 0; h < 3; ++h)
+    {
+        t.Connect(t.AddHca("h" + std::to_string(h)), 1, sw, h + 1);
+    }
+    InfinibandHelper ib;
+    ib.SetDeviceAttribute("Preset", StringValue("HDR"));
+    ib.SetDeviceAttribute("CcEnabled", BooleanValue(ccEnabled));
+    ib.SetDeviceAttribute("CongestionControl", PointerValue(cc));
+    ib.SetSwitchAttribute("CcEnabled", BooleanValue(true));
+    ib.SetSwitchAttribute("CcThresholdBytes", UintegerValue(4096));
+    InfinibandFabric f = ib.Build(t);
+    std::vector<Time> txEnd;
+    f.GetHostDevice(1)->TraceConnectWithoutContext(
+        "TxEnd",
+        MakeCallback(+[](std::vector<Time>* v, Ptr<const Packet>, uint32_t) {
+            v->push_back(Simulator::Now());
+        }).Bind(&txEnd));
+    StrategyRun r;
+    f.GetHostDevice(1)->TraceConnectWithoutContext(
+        "Ccti",
+        MakeCallback(+[](uint32_t* m, uint16_t, uint32_t c) {
+            *m = std::max(*m, c);
+        }).Bind(&r.tracedCcti));
+    const uint64_t bytes = 1024 * 4096;
+    for (uint32_t h = 1; h <= 2; ++h)
+    {
+        f.GetHostDevice(h)->SendMessage(f.hostLids[0], 0, 1, bytes);
+    }
+    // Both messages take at most 1024 x 1 us; stop before any 1 s CCTI timer.
+    Simulator::Stop(MilliSeconds(10));
+    Simulator::Run();
+    EXPECT_EQ(txEnd.size(), 1024u);
+    if (txEnd.size() == 1024)
+    {
+        r.senderRateBps = 511 * 4096.0 * 8 / (txEnd[1023] - txEnd[512]).GetSeconds();
+    }
+    r.bottleneckBps = InfinibandGetLinkPreset("HDR").GetDataRateBps() * 4096.0 / RcWireBytes(4096);
+    r.strategy = f.GetHostDevice(1)->GetCongestionControl()->GetInstanceTypeId().GetName();
+    r.fecnAtSink = f.GetHostDevice(0)->GetIbCounters().fecnReceived;
+    r.cnpsFromSink = f.GetHostDevice(0)->GetIbCounters().cnpSent;
+    r.becnAtSender = f.GetHostDevice(1)->GetIbCounters().becnReceived;
+    r.senderCcti = f.GetHostDevice(1)->GetCcti(f.hostLids[0]);
+    Simulator::Destroy();
+    return r;
+}
+
+} // namespace
+
+// Congestion control is the HCA's CongestionControl strategy; a given object wins over
+// the CcEnabled shorthand.  Two senders, one congested switch port, the switch marking
+// FECN in both runs:
+//  - InfinibandNoCongestionControl (with CcEnabled true): no CNP is returned, and the
+//    senders share the bottleneck: each sends at half of HDR's payload rate,
+//    200 Gb/s x 4096 / 4122 / 2 = 99.37 Gb/s (tolerance 0.2 %: credit returns pace it;
+//    measured within 0.001 %).
+//  - InfinibandA10CongestionControl pinned at CCTI 50 by the first BECN (CctiIncrease =
+//    CctiLimit = 50, CctiTimer 1 s so no recovery within the run), with CcEnabled false:
+//    CCT entry 50 x IpdStep 20 ns = 1 us between packets, 4096 B / 1 us = 32.768 Gb/s
+//    (tolerance 0.1 %: injection events are exact).
+TEST_F(InfinibandDeviceTest, CongestionControlStrategyIsSelectedByPointer)
+{
+    const StrategyRun none = IncastUnder(CreateObject<InfinibandNoCongestionControl>(), true);
+    EXPECT_EQ(none.strategy, "ns3::InfinibandNoCongestionControl");
+    EXPECT_GT(none.fecnAtSink, 0u);
+    EXPECT_EQ(none.cnpsFromSink, 0u);
+    EXPECT_EQ(none.becnAtSender, 0u);
+    EXPECT_EQ(none.senderCcti, 0u);
+    EXPECT_EQ(none.tracedCcti, 0u);
+    EXPECT_NEAR(none.senderRateBps / (none.bottleneckBps / 2), 1.0, 0.002) << none.senderRateBps;
+
+    auto a10 = CreateObject<InfinibandA10CongestionControl>();
+    a10->SetAttribute("CctiIncrease", UintegerValue(50));
+    a10->SetAttribute("CctiLimit", UintegerValue(50));
+    a10->SetAttribute("CctiTimer", TimeValue(Seconds(1)));
+    const StrategyRun pinned = IncastUnder(a10, false);
+    EXPECT_EQ(pinned.strategy, "ns3::InfinibandA10CongestionControl");
+    EXPECT_GT(pinned.cnpsFromSink, 0u);
+    EXPECT_GT(pinned.becnAtSender, 0u);
+    EXPECT_EQ(pinned.senderCcti, 50u);
+    EXPECT_EQ(pinned.tracedCcti, 50u);
+    EXPECT_NEAR(pinned.senderRateBps / 32.768e9, 1.0, 0.001) << pinned.senderRateBps;
+    // The HCAs ran forks: the prototype itself never saw a BECN.
+    EXPECT_EQ(a10->GetCcti(1), 0u);
+}
+
+// CcEnabled alone (no CongestionControl given) picks the strategy: A10 or none.
+TEST_F(InfinibandDeviceTest, CcEnabledPicksTheDefaultStrategy)
+{
+    for (bool enabled : {false, true})
+    {
+        InfinibandHelper ib;
+        ib.SetDeviceAttribute("CcEnabled", BooleanValue(enabled));
+        InfinibandFabric f = ib.Build(Line());
+        Ptr<InfinibandNetDevice> hca = f.GetHostDevice(0);
+        EXPECT_EQ(hca->GetCongestionControl()->GetInstanceTypeId().GetName(),
+                  enabled ? "ns3::InfinibandA10CongestionControl"
+                          : "ns3::InfinibandNoCongestionControl");
+        PointerValue attribute;
+        hca->GetAttribute("CongestionControl", attribute);
+        EXPECT_EQ(attribute.Get<InfinibandCongestionControl>(), hca->GetCongestionControl());
+        // Switched after construction, the strategy follows.
+        hca->SetAttribute("CcEnabled", BooleanValue(!enabled));
+        EXPECT_EQ(hca->GetCongestionControl()->GetName(), enabled ? "none" : "a10");
+        Simulator::Destroy();
+    }
+}
+
+// A switch needs only the link level of its ports: one built of bare InfinibandPorts
+// (no HCA half) forwards an RC SEND as one of InfinibandNetDevices does.  One 1000 B
+// packet (1026 wire bytes, 80 ns at 102.6 Gb/s), two 100 ns cables, one cut-through
+// switch (LRH in after 1 ns, 130 ns latency): 80 + 1 + 130 + 2 x 100 = 411 ns, exact, in
+// both builds.
+TEST_F(InfinibandDeviceTest, SwitchOfBarePortsForwardsLikeHelperBuiltOne)
+{
+    auto configure = [](Ptr<InfinibandPort> port) {
+        port->SetAttribute("Preset", StringValue(""));
+        port->SetAttribute("DataRate", DataRateValue(DataRate("102.6Gbps")));
+        // Set after construction, which applied the default NDR preset's line coding.
+        port->SetAttribute("EncodingEfficiency", DoubleValue(1.0));
+        port->SetAttribute("FlowControlFrameBytes",
+                           UintegerValue(InfinibandFlowControlPacket::SIZE_BYTES));
+        port->SetAttribute("CreditUnitBytes", UintegerValue(64));
+    };
+    auto oneMessage = [](Ptr<InfinibandNetDevice> src, Ptr<InfinibandNetDevice> dst) {
+        Completion c;
+        dst->SetMessageReceivedCallback(MakeCallback(&Completion::Rx, &c));
+        const uint16_t dlid = dst->GetLid();
+        Simulator::Schedule(MicroSeconds(1), [src, dlid]() { src->SendMessage(dlid, 0, 1, 1000); });
+        Simulator::Run();
+        Simulator::Destroy();
+        EXPECT_EQ(c.bytes, std::vector<uint64_t>{1000});
+        return c.done.empty() ? -1 : (c.done[0] - MicroSeconds(1)).GetNanoSeconds();
+    };
+
+    // By hand: HCA devices on the hosts, bare ports on the switch.
+    NodeContainer hosts;
+    hosts.Create(2);
+    Ptr<Node> switchNode = CreateObject<Node>();
+    auto sw = CreateObject<InfinibandSwitch>();
+    sw->SetAttribute("PortToPortLatency", TimeValue(NanoSeconds(130)));
+    switchNode->AggregateObject(sw);
+    std::vector<Ptr<InfinibandNetDevice>> hcas;
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        auto channel = CreateObject<CreditLinkChannel>();
+        channel->SetAttribute("Delay", TimeValue(NanoSeconds(100)));
+        auto hca = CreateObject<InfinibandNetDevice>();
+        auto port = CreateObject<InfinibandPort>();
+        configure(hca);
+        configure(port);
+        hosts.Get(h)->AddDevice(hca);
+        switchNode->AddDevice(port);
+        sw->AddIbPort(port, h + 1);
+        hca->Attach(channel);
+        port->Attach(channel);
+        hca->SetLid(static_cast<uint16_t>(h + 1));
+        hcas.push_back(hca);
+    }
+    sw->SetForwardingTable({InfinibandSubnetManager::LFT_UNREACHABLE, 1, 2});
+    ASSERT_EQ(hcas[0]->Validate(), "");
+    EXPECT_EQ(oneMessage(hcas[0], hcas[1]), 80 + 1 + 130 + 2 * 100);
+
+    // The helper, every port an InfinibandNetDevice.
+    InfinibandTopology t;
+    const uint32_t s0 = t.AddSwitch("s0", 2);
+    t.Connect(t.AddHca("h0"), 1, s0, 1);
+    t.Connect(t.AddHca("h1"), 1, s0, 2);
+    InfinibandHelper ib;
+    ib.SetDeviceAttribute("Preset", StringValue(""));
+    ib.SetDeviceAttribute("DataRate", DataRateValue(DataRate("102.6Gbps")));
+    ib.SetChannelAttribute("Delay", TimeValue(NanoSeconds(100)));
+    ib.SetSwitchAttribute("PortToPortLatency", TimeValue(NanoSeconds(130)));
+    InfinibandFabric f = ib.Build(t);
+    EXPECT_EQ(oneMessage(f.GetHostDevice(0), f.GetHostDevice(1)), 80 + 1 + 130 + 2 * 100);
 }

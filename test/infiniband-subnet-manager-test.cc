@@ -334,3 +334,44 @@ TEST(InfinibandSubnetManager, RejectsDisconnectedHostsAndBadEngines)
     uint32_t a = t.AddSwitch("a", 2);
     EXPECT_NE(t.TryConnect(a, 3, a, 1).find("no port 3"), std::string::npos);
 }
+
+// The RoutingEngine attribute is parsed once into InfinibandRoutingEngineType; every
+// OpenSM name round-trips, each type creates its own engine class, and an unknown name
+// (also a wrongly cased one) is refused by TryRoute naming the valid engines.
+TEST(InfinibandSubnetManager, RoutingEngineNamesParseIntoTheEnum)
+{
+    const std::map<std::string, std::pair<InfinibandRoutingEngineType, std::string>> engines{
+        {"minhop", {InfinibandRoutingEngineType::MINHOP, "ns3::InfinibandMinHopRouting"}},
+        {"updn", {InfinibandRoutingEngineType::UPDN, "ns3::InfinibandUpDownRouting"}},
+        {"ftree", {InfinibandRoutingEngineType::FTREE, "ns3::InfinibandFatTreeRouting"}}};
+    for (const auto& [name, expected] : engines)
+    {
+        InfinibandRoutingEngineType type = InfinibandRoutingEngineType::MINHOP;
+        EXPECT_EQ(InfinibandParseRoutingEngine(name, type), "");
+        EXPECT_EQ(type, expected.first) << name;
+        EXPECT_EQ(InfinibandRoutingEngineName(type), name);
+        Ptr<InfinibandRoutingEngine> engine = InfinibandRoutingEngine::Create(type);
+        EXPECT_EQ(engine->GetType(), type);
+        EXPECT_EQ(engine->GetInstanceTypeId().GetName(), expected.second);
+
+        auto sm = MakeSm(InfinibandTopology::FatTree(8, 16), name);
+        EXPECT_EQ(sm->GetRoutingEngine(), type);
+        StringValue attribute;
+        sm->GetAttribute("RoutingEngine", attribute);
+        EXPECT_EQ(attribute.Get(), name);
+        EXPECT_EQ(sm->TryRoute(), "") << name;
+    }
+    for (const std::string bad : {"lash", "MinHop", ""})
+    {
+        InfinibandRoutingEngineType type = InfinibandRoutingEngineType::UPDN;
+        const std::string error = InfinibandParseRoutingEngine(bad, type);
+        EXPECT_EQ(error,
+                  "unknown RoutingEngine \"" + bad + "\"; valid engines: minhop, updn, ftree");
+        EXPECT_EQ(type, InfinibandRoutingEngineType::UPDN) << "a refused name leaves the type";
+        auto sm = MakeSm(InfinibandTopology::FatTree(8, 16), bad);
+        EXPECT_EQ(sm->TryRoute(), error);
+        // A valid engine set afterwards clears the refusal.
+        sm->SetRoutingEngine(InfinibandRoutingEngineType::FTREE);
+        EXPECT_EQ(sm->TryRoute(), "");
+    }
+}

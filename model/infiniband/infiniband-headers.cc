@@ -1,15 +1,15 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+// The packet headers an InfiniBand packet is built of: LRH (link), BTH and DETH
+// (transport), the IPoIB encapsulation.  CRC trailers: infiniband-crc.cc; the
+// link-level flow-control packet: infiniband-flow-control-packet.cc.
 #include "infiniband-headers.h"
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
 
-#include <algorithm>
-#include <array>
 #include <iomanip>
-#include <vector>
 
 namespace ns3
 {
@@ -18,59 +18,8 @@ NS_LOG_COMPONENT_DEFINE("InfinibandHeaders");
 
 NS_OBJECT_ENSURE_REGISTERED(InfinibandLrh);
 NS_OBJECT_ENSURE_REGISTERED(InfinibandBth);
-NS_OBJECT_ENSURE_REGISTERED(InfinibandIcrc);
-NS_OBJECT_ENSURE_REGISTERED(InfinibandVcrc);
-NS_OBJECT_ENSURE_REGISTERED(InfinibandFlowControlPacket);
-
-namespace
-{
-
-// Bit-reflected CRC registers, LSB-first like the Ethernet FCS.  Byte-wise
-// table lookup: the CRCs run over every packet at every hop, so the bit loop
-// dominated InfiniBand-heavy runs.
-template <typename T, T Poly>
-constexpr std::array<T, 256>
-ReflectedCrcTable()
-{
-    std::array<T, 256> table{};
-    for (uint32_t b = 0; b < 256; ++b)
-    {
-        T crc = static_cast<T>(b);
-        for (int bit = 0; bit < 8; ++bit)
-        {
-            crc = static_cast<T>((crc >> 1) ^ ((crc & 1U) ? Poly : 0U));
-        }
-        table[b] = crc;
-    }
-    return table;
-}
-
-constexpr auto kCrc32Table = ReflectedCrcTable<uint32_t, 0xedb88320U>(); // reflected 0x04C11DB7
-constexpr auto kCrc16Table = ReflectedCrcTable<uint16_t, 0xd008U>();     // reflected 0x100B
-
-uint32_t
-Crc32Reflected(const uint8_t* data, size_t length)
-{
-    uint32_t crc = 0xffffffffU;
-    for (size_t i = 0; i < length; ++i)
-    {
-        crc = (crc >> 8) ^ kCrc32Table[(crc ^ data[i]) & 0xffU];
-    }
-    return ~crc;
-}
-
-uint16_t
-Crc16IbReflected(const uint8_t* data, size_t length)
-{
-    uint16_t crc = 0xffff;
-    for (size_t i = 0; i < length; ++i)
-    {
-        crc = static_cast<uint16_t>((crc >> 8) ^ kCrc16Table[(crc ^ data[i]) & 0xffU]);
-    }
-    return static_cast<uint16_t>(~crc);
-}
-
-} // namespace
+NS_OBJECT_ENSURE_REGISTERED(InfinibandDeth);
+NS_OBJECT_ENSURE_REGISTERED(InfinibandIpoibHeader);
 
 // ---------------------------------------------------------------- LRH
 
@@ -468,356 +417,92 @@ InfinibandBth::PadBytesFor(uint32_t payloadBytes)
     return static_cast<uint8_t>((4 - payloadBytes % 4) % 4);
 }
 
-// ---------------------------------------------------------------- ICRC
-
-InfinibandIcrc::InfinibandIcrc()
-    : m_crc(0)
-{
-}
-
-InfinibandIcrc::InfinibandIcrc(uint32_t crc)
-    : m_crc(crc)
-{
-}
+// ---------------------------------------------------------------- DETH, IPoIB
 
 TypeId
-InfinibandIcrc::GetTypeId()
+InfinibandDeth::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::InfinibandIcrc")
-                            .SetParent<Trailer>()
-                            .SetGroupName("AiFabric")
-                            .AddConstructor<InfinibandIcrc>();
-    return tid;
-}
-
-TypeId
-InfinibandIcrc::GetInstanceTypeId() const
-{
-    return GetTypeId();
-}
-
-uint32_t
-InfinibandIcrc::GetSerializedSize() const
-{
-    return SIZE_BYTES;
-}
-
-void
-InfinibandIcrc::Serialize(Buffer::Iterator end) const
-{
-    end.Prev(SIZE_BYTES);
-    end.WriteHtolsbU32(m_crc); // little-endian, as the Ethernet FCS
-}
-
-uint32_t
-InfinibandIcrc::Deserialize(Buffer::Iterator end)
-{
-    end.Prev(SIZE_BYTES);
-    m_crc = end.ReadLsbtohU32();
-    return SIZE_BYTES;
-}
-
-void
-InfinibandIcrc::Print(std::ostream& os) const
-{
-    os << "ICRC=0x" << std::hex << std::setw(8) << std::setfill('0') << m_crc << std::dec
-       << std::setfill(' ');
-}
-
-void
-InfinibandIcrc::SetCrc(uint32_t crc)
-{
-    m_crc = crc;
-}
-
-uint32_t
-InfinibandIcrc::GetCrc() const
-{
-    return m_crc;
-}
-
-uint32_t
-InfinibandIcrc::Compute(const uint8_t* bytes, size_t length)
-{
-    NS_ABORT_MSG_IF(length < InfinibandLrh::SIZE_BYTES + InfinibandBth::SIZE_BYTES,
-                    "InfinibandIcrc: " << length << " bytes cannot hold LRH and BTH");
-    std::vector<uint8_t> masked(bytes, bytes + length);
-    masked[0] |= 0xf0; // LRH.VL
-    const uint8_t lnh = masked[1] & 0x03;
-    size_t bth = InfinibandLrh::SIZE_BYTES;
-    if (lnh == InfinibandLrh::LNH_IBA_GLOBAL)
-    {
-        const size_t grh = InfinibandLrh::SIZE_BYTES;
-        const size_t grhBytes = 40;
-        NS_ABORT_MSG_IF(length < grh + grhBytes + InfinibandBth::SIZE_BYTES,
-                        "InfinibandIcrc: " << length << " bytes cannot hold LRH, GRH and BTH");
-        // Routers rewrite the LRH of a global packet: all of it is variant.
-        std::fill(masked.begin(), masked.begin() + InfinibandLrh::SIZE_BYTES, 0xff);
-        masked[grh] |= 0x0f;    // TClass high nibble
-        masked[grh + 1] = 0xff; // TClass low nibble, FlowLabel
-        masked[grh + 2] = 0xff;
-        masked[grh + 3] = 0xff;
-        masked[grh + 7] = 0xff; // HopLmt
-        bth = grh + grhBytes;
-    }
-    else
-    {
-        NS_ABORT_MSG_IF(lnh != InfinibandLrh::LNH_IBA_LOCAL,
-                        "InfinibandIcrc: LNH " << unsigned(lnh)
-                                               << " packets carry no IBA transport and no ICRC");
-    }
-    masked[bth + 4] = 0xff; // BTH FECN, BECN and reserved bits (Annex A10)
-    return Crc32Reflected(masked.data(), masked.size());
-}
-
-// ---------------------------------------------------------------- VCRC
-
-InfinibandVcrc::InfinibandVcrc()
-    : m_crc(0)
-{
-}
-
-InfinibandVcrc::InfinibandVcrc(uint16_t crc)
-    : m_crc(crc)
-{
-}
-
-TypeId
-InfinibandVcrc::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::InfinibandVcrc")
-                            .SetParent<Trailer>()
-                            .SetGroupName("AiFabric")
-                            .AddConstructor<InfinibandVcrc>();
-    return tid;
-}
-
-TypeId
-InfinibandVcrc::GetInstanceTypeId() const
-{
-    return GetTypeId();
-}
-
-uint32_t
-InfinibandVcrc::GetSerializedSize() const
-{
-    return SIZE_BYTES;
-}
-
-void
-InfinibandVcrc::Serialize(Buffer::Iterator end) const
-{
-    end.Prev(SIZE_BYTES);
-    end.WriteHtolsbU16(m_crc); // little-endian, same bit order as the ICRC
-}
-
-uint32_t
-InfinibandVcrc::Deserialize(Buffer::Iterator end)
-{
-    end.Prev(SIZE_BYTES);
-    m_crc = end.ReadLsbtohU16();
-    return SIZE_BYTES;
-}
-
-void
-InfinibandVcrc::Print(std::ostream& os) const
-{
-    os << "VCRC=0x" << std::hex << std::setw(4) << std::setfill('0') << m_crc << std::dec
-       << std::setfill(' ');
-}
-
-void
-InfinibandVcrc::SetCrc(uint16_t crc)
-{
-    m_crc = crc;
-}
-
-uint16_t
-InfinibandVcrc::GetCrc() const
-{
-    return m_crc;
-}
-
-uint16_t
-InfinibandVcrc::Compute(const uint8_t* bytes, size_t length)
-{
-    return Crc16IbReflected(bytes, length);
-}
-
-// ---------------------------------------------------------------- flow control
-
-InfinibandFlowControlPacket::InfinibandFlowControlPacket()
-    : m_op(OP_NORMAL),
-      m_fctbs(0),
-      m_vl(0),
-      m_fccl(0),
-      m_receivedLpcrc(0),
-      m_deserialized(false)
-{
-}
-
-TypeId
-InfinibandFlowControlPacket::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::InfinibandFlowControlPacket")
+    static TypeId tid = TypeId("ns3::InfinibandDeth")
                             .SetParent<Header>()
                             .SetGroupName("AiFabric")
-                            .AddConstructor<InfinibandFlowControlPacket>();
+                            .AddConstructor<InfinibandDeth>();
     return tid;
 }
 
 TypeId
-InfinibandFlowControlPacket::GetInstanceTypeId() const
+InfinibandDeth::GetInstanceTypeId() const
 {
     return GetTypeId();
 }
 
 uint32_t
-InfinibandFlowControlPacket::GetSerializedSize() const
+InfinibandDeth::GetSerializedSize() const
 {
     return SIZE_BYTES;
 }
 
-uint16_t
-InfinibandFlowControlPacket::ComputeLpcrc() const
-{
-    const uint8_t bytes[4] = {static_cast<uint8_t>((m_op << 4) | (m_fctbs >> 8)),
-                              static_cast<uint8_t>(m_fctbs & 0xff),
-                              static_cast<uint8_t>((m_vl << 4) | (m_fccl >> 8)),
-                              static_cast<uint8_t>(m_fccl & 0xff)};
-    return Crc16IbReflected(bytes, sizeof(bytes));
-}
-
 void
-InfinibandFlowControlPacket::Serialize(Buffer::Iterator start) const
+InfinibandDeth::Serialize(Buffer::Iterator start) const
 {
-    start.WriteHtonU16(static_cast<uint16_t>((m_op << 12) | m_fctbs));
-    start.WriteHtonU16(static_cast<uint16_t>((m_vl << 12) | m_fccl));
-    start.WriteHtolsbU16(ComputeLpcrc()); // same byte order as the VCRC
+    start.WriteHtonU32(qkey);
+    start.WriteHtonU32(srcQp & 0xffffff);
 }
 
 uint32_t
-InfinibandFlowControlPacket::Deserialize(Buffer::Iterator start)
+InfinibandDeth::Deserialize(Buffer::Iterator start)
 {
-    uint16_t w0 = start.ReadNtohU16();
-    uint16_t w1 = start.ReadNtohU16();
-    m_op = w0 >> 12;
-    m_fctbs = w0 & 0x0fff;
-    m_vl = w1 >> 12;
-    m_fccl = w1 & 0x0fff;
-    m_receivedLpcrc = start.ReadLsbtohU16();
-    m_deserialized = true;
+    qkey = start.ReadNtohU32();
+    srcQp = start.ReadNtohU32() & 0xffffff;
     return SIZE_BYTES;
 }
 
 void
-InfinibandFlowControlPacket::Print(std::ostream& os) const
+InfinibandDeth::Print(std::ostream& os) const
 {
-    os << "FC Op=" << unsigned(m_op) << " VL=" << unsigned(m_vl) << " FCTBS=" << m_fctbs
-       << " FCCL=" << m_fccl << " LPCRC=0x" << std::hex << GetLpcrc() << std::dec;
+    os << "Q_Key=0x" << std::hex << qkey << std::dec << " SrcQP=" << srcQp;
+}
+
+TypeId
+InfinibandIpoibHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::InfinibandIpoibHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<InfinibandIpoibHeader>();
+    return tid;
+}
+
+TypeId
+InfinibandIpoibHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+InfinibandIpoibHeader::GetSerializedSize() const
+{
+    return SIZE_BYTES;
 }
 
 void
-InfinibandFlowControlPacket::SetOp(uint8_t op)
+InfinibandIpoibHeader::Serialize(Buffer::Iterator start) const
 {
-    NS_ABORT_MSG_IF(op > 15, "InfinibandFlowControlPacket: Op " << unsigned(op) << " > 15");
-    m_op = op;
-    m_deserialized = false;
+    start.WriteHtonU16(etherType);
+    start.WriteHtonU16(0);
 }
 
-uint8_t
-InfinibandFlowControlPacket::GetOp() const
+uint32_t
+InfinibandIpoibHeader::Deserialize(Buffer::Iterator start)
 {
-    return m_op;
-}
-
-void
-InfinibandFlowControlPacket::SetFctbs(uint16_t blocks)
-{
-    m_fctbs = blocks & 0x0fff; // modulo 4096 by definition (IBA §7.9.4)
-    m_deserialized = false;
-}
-
-uint16_t
-InfinibandFlowControlPacket::GetFctbs() const
-{
-    return m_fctbs;
+    etherType = start.ReadNtohU16();
+    start.ReadNtohU16();
+    return SIZE_BYTES;
 }
 
 void
-InfinibandFlowControlPacket::SetVl(uint8_t vl)
+InfinibandIpoibHeader::Print(std::ostream& os) const
 {
-    NS_ABORT_MSG_IF(vl > 15, "InfinibandFlowControlPacket: VL " << unsigned(vl) << " > 15");
-    m_vl = vl;
-    m_deserialized = false;
-}
-
-uint8_t
-InfinibandFlowControlPacket::GetVl() const
-{
-    return m_vl;
-}
-
-void
-InfinibandFlowControlPacket::SetFccl(uint16_t blocks)
-{
-    m_fccl = blocks & 0x0fff;
-    m_deserialized = false;
-}
-
-uint16_t
-InfinibandFlowControlPacket::GetFccl() const
-{
-    return m_fccl;
-}
-
-uint16_t
-InfinibandFlowControlPacket::GetLpcrc() const
-{
-    return m_deserialized ? m_receivedLpcrc : ComputeLpcrc();
-}
-
-bool
-InfinibandFlowControlPacket::IsLpcrcOk() const
-{
-    return GetLpcrc() == ComputeLpcrc();
-}
-
-// ---------------------------------------------------------------- helpers
-
-void
-InfinibandAddCrcs(Ptr<Packet> packet)
-{
-    std::vector<uint8_t> bytes(packet->GetSize() + InfinibandIcrc::SIZE_BYTES);
-    packet->CopyData(bytes.data(), packet->GetSize());
-    InfinibandIcrc icrc(InfinibandIcrc::Compute(bytes.data(), packet->GetSize()));
-    packet->AddTrailer(icrc);
-    packet->CopyData(bytes.data(), packet->GetSize());
-    packet->AddTrailer(InfinibandVcrc(InfinibandVcrc::Compute(bytes.data(), bytes.size())));
-}
-
-bool
-InfinibandCheckCrcs(Ptr<const Packet> packet)
-{
-    const uint32_t trailers = InfinibandIcrc::SIZE_BYTES + InfinibandVcrc::SIZE_BYTES;
-    if (packet->GetSize() < InfinibandLrh::SIZE_BYTES + InfinibandBth::SIZE_BYTES + trailers)
-    {
-        return false;
-    }
-    std::vector<uint8_t> bytes(packet->GetSize());
-    packet->CopyData(bytes.data(), bytes.size());
-    const size_t icrcAt = bytes.size() - trailers;
-    const size_t vcrcAt = bytes.size() - InfinibandVcrc::SIZE_BYTES;
-    const uint32_t icrc = bytes[icrcAt] | (bytes[icrcAt + 1] << 8) | (bytes[icrcAt + 2] << 16) |
-                          (static_cast<uint32_t>(bytes[icrcAt + 3]) << 24);
-    const uint16_t vcrc = static_cast<uint16_t>(bytes[vcrcAt] | (bytes[vcrcAt + 1] << 8));
-    const uint8_t lnh = bytes[1] & 0x03;
-    if (lnh != InfinibandLrh::LNH_IBA_LOCAL && lnh != InfinibandLrh::LNH_IBA_GLOBAL)
-    {
-        return false;
-    }
-    return InfinibandIcrc::Compute(bytes.data(), icrcAt) == icrc &&
-           InfinibandVcrc::Compute(bytes.data(), vcrcAt) == vcrc;
+    os << "IPoIB type=0x" << std::hex << etherType << std::dec;
 }
 
 } // namespace ns3

@@ -5,8 +5,11 @@
 #define AI_FABRIC_INFINIBAND_HEADERS_H
 
 #include "ns3/header.h"
+// The CRC trailers and the link flow-control packet, so that this one include still
+// gives every InfiniBand wire format.
+#include "ns3/infiniband-crc.h"
+#include "ns3/infiniband-flow-control-packet.h"
 #include "ns3/packet.h"
-#include "ns3/trailer.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -97,7 +100,8 @@ class InfinibandBth : public Header
         RC_SEND_ONLY = 0x04,
         RC_RDMA_WRITE_ONLY = 0x0a,
         RC_ACKNOWLEDGE = 0x11,
-        UD_SEND_ONLY = 0x64
+        UD_SEND_ONLY = 0x64,
+        CNP = 0x81 //!< congestion notification packet (Linux ib_hdrs.h IB_BTH_OPCODE_CNP)
     };
 
     static constexpr uint32_t SIZE_BYTES = 12;
@@ -154,93 +158,14 @@ class InfinibandBth : public Header
 
 /**
  * \ingroup ai-fabric
- * Invariant CRC trailer, 4 bytes (IBA vol. 1 §7.8.1): CRC-32 of IEEE 802.3
- * over LRH..payload with the variant fields set to all ones: LRH.VL and BTH
- * byte 4 (Resv8a, later FECN/BECN) of a local packet; the whole LRH, GRH
- * TClass, FlowLabel, HopLmt and BTH byte 4 of a global one (IBA §7.8.1 as
- * given in Shanley, "InfiniBand Network Architecture" ch. 25; the 8 bytes of
- * ones rxe_icrc.c feeds for RoCE's missing LRH agree).  Transmitted in the
- * byte order of the Ethernet FCS, as Linux drivers/infiniband/sw/rxe/rxe_icrc.c
- * (which interoperates with HCAs) stores it.
+ * Datagram Extended Transport Header, 8 bytes (IBA §9.3.3; Linux ib_pack.h
+ * IB_DETH_BYTES): Q_Key(32) rsv(8) SrcQP(24).  Carried by UD packets (IPoIB).
  */
-class InfinibandIcrc : public Trailer
+class InfinibandDeth : public Header
 {
   public:
-    static constexpr uint32_t SIZE_BYTES = 4;
-
-    InfinibandIcrc();
-    explicit InfinibandIcrc(uint32_t crc);
-
-    static TypeId GetTypeId();
-    TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(Buffer::Iterator end) const override;
-    uint32_t Deserialize(Buffer::Iterator end) override;
-    void Print(std::ostream& os) const override;
-
-    void SetCrc(uint32_t crc);
-    uint32_t GetCrc() const;
-
-    /// ICRC of \p bytes = LRH up to the last payload/pad byte (no trailers).
-    static uint32_t Compute(const uint8_t* bytes, size_t length);
-
-  private:
-    uint32_t m_crc;
-};
-
-/**
- * \ingroup ai-fabric
- * Variant CRC trailer, 2 bytes (IBA vol. 1 §7.8.2): CRC-16 with polynomial
- * x^16+x^12+x^3+x+1 (0x100B), seed 0xFFFF, over LRH..ICRC, recomputed per hop.
- * Bit order and final inversion as the ICRC (reflected, complemented) — the
- * convention of Endace's dagcrc "infiniband_vcrc16_r".
- */
-class InfinibandVcrc : public Trailer
-{
-  public:
-    static constexpr uint32_t SIZE_BYTES = 2;
-
-    InfinibandVcrc();
-    explicit InfinibandVcrc(uint16_t crc);
-
-    static TypeId GetTypeId();
-    TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(Buffer::Iterator end) const override;
-    uint32_t Deserialize(Buffer::Iterator end) override;
-    void Print(std::ostream& os) const override;
-
-    void SetCrc(uint16_t crc);
-    uint16_t GetCrc() const;
-
-    /// VCRC of \p bytes = LRH through ICRC.
-    static uint16_t Compute(const uint8_t* bytes, size_t length);
-
-  private:
-    uint16_t m_crc;
-};
-
-/**
- * \ingroup ai-fabric
- * Link-level flow-control packet, 6 bytes (IBA vol. 1 §7.9.4; Wireshark
- * packet-infiniband.c dissect_infiniband_link):
- *
- *   Op(4) FCTBS(12) VL(4) FCCL(12) LPCRC(16)
- *
- * LPCRC is the VCRC polynomial over the first 4 bytes; Serialize computes it.
- */
-class InfinibandFlowControlPacket : public Header
-{
-  public:
-    enum Op : uint8_t
-    {
-        OP_NORMAL = 0,
-        OP_INIT = 1
-    };
-
-    static constexpr uint32_t SIZE_BYTES = 6;
-
-    InfinibandFlowControlPacket();
+    static constexpr uint32_t SIZE_BYTES = 8;
+    static constexpr uint32_t IPOIB_QKEY = 0x0000000b; //!< RFC 4391 §4.4 (IPv4 broadcast group)
 
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;
@@ -249,38 +174,28 @@ class InfinibandFlowControlPacket : public Header
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
 
-    void SetOp(uint8_t op);
-    uint8_t GetOp() const;
-    /// Total blocks sent, modulo 4096.
-    void SetFctbs(uint16_t blocks);
-    uint16_t GetFctbs() const;
-    void SetVl(uint8_t vl);
-    uint8_t GetVl() const;
-    /// Credit limit: blocks received + free buffer blocks, modulo 4096.
-    void SetFccl(uint16_t blocks);
-    uint16_t GetFccl() const;
-    /// LPCRC as received (after Deserialize) or as it will be sent.
-    uint16_t GetLpcrc() const;
-    /// True if the received LPCRC matches the received fields.
-    bool IsLpcrcOk() const;
-
-  private:
-    uint16_t ComputeLpcrc() const;
-
-    uint8_t m_op;
-    uint16_t m_fctbs;
-    uint8_t m_vl;
-    uint16_t m_fccl;
-    uint16_t m_receivedLpcrc;
-    bool m_deserialized;
+    uint32_t qkey{IPOIB_QKEY};
+    uint32_t srcQp{0};
 };
 
-/// Appends ICRC and VCRC to \p packet, which must start with the LRH and hold
-/// LRH..payload+pad (LNH 2 or 3).
-void InfinibandAddCrcs(Ptr<Packet> packet);
+/**
+ * \ingroup ai-fabric
+ * IPoIB encapsulation header, 4 bytes (RFC 4391 §6): EtherType(16), reserved(16) = 0.
+ */
+class InfinibandIpoibHeader : public Header
+{
+  public:
+    static constexpr uint32_t SIZE_BYTES = 4;
 
-/// Checks the ICRC and VCRC of a packet that ends with them.
-bool InfinibandCheckCrcs(Ptr<const Packet> packet);
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    uint16_t etherType{0x0800};
+};
 
 } // namespace ns3
 

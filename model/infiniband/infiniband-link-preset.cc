@@ -110,6 +110,7 @@ InfinibandLinkSpeedNames()
 std::string
 InfinibandFindLinkPreset(const std::string& name, InfinibandLinkPreset& preset)
 {
+    NS_LOG_FUNCTION(name);
     // Split into letters-and-digits tokens; one is the speed, an optional one
     // "<n>X" the width.  "EDR1X" and "1XEDR" are split at the speed name.
     std::string s = Upper(name);
@@ -257,6 +258,19 @@ InfinibandValidateSlToVl(const std::vector<uint8_t>& slToVl, uint32_t dataVls)
         }
     }
     return "";
+}
+
+std::vector<uint8_t>
+InfinibandParseSlToVl(const std::string& text)
+{
+    std::vector<uint8_t> table;
+    std::istringstream is(text);
+    std::string item;
+    while (std::getline(is, item, ','))
+    {
+        table.push_back(static_cast<uint8_t>(std::stoul(item)));
+    }
+    return table;
 }
 
 uint8_t

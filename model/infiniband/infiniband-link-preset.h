@@ -52,6 +52,8 @@ InfinibandLinkPreset InfinibandGetLinkPreset(const std::string& name);
 std::string InfinibandValidateMtu(uint32_t mtuBytes);
 std::string InfinibandValidateDataVlCount(uint32_t dataVls);
 std::string InfinibandValidateSlToVl(const std::vector<uint8_t>& slToVl, uint32_t dataVls);
+/// The VLs of a comma-separated SL->VL table ("0,1,0,..."); empty text, empty table.
+std::vector<uint8_t> InfinibandParseSlToVl(const std::string& text);
 
 /// IBA MTU code (1 = 256 ... 5 = 4096, PortInfo NeighborMTU); aborts if invalid.
 uint8_t InfinibandMtuCode(uint32_t mtuBytes);

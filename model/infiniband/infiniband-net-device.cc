@@ -4,115 +4,20 @@
 #include "ns3/infiniband-net-device.h"
 
 #include "ns3/boolean.h"
-#include "ns3/credit-arbiter.h"
-#include "ns3/double.h"
-#include "ns3/infiniband-link-preset.h"
+#include "ns3/infiniband-a10-congestion-control.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
-#include "ns3/node.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
-#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <sstream>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("InfinibandNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(InfinibandNetDevice);
-NS_OBJECT_ENSURE_REGISTERED(InfinibandDeth);
-NS_OBJECT_ENSURE_REGISTERED(InfinibandIpoibHeader);
-
-// ---- DETH / IPoIB headers -------------------------------------------------
-
-TypeId
-InfinibandDeth::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::InfinibandDeth")
-                            .SetParent<Header>()
-                            .SetGroupName("AiFabric")
-                            .AddConstructor<InfinibandDeth>();
-    return tid;
-}
-
-TypeId
-InfinibandDeth::GetInstanceTypeId() const
-{
-    return GetTypeId();
-}
-
-uint32_t
-InfinibandDeth::GetSerializedSize() const
-{
-    return SIZE_BYTES;
-}
-
-void
-InfinibandDeth::Serialize(Buffer::Iterator start) const
-{
-    start.WriteHtonU32(qkey);
-    start.WriteHtonU32(srcQp & 0xffffff);
-}
-
-uint32_t
-InfinibandDeth::Deserialize(Buffer::Iterator start)
-{
-    qkey = start.ReadNtohU32();
-    srcQp = start.ReadNtohU32() & 0xffffff;
-    return SIZE_BYTES;
-}
-
-void
-InfinibandDeth::Print(std::ostream& os) const
-{
-    os << "Q_Key=0x" << std::hex << qkey << std::dec << " SrcQP=" << srcQp;
-}
-
-TypeId
-InfinibandIpoibHeader::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::InfinibandIpoibHeader")
-                            .SetParent<Header>()
-                            .SetGroupName("AiFabric")
-                            .AddConstructor<InfinibandIpoibHeader>();
-    return tid;
-}
-
-TypeId
-InfinibandIpoibHeader::GetInstanceTypeId() const
-{
-    return GetTypeId();
-}
-
-uint32_t
-InfinibandIpoibHeader::GetSerializedSize() const
-{
-    return SIZE_BYTES;
-}
-
-void
-InfinibandIpoibHeader::Serialize(Buffer::Iterator start) const
-{
-    start.WriteHtonU16(etherType);
-    start.WriteHtonU16(0);
-}
-
-uint32_t
-InfinibandIpoibHeader::Deserialize(Buffer::Iterator start)
-{
-    etherType = start.ReadNtohU16();
-    start.ReadNtohU16();
-    return SIZE_BYTES;
-}
-
-void
-InfinibandIpoibHeader::Print(std::ostream& os) const
-{
-    os << "IPoIB type=0x" << std::hex << etherType << std::dec;
-}
 
 void
 InfinibandIpoibTable::Add(Ipv4Address address, uint16_t lid)
@@ -133,75 +38,14 @@ InfinibandIpoibTable::GetSize() const
     return m_lids.size();
 }
 
-// ---- device ---------------------------------------------------------------
-
 TypeId
 InfinibandNetDevice::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::InfinibandNetDevice")
-            .SetParent<CreditLinkNetDevice>()
+            .SetParent<InfinibandPort>()
             .SetGroupName("AiFabric")
             .AddConstructor<InfinibandNetDevice>()
-            .AddAttribute("Lid",
-                          "Local identifier of this port (set by the subnet manager)",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&InfinibandNetDevice::m_lid),
-                          MakeUintegerChecker<uint16_t>())
-            .AddAttribute("DataVls",
-                          "Data virtual lanes (IBA: 1, 2, 4, 8 or 15); sets NumVcs",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&InfinibandNetDevice::SetDataVlsAttr,
-                                               &InfinibandNetDevice::GetDataVls),
-                          MakeUintegerChecker<uint32_t>(1, 32))
-            .AddAttribute("IbMtu",
-                          "InfiniBand MTU: payload bytes per packet (256, 512, 1024, 2048, 4096)",
-                          UintegerValue(4096),
-                          MakeUintegerAccessor(&InfinibandNetDevice::m_ibMtu),
-                          MakeUintegerChecker<uint32_t>())
-            // 4 (16 KiB at MTU 4096): what GpuTransport's 32 packets per 512 KiB ring
-            // chunk ask for; granularity-bench: 64 MiB ring -0.1%, 1 MiB +1.4% against
-            // exact packets with 1/4 (resp. 1/2) of the events.
-            .AddAttribute("MaxBurstPackets",
-                          "Largest burst SendPacket takes, in IbMtu packets: one simulated "
-                          "packet for up to this many back-to-back packets of one message "
-                          "(fewer events; wire bytes and PSNs as the real packets); 1 = exact",
-                          UintegerValue(4),
-                          MakeUintegerAccessor(&InfinibandNetDevice::m_maxBurstPackets),
-                          MakeUintegerChecker<uint32_t>(1, 1024))
-            .AddAttribute("Preset",
-                          "Link speed and width, e.g. NDR, HDR-4x, EDR_1x; when not empty it "
-                          "sets DataRate and EncodingEfficiency",
-                          StringValue("NDR"),
-                          MakeStringAccessor(&InfinibandNetDevice::SetPresetAttr),
-                          MakeStringChecker())
-            .AddAttribute("SlToVl",
-                          "SL->VL table of an HCA port: 16 comma-separated VLs; empty = SL "
-                          "modulo DataVls",
-                          StringValue(""),
-                          MakeStringAccessor(&InfinibandNetDevice::SetSlToVlString,
-                                             &InfinibandNetDevice::GetSlToVlString),
-                          MakeStringChecker())
-            .AddAttribute("VlArbitrationHigh",
-                          "High-priority VL arbitration table \"vl:weight,...\" (64-byte units)",
-                          StringValue(""),
-                          MakeStringAccessor(&InfinibandNetDevice::m_vlArbHigh),
-                          MakeStringChecker())
-            .AddAttribute("VlArbitrationLow",
-                          "Low-priority VL arbitration table; empty = every data VL weight 64",
-                          StringValue(""),
-                          MakeStringAccessor(&InfinibandNetDevice::m_vlArbLow),
-                          MakeStringChecker())
-            .AddAttribute("VlArbitrationHighLimit",
-                          "Limit of high priority, 4 KiB units (255 unbounded, 0 one packet)",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&InfinibandNetDevice::m_vlArbHighLimit),
-                          MakeUintegerChecker<uint32_t>(0, 255))
-            .AddAttribute("ComputeCrcs",
-                          "Compute ICRC/VCRC (false: zero trailers of the right size, faster)",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&InfinibandNetDevice::m_computeCrcs),
-                          MakeBooleanChecker())
             .AddAttribute("MessageQueueBytes",
                           "SendMessage keeps at most this much queued per VL, so that "
                           "injection delays act on the wire, not on a deep queue",
@@ -215,60 +59,37 @@ InfinibandNetDevice::GetTypeId()
                           MakeUintegerAccessor(&InfinibandNetDevice::m_localQp),
                           MakeUintegerChecker<uint32_t>(2, 0xffffff))
             .AddAttribute("CcEnabled",
-                          "IBA Annex A10 congestion control at this HCA (CNP return, CCT)",
+                          "Congestion control when CongestionControl is not set: true = "
+                          "InfinibandA10CongestionControl (IBA Annex A10: CNP return, CCT), "
+                          "false = InfinibandNoCongestionControl",
                           BooleanValue(false),
-                          MakeBooleanAccessor(&InfinibandNetDevice::m_ccEnabled),
+                          MakeBooleanAccessor(&InfinibandNetDevice::SetCcEnabled,
+                                              &InfinibandNetDevice::GetCcEnabled),
                           MakeBooleanChecker())
-            .AddAttribute("CcCctiIncrease",
-                          "CCT index increase per BECN (CCTI_Increase)",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&InfinibandNetDevice::m_cctiIncrease),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("CcCctiLimit",
-                          "Largest CCT index (CCTI_Limit)",
-                          UintegerValue(127),
-                          MakeUintegerAccessor(&InfinibandNetDevice::m_cctiLimit),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("CcCctiMin",
-                          "Smallest CCT index the timer lowers to (CCTI_Min)",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&InfinibandNetDevice::m_cctiMin),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("CcCctiTimer",
-                          "Period after which every CCT index drops by one (CCTI_Timer)",
-                          TimeValue(MicroSeconds(10)),
-                          MakeTimeAccessor(&InfinibandNetDevice::m_cctiTimer),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("CcIpdStep",
-                          "Inter-packet delay of CCT entry i = i x CcIpdStep (a linear CCT)",
-                          TimeValue(NanoSeconds(20)),
-                          MakeTimeAccessor(&InfinibandNetDevice::m_ipdStep),
-                          MakeTimeChecker(Time(0)))
+            .AddAttribute("CongestionControl",
+                          "Congestion control strategy (an InfinibandCongestionControl); the "
+                          "HCA runs its own fork of it, so one object can configure every HCA "
+                          "a helper installs.  Null: chosen by CcEnabled",
+                          PointerValue(),
+                          MakePointerAccessor(&InfinibandNetDevice::SetCongestionControl,
+                                              &InfinibandNetDevice::GetCongestionControl),
+                          MakePointerChecker<InfinibandCongestionControl>())
             .AddTraceSource("MessageReceived",
                             "A message fully arrived: SLID, destination QP, bytes",
                             MakeTraceSourceAccessor(&InfinibandNetDevice::m_messageRxTrace),
                             "ns3::InfinibandNetDevice::MessageTracedCallback")
             .AddTraceSource("Ccti",
-                            "CCT index towards a DLID changed: DLID, new index",
+                            "CCT index towards a DLID changed (a CCT-based congestion "
+                            "control's Ccti): DLID, new index",
                             MakeTraceSourceAccessor(&InfinibandNetDevice::m_cctiTrace),
                             "ns3::InfinibandNetDevice::CctiTracedCallback");
     return tid;
 }
 
 InfinibandNetDevice::InfinibandNetDevice()
-    : m_lid(0),
-      m_dataVls(1),
-      m_ibMtu(4096),
-      m_maxBurstPackets(4),
-      m_vlArbHighLimit(0),
-      m_computeCrcs(true),
-      m_messageQueueBytes(16384),
+    : m_messageQueueBytes(16384),
       m_localQp(0x100),
       m_ccEnabled(false),
-      m_cctiIncrease(1),
-      m_cctiLimit(127),
-      m_cctiMin(0),
-      m_constructed(false),
       m_nextMessageId(1),
       m_nextPsn(0),
       m_packetRefused(false)
@@ -280,29 +101,18 @@ InfinibandNetDevice::InfinibandNetDevice()
 void
 InfinibandNetDevice::NotifyConstructionCompleted()
 {
-    CreditLinkNetDevice::NotifyConstructionCompleted();
-    // Parent attributes are initialised after ours: apply ours on top of them.
-    m_constructed = true;
+    NS_LOG_FUNCTION(this);
+    InfinibandPort::NotifyConstructionCompleted();
     // Not in the constructor: the TypeId that finds trace sources is set after it.
     TraceConnectWithoutContext("TxEnd", MakeCallback(&InfinibandNetDevice::TxEnded, this));
-    ApplyDataVls();
-    ApplyPreset();
-    ApplyArbitration();
-}
-
-void
-InfinibandNetDevice::DoInitialize()
-{
-    InfinibandAbortOnError(Validate());
-    ApplyArbitration();
-    CreditLinkNetDevice::DoInitialize();
+    SelectCongestionControl();
 }
 
 void
 InfinibandNetDevice::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_pumpWakeup.Cancel();
-    m_cctiEvent.Cancel();
     m_packetWakeup.Cancel();
     m_packetTxReady = PacketTxReadyCallback();
     m_packetQps.clear();
@@ -312,265 +122,99 @@ InfinibandNetDevice::DoDispose()
     m_userRx = NetDevice::ReceiveCallback();
     m_userPromisc = NetDevice::PromiscReceiveCallback();
     m_messageRx = MessageReceivedCallback();
-    CreditLinkNetDevice::DoDispose();
+    if (m_ccGiven && m_ccGiven != m_cc)
+    {
+        m_ccGiven->Dispose();
+    }
+    if (m_cc)
+    {
+        m_cc->Dispose();
+    }
+    m_ccGiven = nullptr;
+    m_cc = nullptr;
+    InfinibandPort::DoDispose();
+}
+
+// ---- congestion control -----------------------------------------------------
+
+void
+InfinibandNetDevice::SetCongestionControl(Ptr<InfinibandCongestionControl> cc)
+{
+    NS_LOG_FUNCTION(this << cc);
+    m_ccGiven = cc ? cc->Fork() : nullptr;
+    if (IsConstructed())
+    {
+        SelectCongestionControl();
+    }
+}
+
+Ptr<InfinibandCongestionControl>
+InfinibandNetDevice::GetCongestionControl() const
+{
+    return m_cc;
 }
 
 void
-InfinibandNetDevice::SetDataVlsAttr(uint32_t n)
+InfinibandNetDevice::SetCcEnabled(bool enabled)
 {
-    m_dataVls = n;
-    if (m_constructed)
+    NS_LOG_FUNCTION(this << enabled);
+    m_ccEnabled = enabled;
+    if (IsConstructed())
     {
-        ApplyDataVls();
-        ApplyArbitration();
+        SelectCongestionControl();
     }
+}
+
+bool
+InfinibandNetDevice::GetCcEnabled() const
+{
+    return m_ccEnabled;
 }
 
 void
-InfinibandNetDevice::ApplyDataVls()
+InfinibandNetDevice::SelectCongestionControl()
 {
-    SetAttribute("NumVcs", UintegerValue(m_dataVls));
-}
-
-void
-InfinibandNetDevice::SetPresetAttr(std::string preset)
-{
-    m_preset = preset;
-    if (m_constructed)
+    NS_LOG_FUNCTION(this);
+    Ptr<InfinibandCongestionControl> cc = m_ccGiven;
+    if (!cc)
     {
-        ApplyPreset();
+        cc = m_ccEnabled
+                 ? Ptr<InfinibandCongestionControl>(CreateObject<InfinibandA10CongestionControl>())
+                 : Ptr<InfinibandCongestionControl>(CreateObject<InfinibandNoCongestionControl>());
     }
-}
-
-void
-InfinibandNetDevice::ApplyPreset()
-{
-    if (m_preset.empty())
+    // This device's Ccti re-exports the strategy's, for strategies that have a CCT.
+    auto ccti = MakeCallback(&TracedCallback<uint16_t, uint32_t>::operator(), &m_cctiTrace);
+    if (m_cc)
     {
-        return;
+        m_cc->TraceDisconnectWithoutContext("Ccti", ccti);
     }
-    InfinibandLinkPreset preset;
-    const std::string error = InfinibandFindLinkPreset(m_preset, preset);
-    if (!error.empty())
-    {
-        m_configError = "InfinibandNetDevice Preset: " + error;
-        return;
-    }
-    SetAttribute("DataRate", DataRateValue(preset.GetSignallingRate()));
-    SetAttribute("EncodingEfficiency", DoubleValue(preset.encodingEfficiency));
-}
-
-void
-InfinibandNetDevice::ApplyArbitration()
-{
-    // The device keeps the arbiter it was given (e.g. by CreditLinkHelper::SetArbiter).
-    PointerValue current;
-    GetAttribute("Arbiter", current);
-    Ptr<WeightedTableArbiter> arbiter = current.Get<WeightedTableArbiter>();
-    if (current.Get<CreditArbiter>() && !arbiter)
-    {
-        return;
-    }
-    if (!arbiter)
-    {
-        arbiter = CreateObject<WeightedTableArbiter>();
-        SetAttribute("Arbiter", PointerValue(arbiter));
-    }
-    std::string low = m_vlArbLow;
-    if (low.empty())
-    {
-        std::ostringstream os;
-        for (uint32_t vl = 0; vl < m_dataVls; ++vl)
-        {
-            os << (vl ? "," : "") << vl << ":64";
-        }
-        low = os.str();
-    }
-    arbiter->SetAttribute("HighTable", StringValue(m_vlArbHigh));
-    arbiter->SetAttribute("LowTable", StringValue(low));
-    arbiter->SetAttribute("HighPriorityLimit", UintegerValue(m_vlArbHighLimit));
-}
-
-void
-InfinibandNetDevice::SetSlToVlString(std::string text)
-{
-    m_slToVlText = text;
-    m_slToVl.clear();
-    std::istringstream is(text);
-    std::string item;
-    while (std::getline(is, item, ','))
-    {
-        m_slToVl.push_back(static_cast<uint8_t>(std::stoul(item)));
-    }
-}
-
-std::string
-InfinibandNetDevice::GetSlToVlString() const
-{
-    return m_slToVlText;
-}
-
-void
-InfinibandNetDevice::SetSlToVl(const std::vector<uint8_t>& table)
-{
-    m_slToVl = table;
-    std::ostringstream os;
-    for (std::size_t i = 0; i < table.size(); ++i)
-    {
-        os << (i ? "," : "") << static_cast<uint32_t>(table[i]);
-    }
-    m_slToVlText = os.str();
-}
-
-const std::vector<uint8_t>&
-InfinibandNetDevice::GetSlToVl() const
-{
-    return m_slToVl;
-}
-
-uint8_t
-InfinibandNetDevice::VlForSl(uint8_t sl) const
-{
-    return m_slToVl.empty() ? static_cast<uint8_t>(sl % m_dataVls) : m_slToVl[sl];
-}
-
-std::string
-InfinibandNetDevice::Validate() const
-{
-    std::ostringstream where;
-    where << "InfinibandNetDevice node " << (GetNode() ? GetNode()->GetId() : 0) << " if "
-          << GetIfIndex() << ": ";
-    if (!m_configError.empty())
-    {
-        return where.str() + m_configError;
-    }
-    for (const std::string& e :
-         {InfinibandValidateMtu(m_ibMtu),
-          InfinibandValidateDataVlCount(m_dataVls),
-          m_slToVl.empty() ? std::string() : InfinibandValidateSlToVl(m_slToVl, m_dataVls)})
-    {
-        if (!e.empty())
-        {
-            return where.str() + e;
-        }
-    }
-    if (!GetChannel())
-    {
-        return where.str() + "port not connected";
-    }
-    return "";
-}
-
-void
-InfinibandNetDevice::SetLid(uint16_t lid)
-{
-    m_lid = lid;
-}
-
-uint16_t
-InfinibandNetDevice::GetLid() const
-{
-    return m_lid;
+    m_cc = cc;
+    m_cc->TraceConnectWithoutContext("Ccti", ccti);
+    NS_LOG_LOGIC("congestion control " << m_cc->GetName());
 }
 
 uint32_t
-InfinibandNetDevice::GetDataVls() const
+InfinibandNetDevice::GetCcti(uint16_t dlid) const
 {
-    return m_dataVls;
+    return m_cc->GetCcti(dlid);
 }
 
-uint32_t
-InfinibandNetDevice::GetIbMtu() const
+void
+InfinibandNetDevice::OnBecn(uint16_t slid)
 {
-    return m_ibMtu;
+    m_ibCounters.becnReceived++;
+    m_cc->NotifyBecn(slid);
 }
 
-uint32_t
-InfinibandNetDevice::GetMaxBurstPackets() const
+void
+InfinibandNetDevice::SendCnp(uint16_t dlid, uint8_t sl, uint32_t srcQp)
 {
-    return m_maxBurstPackets;
-}
-
-uint32_t
-InfinibandNetDevice::RealPackets(uint32_t payloadBytes) const
-{
-    return payloadBytes <= m_ibMtu ? 1 : (payloadBytes + m_ibMtu - 1) / m_ibMtu;
-}
-
-namespace
-{
-constexpr uint32_t kRcHeaderBytes = InfinibandLrh::SIZE_BYTES + InfinibandBth::SIZE_BYTES +
-                                    InfinibandIcrc::SIZE_BYTES + InfinibandVcrc::SIZE_BYTES;
-} // namespace
-
-uint32_t
-InfinibandNetDevice::RealPacketsOf(uint32_t packetBytes) const
-{
-    // A single packet, RC or UD (DETH + IPoIB header + at most Mtu), is at most
-    // IbMtu + 34 bytes; anything larger is an RC burst of full packets and a rest.
-    if (packetBytes <= m_ibMtu + kRcHeaderBytes + InfinibandDeth::SIZE_BYTES)
+    Ptr<Packet> cnp =
+        BuildPacket(Create<Packet>(CNP_PAYLOAD_BYTES), dlid, sl, OPCODE_CNP, srcQp, 0, true);
+    if (SendOnVc(cnp, VlForSl(sl)))
     {
-        return 1;
+        m_ibCounters.cnpSent++;
     }
-    return RealPackets(packetBytes - kRcHeaderBytes);
-}
-
-uint32_t
-InfinibandNetDevice::GetWireOverheadBytes(Ptr<const Packet> packet) const
-{
-    const uint32_t base = CreditLinkNetDevice::GetWireOverheadBytes(packet);
-    const uint32_t k = RealPacketsOf(packet->GetSize());
-    return k * base + (k - 1) * kRcHeaderBytes;
-}
-
-uint32_t
-InfinibandNetDevice::GetMaxPacketBytes() const
-{
-    return std::max<uint32_t>(CreditLinkNetDevice::GetMaxPacketBytes(),
-                              m_maxBurstPackets * m_ibMtu + kRcHeaderBytes);
-}
-
-std::vector<Ptr<Packet>>
-InfinibandNetDevice::SplitBurst(Ptr<const Packet> packet) const
-{
-    const uint32_t k = RealPacketsOf(packet->GetSize());
-    if (k == 1)
-    {
-        return {packet->Copy()};
-    }
-    Ptr<Packet> p = packet->Copy();
-    InfinibandLrh lrh;
-    p->RemoveHeader(lrh);
-    InfinibandBth bth;
-    p->RemoveHeader(bth);
-    InfinibandVcrc vcrc;
-    p->RemoveTrailer(vcrc);
-    InfinibandIcrc icrc;
-    p->RemoveTrailer(icrc);
-    const uint32_t payload = p->GetSize() - bth.GetPadCount();
-    std::vector<Ptr<Packet>> real;
-    for (uint32_t i = 0; i < k; ++i)
-    {
-        const uint32_t offset = i * m_ibMtu;
-        const uint32_t bytes = std::min(m_ibMtu, payload - offset);
-        Ptr<Packet> r = p->CreateFragment(offset, bytes);
-        const uint8_t pad = InfinibandBth::PadBytesFor(bytes);
-        if (pad != 0)
-        {
-            r->AddPaddingAtEnd(pad);
-        }
-        InfinibandBth b = bth;
-        b.SetPsn((bth.GetPsn() + i) & 0xffffff);
-        b.SetPadCount(pad);
-        r->AddHeader(b);
-        InfinibandLrh l = lrh;
-        l.SetPacketLengthFromBytes(r->GetSize() + InfinibandLrh::SIZE_BYTES +
-                                   InfinibandIcrc::SIZE_BYTES);
-        r->AddHeader(l);
-        InfinibandAddCrcs(r);
-        real.push_back(r);
-    }
-    return real;
 }
 
 uint64_t
@@ -585,90 +229,7 @@ InfinibandNetDevice::GetIbCounters() const
     return m_ibCounters;
 }
 
-// ---- packets ----------------------------------------------------------------
-
-Ptr<Packet>
-InfinibandNetDevice::BuildPacket(Ptr<Packet> payload,
-                                 uint16_t dlid,
-                                 uint8_t sl,
-                                 uint8_t opcode,
-                                 uint32_t destQp,
-                                 uint32_t psn,
-                                 bool becn) const
-{
-    const uint8_t pad = InfinibandBth::PadBytesFor(payload->GetSize());
-    if (pad != 0)
-    {
-        payload->AddPaddingAtEnd(pad);
-    }
-    InfinibandBth bth;
-    bth.SetOpcode(opcode);
-    bth.SetPadCount(pad);
-    bth.SetDestQp(destQp);
-    bth.SetPsn(psn & 0xffffff);
-    bth.SetBecn(becn);
-    payload->AddHeader(bth);
-    InfinibandLrh lrh;
-    lrh.SetVl(VlForSl(sl));
-    lrh.SetSl(sl);
-    lrh.SetLnh(InfinibandLrh::LNH_IBA_LOCAL);
-    lrh.SetDlid(dlid);
-    lrh.SetSlid(m_lid);
-    // A burst's LRH is its first real packet's (PktLen has 11 bits of 4-byte words).
-    const uint32_t first = opcode != InfinibandBth::UD_SEND_ONLY &&
-                                   payload->GetSize() > m_ibMtu + bth.GetSerializedSize()
-                               ? m_ibMtu + bth.GetSerializedSize()
-                               : payload->GetSize();
-    lrh.SetPacketLengthFromBytes(first + InfinibandLrh::SIZE_BYTES + InfinibandIcrc::SIZE_BYTES);
-    payload->AddHeader(lrh);
-    if (m_computeCrcs)
-    {
-        // As InfinibandAddCrcs, with a reused buffer: no heap allocation per packet.
-        const uint32_t size = payload->GetSize();
-        m_crcScratch.resize(size + InfinibandIcrc::SIZE_BYTES);
-        payload->CopyData(m_crcScratch.data(), size);
-        payload->AddTrailer(InfinibandIcrc(InfinibandIcrc::Compute(m_crcScratch.data(), size)));
-        payload->CopyData(m_crcScratch.data(), m_crcScratch.size());
-        payload->AddTrailer(
-            InfinibandVcrc(InfinibandVcrc::Compute(m_crcScratch.data(), m_crcScratch.size())));
-    }
-    else
-    {
-        payload->AddTrailer(InfinibandIcrc(0));
-        payload->AddTrailer(InfinibandVcrc(0));
-    }
-    return payload;
-}
-
-uint32_t
-InfinibandNetDevice::ClassifyVc(Ptr<const Packet> packet) const
-{
-    InfinibandLrh lrh;
-    packet->PeekHeader(lrh);
-    return lrh.GetVl();
-}
-
-uint16_t
-InfinibandNetDevice::ExtractProtocol(Ptr<const Packet> packet) const
-{
-    // Only UD packets carry an EtherType (IPoIB); its position is fixed for LNH=2.
-    InfinibandLrh lrh;
-    packet->PeekHeader(lrh);
-    uint8_t bytes[InfinibandLrh::SIZE_BYTES + InfinibandBth::SIZE_BYTES +
-                  InfinibandDeth::SIZE_BYTES + 2];
-    if (packet->GetSize() < sizeof(bytes) || lrh.GetLnh() != InfinibandLrh::LNH_IBA_LOCAL)
-    {
-        return 0;
-    }
-    packet->CopyData(bytes, sizeof(bytes));
-    if (bytes[InfinibandLrh::SIZE_BYTES] != InfinibandBth::UD_SEND_ONLY)
-    {
-        return 0;
-    }
-    return static_cast<uint16_t>(bytes[sizeof(bytes) - 2] << 8 | bytes[sizeof(bytes) - 1]);
-}
-
-// ---- SendMessage ----------------------------------------------------------
+// ---- send -------------------------------------------------------------------
 
 uint64_t
 InfinibandNetDevice::SendMessage(uint16_t dlid,
@@ -677,9 +238,10 @@ InfinibandNetDevice::SendMessage(uint16_t dlid,
                                  uint64_t bytes,
                                  SendCompleteCallback done)
 {
+    NS_LOG_FUNCTION(this << dlid << +sl << destQp << bytes);
     NS_ABORT_MSG_IF(sl >= NUM_SLS, "SendMessage: SL " << +sl << " > 15");
     NS_ABORT_MSG_IF(bytes == 0, "SendMessage: empty message");
-    NS_ABORT_MSG_IF(m_lid == 0, "SendMessage on a port without LID (run the subnet manager)");
+    NS_ABORT_MSG_IF(GetLid() == 0, "SendMessage on a port without LID (run the subnet manager)");
     const uint64_t id = m_nextMessageId++;
     m_messages.push_back(Message{id, dlid, sl, VlForSl(sl), destQp, bytes, false, done});
     m_ibCounters.messagesSent++;
@@ -690,6 +252,7 @@ InfinibandNetDevice::SendMessage(uint16_t dlid,
 void
 InfinibandNetDevice::SetMessageReceivedCallback(MessageReceivedCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_messageRx = cb;
 }
 
@@ -719,19 +282,15 @@ InfinibandNetDevice::Pump()
                 m_messages.push_back(std::move(msg));
                 continue;
             }
-            FlowCc* cc = nullptr;
-            if (m_ccEnabled)
+            const Time next = m_cc->GetNextInjection(msg.dlid);
+            if (Simulator::Now() < next)
             {
-                cc = &m_cc[msg.dlid];
-                if (Simulator::Now() < cc->nextInjection)
-                {
-                    wakeup = std::min(wakeup, cc->nextInjection);
-                    m_messages.push_back(std::move(msg));
-                    continue;
-                }
+                wakeup = std::min(wakeup, next);
+                m_messages.push_back(std::move(msg));
+                continue;
             }
             const uint32_t payload =
-                static_cast<uint32_t>(std::min<uint64_t>(msg.remaining, m_ibMtu));
+                static_cast<uint32_t>(std::min<uint64_t>(msg.remaining, GetIbMtu()));
             const bool last = msg.remaining == payload;
             uint8_t opcode = InfinibandBth::RC_SEND_MIDDLE;
             if (!msg.started)
@@ -757,10 +316,7 @@ InfinibandNetDevice::Pump()
             progress = true;
             msg.started = true;
             msg.remaining -= payload;
-            if (cc)
-            {
-                cc->nextInjection = Simulator::Now() + m_ipdStep * cc->ccti;
-            }
+            m_cc->NotifySent(msg.dlid, 1);
             if (last)
             {
                 m_lastPacketOf.emplace(p->GetUid(), std::make_pair(msg.id, msg.done));
@@ -782,32 +338,28 @@ bool
 InfinibandNetDevice::SendPacket(Ptr<Packet> payload, uint16_t dlid, uint8_t sl, uint32_t destQp)
 {
     NS_ABORT_MSG_IF(sl >= NUM_SLS, "SendPacket: SL " << +sl << " > 15");
-    NS_ABORT_MSG_IF(payload->GetSize() > m_maxBurstPackets * m_ibMtu,
+    NS_ABORT_MSG_IF(payload->GetSize() > GetMaxBurstPackets() * GetIbMtu(),
                     "SendPacket: " << payload->GetSize() << " B > MaxBurstPackets "
-                                   << m_maxBurstPackets << " x IbMtu " << m_ibMtu);
-    NS_ABORT_MSG_IF(m_lid == 0, "SendPacket on a port without LID (run the subnet manager)");
+                                   << GetMaxBurstPackets() << " x IbMtu " << GetIbMtu());
+    NS_ABORT_MSG_IF(GetLid() == 0, "SendPacket on a port without LID (run the subnet manager)");
     const uint8_t vl = VlForSl(sl);
     if (GetQueueBytes(vl) >= m_messageQueueBytes)
     {
         m_packetRefused = true; // TxEnded will come: the queue is not empty
         return false;
     }
-    FlowCc* cc = nullptr;
-    if (m_ccEnabled)
+    const Time next = m_cc->GetNextInjection(dlid);
+    if (Simulator::Now() < next)
     {
-        cc = &m_cc[dlid];
-        if (Simulator::Now() < cc->nextInjection)
+        m_packetRefused = true;
+        const Time delay = next - Simulator::Now();
+        if (!m_packetWakeup.IsRunning() || Simulator::GetDelayLeft(m_packetWakeup) > delay)
         {
-            m_packetRefused = true;
-            const Time delay = cc->nextInjection - Simulator::Now();
-            if (!m_packetWakeup.IsRunning() || Simulator::GetDelayLeft(m_packetWakeup) > delay)
-            {
-                m_packetWakeup.Cancel();
-                m_packetWakeup =
-                    Simulator::Schedule(delay, &InfinibandNetDevice::NotifyPacketTxReady, this);
-            }
-            return false;
+            m_packetWakeup.Cancel();
+            m_packetWakeup =
+                Simulator::Schedule(delay, &InfinibandNetDevice::NotifyPacketTxReady, this);
         }
+        return false;
     }
     const uint32_t k = RealPackets(payload->GetSize());
     Ptr<Packet> p = BuildPacket(payload, dlid, sl, InfinibandBth::RC_SEND_ONLY, destQp, m_nextPsn);
@@ -817,23 +369,21 @@ InfinibandNetDevice::SendPacket(Ptr<Packet> payload, uint16_t dlid, uint8_t sl, 
         return false;
     }
     m_nextPsn = (m_nextPsn + k) & 0xffffff;
-    if (cc)
-    {
-        // A burst waits the injection delays of all its real packets.
-        cc->nextInjection = Simulator::Now() + m_ipdStep * (static_cast<uint64_t>(cc->ccti) * k);
-    }
+    m_cc->NotifySent(dlid, k); // a burst waits the injection delays of all its real packets
     return true;
 }
 
 void
 InfinibandNetDevice::SetPacketTxReadyCallback(PacketTxReadyCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_packetTxReady = cb;
 }
 
 void
 InfinibandNetDevice::SetPacketReceivedCallback(uint32_t qp, PacketReceivedCallback cb)
 {
+    NS_LOG_FUNCTION(this << qp);
     auto it = std::find_if(m_packetQps.begin(), m_packetQps.end(), [qp](const auto& e) {
         return e.first == qp;
     });
@@ -883,63 +433,27 @@ InfinibandNetDevice::TxEnded(Ptr<const Packet> packet, uint32_t vc)
     NotifyPacketTxReady();
 }
 
-// ---- congestion control -----------------------------------------------------
-
-uint32_t
-InfinibandNetDevice::GetCcti(uint16_t dlid) const
-{
-    auto it = m_cc.find(dlid);
-    return it == m_cc.end() ? 0 : it->second.ccti;
-}
-
-void
-InfinibandNetDevice::OnBecn(uint16_t slid)
-{
-    m_ibCounters.becnReceived++;
-    if (!m_ccEnabled)
-    {
-        return;
-    }
-    FlowCc& cc = m_cc[slid];
-    cc.ccti = std::min(cc.ccti + m_cctiIncrease, m_cctiLimit);
-    m_cctiTrace(slid, cc.ccti);
-    if (!m_cctiEvent.IsRunning())
-    {
-        m_cctiEvent = Simulator::Schedule(m_cctiTimer, &InfinibandNetDevice::CctiTimer, this);
-    }
-}
-
-void
-InfinibandNetDevice::CctiTimer()
-{
-    bool raised = false;
-    for (auto& [dlid, cc] : m_cc)
-    {
-        if (cc.ccti > m_cctiMin)
-        {
-            cc.ccti--;
-            m_cctiTrace(dlid, cc.ccti);
-        }
-        raised = raised || cc.ccti > m_cctiMin;
-    }
-    if (raised)
-    {
-        m_cctiEvent = Simulator::Schedule(m_cctiTimer, &InfinibandNetDevice::CctiTimer, this);
-    }
-}
-
-void
-InfinibandNetDevice::SendCnp(uint16_t dlid, uint8_t sl, uint32_t srcQp)
-{
-    Ptr<Packet> cnp =
-        BuildPacket(Create<Packet>(CNP_PAYLOAD_BYTES), dlid, sl, OPCODE_CNP, srcQp, 0, true);
-    if (SendOnVc(cnp, VlForSl(sl)))
-    {
-        m_ibCounters.cnpSent++;
-    }
-}
-
 // ---- receive ----------------------------------------------------------------
+
+uint16_t
+InfinibandNetDevice::ExtractProtocol(Ptr<const Packet> packet) const
+{
+    // Only UD packets carry an EtherType (IPoIB); its position is fixed for LNH=2.
+    InfinibandLrh lrh;
+    packet->PeekHeader(lrh);
+    uint8_t bytes[InfinibandLrh::SIZE_BYTES + InfinibandBth::SIZE_BYTES +
+                  InfinibandDeth::SIZE_BYTES + 2];
+    if (packet->GetSize() < sizeof(bytes) || lrh.GetLnh() != InfinibandLrh::LNH_IBA_LOCAL)
+    {
+        return 0;
+    }
+    packet->CopyData(bytes, sizeof(bytes));
+    if (bytes[InfinibandLrh::SIZE_BYTES] != InfinibandBth::UD_SEND_ONLY)
+    {
+        return 0;
+    }
+    return static_cast<uint16_t>(bytes[sizeof(bytes) - 2] << 8 | bytes[sizeof(bytes) - 1]);
+}
 
 bool
 InfinibandNetDevice::ReceiveFromLink(Ptr<NetDevice> device,
@@ -954,9 +468,9 @@ InfinibandNetDevice::ReceiveFromLink(Ptr<NetDevice> device,
     p->RemoveTrailer(vcrc);
     InfinibandIcrc icrc;
     p->RemoveTrailer(icrc);
-    if (lrh.GetDlid() != m_lid)
+    if (lrh.GetDlid() != GetLid())
     {
-        NS_LOG_WARN("LID " << m_lid << " got a packet for DLID " << lrh.GetDlid());
+        NS_LOG_WARN("LID " << GetLid() << " got a packet for DLID " << lrh.GetDlid());
         m_ibCounters.misdelivered++;
         return false;
     }
@@ -969,7 +483,7 @@ InfinibandNetDevice::ReceiveFromLink(Ptr<NetDevice> device,
     if (bth.GetFecn())
     {
         m_ibCounters.fecnReceived++;
-        if (m_ccEnabled)
+        if (m_cc->NotifyFecn(lrh.GetSlid()))
         {
             SendCnp(lrh.GetSlid(), lrh.GetSl(), m_localQp);
         }
@@ -1041,32 +555,8 @@ InfinibandNetDevice::ReceiveFromLink(Ptr<NetDevice> device,
 void
 InfinibandNetDevice::SetIpoibTable(Ptr<InfinibandIpoibTable> table)
 {
+    NS_LOG_FUNCTION(this << table);
     m_ipoib = table;
-}
-
-Mac48Address
-InfinibandNetDevice::LidToAddress(uint16_t lid)
-{
-    uint8_t buffer[6] = {0, 0, 0, 0, static_cast<uint8_t>(lid >> 8), static_cast<uint8_t>(lid)};
-    Mac48Address address;
-    address.CopyFrom(buffer);
-    return address;
-}
-
-uint16_t
-InfinibandNetDevice::AddressToLid(const Address& address)
-{
-    if (!Mac48Address::IsMatchingType(address))
-    {
-        return 0;
-    }
-    uint8_t buffer[6];
-    Mac48Address::ConvertFrom(address).CopyTo(buffer);
-    if (buffer[0] || buffer[1] || buffer[2] || buffer[3])
-    {
-        return 0; // broadcast or not LID-as-MAC
-    }
-    return static_cast<uint16_t>(buffer[4] << 8 | buffer[5]);
 }
 
 bool
@@ -1110,23 +600,11 @@ InfinibandNetDevice::SendFrom(Ptr<Packet> packet,
     return Send(packet, dest, protocolNumber);
 }
 
-Address
-InfinibandNetDevice::GetAddress() const
-{
-    return LidToAddress(m_lid);
-}
-
-void
-InfinibandNetDevice::SetAddress(Address address)
-{
-    m_lid = AddressToLid(address);
-}
-
 bool
 InfinibandNetDevice::SetMtu(const uint16_t mtu)
 {
-    m_ibMtu = mtu + InfinibandIpoibHeader::SIZE_BYTES;
-    return InfinibandValidateMtu(m_ibMtu).empty();
+    NS_LOG_FUNCTION(this << mtu);
+    return SetIbMtu(mtu + InfinibandIpoibHeader::SIZE_BYTES);
 }
 
 uint16_t
@@ -1134,7 +612,7 @@ InfinibandNetDevice::GetMtu() const
 {
     // IPoIB datagram mode (RFC 4391 §5): the IB MTU minus the 4-byte encapsulation;
     // DETH is a transport header, not payload.
-    return static_cast<uint16_t>(m_ibMtu - InfinibandIpoibHeader::SIZE_BYTES);
+    return static_cast<uint16_t>(GetIbMtu() - InfinibandIpoibHeader::SIZE_BYTES);
 }
 
 bool
@@ -1152,12 +630,14 @@ InfinibandNetDevice::IsPointToPoint() const
 void
 InfinibandNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_userRx = cb;
 }
 
 void
 InfinibandNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback cb)
 {
+    NS_LOG_FUNCTION(this);
     m_userPromisc = cb;
 }
 

@@ -1,14 +1,19 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+// The HCA: queue pairs, RC send and reassembly, IPoIB, and the congestion-control
+// strategy it calls.  It is a subclass of InfinibandPort (the link level a switch port
+// needs) rather than an object aggregated to the port, so that InfinibandNetDevice
+// stays the class users, helpers, transports and tests install, cast to and configure
+// with the attributes they always used, and SendPacket stays one call on the hot path.
 #ifndef AI_FABRIC_INFINIBAND_NET_DEVICE_H
 #define AI_FABRIC_INFINIBAND_NET_DEVICE_H
 
-#include "ns3/credit-link-net-device.h"
 #include "ns3/credit-link-watchdog.h"
 #include "ns3/credit-switch.h"
-#include "ns3/header.h"
+#include "ns3/infiniband-congestion-control.h"
 #include "ns3/infiniband-headers.h"
+#include "ns3/infiniband-port.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/simple-ref-count.h"
 
@@ -21,47 +26,6 @@
 
 namespace ns3
 {
-
-/**
- * \ingroup ai-fabric
- * Datagram Extended Transport Header, 8 bytes (IBA §9.3.3; Linux ib_pack.h
- * IB_DETH_BYTES): Q_Key(32) rsv(8) SrcQP(24).  Carried by UD packets (IPoIB).
- */
-class InfinibandDeth : public Header
-{
-  public:
-    static constexpr uint32_t SIZE_BYTES = 8;
-    static constexpr uint32_t IPOIB_QKEY = 0x0000000b; //!< RFC 4391 §4.4 (IPv4 broadcast group)
-
-    static TypeId GetTypeId();
-    TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(Buffer::Iterator start) const override;
-    uint32_t Deserialize(Buffer::Iterator start) override;
-    void Print(std::ostream& os) const override;
-
-    uint32_t qkey{IPOIB_QKEY};
-    uint32_t srcQp{0};
-};
-
-/**
- * \ingroup ai-fabric
- * IPoIB encapsulation header, 4 bytes (RFC 4391 §6): EtherType(16), reserved(16) = 0.
- */
-class InfinibandIpoibHeader : public Header
-{
-  public:
-    static constexpr uint32_t SIZE_BYTES = 4;
-
-    static TypeId GetTypeId();
-    TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(Buffer::Iterator start) const override;
-    uint32_t Deserialize(Buffer::Iterator start) override;
-    void Print(std::ostream& os) const override;
-
-    uint16_t etherType{0x0800};
-};
 
 /**
  * \ingroup ai-fabric
@@ -83,41 +47,45 @@ class InfinibandIpoibTable : public SimpleRefCount<InfinibandIpoibTable>
 
 /**
  * \ingroup ai-fabric
- * An InfiniBand port: HCA port or switch port, on the credit link layer.
+ * An InfiniBand HCA port: an InfinibandPort (link level) with queue pairs, RC
+ * SEND segmentation and reassembly, IPoIB and congestion control.
  *
- * VC = data VL (LRH.VL); credits of 64 bytes; packets carry LRH, BTH (and
- * DETH for UD), payload, pad, ICRC and VCRC, so Packet::GetSize() is the wire
- * packet.  On an HCA, SendMessage segments a message into RC SEND packets of at
- * most IbMtu payload bytes; the peer HCA reassembles it and reports it through
- * the message-received callback.  IPv4 goes out as IPoIB UD packets (RFC 4391);
- * the address is "LID as MAC" (00:00:00:00:LIDhi:LIDlo) and NeedsArp() is
- * false: IPv4 destinations are resolved through an InfinibandIpoibTable.
+ * An HCA is a subclass of the port, not an object aggregated to it, so that this
+ * class stays the one helpers install, transports and tests cast to and
+ * configure with every attribute they used; InfinibandHelper still installs it on
+ * switch ports too (one device factory for all ports, and callers cast every IB
+ * port to it), where the HCA half stays idle: the switch takes the port's receptions.
  *
- * Congestion control (IBA Annex A10, for SendMessage traffic): a received
- * packet with BTH.FECN makes the HCA return a CNP with BTH.BECN to its source;
- * a BECN raises the source's CCT index for that destination LID by
- * CcCctiIncrease, each CcCctiTimer lowers it by one, and CCT entry i delays
- * packet injection towards that LID by i x CcIpdStep.
+ * SendMessage segments a message into RC SEND packets of at most IbMtu payload
+ * bytes; the peer HCA reassembles it and reports it through the message-received
+ * callback.  SendPacket takes one packet (or burst, see InfinibandPort) from a
+ * transport that segments by itself.  IPv4 goes out as IPoIB UD packets (RFC
+ * 4391); NeedsArp() is false: IPv4 destinations are resolved through an
+ * InfinibandIpoibTable.
  *
- * Bursts (MaxBurstPackets > 1, SendPacket only): one simulated packet stands for
- * k = ceil(payload / IbMtu) back-to-back RC SEND ONLY packets to the same
- * destination, PSNs psn .. psn + k - 1.  It carries one LRH/BTH/ICRC/VCRC (LRH
- * PktLen of the first real packet); the wire is charged the other k - 1 packets'
- * headers and every packet's OverheadBytes, congestion control's injection delay
- * counts k packets, and SplitBurst gives the k real packets (pcap).  Credits and
- * the link counters see one packet of the simulated size.
+ * Congestion control (for SendMessage and SendPacket traffic) is the
+ * CongestionControl strategy (InfinibandCongestionControl); CcEnabled picks
+ * InfinibandA10CongestionControl or InfinibandNoCongestionControl when none is given.
  */
-class InfinibandNetDevice : public CreditLinkNetDevice
+class InfinibandNetDevice : public InfinibandPort
 {
   public:
-    static constexpr uint8_t OPCODE_CNP = 0x81; //!< Linux ib_hdrs.h IB_BTH_OPCODE_CNP
+    static constexpr uint8_t OPCODE_CNP = InfinibandBth::CNP;
     static constexpr uint32_t CNP_PAYLOAD_BYTES = 16;
-    static constexpr uint32_t NUM_SLS = 16;
 
     /// Sender side: message \p id's last packet left this port.
     typedef Callback<void, uint64_t> SendCompleteCallback;
     /// Receiver side: a message from \p slid to \p destQp of \p bytes fully arrived.
     typedef Callback<void, uint16_t, uint32_t, uint64_t> MessageReceivedCallback;
+    /// (source LID, payload with its PacketTags) of a SendPacket packet.
+    typedef Callback<void, uint16_t, Ptr<Packet>> PacketReceivedCallback;
+    /// (this port): a refused SendPacket may be retried.
+    typedef Callback<void, Ptr<InfinibandNetDevice>> PacketTxReadyCallback;
+
+    /// Trace signature of MessageReceived: (SLID, destination QP, bytes).
+    typedef void (*MessageTracedCallback)(uint16_t slid, uint32_t destQp, uint64_t bytes);
+    /// Trace signature of Ccti: (DLID, new CCT index).
+    typedef void (*CctiTracedCallback)(uint16_t dlid, uint32_t ccti);
 
     struct IbCounters
     {
@@ -134,24 +102,6 @@ class InfinibandNetDevice : public CreditLinkNetDevice
     static TypeId GetTypeId();
     InfinibandNetDevice();
 
-    void SetLid(uint16_t lid);
-    uint16_t GetLid() const;
-    uint32_t GetDataVls() const;
-    uint32_t GetIbMtu() const;
-    uint32_t GetMaxBurstPackets() const;
-    /// Real packets an RC payload of \p payloadBytes is sent as: ceil(payload / IbMtu), >= 1.
-    uint32_t RealPackets(uint32_t payloadBytes) const;
-    /// Real packets a packet on the wire (LRH .. VCRC) stands for: 1 unless it is a burst.
-    uint32_t RealPacketsOf(uint32_t packetBytes) const;
-    /// The real packets of \p packet (LRH .. VCRC): a copy of it, or for a burst its k
-    /// SEND ONLY packets with their own PktLen, PSN, pad and CRCs.
-    std::vector<Ptr<Packet>> SplitBurst(Ptr<const Packet> packet) const;
-    /// This port's SL->VL table (HCA side; switch ports are mapped by the switch).
-    void SetSlToVl(const std::vector<uint8_t>& table);
-    const std::vector<uint8_t>& GetSlToVl() const;
-    /// Empty when the configuration is valid, otherwise what is wrong.
-    std::string Validate() const;
-
     /**
      * Sends \p bytes to (\p dlid, \p destQp) on service level \p sl: RC SEND
      * FIRST/MIDDLE/LAST (or ONLY) packets of at most IbMtu payload bytes with
@@ -167,15 +117,10 @@ class InfinibandNetDevice : public CreditLinkNetDevice
     /// Messages accepted by SendMessage whose packets are not all queued yet.
     uint32_t GetPendingMessages() const;
 
-    /// (source LID, payload with its PacketTags) of a SendPacket packet.
-    typedef Callback<void, uint16_t, Ptr<Packet>> PacketReceivedCallback;
-    /// (this port): a refused SendPacket may be retried.
-    typedef Callback<void, Ptr<InfinibandNetDevice>> PacketTxReadyCallback;
-
     /**
      * Per-packet entry point for a transport that segments by itself (a GPU
      * transport): \p payload (at most MaxBurstPackets x IbMtu bytes; above IbMtu a
-     * burst, see the class note) becomes one RC SEND ONLY packet
+     * burst, see InfinibandPort) becomes one RC SEND ONLY packet
      * to (\p dlid, \p destQp) on \p sl; PacketTags ride along.  It obeys the same
      * limits as SendMessage (MessageQueueBytes on the VL, congestion control's
      * injection delay) and \return false when one of them, or the VL queue, refuses;
@@ -188,32 +133,21 @@ class InfinibandNetDevice : public CreditLinkNetDevice
     void SetPacketReceivedCallback(uint32_t qp, PacketReceivedCallback cb);
 
     void SetIpoibTable(Ptr<InfinibandIpoibTable> table);
-    static Mac48Address LidToAddress(uint16_t lid);
-    static uint16_t AddressToLid(const Address& address);
 
+    /// The congestion control this HCA runs (its own fork of the one it was given).
+    Ptr<InfinibandCongestionControl> GetCongestionControl() const;
     /// Current CCT index towards \p dlid (0 when CC never reacted).
     uint32_t GetCcti(uint16_t dlid) const;
     const IbCounters& GetIbCounters() const;
     /// Packets for another LID (misdelivered): lost above the lossless link.
     uint64_t GetReceiveDiscards() const override;
 
-    /// Builds LRH|BTH|[payload]|pad|ICRC|VCRC around \p payload (SLID = this port).
-    Ptr<Packet> BuildPacket(Ptr<Packet> payload,
-                            uint16_t dlid,
-                            uint8_t sl,
-                            uint8_t opcode,
-                            uint32_t destQp,
-                            uint32_t psn,
-                            bool becn = false) const;
-
-    // NetDevice
+    // NetDevice: IPoIB
     bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
     bool SendFrom(Ptr<Packet> packet,
                   const Address& source,
                   const Address& dest,
                   uint16_t protocolNumber) override;
-    Address GetAddress() const override;
-    void SetAddress(Address address) override;
     bool SetMtu(const uint16_t mtu) override;
     uint16_t GetMtu() const override;
     bool NeedsArp() const override;
@@ -223,12 +157,8 @@ class InfinibandNetDevice : public CreditLinkNetDevice
 
   protected:
     void DoDispose() override;
-    void DoInitialize() override;
     void NotifyConstructionCompleted() override;
-    uint32_t ClassifyVc(Ptr<const Packet> packet) const override;
     uint16_t ExtractProtocol(Ptr<const Packet> packet) const override;
-    uint32_t GetWireOverheadBytes(Ptr<const Packet> packet) const override;
-    uint32_t GetMaxPacketBytes() const override;
 
   private:
     struct Message
@@ -243,12 +173,6 @@ class InfinibandNetDevice : public CreditLinkNetDevice
         SendCompleteCallback done;
     };
 
-    struct FlowCc
-    {
-        uint32_t ccti{0};
-        Time nextInjection;
-    };
-
     struct RxMessage
     {
         uint32_t expectedPsn{0};
@@ -256,18 +180,14 @@ class InfinibandNetDevice : public CreditLinkNetDevice
         bool valid{false};
     };
 
-    void ApplyDataVls();
-    void ApplyPreset();
-    void ApplyArbitration();
-    void SetDataVlsAttr(uint32_t n);
-    void SetPresetAttr(std::string preset);
-    void SetSlToVlString(std::string text);
-    std::string GetSlToVlString() const;
-    uint8_t VlForSl(uint8_t sl) const;
+    void SetCongestionControl(Ptr<InfinibandCongestionControl> cc);
+    void SetCcEnabled(bool enabled);
+    bool GetCcEnabled() const;
+    /// m_cc from the CongestionControl and CcEnabled attributes.
+    void SelectCongestionControl();
     void Pump();
     void TxEnded(Ptr<const Packet> packet, uint32_t vc);
     void NotifyPacketTxReady();
-    void CctiTimer();
     void OnBecn(uint16_t slid);
     void SendCnp(uint16_t dlid, uint8_t sl, uint32_t srcQp);
     bool ReceiveFromLink(Ptr<NetDevice> device,
@@ -276,39 +196,20 @@ class InfinibandNetDevice : public CreditLinkNetDevice
                          const Address& from);
 
     // attributes
-    uint16_t m_lid;
-    uint32_t m_dataVls;
-    uint32_t m_ibMtu;
-    uint32_t m_maxBurstPackets;
-    std::string m_preset;
-    std::string m_slToVlText;
-    std::string m_vlArbHigh;
-    std::string m_vlArbLow;
-    uint32_t m_vlArbHighLimit;
-    bool m_computeCrcs;
     uint32_t m_messageQueueBytes;
     uint32_t m_localQp;
     bool m_ccEnabled;
-    uint32_t m_cctiIncrease;
-    uint32_t m_cctiLimit;
-    uint32_t m_cctiMin;
-    Time m_cctiTimer;
-    Time m_ipdStep;
+    Ptr<InfinibandCongestionControl> m_ccGiven; //!< fork of the CongestionControl attribute
 
-    bool m_constructed;
-    std::vector<uint8_t> m_slToVl;
-    std::string m_configError;
+    Ptr<InfinibandCongestionControl> m_cc; //!< the one in use
     std::deque<Message> m_messages;
     uint64_t m_nextMessageId;
     uint32_t m_nextPsn;
     std::map<uint64_t, std::pair<uint64_t, SendCompleteCallback>> m_lastPacketOf; //!< uid ->
-    std::unordered_map<uint16_t, FlowCc> m_cc;
     std::unordered_map<uint64_t, RxMessage> m_rx; //!< (slid << 24 | qp)
     EventId m_pumpWakeup;
-    EventId m_cctiEvent;
     Ptr<InfinibandIpoibTable> m_ipoib;
     IbCounters m_ibCounters;
-    mutable std::vector<uint8_t> m_crcScratch;
     NetDevice::ReceiveCallback m_userRx;
     NetDevice::PromiscReceiveCallback m_userPromisc;
     MessageReceivedCallback m_messageRx;

@@ -19,6 +19,7 @@ InfinibandPcapWriter::~InfinibandPcapWriter()
 void
 InfinibandPcapWriter::Open(const std::string& filename)
 {
+    NS_LOG_FUNCTION(this << filename);
     Close();
     m_file.Open(filename, std::ios::out | std::ios::binary);
     NS_ABORT_MSG_IF(m_file.Fail(), "InfinibandPcapWriter: cannot create " << filename);
@@ -37,6 +38,7 @@ InfinibandPcapWriter::IsOpen() const
 void
 InfinibandPcapWriter::Close()
 {
+    NS_LOG_FUNCTION(this);
     if (m_open)
     {
         m_file.Close();

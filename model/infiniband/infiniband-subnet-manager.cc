@@ -1,20 +1,18 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#include "infiniband-subnet-manager.h"
+#include "ns3/infiniband-subnet-manager.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/infiniband-routing-graph.h"
 #include "ns3/log.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/depth_first_search.hpp>
-#include <boost/graph/visitors.hpp>
-#include <boost/pending/queue.hpp>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -29,45 +27,11 @@ NS_OBJECT_ENSURE_REGISTERED(InfinibandSubnetManager);
 namespace
 {
 
-constexpr uint32_t kInf = std::numeric_limits<uint32_t>::max();
 constexpr uint16_t kMaxUnicastLid = 0xbfff; // IBA §4.1.3: 0xC000.. are multicast
 constexpr uint32_t kNoSwitch = std::numeric_limits<uint32_t>::max();
 
-using SwitchGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
-using DirectedGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
 // setS: one CDG edge per (link, link) pair however many routes create it.
 using DependencyGraph = boost::adjacency_list<boost::setS, boost::vecS, boost::directedS>;
-
-// Hop counts from a set of sources (Boost multi-source BFS).
-template <typename Graph>
-std::vector<uint32_t>
-BfsHops(const Graph& g, const std::vector<uint32_t>& sources)
-{
-    using Vertex = typename boost::graph_traits<Graph>::vertex_descriptor;
-    const size_t n = boost::num_vertices(g);
-    std::vector<uint32_t> dist(n, kInf);
-    if (sources.empty())
-    {
-        return dist;
-    }
-    std::vector<Vertex> src(sources.begin(), sources.end());
-    for (auto s : src)
-    {
-        dist[s] = 0;
-    }
-    boost::queue<Vertex> q;
-    std::vector<boost::default_color_type> color(n, boost::white_color);
-    auto index = boost::get(boost::vertex_index, g);
-    boost::breadth_first_search(g,
-                                src.begin(),
-                                src.end(),
-                                q,
-                                boost::make_bfs_visitor(boost::record_distances(
-                                    boost::make_iterator_property_map(dist.begin(), index),
-                                    boost::on_tree_edge())),
-                                boost::make_iterator_property_map(color.begin(), index));
-    return dist;
-}
 
 struct CycleFound
 {
@@ -120,9 +84,11 @@ InfinibandSubnetManager::GetTypeId()
             .SetGroupName("AiFabric")
             .AddConstructor<InfinibandSubnetManager>()
             .AddAttribute("RoutingEngine",
-                          "minhop, updn or ftree (OpenSM engine names)",
+                          "minhop, updn or ftree (OpenSM engine names); an unknown name makes "
+                          "TryRoute fail naming the valid ones",
                           StringValue("minhop"),
-                          MakeStringAccessor(&InfinibandSubnetManager::m_engine),
+                          MakeStringAccessor(&InfinibandSubnetManager::SetRoutingEngineName,
+                                             &InfinibandSubnetManager::GetRoutingEngineName),
                           MakeStringChecker())
             .AddAttribute("AllowCreditLoops",
                           "Accept a routing whose channel dependency graph has a cycle",
@@ -144,7 +110,8 @@ InfinibandSubnetManager::GetTypeId()
 }
 
 InfinibandSubnetManager::InfinibandSubnetManager()
-    : m_engine("minhop"),
+    : m_engine(InfinibandRoutingEngineType::MINHOP),
+      m_engineName("minhop"),
       m_allowCreditLoops(false),
       m_adaptiveRouting(false),
       m_baseLid(1),
@@ -157,6 +124,7 @@ InfinibandSubnetManager::InfinibandSubnetManager()
 void
 InfinibandSubnetManager::SetTopology(const InfinibandTopology& topology)
 {
+    NS_LOG_FUNCTION(this << topology.GetNNodes());
     m_topo = topology;
     m_routed = false;
 }
@@ -170,12 +138,48 @@ InfinibandSubnetManager::GetTopology() const
 void
 InfinibandSubnetManager::SetRootSwitches(const std::vector<uint32_t>& roots)
 {
+    NS_LOG_FUNCTION(this << roots.size());
     m_roots = roots;
+}
+
+void
+InfinibandSubnetManager::SetRoutingEngine(InfinibandRoutingEngineType engine)
+{
+    NS_LOG_FUNCTION(this << InfinibandRoutingEngineName(engine));
+    m_engine = engine;
+    m_engineName = InfinibandRoutingEngineName(engine);
+    m_engineError.clear();
+    m_routed = false;
+}
+
+InfinibandRoutingEngineType
+InfinibandSubnetManager::GetRoutingEngine() const
+{
+    return m_engine;
+}
+
+void
+InfinibandSubnetManager::SetRoutingEngineName(std::string name)
+{
+    NS_LOG_FUNCTION(this << name);
+    // Parsed here, once; a bad name is reported by TryRoute, which returns errors.
+    InfinibandRoutingEngineType engine = m_engine;
+    const std::string error = InfinibandParseRoutingEngine(name, engine);
+    SetRoutingEngine(engine);
+    m_engineName = name;
+    m_engineError = error;
+}
+
+std::string
+InfinibandSubnetManager::GetRoutingEngineName() const
+{
+    return m_engineName;
 }
 
 void
 InfinibandSubnetManager::Route()
 {
+    NS_LOG_FUNCTION(this);
     const std::string error = TryRoute();
     NS_ABORT_MSG_IF(!error.empty(), "InfinibandSubnetManager: " << error);
 }
@@ -186,9 +190,10 @@ InfinibandSubnetManager::TryRoute()
     m_routed = false;
     m_creditLoop.clear();
     m_dependencies = 0;
-    if (m_engine != "minhop" && m_engine != "updn" && m_engine != "ftree")
+    NS_LOG_FUNCTION(this);
+    if (!m_engineError.empty())
     {
-        return "unknown RoutingEngine \"" + m_engine + "\"; valid engines: minhop, updn, ftree";
+        return m_engineError;
     }
     std::string error = AssignLids();
     if (!error.empty())
@@ -204,7 +209,18 @@ InfinibandSubnetManager::TryRoute()
     {
         m_swIndex[m_swNode[v]] = v;
     }
-    SwitchGraph g(m_swNode.size());
+    InfinibandRoutingContext ctx{m_topo,
+                                 m_hcaDests,
+                                 m_swIndex,
+                                 m_swNode,
+                                 m_hops,
+                                 m_roots,
+                                 m_adaptiveRouting,
+                                 m_engineName,
+                                 m_lft,
+                                 m_ar,
+                                 m_portLoad};
+    InfinibandSwitchGraph g(m_swNode.size());
     for (const auto& l : m_topo.GetLinks())
     {
         if (m_topo.IsSwitch(l.nodeA) && m_topo.IsSwitch(l.nodeB) && l.nodeA != l.nodeB)
@@ -215,7 +231,7 @@ InfinibandSubnetManager::TryRoute()
     m_hops.assign(m_swNode.size(), {});
     for (uint32_t v = 0; v < m_swNode.size(); ++v)
     {
-        auto d = BfsHops(g, {v});
+        auto d = InfinibandBfsHops(g, {v});
         m_hops[v].resize(d.size());
         std::transform(d.begin(), d.end(), m_hops[v].begin(), [](uint32_t x) {
             return static_cast<uint16_t>(std::min<uint32_t>(x, 0xffff));
@@ -230,7 +246,7 @@ InfinibandSubnetManager::TryRoute()
             uint32_t c = v;
             for (uint32_t u = 0; u < v; ++u)
             {
-                if (m_hops[v][u] != 0xffff)
+                if (m_hops[v][u] != InfinibandRoutingContext::NO_PATH)
                 {
                     c = u;
                     break;
@@ -251,7 +267,7 @@ InfinibandSubnetManager::TryRoute()
         {
             if (component(m_swIndex[d.attachSwitch]) != main)
             {
-                return Unreachable(m_swNode[main], d);
+                return ctx.Unreachable(m_swNode[main], d);
             }
         }
         for (uint32_t v = 0; v < m_swNode.size(); ++v)
@@ -277,23 +293,14 @@ InfinibandSubnetManager::TryRoute()
         }
     }
 
-    if (m_engine == "minhop")
-    {
-        error = RouteMinHop();
-    }
-    else if (m_engine == "updn")
-    {
-        error = RouteUpDown();
-    }
-    else
-    {
-        error = RouteFatTree();
-    }
+    NS_LOG_LOGIC("routing " << m_hcaDests.size() << " HCA LIDs over " << m_swNode.size()
+                            << " switches with " << m_engineName);
+    error = InfinibandRoutingEngine::Create(m_engine)->Route(ctx);
     if (!error.empty())
     {
         return error;
     }
-    RouteSwitchLids();
+    RouteSwitchLids(ctx);
     m_routed = true;
     return CheckCreditLoops();
 }
@@ -301,6 +308,7 @@ InfinibandSubnetManager::TryRoute()
 std::string
 InfinibandSubnetManager::AssignLids()
 {
+    NS_LOG_FUNCTION(this);
     m_lidOf.assign(m_topo.GetNNodes(), {});
     m_lidOwner.assign(1, {0, 0}); // LID 0 is reserved
     m_hcaDests.clear();
@@ -333,7 +341,7 @@ InfinibandSubnetManager::AssignLids()
             const uint16_t lid = take(h, p);
             if (m_topo.IsSwitch(peer))
             {
-                m_hcaDests.push_back(Dest{lid, h, peer, peerPort});
+                m_hcaDests.push_back(InfinibandRouteDestination{lid, h, peer, peerPort});
             }
         }
         if (!connected)
@@ -350,383 +358,18 @@ InfinibandSubnetManager::AssignLids()
             return "LID space exhausted at " + m_topo.Describe(s);
         }
         const uint16_t lid = take(s, 0);
-        m_switchDests.push_back(Dest{lid, s, s, 0});
+        m_switchDests.push_back(InfinibandRouteDestination{lid, s, s, 0});
     }
     m_maxLid = static_cast<uint16_t>(next - 1);
-    return "";
-}
-
-std::string
-InfinibandSubnetManager::Unreachable(uint32_t sw, const Dest& d) const
-{
-    return m_topo.Describe(d.node) + " (LID " + std::to_string(d.lid) + ") is unreachable from " +
-           m_topo.Describe(sw) + " with routing engine " + m_engine +
-           ": the fabric is disconnected";
-}
-
-uint8_t
-InfinibandSubnetManager::PickLeastLoaded(uint32_t sw, const std::vector<uint8_t>& candidates)
-{
-    NS_ASSERT(!candidates.empty());
-    uint8_t best = candidates.front();
-    for (uint8_t p : candidates)
-    {
-        if (m_portLoad[sw][p] < m_portLoad[sw][best])
-        {
-            best = p;
-        }
-    }
-    ++m_portLoad[sw][best];
-    return best;
-}
-
-void
-InfinibandSubnetManager::SetEntry(uint32_t sw,
-                                  const Dest& d,
-                                  uint8_t port,
-                                  const std::vector<uint8_t>& group)
-{
-    m_lft[sw][d.lid] = port;
-    if (m_adaptiveRouting)
-    {
-        m_ar[sw][d.lid] = group;
-    }
-}
-
-std::string
-InfinibandSubnetManager::RouteMinHop()
-{
-    for (const auto& d : m_hcaDests)
-    {
-        const uint32_t a = m_swIndex[d.attachSwitch];
-        for (uint32_t v = 0; v < m_swNode.size(); ++v)
-        {
-            const uint32_t sw = m_swNode[v];
-            if (v == a)
-            {
-                SetEntry(sw, d, static_cast<uint8_t>(d.attachPort), {uint8_t(d.attachPort)});
-                continue;
-            }
-            std::vector<uint8_t> candidates;
-            for (uint32_t p = 1; p <= m_topo.GetNode(sw).numPorts; ++p)
-            {
-                uint32_t peer = 0;
-                uint32_t peerPort = 0;
-                if (m_topo.GetPeer(sw, p, peer, peerPort) && m_topo.IsSwitch(peer) &&
-                    m_hops[m_swIndex[peer]][a] + 1 == m_hops[v][a])
-                {
-                    candidates.push_back(static_cast<uint8_t>(p));
-                }
-            }
-            if (candidates.empty())
-            {
-                return Unreachable(sw, d);
-            }
-            SetEntry(sw, d, PickLeastLoaded(sw, candidates), candidates);
-        }
-    }
-    return "";
-}
-
-std::string
-InfinibandSubnetManager::RouteUpDown()
-{
-    const uint32_t nsw = static_cast<uint32_t>(m_swNode.size());
-    std::vector<uint32_t> roots;
-    if (m_roots.empty())
-    {
-        // Default: switches farthest from the HCA-attached ones (fat-tree spines).
-        std::vector<uint32_t> leaves;
-        for (const auto& d : m_hcaDests)
-        {
-            leaves.push_back(m_swIndex[d.attachSwitch]);
-        }
-        std::sort(leaves.begin(), leaves.end());
-        leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
-        SwitchGraph g(nsw);
-        for (uint32_t v = 0; v < nsw; ++v)
-        {
-            for (uint32_t u = v + 1; u < nsw; ++u)
-            {
-                if (m_hops[v][u] == 1)
-                {
-                    boost::add_edge(v, u, g);
-                }
-            }
-        }
-        auto fromLeaves = BfsHops(g, leaves);
-        uint32_t far = 0;
-        for (auto x : fromLeaves)
-        {
-            far = std::max(far, x == kInf ? 0 : x);
-        }
-        for (uint32_t v = 0; v < nsw; ++v)
-        {
-            if (far > 0 && fromLeaves[v] == far)
-            {
-                roots.push_back(v);
-            }
-        }
-        if (roots.empty() && nsw > 0)
-        {
-            roots.push_back(0);
-        }
-    }
-    else
-    {
-        for (uint32_t r : m_roots)
-        {
-            if (r >= m_topo.GetNNodes() || !m_topo.IsSwitch(r))
-            {
-                return "updn root " + m_topo.Describe(r) + " is not a switch";
-            }
-            roots.push_back(m_swIndex[r]);
-        }
-    }
-    // Ranks: min hops to any root.  A move u->v goes up if v has a lower
-    // (rank, index): index breaks ties between equal ranks as OpenSM's GUIDs do.
-    std::vector<uint32_t> rank(nsw, kInf);
-    for (uint32_t v = 0; v < nsw; ++v)
-    {
-        for (uint32_t r : roots)
-        {
-            rank[v] = std::min<uint32_t>(rank[v], m_hops[v][r]);
-        }
-    }
-    auto isUp = [&](uint32_t from, uint32_t to) {
-        return rank[to] < rank[from] || (rank[to] == rank[from] && to < from);
-    };
-    // upGraph: edge x->p for each up move; BFS on it from the destination's
-    // switch gives the down-only distance from every switch to it.
-    DirectedGraph upGraph(nsw);
-    for (const auto& l : m_topo.GetLinks())
-    {
-        if (m_topo.IsSwitch(l.nodeA) && m_topo.IsSwitch(l.nodeB) && l.nodeA != l.nodeB)
-        {
-            const uint32_t a = m_swIndex[l.nodeA];
-            const uint32_t b = m_swIndex[l.nodeB];
-            if (isUp(a, b))
-            {
-                boost::add_edge(a, b, upGraph);
-            }
-            else
-            {
-                boost::add_edge(b, a, upGraph);
-            }
-        }
-    }
-    std::vector<uint32_t> order(nsw);
-    for (uint32_t v = 0; v < nsw; ++v)
-    {
-        order[v] = v;
-    }
-    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-        return rank[x] != rank[y] ? rank[x] < rank[y] : x < y;
-    });
-
-    for (const auto& d : m_hcaDests)
-    {
-        const uint32_t a = m_swIndex[d.attachSwitch];
-        const auto downHops = BfsHops(upGraph, {a});
-        std::vector<uint32_t> hops(nsw, kInf);
-        // A switch that can reach the destination going only down must do so:
-        // its LFT entry also serves packets that arrived going down, and those
-        // may not turn up again.  Others go up, towards the nearest such switch.
-        for (uint32_t v : order)
-        {
-            const uint32_t sw = m_swNode[v];
-            if (v == a)
-            {
-                hops[v] = 0;
-                SetEntry(sw, d, static_cast<uint8_t>(d.attachPort), {uint8_t(d.attachPort)});
-                continue;
-            }
-            std::vector<std::pair<uint8_t, uint32_t>> options; // (port, hops after it)
-            for (uint32_t p = 1; p <= m_topo.GetNode(sw).numPorts; ++p)
-            {
-                uint32_t peer = 0;
-                uint32_t peerPort = 0;
-                if (!m_topo.GetPeer(sw, p, peer, peerPort) || !m_topo.IsSwitch(peer) || peer == sw)
-                {
-                    continue;
-                }
-                const uint32_t u = m_swIndex[peer];
-                if (downHops[v] != kInf)
-                {
-                    if (!isUp(v, u) && downHops[u] + 1 == downHops[v])
-                    {
-                        options.emplace_back(static_cast<uint8_t>(p), downHops[u]);
-                    }
-                }
-                else if (isUp(v, u) && hops[u] != kInf)
-                {
-                    options.emplace_back(static_cast<uint8_t>(p), hops[u]);
-                }
-            }
-            if (options.empty())
-            {
-                return Unreachable(sw, d) + " (no legal up/down path)";
-            }
-            uint32_t best = kInf;
-            for (const auto& o : options)
-            {
-                best = std::min(best, o.second);
-            }
-            std::vector<uint8_t> candidates;
-            for (const auto& o : options)
-            {
-                if (o.second == best)
-                {
-                    candidates.push_back(o.first);
-                }
-            }
-            hops[v] = best + 1;
-            SetEntry(sw, d, PickLeastLoaded(sw, candidates), candidates);
-        }
-    }
-    return "";
-}
-
-std::string
-InfinibandSubnetManager::RouteFatTree()
-{
-    const uint32_t nsw = static_cast<uint32_t>(m_swNode.size());
-    std::vector<uint32_t> leaves;
-    for (const auto& d : m_hcaDests)
-    {
-        leaves.push_back(m_swIndex[d.attachSwitch]);
-    }
-    std::sort(leaves.begin(), leaves.end());
-    leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
-    if (leaves.empty())
-    {
-        return "ftree: no HCA is attached to a switch";
-    }
-    SwitchGraph g(nsw);
-    for (uint32_t v = 0; v < nsw; ++v)
-    {
-        for (uint32_t u = v + 1; u < nsw; ++u)
-        {
-            if (m_hops[v][u] == 1)
-            {
-                boost::add_edge(v, u, g);
-            }
-        }
-    }
-    // Levels from the leaves (OpenSM ftree ranks from the roots; same thing on
-    // a fat tree, and it needs no root list).
-    const auto level = BfsHops(g, leaves);
-    uint32_t maxLevel = 0;
-    for (uint32_t v = 0; v < nsw; ++v)
-    {
-        maxLevel = std::max(maxLevel, level[v]);
-    }
-    for (const auto& l : m_topo.GetLinks())
-    {
-        if (m_topo.IsSwitch(l.nodeA) && m_topo.IsSwitch(l.nodeB))
-        {
-            const uint32_t la = level[m_swIndex[l.nodeA]];
-            const uint32_t lb = level[m_swIndex[l.nodeB]];
-            if (la + 1 != lb && lb + 1 != la)
-            {
-                return "ftree: the link between " + m_topo.Describe(l.nodeA) + " (level " +
-                       std::to_string(la) + ") and " + m_topo.Describe(l.nodeB) + " (level " +
-                       std::to_string(lb) + ") does not join adjacent levels: not a fat tree " +
-                       "(use updn)";
-            }
-        }
-    }
-    std::vector<std::vector<uint32_t>> byLevel(maxLevel + 1);
-    for (uint32_t v = 0; v < nsw; ++v)
-    {
-        byLevel[level[v]].push_back(v);
-    }
-    auto neighbours = [&](uint32_t v, uint32_t atLevel) {
-        std::vector<std::pair<uint8_t, uint32_t>> out; // (port, switch vertex)
-        const uint32_t sw = m_swNode[v];
-        for (uint32_t p = 1; p <= m_topo.GetNode(sw).numPorts; ++p)
-        {
-            uint32_t peer = 0;
-            uint32_t peerPort = 0;
-            if (m_topo.GetPeer(sw, p, peer, peerPort) && m_topo.IsSwitch(peer) &&
-                level[m_swIndex[peer]] == atLevel)
-            {
-                out.emplace_back(static_cast<uint8_t>(p), m_swIndex[peer]);
-            }
-        }
-        return out;
-    };
-
-    // Per destination in LID order: first the down-going routes, from the
-    // leaf upwards, spread over the down ports; then the up-going routes of all
-    // other switches, from the top downwards, spread over the up ports.  Every
-    // switch balances with its own per-port route counters, so the sources of
-    // one leaf pick the same top switch for a destination, as ftree's do.
-    for (const auto& d : m_hcaDests)
-    {
-        const uint32_t a = m_swIndex[d.attachSwitch];
-        std::vector<uint32_t> hops(nsw, kInf);
-        std::vector<bool> down(nsw, false);
-        hops[a] = 0;
-        down[a] = true;
-        SetEntry(d.attachSwitch, d, static_cast<uint8_t>(d.attachPort), {uint8_t(d.attachPort)});
-        for (uint32_t l = 1; l <= maxLevel; ++l)
-        {
-            for (uint32_t v : byLevel[l])
-            {
-                std::vector<uint8_t> candidates;
-                for (const auto& [port, u] : neighbours(v, l - 1))
-                {
-                    if (down[u])
-                    {
-                        candidates.push_back(port);
-                    }
-                }
-                if (!candidates.empty())
-                {
-                    down[v] = true;
-                    hops[v] = l;
-                    SetEntry(m_swNode[v], d, PickLeastLoaded(m_swNode[v], candidates), candidates);
-                }
-            }
-        }
-        for (uint32_t l = maxLevel + 1; l-- > 0;)
-        {
-            for (uint32_t v : byLevel[l])
-            {
-                if (down[v])
-                {
-                    continue;
-                }
-                uint32_t best = kInf;
-                const auto ups = neighbours(v, l + 1);
-                for (const auto& [port, u] : ups)
-                {
-                    best = std::min(best, hops[u]);
-                }
-                if (best == kInf)
-                {
-                    return Unreachable(m_swNode[v], d) + " (ftree: no up port leads to it)";
-                }
-                std::vector<uint8_t> candidates;
-                for (const auto& [port, u] : ups)
-                {
-                    if (hops[u] == best)
-                    {
-                        candidates.push_back(port);
-                    }
-                }
-                hops[v] = best + 1;
-                SetEntry(m_swNode[v], d, PickLeastLoaded(m_swNode[v], candidates), candidates);
-            }
-        }
-    }
+    NS_LOG_LOGIC(m_hcaDests.size() << " HCA ports and " << m_switchDests.size()
+                                   << " switches take LIDs " << m_baseLid << ".." << m_maxLid);
     return "";
 }
 
 void
-InfinibandSubnetManager::RouteSwitchLids()
+InfinibandSubnetManager::RouteSwitchLids(InfinibandRoutingContext& ctx)
 {
+    NS_LOG_FUNCTION(this);
     for (const auto& d : m_switchDests)
     {
         const uint32_t a = m_swIndex[d.node];
@@ -735,25 +378,22 @@ InfinibandSubnetManager::RouteSwitchLids()
             const uint32_t sw = m_swNode[v];
             if (v == a)
             {
-                SetEntry(sw, d, LFT_SELF, {LFT_SELF});
+                ctx.SetEntry(sw, d, LFT_SELF, {LFT_SELF});
                 continue;
             }
-            if (m_hops[v][a] == 0xffff)
+            if (m_hops[v][a] == InfinibandRoutingContext::NO_PATH)
             {
                 continue; // isolated switch without HCAs: stays unreachable
             }
             std::vector<uint8_t> candidates;
-            for (uint32_t p = 1; p <= m_topo.GetNode(sw).numPorts; ++p)
+            for (const auto& [port, u] : ctx.SwitchNeighbours(sw))
             {
-                uint32_t peer = 0;
-                uint32_t peerPort = 0;
-                if (m_topo.GetPeer(sw, p, peer, peerPort) && m_topo.IsSwitch(peer) &&
-                    m_hops[m_swIndex[peer]][a] + 1 == m_hops[v][a])
+                if (m_hops[u][a] + 1 == m_hops[v][a])
                 {
-                    candidates.push_back(static_cast<uint8_t>(p));
+                    candidates.push_back(port);
                 }
             }
-            SetEntry(sw, d, candidates.front(), candidates);
+            ctx.SetEntry(sw, d, candidates.front(), candidates);
         }
     }
 }
@@ -761,6 +401,7 @@ InfinibandSubnetManager::RouteSwitchLids()
 std::string
 InfinibandSubnetManager::CheckCreditLoops()
 {
+    NS_LOG_FUNCTION(this);
     const auto& links = m_topo.GetLinks();
     auto linkId = [&](uint32_t node, uint32_t port) -> size_t {
         const int64_t l = m_topo.GetNode(node).linkOfPort[port];
@@ -821,6 +462,8 @@ InfinibandSubnetManager::CheckCreditLoops()
         }
     }
     m_dependencies = boost::num_edges(cdg);
+    NS_LOG_LOGIC(m_dependencies << " channel dependencies between " << boost::num_vertices(cdg)
+                                << " directed links");
 
     std::vector<size_t> parent(boost::num_vertices(cdg));
     std::vector<size_t> cycle;
@@ -840,10 +483,10 @@ InfinibandSubnetManager::CheckCreditLoops()
     }
     if (!m_creditLoop.empty())
     {
-        NS_LOG_WARN("routing engine " << m_engine << ": " << DescribeCreditLoop());
+        NS_LOG_WARN("routing engine " << m_engineName << ": " << DescribeCreditLoop());
         if (!m_allowCreditLoops)
         {
-            return "routing engine " + m_engine + " produced a " + DescribeCreditLoop() +
+            return "routing engine " + m_engineName + " produced a " + DescribeCreditLoop() +
                    "; this routing can deadlock: use updn or ftree, or set AllowCreditLoops";
         }
     }
@@ -966,6 +609,7 @@ InfinibandSubnetManager::TracePath(uint32_t srcHca,
                                    uint16_t dlid,
                                    std::vector<InfinibandDirectedLink>& path) const
 {
+    NS_LOG_FUNCTION(this << srcHca << srcPort << dlid);
     path.clear();
     if (!m_routed)
     {

@@ -4,6 +4,7 @@
 #ifndef AI_FABRIC_INFINIBAND_SUBNET_MANAGER_H
 #define AI_FABRIC_INFINIBAND_SUBNET_MANAGER_H
 
+#include "ns3/infiniband-routing-engine.h"
 #include "ns3/infiniband-topology.h"
 #include "ns3/object.h"
 
@@ -31,11 +32,12 @@ struct InfinibandDirectedLink
  * LIDs: from BaseLid, first every HCA port (node order, then port order),
  * then every switch (one LID, port 0), i.e. a deterministic order.
  *
- * Engines (OpenSM `man opensm`): "minhop" (shortest paths; among equal-cost
- * ports the one with the fewest routes so far), "updn" (up-then-down routes
- * from root switches ranked by BFS distance; never down then up), "ftree"
- * (fat tree: levels from the leaves, destinations spread over up and down
- * ports in LID order).  After routing, the channel dependency graph of the
+ * Engines (OpenSM `man opensm`), each an InfinibandRoutingEngine in its own file,
+ * chosen by RoutingEngine (parsed once into InfinibandRoutingEngineType): "minhop"
+ * (shortest paths; among equal-cost ports the one with the fewest routes so far),
+ * "updn" (up-then-down routes from root switches ranked by BFS distance; never down
+ * then up), "ftree" (fat tree: levels from the leaves, destinations spread over up
+ * and down ports in LID order).  After routing, the channel dependency graph of the
  * HCA-to-HCA routes is checked for a cycle (credit loop); Route() refuses
  * such a routing unless AllowCreditLoops is true.  Switch LIDs take min-hop
  * routes without counting towards balance: they only receive VL15 management
@@ -55,6 +57,9 @@ class InfinibandSubnetManager : public Object
     /// Roots for updn.  Default: the switches farthest from the HCA-attached
     /// switches (the spines of a fat tree), or switch 0 if every switch has HCAs.
     void SetRootSwitches(const std::vector<uint32_t>& roots);
+    /// The engine, as the RoutingEngine attribute names it.
+    void SetRoutingEngine(InfinibandRoutingEngineType engine);
+    InfinibandRoutingEngineType GetRoutingEngine() const;
 
     /// Assigns LIDs, routes, checks for credit loops.  Returns "" or the error.
     /// After a refused (credit-loop) routing the tables and the loop stay
@@ -90,27 +95,17 @@ class InfinibandSubnetManager : public Object
                           std::vector<InfinibandDirectedLink>& path) const;
 
   private:
-    struct Dest
-    {
-        uint16_t lid;
-        uint32_t node;         //!< owner (HCA or switch)
-        uint32_t attachSwitch; //!< switch that delivers it
-        uint32_t attachPort;   //!< output port there (0 for the switch itself)
-    };
-
+    void SetRoutingEngineName(std::string name);
+    std::string GetRoutingEngineName() const;
     std::string AssignLids();
-    std::string RouteMinHop();
-    std::string RouteUpDown();
-    std::string RouteFatTree();
-    void RouteSwitchLids();
+    void RouteSwitchLids(InfinibandRoutingContext& ctx);
     std::string CheckCreditLoops();
-    uint8_t PickLeastLoaded(uint32_t sw, const std::vector<uint8_t>& candidates);
-    void SetEntry(uint32_t sw, const Dest& d, uint8_t port, const std::vector<uint8_t>& group);
-    std::string Unreachable(uint32_t sw, const Dest& d) const;
     std::string DescribeLink(const InfinibandDirectedLink& l) const;
 
     // Attributes
-    std::string m_engine;
+    InfinibandRoutingEngineType m_engine;
+    std::string m_engineName;  //!< as the user gave it
+    std::string m_engineError; //!< why m_engineName is no engine, or empty
     bool m_allowCreditLoops;
     bool m_adaptiveRouting;
     uint16_t m_baseLid;
@@ -119,8 +114,8 @@ class InfinibandSubnetManager : public Object
     std::vector<uint32_t> m_roots;
     std::vector<std::vector<uint16_t>> m_lidOf; //!< [node][port]; switches use [0]
     std::vector<std::pair<uint32_t, uint32_t>> m_lidOwner;
-    std::vector<Dest> m_hcaDests;
-    std::vector<Dest> m_switchDests;
+    std::vector<InfinibandRouteDestination> m_hcaDests;
+    std::vector<InfinibandRouteDestination> m_switchDests;
     uint16_t m_maxLid;
     std::vector<uint32_t> m_swIndex;                     //!< node -> switch vertex, or UINT32_MAX
     std::vector<uint32_t> m_swNode;                      //!< switch vertex -> node

@@ -6,7 +6,6 @@
 #include "ns3/boolean.h"
 #include "ns3/infiniband-headers.h"
 #include "ns3/infiniband-link-preset.h"
-#include "ns3/infiniband-net-device.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/string.h"
@@ -88,6 +87,7 @@ InfinibandSwitch::InfinibandSwitch()
 void
 InfinibandSwitch::NotifyConstructionCompleted()
 {
+    NS_LOG_FUNCTION(this);
     CreditSwitch::NotifyConstructionCompleted();
     m_constructed = true;
     // Not in the constructor: the TypeId that finds trace sources is set after it.
@@ -98,6 +98,7 @@ InfinibandSwitch::NotifyConstructionCompleted()
 void
 InfinibandSwitch::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_slToVl.clear();
     CreditSwitch::DoDispose();
 }
@@ -105,6 +106,7 @@ InfinibandSwitch::DoDispose()
 void
 InfinibandSwitch::SetPortToPortLatency(Time latency)
 {
+    NS_LOG_FUNCTION(this << latency);
     m_latency = latency;
     if (m_constructed)
     {
@@ -121,6 +123,7 @@ InfinibandSwitch::GetPortToPortLatency() const
 void
 InfinibandSwitch::SetLid(uint16_t lid)
 {
+    NS_LOG_FUNCTION(this << lid);
     m_lid = lid;
 }
 
@@ -133,6 +136,7 @@ InfinibandSwitch::GetLid() const
 uint32_t
 InfinibandSwitch::AddIbPort(Ptr<CreditLinkNetDevice> device, uint32_t ibPort)
 {
+    NS_LOG_FUNCTION(this << device << ibPort);
     NS_ABORT_MSG_IF(ibPort == 0 || ibPort > 254, "InfinibandSwitch: IB port " << ibPort);
     const uint32_t index = AddPort(device);
     if (m_indexOfIbPort.size() <= ibPort)
@@ -159,7 +163,10 @@ void
 InfinibandSwitch::SetForwardingTable(const std::vector<uint8_t>& lft,
                                      const std::vector<std::vector<uint8_t>>& arGroups)
 {
+    NS_LOG_FUNCTION(this << lft.size() << arGroups.size());
     m_lft = lft;
+    NS_LOG_LOGIC("LID " << m_lid << ": LFT of " << lft.size() << " entries"
+                        << (m_adaptive ? ", adaptive" : ""));
     ClearRoutes();
     for (uint32_t dlid = 0; dlid < lft.size(); ++dlid)
     {
@@ -195,6 +202,7 @@ InfinibandSwitch::SetSlToVl(uint32_t inIbPort,
                             uint32_t outIbPort,
                             const std::vector<uint8_t>& table)
 {
+    NS_LOG_FUNCTION(this << inIbPort << outIbPort);
     NS_ABORT_MSG_IF(table.size() != 16, "InfinibandSwitch::SetSlToVl: need 16 entries");
     std::array<uint8_t, 16> t{};
     std::copy(table.begin(), table.end(), t.begin());
@@ -204,6 +212,7 @@ InfinibandSwitch::SetSlToVl(uint32_t inIbPort,
 std::string
 InfinibandSwitch::Validate() const
 {
+    NS_LOG_FUNCTION(this);
     const std::vector<uint8_t>& defaults = m_defaultTable;
     std::ostringstream where;
     where << "InfinibandSwitch on node " << (GetNPorts() ? GetPort(0)->GetNode()->GetId() : 0);
@@ -241,14 +250,9 @@ InfinibandSwitch::Validate() const
 void
 InfinibandSwitch::SetDefaultSlToVl(std::string text)
 {
+    NS_LOG_FUNCTION(this << text);
     m_defaultSlToVl = text;
-    m_defaultTable.clear();
-    std::istringstream is(text);
-    std::string item;
-    while (std::getline(is, item, ','))
-    {
-        m_defaultTable.push_back(static_cast<uint8_t>(std::stoul(item)));
-    }
+    m_defaultTable = InfinibandParseSlToVl(text);
 }
 
 std::string
@@ -336,7 +340,7 @@ InfinibandSwitch::SelectOutputVc(Ptr<const Packet> packet,
         {
             InfinibandBth bth;
             p->RemoveHeader(bth);
-            if (!bth.GetFecn() && bth.GetOpcode() != InfinibandNetDevice::OPCODE_CNP)
+            if (!bth.GetFecn() && bth.GetOpcode() != InfinibandBth::CNP)
             {
                 bth.SetFecn(true);
                 m_fecnMarked++;

@@ -16,8 +16,6 @@
 namespace ns3
 {
 
-class InfinibandNetDevice;
-
 /**
  * \ingroup ai-fabric
  * InfiniBand switch core on CreditSwitch: forwards by LRH.DLID through the

@@ -17,6 +17,7 @@ NS_LOG_COMPONENT_DEFINE("InfinibandTopology");
 uint32_t
 InfinibandTopology::AddHca(const std::string& name, uint32_t numPorts)
 {
+    NS_LOG_FUNCTION(this << name << numPorts);
     NS_ABORT_MSG_IF(numPorts < 1 || numPorts > MAX_PORTS,
                     "InfinibandTopology: HCA " << name << " numPorts " << numPorts << " outside 1.."
                                                << MAX_PORTS);
@@ -27,6 +28,7 @@ InfinibandTopology::AddHca(const std::string& name, uint32_t numPorts)
 uint32_t
 InfinibandTopology::AddSwitch(const std::string& name, uint32_t numPorts)
 {
+    NS_LOG_FUNCTION(this << name << numPorts);
     NS_ABORT_MSG_IF(numPorts < 1 || numPorts > MAX_PORTS,
                     "InfinibandTopology: switch " << name << " numPorts " << numPorts
                                                   << " outside 1.." << MAX_PORTS);
@@ -38,6 +40,7 @@ InfinibandTopology::AddSwitch(const std::string& name, uint32_t numPorts)
 std::string
 InfinibandTopology::TryConnect(uint32_t nodeA, uint32_t portA, uint32_t nodeB, uint32_t portB)
 {
+    NS_LOG_FUNCTION(this << nodeA << portA << nodeB << portB);
     for (auto [node, port] : {std::make_pair(nodeA, portA), std::make_pair(nodeB, portB)})
     {
         if (node >= m_nodes.size())
@@ -165,6 +168,7 @@ InfinibandTopology::GetTiers() const
 InfinibandTopology
 InfinibandTopology::Ring(uint32_t numSwitches, uint32_t hostsPerSwitch)
 {
+    NS_LOG_FUNCTION(numSwitches << hostsPerSwitch);
     NS_ABORT_MSG_IF(numSwitches < 3,
                     "InfinibandTopology::Ring: numSwitches " << numSwitches << " < 3");
     InfinibandTopology t;
@@ -194,6 +198,7 @@ InfinibandTopology::Ring(uint32_t numSwitches, uint32_t hostsPerSwitch)
 InfinibandTopology
 InfinibandTopology::KaryNTree(uint32_t k, uint32_t n)
 {
+    NS_LOG_FUNCTION(k << n);
     NS_ABORT_MSG_IF(k < 2 || n < 1, "InfinibandTopology::KaryNTree: k " << k << " n " << n);
     NS_ABORT_MSG_IF(2 * k > MAX_PORTS, "InfinibandTopology::KaryNTree: 2k = " << 2 * k << " ports");
     uint64_t perLevel = 1;
@@ -245,6 +250,7 @@ InfinibandTopology::TryFatTree(uint32_t switchRadix,
                                double oversubscription,
                                InfinibandTopology& topology)
 {
+    NS_LOG_FUNCTION(switchRadix << numHosts << oversubscription);
     std::ostringstream why;
     if (switchRadix < 2 || switchRadix > MAX_PORTS)
     {
