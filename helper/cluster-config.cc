@@ -5,7 +5,6 @@
 
 #include "ns3/abort.h"
 #include "ns3/command-line.h"
-#include "ns3/nvlink-helper.h"
 #include "ns3/nvlink-net-device.h"
 #include "ns3/run-parameters.h"
 
@@ -96,7 +95,7 @@ NvLinkFabricSpec
 ClusterConfig::GetNvLinkSpec() const
 {
     NvLinkFabricSpec spec;
-    NvLinkHelper::FindPreset(preset, spec);
+    NvLinkFindFabricPreset(preset, spec);
     spec.generation = nvlinkGen;
     uint32_t links = 0;
     for (uint32_t l : spec.linksPerSwitch)
@@ -478,7 +477,7 @@ ClusterConfig::Validate(std::string* field) const
     }
     if (domainGpus > 1)
     {
-        const std::string e = NvLinkHelper::Validate(GetNvLinkSpec(), domainGpus);
+        const std::string e = NvLinkValidateFabric(GetNvLinkSpec(), domainGpus);
         if (!e.empty())
         {
             return fail("nvlinkLinks", "NVLink domain: " + e);

@@ -4,7 +4,7 @@
 #ifndef AI_FABRIC_CLUSTER_CONFIG_H
 #define AI_FABRIC_CLUSTER_CONFIG_H
 
-#include "ns3/nvlink-helper.h"
+#include "ns3/nvlink-fabric-preset.h"
 
 #include <cstdint>
 #include <string>

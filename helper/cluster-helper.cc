@@ -1431,7 +1431,7 @@ ClusterHelper::InstallTransport(const std::string& groupName)
         Ptr<NvLinkTransportPlane> nv = CreateObject<NvLinkTransportPlane>();
         for (uint32_t d = 0; d < m_nvlink.size(); ++d)
         {
-            nv->AddDomain(*m_nvlink[d], GetDomainRanks(d));
+            nv->AddDomain(m_nvlink[d]->GetDomain(), GetDomainRanks(d));
         }
         index[ClusterPlane::NVLINK] = static_cast<int32_t>(transport->AddPlane(nv));
     }
