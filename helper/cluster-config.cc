@@ -376,24 +376,16 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
     p.Set("cluster.partition", partition);
 }
 
+ClusterLayout
+ClusterConfig::GetLayout() const
+{
+    return ClusterLayout(servers, gpusPerServer, serversPerDomain);
+}
+
 std::string
 ClusterConfig::PartitionDomains(uint32_t processes, std::vector<uint32_t>& systemOfDomain) const
 {
-    const uint32_t domains = GetNDomains();
-    systemOfDomain.assign(domains, 0);
-    if (processes == 0 || processes > domains)
-    {
-        return std::to_string(processes) + " processes for " + std::to_string(domains) +
-               " NVLink domain(s): a domain is never split, use 1 to " + std::to_string(domains) +
-               " processes";
-    }
-    for (uint32_t d = 0; d < domains; ++d)
-    {
-        systemOfDomain[d] = partition == "round-robin"
-                                ? d % processes
-                                : static_cast<uint32_t>(uint64_t{d} * processes / domains);
-    }
-    return "";
+    return GetLayout().PartitionDomains(processes, partition, systemOfDomain);
 }
 
 void
@@ -539,19 +531,19 @@ ClusterConfig::ValidateOrAbort() const
 uint32_t
 ClusterConfig::GetNRanks() const
 {
-    return servers * gpusPerServer;
+    return GetLayout().GetNRanks();
 }
 
 uint32_t
 ClusterConfig::GetGpusPerDomain() const
 {
-    return serversPerDomain * gpusPerServer;
+    return GetLayout().GetGpusPerDomain();
 }
 
 uint32_t
 ClusterConfig::GetNDomains() const
 {
-    return serversPerDomain == 0 ? 0 : servers / serversPerDomain;
+    return GetLayout().GetNDomains();
 }
 
 uint32_t

@@ -347,14 +347,15 @@ ClusterHelper::BuildIbTopology()
     const ClusterIbShape& s = m_ibShape;
     const uint32_t k = c.ibSwitchRadix;
     const uint32_t ranks = c.GetNRanks();
+    const ClusterLayout layout = c.GetLayout();
     InfinibandTopology& t = m_ibTopology;
     t = InfinibandTopology();
     m_hcaNode.assign(ranks, 0);
     // HCAs first, in rank order: the subnet manager then gives rank r LID r + 1.
     for (uint32_t r = 0; r < ranks; ++r)
     {
-        m_hcaNode[r] = t.AddHca("server" + std::to_string(r / c.gpusPerServer) + "/hca" +
-                                std::to_string(r % c.gpusPerServer));
+        m_hcaNode[r] = t.AddHca("server" + std::to_string(layout.GetServer(r)) + "/hca" +
+                                std::to_string(layout.GetRail(r)));
     }
     auto addSwitch = [&](const std::string& name) {
         const uint32_t node = t.AddSwitch(name, k);
@@ -380,17 +381,17 @@ ClusterHelper::BuildIbTopology()
         }
         for (uint32_t r = 0; r < ranks; ++r)
         {
-            const uint32_t server = r / c.gpusPerServer;
-            const uint32_t rail = r % c.gpusPerServer;
-            const uint32_t l = (server / s.hostsPerLeaf) * s.rails + rail;
-            t.Connect(m_hcaNode[r], 1, leaf[l], server % s.hostsPerLeaf + 1);
+            t.Connect(m_hcaNode[r],
+                      1,
+                      leaf[layout.GetIbLeaf(r, s.hostsPerLeaf, s.rails)],
+                      layout.GetIbLeafPort(r, s.hostsPerLeaf));
         }
         // Up ports follow the leaf's own hosts without a gap (the last leaf of a rail may
         // have fewer): InfinibandHelper numbers a switch's ports in the order they are cabled.
         std::vector<uint32_t> hostsOn(s.leaves, 0);
         for (uint32_t r = 0; r < ranks; ++r)
         {
-            hostsOn[(r / c.gpusPerServer / s.hostsPerLeaf) * s.rails + r % c.gpusPerServer]++;
+            hostsOn[layout.GetIbLeaf(r, s.hostsPerLeaf, s.rails)]++;
         }
         if (s.tiers == 2)
         {
@@ -464,36 +465,6 @@ ClusterHelper::Partition()
     return m_config.PartitionDomains(m_nSystems, m_domainSystem);
 }
 
-std::vector<uint32_t>
-ClusterHelper::IbSwitchSystemIds() const
-{
-    const InfinibandTopology& t = m_ibTopology;
-    std::vector<int64_t> system(t.GetNNodes(), -1);
-    std::vector<int64_t> rankOfHca(t.GetNNodes(), -1);
-    for (uint32_t r = 0; r < m_hcaNode.size(); ++r)
-    {
-        rankOfHca[m_hcaNode[r]] = r;
-    }
-    for (const auto& link : t.GetLinks())
-    {
-        for (auto [host, sw] :
-             {std::pair{link.nodeA, link.nodeB}, std::pair{link.nodeB, link.nodeA}})
-        {
-            if (rankOfHca[host] >= 0 && t.IsSwitch(sw) && system[sw] < 0)
-            {
-                system[sw] = m_domainSystem[GetDomain(static_cast<uint32_t>(rankOfHca[host]))];
-            }
-        }
-    }
-    std::vector<uint32_t> out(t.GetNNodes(), 0);
-    uint32_t next = 0;
-    for (uint32_t sw : t.GetSwitches())
-    {
-        out[sw] = system[sw] >= 0 ? static_cast<uint32_t>(system[sw]) : next++ % m_nSystems;
-    }
-    return out;
-}
-
 uint32_t
 ClusterHelper::GetNSystems() const
 {
@@ -535,8 +506,8 @@ ClusterHelper::BuildNodes()
     Names::Add("eth", m_nameGroups.back());
     for (uint32_t r = 0; r < c.GetNRanks(); ++r)
     {
-        Names::Add("server" + std::to_string(r / c.gpusPerServer) + "/gpu" +
-                       std::to_string(r % c.gpusPerServer),
+        Names::Add("server" + std::to_string(GetServer(r)) + "/gpu" +
+                       std::to_string(GetLocalIndex(r)),
                    m_gpus.Get(r));
     }
     for (uint32_t s = 0; s < c.servers; ++s)
@@ -813,7 +784,7 @@ ClusterHelper::LinkServerGpus(uint32_t s)
     Ptr<Node> cpu = m_cpus.Get(s);
     for (uint32_t i = 0; i < c.gpusPerServer; ++i)
     {
-        const uint32_t rank = s * c.gpusPerServer + i;
+        const uint32_t rank = c.GetLayout().GetRank(s, i);
         Ptr<Node> gpu = m_gpus.Get(rank);
         uint32_t cpuPcieIf;
         uint32_t gpuIf;
@@ -1017,7 +988,8 @@ ClusterHelper::BuildIbDevices()
             "Delay",
             TimeValue(NanoSeconds(static_cast<int64_t>(m_config.ibDelay_ns))));
     }
-    const std::vector<uint32_t> systemOf = IbSwitchSystemIds();
+    const std::vector<uint32_t> systemOf =
+        m_config.GetLayout().GetIbSwitchSystemIds(t, m_hcaNode, m_domainSystem, m_nSystems);
     for (uint32_t sw : t.GetSwitches())
     {
         nodeOf[sw] = CreateObject<Node>(systemOf[sw]);
@@ -1129,8 +1101,7 @@ ClusterHelper::GetInfinibandHelper()
 uint32_t
 ClusterHelper::GetNvLinkGpuId(uint32_t rank) const
 {
-    CheckRank(rank);
-    return rank % m_config.GetGpusPerDomain();
+    return m_config.GetLayout().GetDomainGpuId(rank);
 }
 
 Ptr<NvLinkGpu>
@@ -1167,9 +1138,7 @@ ClusterHelper::GetNvLinkHelper(uint32_t domain)
 void
 ClusterHelper::CheckRank(uint32_t rank) const
 {
-    NS_ABORT_MSG_IF(rank >= m_config.GetNRanks(),
-                    "cluster: rank " << rank << " out of range (" << m_config.GetNRanks()
-                                     << " ranks)");
+    m_config.GetLayout().CheckRank(rank);
 }
 
 uint32_t
@@ -1181,27 +1150,25 @@ ClusterHelper::GetNRanks() const
 uint32_t
 ClusterHelper::GetServer(uint32_t rank) const
 {
-    CheckRank(rank);
-    return rank / m_config.gpusPerServer;
+    return m_config.GetLayout().GetServer(rank);
 }
 
 uint32_t
 ClusterHelper::GetLocalIndex(uint32_t rank) const
 {
-    CheckRank(rank);
-    return rank % m_config.gpusPerServer;
+    return m_config.GetLayout().GetLocalIndex(rank);
 }
 
 uint32_t
 ClusterHelper::GetDomain(uint32_t rank) const
 {
-    return GetServer(rank) / m_config.serversPerDomain;
+    return m_config.GetLayout().GetDomain(rank);
 }
 
 uint32_t
 ClusterHelper::GetRail(uint32_t rank) const
 {
-    return GetLocalIndex(rank);
+    return m_config.GetLayout().GetRail(rank);
 }
 
 uint32_t
@@ -1213,13 +1180,7 @@ ClusterHelper::GetNDomains() const
 std::vector<uint32_t>
 ClusterHelper::GetDomainRanks(uint32_t domain) const
 {
-    NS_ABORT_MSG_UNLESS(domain < m_config.GetNDomains(), "cluster: no NVLink domain " << domain);
-    std::vector<uint32_t> ranks(m_config.GetGpusPerDomain());
-    for (uint32_t g = 0; g < ranks.size(); ++g)
-    {
-        ranks[g] = domain * m_config.GetGpusPerDomain() + g;
-    }
-    return ranks;
+    return m_config.GetLayout().GetDomainRanks(domain);
 }
 
 Ptr<Node>
@@ -1671,7 +1632,7 @@ ClusterHelper::WriteNodes(Ptr<ResultsDatabase> db) const
     };
     for (uint32_t r = 0; r < m_gpus.GetN(); ++r)
     {
-        add(m_gpus.Get(r), "gpu", r / c.gpusPerServer, r);
+        add(m_gpus.Get(r), "gpu", GetServer(r), r);
     }
     for (uint32_t s = 0; s < m_cpus.GetN(); ++s)
     {

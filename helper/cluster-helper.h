@@ -107,7 +107,7 @@ class ClusterHelper
     void Build();
     bool IsBuilt() const;
 
-    // Ranks, servers, domains, rails.
+    // Ranks, servers, domains, rails: the config's ClusterLayout.
     uint32_t GetNRanks() const;
     uint32_t GetServer(uint32_t rank) const;
     uint32_t GetLocalIndex(uint32_t rank) const;
@@ -288,9 +288,6 @@ class ClusterHelper
                          uint32_t interface) const;
     /// System id per NVLink domain for ClusterConfig::partition; "" or why it cannot be split.
     std::string Partition();
-    /// System id of each InfiniBand switch (topology node): with the hosts of its first cable,
-    /// switches without hosts spread round-robin.
-    std::vector<uint32_t> IbSwitchSystemIds() const;
     void BuildIbTopology();
     void BuildNvLink();
     std::string BuildIbDevices();
