@@ -14,7 +14,6 @@
 #include "ns3/data-rate.h"
 #include "ns3/distributed-run.h"
 #include "ns3/double.h"
-#include "ns3/global-value.h"
 #include "ns3/infiniband-transport-plane.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
@@ -24,13 +23,11 @@
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4-static-routing.h"
 #include "ns3/log.h"
-#include "ns3/map-scheduler.h"
 #include "ns3/names.h"
 #include "ns3/node-list.h"
 #include "ns3/nvlink-transport-plane.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
-#include "ns3/priority-queue-scheduler.h"
 #include "ns3/queue.h"
 #include "ns3/results-database.h"
 #include "ns3/simulator.h"
@@ -297,7 +294,6 @@ ClusterHelper::TryBuild()
     {
         return "partition: " + partition;
     }
-    UseFastScheduler();
     BuildNodes();
     BuildFrontEnd();
     BuildNvLink();
@@ -308,25 +304,7 @@ ClusterHelper::TryBuild()
     }
     ApplyConfigRates();
     m_built = true;
-    AssignStreams(0);
     return "";
-}
-
-void
-ClusterHelper::UseFastScheduler()
-{
-    // ns-3's default MapScheduler allocates and rebalances a tree node per event; the
-    // binary heap of PriorityQueueScheduler orders events by the same (time, uid) key, so
-    // runs are identical, with 8 % fewer instructions on a ring allreduce.  A scheduler
-    // chosen through the SchedulerType global (--SchedulerType=...) is kept.
-    TypeIdValue chosen;
-    GlobalValue::GetValueByName("SchedulerType", chosen);
-    if (chosen.Get() == MapScheduler::GetTypeId())
-    {
-        ObjectFactory factory;
-        factory.SetTypeId(PriorityQueueScheduler::GetTypeId());
-        Simulator::SetScheduler(factory);
-    }
 }
 
 void
