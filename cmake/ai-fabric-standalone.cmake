@@ -200,8 +200,7 @@ function(build_lib)
   foreach(header ${model_headers})
     get_filename_component(head ${header} NAME)
     configure_file(${header} ${AI_FABRIC_MODEL_INCLUDE_DIR}/ns3/${head} COPYONLY)
-    # A build tree of before the split staged every header in one directory; an old
-    # copy there would shadow the model's for the upper layer.
+    # Build trees from before the split staged every header in include/: one copy each.
     file(REMOVE ${AI_FABRIC_INCLUDE_DIR}/ns3/${head})
   endforeach()
   foreach(header ${upper_headers})
