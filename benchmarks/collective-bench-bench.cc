@@ -13,6 +13,7 @@
 #include "ns3/collective-bench.h"
 #include "ns3/config.h"
 #include "ns3/names.h"
+#include "ns3/scenario-run.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -49,6 +50,7 @@ BM_RingAllReduceDgxH100(benchmark::State& state)
             state.SkipWithError(error.c_str());
             break;
         }
+        ScenarioRun::SetUpSimulation(cluster);
         Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
         engine->SetTransport(cluster.InstallTransport("world"));
         CollectiveBenchOptions o;

@@ -28,6 +28,7 @@
 #include "ns3/collective-bench.h"
 #include "ns3/config.h"
 #include "ns3/names.h"
+#include "ns3/scenario-run.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -72,6 +73,7 @@ RunAllReduce(benchmark::State& state,
             state.SkipWithError(error.c_str());
             break;
         }
+        ScenarioRun::SetUpSimulation(cluster);
         Ptr<GpuTransport> transport = cluster.InstallTransport("world");
         transport->SetAttribute("MinPacketsPerMessage", UintegerValue(minPacketsPerMessage));
         Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();

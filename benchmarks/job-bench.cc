@@ -13,6 +13,7 @@
 #include "ns3/cluster-helper.h"
 #include "ns3/config.h"
 #include "ns3/names.h"
+#include "ns3/scenario-run.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-native.h"
 #include "ns3/uinteger.h"
@@ -54,6 +55,7 @@ ReplayOnDgxH100(benchmark::State& state,
             state.SkipWithError(error.c_str());
             break;
         }
+        ScenarioRun::SetUpSimulation(cluster);
         state.counters["build_s"] =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - buildStart).count();
         meter.Start();

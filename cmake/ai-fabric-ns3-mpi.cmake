@@ -9,7 +9,9 @@ if(NOT EXISTS ${ai_fabric_ns3_src}/mpi/model/mpi-interface.cc)
   message(FATAL_ERROR "AI_FABRIC_NS3_MPI_SOURCE=${AI_FABRIC_NS3_MPI_SOURCE}: not an ns-3 source tree")
 endif()
 
-# Public headers, flat as <ns3/name.h>, next to the module's own.
+# Public headers, flat as <ns3/name.h>, in a directory of their own that the two libraries
+# below publish: every layer of the module sees them (the model's remote channel too).
+set(ai_fabric_ns3_mpi_include_dir ${CMAKE_BINARY_DIR}/include-ns3-mpi)
 foreach(
   header
   mpi/model/mpi-interface.h
@@ -22,7 +24,9 @@ foreach(
   point-to-point/model/ppp-header.h
 )
   get_filename_component(head ${header} NAME)
-  configure_file(${ai_fabric_ns3_src}/${header} ${AI_FABRIC_INCLUDE_DIR}/ns3/${head} COPYONLY)
+  configure_file(
+    ${ai_fabric_ns3_src}/${header} ${ai_fabric_ns3_mpi_include_dir}/ns3/${head} COPYONLY
+  )
 endforeach()
 
 function(ai_fabric_ns3_mpi_library name)
@@ -30,7 +34,7 @@ function(ai_fabric_ns3_mpi_library name)
   add_library(ai-fabric-ns3-${name} SHARED ${LIB_SOURCES})
   set_target_properties(ai-fabric-ns3-${name} PROPERTIES OUTPUT_NAME ns3-${name}-mpi)
   target_include_directories(
-    ai-fabric-ns3-${name} PRIVATE ${AI_FABRIC_INCLUDE_DIR} ${MPI_CXX_INCLUDE_DIRS}
+    ai-fabric-ns3-${name} PUBLIC ${ai_fabric_ns3_mpi_include_dir} PRIVATE ${MPI_CXX_INCLUDE_DIRS}
   )
   target_compile_definitions(
     ai-fabric-ns3-${name} PRIVATE NS3_MPI NS3_LOG_ENABLE NS3_BUILD_PROFILE_RELEASE

@@ -20,6 +20,8 @@ endif()
 set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 set(CMAKE_LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
 set(AI_FABRIC_INCLUDE_DIR ${CMAKE_BINARY_DIR}/include)
+# model/'s headers apart: model/ compiles seeing only these (and ns-3's), build_lib below.
+set(AI_FABRIC_MODEL_INCLUDE_DIR ${CMAKE_BINARY_DIR}/include-model)
 set(AI_FABRIC_MODULE_ROOT ${CMAKE_CURRENT_SOURCE_DIR})
 
 set(ai_fabric_install_hint
@@ -175,8 +177,33 @@ function(build_lib)
   )
   set(target ${BLIB_LIBNAME})
 
-  # Headers are used as <ns3/name.h>, as in-tree: stage them flat.
-  foreach(header ${BLIB_HEADER_FILES} ${BLIB_PRIVATE_HEADER_FILES})
+  # model/ is the first layer and never includes a helper (CMakeLists.txt): its sources
+  # compile as their own object library whose include path has model headers only, so
+  # an upward include fails to build.  Everything else sees both directories.
+  set(model_sources)
+  set(model_headers)
+  set(upper_sources)
+  set(upper_headers)
+  foreach(file ${BLIB_SOURCE_FILES} ${BLIB_HEADER_FILES} ${BLIB_PRIVATE_HEADER_FILES})
+    set(layer upper)
+    if(file MATCHES "^model/")
+      set(layer model)
+    endif()
+    if(file MATCHES "\\.h$")
+      list(APPEND ${layer}_headers ${file})
+    else()
+      list(APPEND ${layer}_sources ${file})
+    endif()
+  endforeach()
+
+  # Headers are used as <ns3/name.h>, as in-tree: stage them flat, one directory per layer.
+  foreach(header ${model_headers})
+    get_filename_component(head ${header} NAME)
+    configure_file(${header} ${AI_FABRIC_MODEL_INCLUDE_DIR}/ns3/${head} COPYONLY)
+    # Build trees from before the split staged every header in include/: one copy each.
+    file(REMOVE ${AI_FABRIC_INCLUDE_DIR}/ns3/${head})
+  endforeach()
+  foreach(header ${upper_headers})
     get_filename_component(head ${header} NAME)
     configure_file(${header} ${AI_FABRIC_INCLUDE_DIR}/ns3/${head} COPYONLY)
   endforeach()
@@ -192,21 +219,28 @@ function(build_lib)
     endif()
   endforeach()
 
-  add_library(${target}-obj OBJECT ${BLIB_SOURCE_FILES} ${BLIB_HEADER_FILES})
-  target_include_directories(${target}-obj PUBLIC ${AI_FABRIC_INCLUDE_DIR})
-  target_compile_definitions(
-    ${target}-obj
-    PUBLIC NS3_LOG_ENABLE # Debian's ns-3 was built with logging; it changes class layouts
-           $<$<CONFIG:Release>:NS3_BUILD_PROFILE_RELEASE>
-           $<$<CONFIG:Debug>:NS3_BUILD_PROFILE_DEBUG NS3_ASSERT_ENABLE>
-    PRIVATE NS3_MODULE_COMPILATION
+  add_library(${target}-model-obj OBJECT ${model_sources} ${model_headers})
+  target_include_directories(${target}-model-obj PRIVATE ${AI_FABRIC_MODEL_INCLUDE_DIR})
+  add_library(${target}-obj OBJECT ${upper_sources} ${upper_headers})
+  target_include_directories(
+    ${target}-obj PRIVATE ${AI_FABRIC_MODEL_INCLUDE_DIR} ${AI_FABRIC_INCLUDE_DIR}
   )
-  target_link_libraries(${target}-obj PUBLIC ${ns_libs} ${other_libs})
-  ai_fabric_set_warnings(${target}-obj)
+  foreach(objects ${target}-model-obj ${target}-obj)
+    target_compile_definitions(
+      ${objects}
+      PRIVATE NS3_LOG_ENABLE # Debian's ns-3 was built with logging; it changes class layouts
+              $<$<CONFIG:Release>:NS3_BUILD_PROFILE_RELEASE>
+              $<$<CONFIG:Debug>:NS3_BUILD_PROFILE_DEBUG NS3_ASSERT_ENABLE> NS3_MODULE_COMPILATION
+    )
+    target_link_libraries(${objects} PRIVATE ${ns_libs} ${other_libs})
+    ai_fabric_set_warnings(${objects})
+  endforeach()
+  set(AI_FABRIC_MODEL_OBJECTS ${target}-model-obj PARENT_SCOPE)
 
-  add_library(${target} SHARED $<TARGET_OBJECTS:${target}-obj>)
+  # One shared library of both object sets, as in-tree.
+  add_library(${target} SHARED $<TARGET_OBJECTS:${target}-model-obj> $<TARGET_OBJECTS:${target}-obj>)
   set_target_properties(${target} PROPERTIES OUTPUT_NAME ns3-${target})
-  target_include_directories(${target} PUBLIC ${AI_FABRIC_INCLUDE_DIR})
+  target_include_directories(${target} PUBLIC ${AI_FABRIC_MODEL_INCLUDE_DIR} ${AI_FABRIC_INCLUDE_DIR})
   target_compile_definitions(
     ${target} INTERFACE NS3_LOG_ENABLE $<$<CONFIG:Release>:NS3_BUILD_PROFILE_RELEASE>
                         $<$<CONFIG:Debug>:NS3_BUILD_PROFILE_DEBUG NS3_ASSERT_ENABLE>

@@ -6,7 +6,6 @@
 #include "ns3/abort.h"
 #include "ns3/cluster-layout.h"
 #include "ns3/command-line.h"
-#include "ns3/nvlink-helper.h"
 #include "ns3/nvlink-net-device.h"
 #include "ns3/run-parameters.h"
 
@@ -108,7 +107,7 @@ NvLinkFabricSpec
 ClusterConfig::GetNvLinkSpec() const
 {
     NvLinkFabricSpec spec;
-    NvLinkHelper::FindPreset(preset, spec);
+    NvLinkFindFabricPreset(preset, spec);
     spec.generation = nvlinkGen;
     uint32_t links = 0;
     for (uint32_t l : spec.linksPerSwitch)
@@ -406,10 +405,16 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
     p.Set("cluster.partition", partition);
 }
 
+ClusterLayout
+ClusterConfig::GetLayout() const
+{
+    return ClusterLayout(servers, gpusPerServer, serversPerDomain);
+}
+
 std::string
 ClusterConfig::PartitionDomains(uint32_t processes, std::vector<uint32_t>& systemOfDomain) const
 {
-    ClusterLayout layout(servers, gpusPerServer, serversPerDomain);
+    ClusterLayout layout = GetLayout();
     ClusterLayout::PartitionPolicy policy;
     std::string error = ClusterLayout::ParsePartitionPolicy(partition, policy);
     if (error.empty())
@@ -507,7 +512,7 @@ ClusterConfig::Validate(std::string* field) const
     }
     if (domainGpus > 1)
     {
-        const std::string e = NvLinkHelper::Validate(GetNvLinkSpec(), domainGpus);
+        const std::string e = NvLinkValidateFabric(GetNvLinkSpec(), domainGpus);
         if (!e.empty())
         {
             return fail("nvlinkLinks", "NVLink domain: " + e);
@@ -570,19 +575,19 @@ ClusterConfig::ValidateOrAbort() const
 uint32_t
 ClusterConfig::GetNRanks() const
 {
-    return servers * gpusPerServer;
+    return GetLayout().GetNRanks();
 }
 
 uint32_t
 ClusterConfig::GetGpusPerDomain() const
 {
-    return serversPerDomain * gpusPerServer;
+    return GetLayout().GetGpusPerDomain();
 }
 
 uint32_t
 ClusterConfig::GetNDomains() const
 {
-    return serversPerDomain == 0 ? 0 : servers / serversPerDomain;
+    return GetLayout().GetNDomains();
 }
 
 uint32_t

@@ -4,7 +4,8 @@
 #ifndef AI_FABRIC_CLUSTER_CONFIG_H
 #define AI_FABRIC_CLUSTER_CONFIG_H
 
-#include "ns3/nvlink-helper.h"
+#include "ns3/cluster-layout.h"
+#include "ns3/nvlink-fabric-preset.h"
 
 #include <cstdint>
 #include <string>
@@ -100,11 +101,9 @@ struct ClusterConfig
     /// the links per GPU or the switch count are overridden.
     NvLinkFabricSpec GetNvLinkSpec() const;
 
-    /**
-     * Distributed runs: the process (node system id) of each NVLink domain when the cluster
-     * is split over \p processes by `partition`.  "" or why it cannot be split (more
-     * processes than domains: a domain is never split).
-     */
+    /// Servers, GPUs and NVLink domains as ranks see them.
+    ClusterLayout GetLayout() const;
+    /// Distributed runs: ClusterLayout::PartitionDomains by `partition`.
     std::string PartitionDomains(uint32_t processes, std::vector<uint32_t>& systemOfDomain) const;
 
     /// "" or why this cluster cannot be built; nothing is built before this passes.

@@ -6,13 +6,9 @@
 #include "ns3/abort.h"
 #include "ns3/command-line.h"
 #include "ns3/distributed-run.h"
-#include "ns3/global-value.h"
 #include "ns3/log.h"
-#include "ns3/map-scheduler.h"
 #include "ns3/names.h"
-#include "ns3/priority-queue-scheduler.h"
 #include "ns3/results-database.h"
-#include "ns3/simulator.h"
 
 #include <algorithm>
 #include <sstream>
@@ -94,7 +90,7 @@ ClusterHelper::SetConfig(const ClusterConfig& config)
 {
     NS_ABORT_MSG_IF(m_built, "ClusterHelper: SetConfig after Build");
     m_config = config;
-    m_layout = ClusterLayout(config.servers, config.gpusPerServer, config.serversPerDomain);
+    m_layout = config.GetLayout();
     m_rules.SetLayout(m_layout);
 }
 
@@ -205,7 +201,6 @@ ClusterHelper::TryBuild()
         return "partition: " + partition;
     }
     m_rules.SetLayout(m_layout);
-    UseFastScheduler();
     BuildNodes();
     for (const auto& plane : m_planes)
     {
@@ -217,25 +212,7 @@ ClusterHelper::TryBuild()
         }
     }
     m_built = true;
-    AssignStreams(0);
     return "";
-}
-
-void
-ClusterHelper::UseFastScheduler()
-{
-    // ns-3's default MapScheduler allocates and rebalances a tree node per event; the
-    // binary heap of PriorityQueueScheduler orders events by the same (time, uid) key, so
-    // runs are identical, with 8 % fewer instructions on a ring allreduce.  A scheduler
-    // chosen through the SchedulerType global (--SchedulerType=...) is kept.
-    TypeIdValue chosen;
-    GlobalValue::GetValueByName("SchedulerType", chosen);
-    if (chosen.Get() == MapScheduler::GetTypeId())
-    {
-        ObjectFactory factory;
-        factory.SetTypeId(PriorityQueueScheduler::GetTypeId());
-        Simulator::SetScheduler(factory);
-    }
 }
 
 void

@@ -78,14 +78,13 @@ class ClusterHelper
      * Fixed random-number streams for the models that draw random numbers (the front-end's
      * CSMA backoff, ARP jitter, IP stacks; the credit planes draw none), from \p stream on,
      * as ns-3 helpers do, so that a result depends only on the seed and run number, not on
-     * how many random variables other code created first.  Build() calls it with 0.
-     * \return the number of streams used.
+     * how many random variables other code created first.  After Build(); the programs
+     * call it with 0 (ScenarioRun::SetUpSimulation).  \return the number of streams used.
      */
     int64_t AssignStreams(int64_t stream);
 
-    /// Validates, then builds; "" or the validation error (then nothing is built).  Also
-    /// switches the simulator to PriorityQueueScheduler unless the SchedulerType global
-    /// names another scheduler than ns-3's default (same event order, faster).
+    /// Validates, then builds; "" or the validation error (then nothing is built).  The
+    /// scheduler and the random streams are the program's (ScenarioRun::SetUpSimulation).
     std::string TryBuild();
     /// As TryBuild, throwing InputError with the error.
     void Build();
@@ -238,7 +237,6 @@ class ClusterHelper
 
   private:
     void CheckRank(uint32_t rank) const;
-    static void UseFastScheduler();
     void BuildNodes();
     /// Sets \p name on \p target of the builder of \p plane (abort if it has no such target).
     void SetPlaneAttribute(ClusterPlane plane,

@@ -45,12 +45,6 @@ PcapSink(Ptr<InfinibandPcapWriter> writer,
 
 } // namespace
 
-Ptr<InfinibandNetDevice>
-InfinibandFabric::GetHostDevice(uint32_t host) const
-{
-    return DynamicCast<InfinibandNetDevice>(hostDevices.Get(host));
-}
-
 InfinibandHelper::InfinibandHelper()
     : m_ipoib(Create<InfinibandIpoibTable>())
 {

@@ -5,6 +5,7 @@
 #define AI_FABRIC_INFINIBAND_HELPER_H
 
 #include "ns3/credit-link-watchdog.h"
+#include "ns3/infiniband-fabric.h"
 #include "ns3/infiniband-net-device.h"
 #include "ns3/infiniband-subnet-manager.h"
 #include "ns3/infiniband-switch.h"
@@ -18,21 +19,6 @@
 
 namespace ns3
 {
-
-/// What InfinibandHelper::Build made of an InfinibandTopology.
-struct InfinibandFabric
-{
-    InfinibandTopology topology;
-    Ptr<InfinibandSubnetManager> subnetManager;
-    NodeContainer hosts;            //!< topology HCAs, in topology order
-    NodeContainer switches;         //!< topology switches, in topology order
-    NetDeviceContainer hostDevices; //!< first connected port of each host
-    std::vector<uint16_t> hostLids; //!< host index -> LID of that port
-    NetDeviceContainer allDevices;  //!< every port, HCA and switch
-    std::vector<Ptr<InfinibandSwitch>> switchCores;
-
-    Ptr<InfinibandNetDevice> GetHostDevice(uint32_t host) const;
-};
 
 /**
  * \ingroup ai-fabric

@@ -125,7 +125,7 @@ NvLinkClusterPlane::MakeTransportPlane(const ClusterLayout& layout) const
     Ptr<NvLinkTransportPlane> nv = CreateObject<NvLinkTransportPlane>();
     for (uint32_t d = 0; d < m_domains.size(); ++d)
     {
-        nv->AddDomain(*m_domains[d], layout.GetDomainRanks(d));
+        nv->AddDomain(m_domains[d]->GetDomain(), layout.GetDomainRanks(d));
     }
     return nv;
 }

@@ -10,163 +10,8 @@
 #include "ns3/nstime.h"
 #include "ns3/uinteger.h"
 
-#include <numeric>
-#include <sstream>
-
 namespace ns3
 {
-
-namespace
-{
-
-NvLinkFabricSpec
-Uniform(const std::string& name, uint32_t generation, uint32_t switches, uint32_t linksEach)
-{
-    NvLinkFabricSpec spec;
-    spec.name = name;
-    spec.generation = generation;
-    spec.switches = switches;
-    spec.linksPerSwitch.assign(switches, linksEach);
-    return spec;
-}
-
-} // namespace
-
-std::vector<std::string>
-NvLinkHelper::GetPresetNames()
-{
-    return {"dgx-a100", "dgx-h100", "gb200-nvl72"};
-}
-
-std::string
-NvLinkHelper::FindPreset(const std::string& name, NvLinkFabricSpec& spec)
-{
-    if (name == "dgx-a100")
-    {
-        // NVIDIA DGX A100 user guide / system architecture: 8 A100 (NVLink3, 12 links),
-        // 6 NVSwitch gen2, each GPU 2 links to every switch.
-        spec = Uniform(name, 3, 6, 2);
-        return "";
-    }
-    if (name == "dgx-h100")
-    {
-        // Hot Chips 34 (NVLink4 NVSwitch) via public write-ups: 8 H100 (18 links),
-        // 4 NVSwitch gen3 with 64 NVLink4 ports; links 5+4+4+5 to the four switches.
-        spec.name = name;
-        spec.generation = 4;
-        spec.switches = 4;
-        spec.linksPerSwitch = {5, 4, 4, 5};
-        spec.linksPerPair.clear();
-        spec.directLinks.clear();
-        spec.switchPorts = 0;
-        return "";
-    }
-    if (name == "gb200-nvl72")
-    {
-        // DGX SuperPOD GB200 reference architecture: 72 B200 (NVLink5, 18 links),
-        // 9 switch trays x 2 NVSwitch gen4 (72 ports) = 18, one link per GPU and switch.
-        spec = Uniform(name, 5, 18, 1);
-        return "";
-    }
-    std::ostringstream os;
-    os << "unknown NVLink preset '" << name << "'; valid presets:";
-    for (const auto& n : GetPresetNames())
-    {
-        os << " " << n;
-    }
-    return os.str();
-}
-
-std::string
-NvLinkHelper::Validate(const NvLinkFabricSpec& spec, uint32_t gpus)
-{
-    std::ostringstream os;
-    const std::string genError = CheckNvLinkGeneration(spec.generation);
-    if (!genError.empty())
-    {
-        return spec.name + ": " + genError;
-    }
-    const NvLinkGeneration& gen = GetNvLinkGeneration(spec.generation);
-    if (gpus == 0)
-    {
-        return spec.name + ": no GPUs";
-    }
-    if (gpus > 0xfffe)
-    {
-        os << spec.name << ": " << gpus << " GPUs exceed the 16-bit GPU id";
-        return os.str();
-    }
-    if (spec.linksPerPair.empty() && spec.linksPerSwitch.size() != spec.switches)
-    {
-        os << spec.name << ": linksPerSwitch has " << spec.linksPerSwitch.size() << " entries for "
-           << spec.switches << " switches";
-        return os.str();
-    }
-    if (!spec.linksPerPair.empty())
-    {
-        if (spec.linksPerPair.size() != gpus)
-        {
-            os << spec.name << ": linksPerPair has " << spec.linksPerPair.size() << " rows for "
-               << gpus << " GPUs";
-            return os.str();
-        }
-        for (uint32_t g = 0; g < gpus; ++g)
-        {
-            if (spec.linksPerPair[g].size() != spec.switches)
-            {
-                os << spec.name << ": linksPerPair row of GPU " << g << " has "
-                   << spec.linksPerPair[g].size() << " entries for " << spec.switches
-                   << " switches";
-                return os.str();
-            }
-        }
-    }
-    std::vector<uint64_t> gpuLinks(gpus, 0);
-    for (const auto& d : spec.directLinks)
-    {
-        if (d.gpuA >= gpus || d.gpuB >= gpus || d.gpuA == d.gpuB || d.links == 0)
-        {
-            os << spec.name << ": direct link " << d.gpuA << "-" << d.gpuB << " with " << d.links
-               << " links is invalid for " << gpus << " GPUs";
-            return os.str();
-        }
-        gpuLinks[d.gpuA] += d.links;
-        gpuLinks[d.gpuB] += d.links;
-    }
-    const uint32_t ports = spec.switchPorts != 0 ? spec.switchPorts : gen.switchPorts;
-    for (uint32_t s = 0; s < spec.switches; ++s)
-    {
-        uint64_t used = 0;
-        for (uint32_t g = 0; g < gpus; ++g)
-        {
-            const uint32_t l =
-                spec.linksPerPair.empty() ? spec.linksPerSwitch[s] : spec.linksPerPair[g][s];
-            used += l;
-            gpuLinks[g] += l;
-        }
-        if (used > ports)
-        {
-            os << spec.name << ": " << gpus << " GPUs need " << used << " ports on switch " << s
-               << ", an NVSwitch gen" << gen.switchGeneration << " has " << ports;
-            return os.str();
-        }
-    }
-    for (uint32_t g = 0; g < gpus; ++g)
-    {
-        if (gpuLinks[g] == 0)
-        {
-            os << spec.name << ": GPU " << g << " has zero NVLink links";
-            return os.str();
-        }
-        if (gpuLinks[g] > gen.linksPerGpu)
-        {
-            os << spec.name << ": GPU " << g << " has " << gpuLinks[g] << " links, an NVLink"
-               << spec.generation << " GPU has " << gen.linksPerGpu;
-            return os.str();
-        }
-    }
-    return "";
-}
 
 NvLinkHelper::NvLinkHelper()
 {
@@ -192,14 +37,14 @@ NvLinkHelper::NvLinkHelper()
     // A crossbar with per-output queues: FIFO inputs would cap an all-to-all by
     // head-of-line blocking, which NVSwitch's buffering avoids.
     m_switchFactory.Set("VirtualOutputQueues", BooleanValue(true));
-    FindPreset("dgx-h100", m_spec);
+    NvLinkFindFabricPreset("dgx-h100", m_spec);
 }
 
 void
 NvLinkHelper::SetPreset(const std::string& name)
 {
     NvLinkFabricSpec spec;
-    const std::string error = FindPreset(name, spec);
+    const std::string error = NvLinkFindFabricPreset(name, spec);
     NS_ABORT_MSG_IF(!error.empty(), "NvLinkHelper: " << error);
     m_spec = spec;
 }
@@ -277,9 +122,9 @@ NvLinkHelper::NewDevice(Ptr<Node> node, uint32_t links)
 NetDeviceContainer
 NvLinkHelper::Install(NodeContainer gpus)
 {
-    const std::string error = Validate(m_spec, gpus.GetN());
+    const std::string error = NvLinkValidateFabric(m_spec, gpus.GetN());
     NS_ABORT_MSG_IF(!error.empty(), "NvLinkHelper::Install: " << error);
-    NS_ABORT_MSG_IF(!m_gpus.empty(), "NvLinkHelper::Install called twice on one helper");
+    NS_ABORT_MSG_IF(!m_domain.gpus.empty(), "NvLinkHelper::Install called twice on one helper");
     const NvLinkGeneration& gen = GetNvLinkGeneration(m_spec.generation);
     const uint32_t n = gpus.GetN();
 
@@ -291,14 +136,14 @@ NvLinkHelper::Install(NodeContainer gpus)
         sw->SetAttribute("Generation", UintegerValue(gen.switchGeneration));
         m_switchNodes.Get(s)->AggregateObject(sw);
         GetWatchdog()->Watch(Ptr<CreditSwitch>(sw));
-        m_switches.push_back(sw);
+        m_domain.switches.push_back(sw);
     }
     for (uint32_t g = 0; g < n; ++g)
     {
         Ptr<NvLinkGpu> gpu = m_gpuFactory.Create<NvLinkGpu>();
         gpu->SetAttribute("GpuId", UintegerValue(g));
         gpus.Get(g)->AggregateObject(gpu);
-        m_gpus.push_back(gpu);
+        m_domain.gpus.push_back(gpu);
     }
 
     NetDeviceContainer result;
@@ -315,11 +160,11 @@ NvLinkHelper::Install(NodeContainer gpus)
             Ptr<CreditLinkChannel> channel = m_channelFactory.Create<CreditLinkChannel>();
             Ptr<NvLinkNetDevice> gpuDevice = NewDevice(gpus.Get(g), links);
             Ptr<NvLinkNetDevice> switchDevice = NewDevice(m_switchNodes.Get(s), links);
-            const uint32_t port = m_switches[s]->AddPort(switchDevice);
+            const uint32_t port = m_domain.switches[s]->AddPort(switchDevice);
             gpuDevice->Attach(channel);
             switchDevice->Attach(channel);
-            m_switches[s]->SetRoute(g, {port});
-            m_gpus[g]->AddDevice(gpuDevice, NvLinkGpu::NO_PEER);
+            m_domain.switches[s]->SetRoute(g, {port});
+            m_domain.gpus[g]->AddDevice(gpuDevice, NvLinkGpu::NO_PEER);
             m_gpuDevices[g][s] = gpuDevice;
             result.Add(gpuDevice);
         }
@@ -331,16 +176,22 @@ NvLinkHelper::Install(NodeContainer gpus)
         Ptr<NvLinkNetDevice> b = NewDevice(gpus.Get(d.gpuB), d.links);
         a->Attach(channel);
         b->Attach(channel);
-        m_gpus[d.gpuA]->AddDevice(a, d.gpuB);
-        m_gpus[d.gpuB]->AddDevice(b, d.gpuA);
+        m_domain.gpus[d.gpuA]->AddDevice(a, d.gpuB);
+        m_domain.gpus[d.gpuB]->AddDevice(b, d.gpuA);
         result.Add(a);
         result.Add(b);
     }
-    for (const auto& gpu : m_gpus)
+    for (const auto& gpu : m_domain.gpus)
     {
-        gpu->SetDomain(m_gpus);
+        gpu->SetDomain(m_domain.gpus);
     }
     return result;
+}
+
+const NvLinkDomain&
+NvLinkHelper::GetDomain() const
+{
+    return m_domain;
 }
 
 NodeContainer
@@ -352,19 +203,19 @@ NvLinkHelper::GetSwitchNodes() const
 Ptr<NvSwitch>
 NvLinkHelper::GetSwitch(uint32_t i) const
 {
-    return m_switches.at(i);
+    return m_domain.switches.at(i);
 }
 
 uint32_t
 NvLinkHelper::GetNSwitches() const
 {
-    return static_cast<uint32_t>(m_switches.size());
+    return static_cast<uint32_t>(m_domain.switches.size());
 }
 
 Ptr<NvLinkGpu>
 NvLinkHelper::GetGpu(uint32_t gpuId) const
 {
-    return m_gpus.at(gpuId);
+    return m_domain.gpus.at(gpuId);
 }
 
 Ptr<NvLinkNetDevice>
@@ -376,13 +227,14 @@ NvLinkHelper::GetGpuDevice(uint32_t gpuId, uint32_t sw) const
 void
 NvLinkHelper::RegisterNvlsGroup(uint32_t groupId, const std::vector<uint32_t>& gpuIds)
 {
-    NS_ABORT_MSG_IF(m_switches.empty(), "NvLinkHelper::RegisterNvlsGroup: no switches installed");
+    NS_ABORT_MSG_IF(m_domain.switches.empty(),
+                    "NvLinkHelper::RegisterNvlsGroup: no switches installed");
     for (uint32_t id : gpuIds)
     {
-        NS_ABORT_MSG_IF(id >= m_gpus.size(),
+        NS_ABORT_MSG_IF(id >= m_domain.gpus.size(),
                         "NvLinkHelper::RegisterNvlsGroup: GPU " << id << " is not installed");
     }
-    for (const auto& sw : m_switches)
+    for (const auto& sw : m_domain.switches)
     {
         sw->RegisterNvlsGroup(groupId, gpuIds);
     }

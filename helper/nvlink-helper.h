@@ -7,8 +7,8 @@
 #include "ns3/credit-link-watchdog.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
-#include "ns3/nvlink-gpu.h"
-#include "ns3/nvswitch-core.h"
+#include "ns3/nvlink-domain.h"
+#include "ns3/nvlink-fabric-preset.h"
 #include "ns3/object-factory.h"
 
 #include <string>
@@ -16,28 +16,6 @@
 
 namespace ns3
 {
-
-/// A GPU<->GPU bundle without a switch.
-struct NvLinkDirectLink
-{
-    uint32_t gpuA;
-    uint32_t gpuB;
-    uint32_t links;
-};
-
-/// Shape of an NVLink domain: a preset or a custom one.
-struct NvLinkFabricSpec
-{
-    std::string name{"custom"};
-    uint32_t generation{4}; //!< NVLink generation (2-5); switches are the matching NVSwitch
-    uint32_t switches{0};
-    /// Links from every GPU to switch s (size = switches) ...
-    std::vector<uint32_t> linksPerSwitch;
-    /// ... or per (GPU, switch) pair, [gpu][switch]; overrides linksPerSwitch when set.
-    std::vector<std::vector<uint32_t>> linksPerPair;
-    std::vector<NvLinkDirectLink> directLinks;
-    uint32_t switchPorts{0}; //!< 0 = the ports of the generation's NVSwitch
-};
 
 /**
  * \ingroup ai-fabric
@@ -52,13 +30,7 @@ class NvLinkHelper
   public:
     NvLinkHelper();
 
-    static std::vector<std::string> GetPresetNames();
-    /// Fills \p spec with preset \p name; \return empty, or an error listing valid names.
-    static std::string FindPreset(const std::string& name, NvLinkFabricSpec& spec);
-    /// Empty, or why \p spec cannot connect \p gpus GPUs (port counts, zero links, ...).
-    static std::string Validate(const NvLinkFabricSpec& spec, uint32_t gpus);
-
-    /// Aborts on an unknown name, listing the valid ones.
+    /// NvLinkFindFabricPreset's \p name; aborts on an unknown name, listing the valid ones.
     void SetPreset(const std::string& name);
     void SetFabric(const NvLinkFabricSpec& spec);
     const NvLinkFabricSpec& GetFabric() const;
@@ -69,10 +41,12 @@ class NvLinkHelper
     void SetGpuAttribute(std::string name, const AttributeValue& value);
     void SetWatchdogAttribute(std::string name, const AttributeValue& value);
 
-    /// Builds the fabric for \p gpus (GPU id = index); aborts with Validate's message.
+    /// Builds the fabric for \p gpus (GPU id = index); aborts with NvLinkValidateFabric's message.
     /// \return the GPU-side devices, GPU by GPU, switch planes in order, then direct links.
     NetDeviceContainer Install(NodeContainer gpus);
 
+    /// GPUs and switches Install built, as NvLinkTransportPlane::AddDomain takes them.
+    const NvLinkDomain& GetDomain() const;
     NodeContainer GetSwitchNodes() const;
     Ptr<NvSwitch> GetSwitch(uint32_t i) const;
     uint32_t GetNSwitches() const;
@@ -95,8 +69,7 @@ class NvLinkHelper
     ObjectFactory m_watchdogFactory;
     Ptr<CreditLinkWatchdog> m_watchdog;
     NodeContainer m_switchNodes;
-    std::vector<Ptr<NvSwitch>> m_switches;
-    std::vector<Ptr<NvLinkGpu>> m_gpus;
+    NvLinkDomain m_domain;
     std::vector<std::vector<Ptr<NvLinkNetDevice>>> m_gpuDevices; //!< [gpu][switch]
 };
 

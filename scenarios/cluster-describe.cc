@@ -30,6 +30,7 @@ ClusterDescribe(ScenarioRun& run, int argc, char* argv[])
     run.SetRun("describe", 1, RunParameters());
     cluster.ApplyCommandLine();
     cluster.Build();
+    ScenarioRun::SetUpSimulation(cluster);
     if (cluster.GetDescribeFlag())
     {
         std::cout << cluster.Describe();

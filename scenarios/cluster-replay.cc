@@ -157,6 +157,7 @@ ClusterReplay(ScenarioRun& run, int argc, char* argv[])
     const auto wallStart = std::chrono::steady_clock::now();
     cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(ibCrcs));
     cluster.Build();
+    ScenarioRun::SetUpSimulation(cluster);
     run.BeginRun();
     Ptr<ResultsDatabase> results = run.GetDatabase();
     if (results)

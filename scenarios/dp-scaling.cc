@@ -128,6 +128,7 @@ DpScaling(ScenarioRun& run, int argc, char* argv[])
             {
                 return run.Fail(InputError::Flag("servers", std::to_string(n) + ": " + error));
             }
+            ScenarioRun::SetUpSimulation(cluster);
             run.BeginRun();
             Ptr<LinkSampler> sampler =
                 cluster.InstallLinkSampler(linkSamples ? results : nullptr, sampleInterval);

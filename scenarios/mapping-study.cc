@@ -128,6 +128,7 @@ MappingStudy(ScenarioRun& run, int argc, char* argv[])
             ClusterHelper c(config);
             c.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
             c.Build();
+            ScenarioRun::SetUpSimulation(c);
             run.BeginRun();
             Ptr<LinkSampler> sampler =
                 c.InstallLinkSampler(linkSamples ? results : nullptr, sampleInterval);

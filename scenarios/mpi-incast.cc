@@ -70,6 +70,7 @@ MpiIncast(ScenarioRun& run, int argc, char* argv[])
     cluster.ApplyCommandLine();
     const auto wallStart = std::chrono::steady_clock::now();
     cluster.Build();
+    ScenarioRun::SetUpSimulation(cluster);
 
     Ptr<InfinibandTransportPlane> ib = CreateObject<InfinibandTransportPlane>();
     for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)

@@ -18,6 +18,7 @@
 #include "ns3/packet-sink-helper.h"
 #include "ns3/results-database.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/scenario-run.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-transformer-gen.h"
 #include "ns3/uinteger.h"
@@ -161,6 +162,7 @@ class Determinism : public ::testing::Test
         {
             ClusterHelper cluster(c);
             EXPECT_EQ(cluster.TryBuild(), "");
+            ScenarioRun::SetUpSimulation(cluster); // the programs' fixed streams
             for (uint32_t s = 0; s < 2; ++s)
             {
                 PacketSinkHelper sink("ns3::TcpSocketFactory",

@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 // NVLink presets and generation figures; rejection of impossible fabrics.
+#include "ns3/nvlink-fabric-preset.h"
 #include "ns3/nvlink-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -26,7 +27,7 @@ NvLinkFabricSpec
 Preset(const std::string& name)
 {
     NvLinkFabricSpec spec;
-    EXPECT_EQ(NvLinkHelper::FindPreset(name, spec), "");
+    EXPECT_EQ(NvLinkFindFabricPreset(name, spec), "");
     return spec;
 }
 
@@ -80,9 +81,9 @@ TEST_F(NvLinkPresetTest, PresetShapes)
     const NvLinkFabricSpec nvl72 = Preset("gb200-nvl72");
     EXPECT_EQ(nvl72.switches, 18u);
     EXPECT_EQ(nvl72.generation, 5u);
-    EXPECT_EQ(NvLinkHelper::Validate(a100, 8), "");
-    EXPECT_EQ(NvLinkHelper::Validate(h100, 8), "");
-    EXPECT_EQ(NvLinkHelper::Validate(nvl72, 72), "");
+    EXPECT_EQ(NvLinkValidateFabric(a100, 8), "");
+    EXPECT_EQ(NvLinkValidateFabric(h100, 8), "");
+    EXPECT_EQ(NvLinkValidateFabric(nvl72, 72), "");
 
     NvLinkHelper helper;
     helper.SetPreset("dgx-h100");
@@ -101,7 +102,7 @@ TEST_F(NvLinkPresetTest, PresetShapes)
 TEST_F(NvLinkPresetTest, UnknownPresetListsValidNames)
 {
     NvLinkFabricSpec spec;
-    const std::string error = NvLinkHelper::FindPreset("dgx-z900", spec);
+    const std::string error = NvLinkFindFabricPreset("dgx-z900", spec);
     EXPECT_TRUE(Contains(error, "dgx-z900")) << error;
     EXPECT_TRUE(Contains(error, "dgx-a100 dgx-h100 gb200-nvl72")) << error;
     NvLinkHelper helper;
@@ -113,14 +114,14 @@ TEST_F(NvLinkPresetTest, UnknownPresetListsValidNames)
 // (dgx-a100: 18 GPUs x 2).
 TEST_F(NvLinkPresetTest, MoreGpusThanSwitchPortsAreRejected)
 {
-    EXPECT_EQ(NvLinkHelper::Validate(Preset("dgx-h100"), 12), "");
-    const std::string h100 = NvLinkHelper::Validate(Preset("dgx-h100"), 13);
+    EXPECT_EQ(NvLinkValidateFabric(Preset("dgx-h100"), 12), "");
+    const std::string h100 = NvLinkValidateFabric(Preset("dgx-h100"), 13);
     EXPECT_TRUE(Contains(h100, "13 GPUs need 65 ports on switch 0")) << h100;
     EXPECT_TRUE(Contains(h100, "gen3 has 64")) << h100;
-    const std::string nvl = NvLinkHelper::Validate(Preset("gb200-nvl72"), 73);
+    const std::string nvl = NvLinkValidateFabric(Preset("gb200-nvl72"), 73);
     EXPECT_TRUE(Contains(nvl, "need 73 ports") && Contains(nvl, "gen4 has 72")) << nvl;
-    EXPECT_EQ(NvLinkHelper::Validate(Preset("dgx-a100"), 18), "");
-    EXPECT_TRUE(Contains(NvLinkHelper::Validate(Preset("dgx-a100"), 19), "gen2 has 36"));
+    EXPECT_EQ(NvLinkValidateFabric(Preset("dgx-a100"), 18), "");
+    EXPECT_TRUE(Contains(NvLinkValidateFabric(Preset("dgx-a100"), 19), "gen2 has 36"));
 
     NvLinkHelper helper;
     helper.SetPreset("dgx-h100");
@@ -135,26 +136,26 @@ TEST_F(NvLinkPresetTest, ImpossibleCustomFabricsAreRejected)
     spec.generation = 4;
     spec.switches = 2;
     spec.linksPerPair = {{9, 9}, {0, 0}, {4, 4}};
-    const std::string zero = NvLinkHelper::Validate(spec, 3);
+    const std::string zero = NvLinkValidateFabric(spec, 3);
     EXPECT_TRUE(Contains(zero, "GPU 1 has zero NVLink links")) << zero;
 
     spec.linksPerPair = {{9, 9}, {1, 0}, {10, 10}};
-    const std::string tooMany = NvLinkHelper::Validate(spec, 3);
+    const std::string tooMany = NvLinkValidateFabric(spec, 3);
     EXPECT_TRUE(Contains(tooMany, "GPU 2 has 20 links, an NVLink4 GPU has 18")) << tooMany;
 
     spec.linksPerPair = {{9, 9}, {1, 0}, {4, 4}};
-    EXPECT_EQ(NvLinkHelper::Validate(spec, 3), "");
-    EXPECT_TRUE(Contains(NvLinkHelper::Validate(spec, 4), "linksPerPair has 3 rows for 4 GPUs"));
+    EXPECT_EQ(NvLinkValidateFabric(spec, 3), "");
+    EXPECT_TRUE(Contains(NvLinkValidateFabric(spec, 4), "linksPerPair has 3 rows for 4 GPUs"));
 
     NvLinkFabricSpec direct;
     direct.generation = 5;
     direct.directLinks = {{0, 1, 18}};
-    EXPECT_EQ(NvLinkHelper::Validate(direct, 2), "");
-    EXPECT_TRUE(Contains(NvLinkHelper::Validate(direct, 3), "GPU 2 has zero NVLink links"));
+    EXPECT_EQ(NvLinkValidateFabric(direct, 2), "");
+    EXPECT_TRUE(Contains(NvLinkValidateFabric(direct, 3), "GPU 2 has zero NVLink links"));
     direct.directLinks = {{0, 0, 2}};
-    EXPECT_TRUE(Contains(NvLinkHelper::Validate(direct, 2), "invalid"));
+    EXPECT_TRUE(Contains(NvLinkValidateFabric(direct, 2), "invalid"));
     direct.generation = 7;
-    EXPECT_TRUE(Contains(NvLinkHelper::Validate(direct, 2), "valid: 2, 3, 4, 5"));
+    EXPECT_TRUE(Contains(NvLinkValidateFabric(direct, 2), "valid: 2, 3, 4, 5"));
 }
 
 // The routing header is 16 bytes and round-trips every field.

@@ -67,7 +67,7 @@ class TransportPlaneTest : public ::testing::Test
         {
             plane = CreateObject<NvLinkTransportPlane>();
         }
-        plane->AddDomain(helper, Ranks(first, 8));
+        plane->AddDomain(helper.GetDomain(), Ranks(first, 8));
         return plane;
     }
 

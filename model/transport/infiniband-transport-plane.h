@@ -4,7 +4,7 @@
 #ifndef AI_FABRIC_INFINIBAND_TRANSPORT_PLANE_H
 #define AI_FABRIC_INFINIBAND_TRANSPORT_PLANE_H
 
-#include "ns3/infiniband-helper.h"
+#include "ns3/infiniband-fabric.h"
 #include "ns3/infiniband-net-device.h"
 #include "ns3/transport-plane.h"
 

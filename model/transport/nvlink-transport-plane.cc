@@ -89,20 +89,17 @@ NvLinkTransportPlane::NotifyConstructionCompleted()
 }
 
 uint32_t
-NvLinkTransportPlane::AddDomain(const NvLinkHelper& helper, const std::vector<uint32_t>& rankOfGpu)
+NvLinkTransportPlane::AddDomain(const NvLinkDomain& built, const std::vector<uint32_t>& rankOfGpu)
 {
     NS_ABORT_MSG_IF(rankOfGpu.empty(), "NvLinkTransportPlane::AddDomain: no GPU");
     const auto domain = static_cast<uint32_t>(m_domains.size());
     Domain d;
     d.rankOfGpu = rankOfGpu;
-    for (uint32_t s = 0; s < helper.GetNSwitches(); ++s)
-    {
-        d.switches.push_back(helper.GetSwitch(s));
-    }
+    d.switches = built.switches;
     for (uint32_t g = 0; g < rankOfGpu.size(); ++g)
     {
         const uint32_t rank = rankOfGpu[g];
-        Ptr<NvLinkGpu> gpu = helper.GetGpu(g);
+        Ptr<NvLinkGpu> gpu = built.gpus.at(g);
         NS_ABORT_MSG_IF(!gpu, "NvLinkTransportPlane::AddDomain: GPU " << g << " not installed");
         NS_ABORT_MSG_IF(HasRank(rank), "NvLinkTransportPlane: rank " << rank << " added twice");
         const uint32_t granularity = gpu->GetGranularityBytes();

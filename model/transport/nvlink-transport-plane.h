@@ -4,8 +4,8 @@
 #ifndef AI_FABRIC_NVLINK_TRANSPORT_PLANE_H
 #define AI_FABRIC_NVLINK_TRANSPORT_PLANE_H
 
+#include "ns3/nvlink-domain.h"
 #include "ns3/nvlink-gpu.h"
-#include "ns3/nvlink-helper.h"
 #include "ns3/nvswitch-core.h"
 #include "ns3/transport-plane.h"
 
@@ -41,9 +41,9 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     static TypeId GetTypeId();
     NvLinkTransportPlane();
 
-    /// Adds the domain \p helper installed; GPU g of it serves rank rankOfGpu[g].
+    /// Adds the domain \p built (NvLinkHelper::GetDomain); GPU g of it serves rank rankOfGpu[g].
     /// Call before GpuTransport::AddPlane.  \return the domain index.
-    uint32_t AddDomain(const NvLinkHelper& helper, const std::vector<uint32_t>& rankOfGpu);
+    uint32_t AddDomain(const NvLinkDomain& built, const std::vector<uint32_t>& rankOfGpu);
     uint32_t GetNDomains() const;
     /// Domain of \p rank; aborts when absent.
     uint32_t GetDomain(uint32_t rank) const;

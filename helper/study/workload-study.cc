@@ -61,6 +61,7 @@ RunWorkloadStudy(ClusterHelper& cluster,
     if (!cluster.IsBuilt())
     {
         cluster.Build();
+        ScenarioRun::SetUpSimulation(cluster);
     }
     if (db)
     {
@@ -193,6 +194,7 @@ RunStudyCase(ScenarioRun& run,
             config.Validate(&field); // names the flag when the configuration itself is refused
             throw InputError::Flag(field, label + ": " + error);
         }
+        ScenarioRun::SetUpSimulation(cluster);
         run.BeginRun();
         Ptr<ResultsDatabase> db = run.GetDatabase();
         Ptr<LinkSampler> sampler;

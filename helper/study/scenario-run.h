@@ -18,6 +18,8 @@
 namespace ns3
 {
 
+class ClusterHelper;
+
 /**
  * \ingroup ai-fabric
  * The frame of a scenario's main(), so that bad input ends every scenario the same way:
@@ -40,7 +42,8 @@ namespace ns3
  *           RunParameters params; ...                // every flag, the cluster config
  *           run.SetRun(label, seed, params);
  *           if (bad) throw InputError::Flag("tp", "must divide the GPUs");
- *           cluster.BuildOrThrow(); ...              // input checks before BeginRun
+ *           cluster.Build();                         // throws InputError
+ *           ScenarioRun::SetUpSimulation(cluster);   // scheduler, random streams
  *           run.BeginRun();
  *           StudyResult r = RunWorkloadStudy(cluster, trace, marker, run.GetDatabase());
  *           run.EndRun(r.complete, NanoSeconds(r.simEndNs));
@@ -75,6 +78,15 @@ class ScenarioRun
     int Main(const std::function<int()>& body);
     /// Reports \p error as described above; returns 1 (the exit status).
     int Fail(const InputError& error);
+
+    /**
+     * What every program does between building \p cluster and running the simulation:
+     * switches the simulator to PriorityQueueScheduler unless the SchedulerType global names
+     * another scheduler than ns-3's default (same event order, faster), and fixes the
+     * cluster's random streams from 0 (ClusterHelper::AssignStreams), so that rows depend on
+     * the seed and run number only.
+     */
+    static void SetUpSimulation(ClusterHelper& cluster);
 
   private:
     std::string m_scenario;

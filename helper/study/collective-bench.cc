@@ -499,6 +499,7 @@ CollectiveBenchMain(const ClusterConfig& config,
         }
         cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(o.ibCrcs));
         check("cluster", cluster.TryBuild());
+        ScenarioRun::SetUpSimulation(cluster);
         Ptr<GpuTransport> transport = cluster.InstallTransport("world");
         Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
         engine->SetTransport(transport);
