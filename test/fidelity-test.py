@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""scripts/fidelity against a made-up reference table (test/data/fidelity/): the simulate
+line reaches collective-bench, the printed errors and summary are the arithmetic on the
+database rows, outliers are left out, --max-bytes caps the run and --check judges the
+targets. Runs collective-bench of AI_FABRIC_BUILD_DIR (default: build/)."""
+import importlib.machinery
+import importlib.util
+import os
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPT = os.path.join(ROOT, "scripts", "fidelity")
+BUILD = os.environ.get("AI_FABRIC_BUILD_DIR", os.path.join(ROOT, "build"))
+REFERENCE = os.path.join(ROOT, "test", "data", "fidelity")
+TABLE = "fake-allreduce-4gpu-ring"
+# The published times of the made-up table (test/data/fidelity/fake-allreduce-4gpu-ring.csv).
+PUBLISHED_TIME_US = {1024: 20.0, 2048: 100.0, 4096: 21.0, 8192: 22.0, 16384: 24.0, 32768: 26.0}
+PUBLISHED_BUSBW = {1024: 0.08, 2048: 0.03, 4096: 0.29, 8192: 0.56, 16384: 1.02, 32768: 1.89}
+# 2048 B at 100 us is > 1.5 x the median (23 us) of the rows up to 64 KiB: an outlier.
+OUTLIER = 2048
+CAP_BYTES = 16384
+# Printed with one decimal: a printed error is within 0.05 of the exact one.
+PRINT_TOLERANCE_PCT = 0.05
+
+
+def load_script():
+    loader = importlib.machinery.SourceFileLoader("fidelity", SCRIPT)
+    spec = importlib.util.spec_from_loader("fidelity", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def run(args):
+    return subprocess.run([sys.executable, SCRIPT, "--build", BUILD] + args,
+                          capture_output=True, text=True)
+
+
+def printed_rows(stdout, table):
+    """size -> the whitespace-split fields of the table's per-size lines."""
+    rows, inside = {}, False
+    for line in stdout.splitlines():
+        if line.startswith("== "):
+            inside = line.startswith(f"== {table}:")
+        elif inside and re.match(r"^\s*\d+\s", line):
+            fields = line.split()
+            rows[int(fields[0])] = fields
+    return rows
+
+
+def summary_line(stdout, table):
+    return next(l for l in stdout.splitlines() if l.startswith(f"summary {table}:"))
+
+
+class FidelityScriptTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not os.access(os.path.join(BUILD, "bin", "collective-bench"), os.X_OK):
+            raise unittest.SkipTest(f"no collective-bench in {BUILD}/bin (build first)")
+        cls.out = tempfile.mkdtemp(prefix="fidelity-test-")
+        cls.proc = run(["--reference", REFERENCE, "--out", cls.out,
+                        "--max-bytes", f"{CAP_BYTES // 1024}K"])
+        db = sqlite3.connect(os.path.join(cls.out, "fidelity.db"))
+        columns = {r[1] for r in db.execute("PRAGMA table_info(collectives)")}
+        cls.busbw = "busbw_gbps" if "busbw_gbps" in columns else "busbw_gbyte_per_s"
+        cls.sim = {b: (dt / 1e3, bw, algo, n) for b, dt, bw, algo, n in db.execute(
+            f"SELECT bytes, end_ns - start_ns, {cls.busbw}, algorithm, num_ranks FROM collectives")}
+        db.close()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.out, ignore_errors=True)
+
+    def test_runs_the_table_system_capped(self):
+        self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
+        # --ranks=0-3 and --algorithm=ring of the '# simulate:' line reached the bench.
+        self.assertEqual({(algo, n) for _, _, algo, n in self.sim.values()}, {("ring", 4)})
+        # Every table size up to the cap was simulated, none above it.
+        self.assertEqual(sorted(self.sim), [1024, 2048, 4096, 8192, 16384])
+        self.assertTrue(os.path.getsize(os.path.join(self.out, f"fidelity-{TABLE}.png")) > 0)
+
+    def test_printed_errors_are_the_database_arithmetic(self):
+        rows = printed_rows(self.proc.stdout, TABLE)
+        self.assertNotIn(32768, rows)  # above --max-bytes: not printed
+        for size in (4096, 16384):
+            t_sim, bw_sim, _, _ = self.sim[size]
+            fields = rows[size]
+            # size, published time, busbw, simulated time, busbw, time error, busbw error
+            self.assertAlmostEqual(float(fields[1]), PUBLISHED_TIME_US[size], places=2)
+            self.assertAlmostEqual(float(fields[3]), t_sim, delta=0.005)
+            time_err = 100.0 * (t_sim - PUBLISHED_TIME_US[size]) / PUBLISHED_TIME_US[size]
+            busbw_err = 100.0 * (bw_sim - PUBLISHED_BUSBW[size]) / PUBLISHED_BUSBW[size]
+            self.assertAlmostEqual(float(fields[5]), time_err, delta=PRINT_TOLERANCE_PCT)
+            self.assertAlmostEqual(float(fields[6]), busbw_err, delta=PRINT_TOLERANCE_PCT)
+        self.assertEqual(rows[OUTLIER][-1], "outlier")
+        self.assertNotEqual(rows[4096][-1], "outlier")
+
+    def test_summary_leaves_the_outlier_out(self):
+        line = summary_line(self.proc.stdout, TABLE)
+        # all simulated sizes are < 1 MiB: the time statistics, without the outlier
+        errs = [abs(100.0 * (self.sim[s][0] - t) / t) for s, t in PUBLISHED_TIME_US.items()
+                if s in self.sim and s != OUTLIER]
+        m = re.search(r"\|time error\| < 1 MiB: median ([\d.]+) % worst ([\d.]+) % \((\d+) sizes\)",
+                      line)
+        self.assertIsNotNone(m, line)
+        self.assertAlmostEqual(float(m.group(1)), statistics.median(errs),
+                               delta=PRINT_TOLERANCE_PCT)
+        self.assertAlmostEqual(float(m.group(2)), max(errs), delta=PRINT_TOLERANCE_PCT)
+        self.assertEqual(int(m.group(3)), len(errs))
+        self.assertIn("1 outlier(s) left out", line)
+        self.assertIn("1 size(s) not simulated", line)
+        self.assertIn("|busbw error| >= 1 MiB: no sizes", line)
+
+    def check_status(self, time_scale):
+        """--check on a table whose published times are the simulated ones x time_scale."""
+        ref = tempfile.mkdtemp(prefix="fidelity-ref-")
+        out = tempfile.mkdtemp(prefix="fidelity-out-")
+        try:
+            with open(os.path.join(ref, "scaled.csv"), "w") as f:
+                f.write("# source: simulated times scaled, for the test\n"
+                        "# simulate: preset=dgx-h100 servers=1 ranks=0-3 collective=allreduce "
+                        "algorithm=ring\nsize_bytes,time_us,algbw_gbyte_per_s,busbw_gbyte_per_s\n")
+                for size in (1024, 4096):
+                    f.write(f"{size},{self.sim[size][0] * time_scale:.4f},,\n")
+            proc = run(["--reference", ref, "--out", out, "--check"])
+            return proc.returncode, summary_line(proc.stdout, "scaled")
+        finally:
+            shutil.rmtree(ref, ignore_errors=True)
+            shutil.rmtree(out, ignore_errors=True)
+
+    def test_check_judges_the_time_target(self):
+        # published 1.25 x simulated: error -20 %, inside the 30 % time target
+        status, line = self.check_status(1.25)
+        self.assertEqual(status, 0, line)
+        self.assertIn("time < 64 KiB within 30 %: met", line)
+        # published 0.5 x simulated: error +100 %
+        status, line = self.check_status(0.5)
+        self.assertEqual(status, 1, line)
+        self.assertIn("time < 64 KiB within 30 %: missed (worst 100.0 %)", line)
+
+    def test_reads_both_busbw_column_names(self):
+        fidelity = load_script()
+        db = os.path.join(self.out, "renamed.db")
+        shutil.copy(os.path.join(self.out, "fidelity.db"), db)
+        con = sqlite3.connect(db)
+        other = "busbw_gbyte_per_s" if self.busbw == "busbw_gbps" else "busbw_gbps"
+        con.execute(f"ALTER TABLE collectives RENAME COLUMN {self.busbw} TO {other}")
+        con.commit()
+        con.close()
+        label = "fidelity-0"
+        rows = fidelity.simulated_rows(db, label)
+        self.assertEqual({b: (t, bw) for b, (t, bw, _) in rows.items()},
+                         {b: (t, bw) for b, (t, bw, _, _) in self.sim.items()})
+
+
+if __name__ == "__main__":
+    unittest.main()
