@@ -112,6 +112,12 @@ ClusterPlaneBuilder::MakeTransportPlane(const ClusterLayout& /* layout */) const
     return nullptr;
 }
 
+std::vector<Ptr<CreditLinkNetDevice>>
+ClusterPlaneBuilder::GetRankLinkEnds(uint32_t /* rank */) const
+{
+    return {};
+}
+
 const std::vector<Ptr<CreditLinkNetDevice>>&
 ClusterPlaneBuilder::GetCreditLinkDevices() const
 {

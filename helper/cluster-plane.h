@@ -98,6 +98,9 @@ class ClusterPlaneBuilder
     virtual void AddToConservation(CreditLinkConservation& check, uint32_t& remote) const;
     /// Notes for the report of a lossy plane (drops are reported, not violations).
     virtual void AddConservationNotes(CreditLinkConservationReport& report) const;
+    /// The link ends on \p rank's GPU (its NVLink bundles, its HCA); empty for planes of other
+    /// link types.  Per-plane busy figures of the studies count these.
+    virtual std::vector<Ptr<CreditLinkNetDevice>> GetRankLinkEnds(uint32_t rank) const;
     /// Both ends of every credit link (empty for planes of other link types).
     virtual const std::vector<Ptr<CreditLinkNetDevice>>& GetCreditLinkDevices() const;
 

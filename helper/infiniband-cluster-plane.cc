@@ -334,6 +334,16 @@ InfinibandClusterPlane::WriteNodes(Ptr<ResultsDatabase> db, const ClusterConfig&
     }
 }
 
+std::vector<Ptr<CreditLinkNetDevice>>
+InfinibandClusterPlane::GetRankLinkEnds(uint32_t rank) const
+{
+    if (rank >= m_hca.size() || !m_hca[rank])
+    {
+        return {};
+    }
+    return {m_hca[rank]};
+}
+
 const std::vector<Ptr<CreditLinkNetDevice>>&
 InfinibandClusterPlane::GetCreditLinkDevices() const
 {

@@ -43,6 +43,7 @@ class InfinibandClusterPlane : public ClusterPlaneBuilder
     Ptr<TransportPlane> MakeTransportPlane(const ClusterLayout& layout) const override;
     void CountNodes(std::map<std::string, uint32_t>& counts) const override;
     void WriteNodes(Ptr<ResultsDatabase> db, const ClusterConfig& config) const override;
+    std::vector<Ptr<CreditLinkNetDevice>> GetRankLinkEnds(uint32_t rank) const override;
     const std::vector<Ptr<CreditLinkNetDevice>>& GetCreditLinkDevices() const override;
     std::string DescribeSummary(const ClusterConfig& config) const override;
     std::string DescribeLinks(const ClusterConfig& config) const override;

@@ -54,6 +54,7 @@ std::string
 NvLinkClusterPlane::Build(const ClusterConfig& c, const ClusterLayout& layout, ClusterNodes& nodes)
 {
     NS_LOG_FUNCTION(this);
+    m_layout = layout;
     const uint32_t domainGpus = layout.GetGpusPerDomain();
     if (domainGpus < 2)
     {
@@ -145,6 +146,23 @@ NvLinkClusterPlane::WriteNodes(Ptr<ResultsDatabase> db, const ClusterConfig& c) 
         const int64_t server = c.serversPerDomain == 1 ? i / c.nvswitchesPerDomain : -1;
         WriteNodeRow(db, m_switches.Get(i), "nvswitch", server, -1);
     }
+}
+
+std::vector<Ptr<CreditLinkNetDevice>>
+NvLinkClusterPlane::GetRankLinkEnds(uint32_t rank) const
+{
+    std::vector<Ptr<CreditLinkNetDevice>> ends;
+    if (m_domains.empty())
+    {
+        return ends;
+    }
+    Ptr<NvLinkGpu> gpu =
+        m_domains[m_layout.GetDomain(rank)]->GetGpu(m_layout.GetGpuIdInDomain(rank));
+    for (uint32_t i = 0; gpu && i < gpu->GetNDevices(); ++i)
+    {
+        ends.push_back(gpu->GetDevice(i));
+    }
+    return ends;
 }
 
 const std::vector<Ptr<CreditLinkNetDevice>>&

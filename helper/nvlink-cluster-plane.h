@@ -36,6 +36,7 @@ class NvLinkClusterPlane : public ClusterPlaneBuilder
     Ptr<TransportPlane> MakeTransportPlane(const ClusterLayout& layout) const override;
     void CountNodes(std::map<std::string, uint32_t>& counts) const override;
     void WriteNodes(Ptr<ResultsDatabase> db, const ClusterConfig& config) const override;
+    std::vector<Ptr<CreditLinkNetDevice>> GetRankLinkEnds(uint32_t rank) const override;
     const std::vector<Ptr<CreditLinkNetDevice>>& GetCreditLinkDevices() const override;
     std::string DescribeSummary(const ClusterConfig& config) const override;
     std::string DescribeLinks(const ClusterConfig& config) const override;
@@ -52,6 +53,7 @@ class NvLinkClusterPlane : public ClusterPlaneBuilder
   private:
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_deviceAttributes;
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_switchAttributes;
+    ClusterLayout m_layout;
     std::vector<std::unique_ptr<NvLinkHelper>> m_domains;
     std::vector<Ptr<CreditLinkNetDevice>> m_devices; //!< every bundle end
     NodeContainer m_switches;

@@ -3,6 +3,8 @@
  */
 #include "ns3/plane-sizing.h"
 
+#include "ns3/cluster-plane.h"
+
 #include <algorithm>
 
 namespace ns3
@@ -17,35 +19,13 @@ DefaultPlaneSweepFactors()
 void
 ScalePlaneBandwidth(ClusterConfig& config, ClusterPlane plane, double factor)
 {
-    switch (plane)
-    {
-    case ClusterPlane::NVLINK:
-        config.nvlinkLinkRate_gbyte_per_s *= factor;
-        break;
-    case ClusterPlane::INFINIBAND:
-        config.ibRate_gbit_per_s *= factor;
-        break;
-    case ClusterPlane::ETHERNET:
-        config.ethRate_gbit_per_s *= factor;
-        config.storageRate_gbit_per_s *= factor;
-        config.ethUplinkRate_gbit_per_s *= factor;
-        break;
-    }
+    GetClusterPlaneBuilder(plane).ScaleBandwidth(config, factor);
 }
 
 double
 GetPlanePerGpu_gbit_per_s(const ClusterConfig& config, ClusterPlane plane)
 {
-    switch (plane)
-    {
-    case ClusterPlane::NVLINK:
-        return config.GetNvLinkPerGpu_gbit_per_s();
-    case ClusterPlane::INFINIBAND:
-        return config.GetIbPerGpu_gbit_per_s();
-    case ClusterPlane::ETHERNET:
-        return config.GetEthPerGpu_gbit_per_s();
-    }
-    return 0;
+    return GetClusterPlaneBuilder(plane).GetPerGpu_gbit_per_s(config);
 }
 
 PlaneKnee

@@ -116,19 +116,16 @@ RunWorkloadStudy(ClusterHelper& cluster,
         s.busyUtil += busyNs; // summed here, divided below
         s.maxBusyUtil = std::max(s.maxBusyUtil, r.simEndNs ? double(busyNs) / r.simEndNs : 0.0);
     };
-    auto add = [&count](const std::string& plane, Ptr<CreditLinkNetDevice> dev) {
-        const CreditLinkNetDevice::Counters c = dev->GetCounters();
-        count(plane, c.txBytes, c.busyTime.GetNanoSeconds());
-    };
-    for (uint32_t rank = 0; rank < ranks; ++rank)
+    // Busy figures of the GPU-side link ends of every credit plane.
+    for (const auto& plane : cluster.GetPlaneBuilders())
     {
-        for (const auto& dev : cluster.GetNvLinkDevices(rank))
+        for (uint32_t rank = 0; rank < ranks; ++rank)
         {
-            add("nvlink", dev);
-        }
-        if (Ptr<InfinibandNetDevice> hca = cluster.GetHcaDevice(rank))
-        {
-            add("infiniband", hca);
+            for (const auto& dev : plane->GetRankLinkEnds(rank))
+            {
+                const CreditLinkNetDevice::Counters c = dev->GetCounters();
+                count(plane->GetName(), c.txBytes, c.busyTime.GetNanoSeconds());
+            }
         }
     }
     if (frontEnd)
