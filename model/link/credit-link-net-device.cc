@@ -1,6 +1,11 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+// One class, over 800 lines on purpose: configuration, transmit (VC arbitration, credit
+// checks, frame timing, cut-through tails), receive (credit return, switch hand-off) and the
+// ns-3 NetDevice interface all read and write the same per-VC state on every packet, and
+// splitting them across files would only hide that sharing.  What stands on its own lives
+// beside it: InstantEndScheduler, ReceiveDrain, ReusableEvent, CreditArbiter, WireTiming.
 #include "credit-link-net-device.h"
 
 #include "credit-link-header.h"
