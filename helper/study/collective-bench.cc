@@ -31,48 +31,6 @@ NS_LOG_COMPONENT_DEFINE("CollectiveBench");
 
 namespace
 {
-const std::vector<std::string> kCollectives{
-    "allreduce",
-    "allgather",
-    "reducescatter",
-    "alltoall",
-    "broadcast",
-    "reduce",
-    "sendrecv",
-};
-const std::vector<std::string> kAlgorithms{
-    "auto",
-    "ring",
-    "tree",
-    "halvingdoubling",
-    "direct",
-    "nvls",
-    "hierarchical",
-};
-
-bool
-Contains(const std::vector<std::string>& v, const std::string& s)
-{
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-std::string
-Join(const std::vector<std::string>& v)
-{
-    std::string out;
-    for (const auto& s : v)
-    {
-        out += (out.empty() ? "" : ", ") + s;
-    }
-    return out;
-}
-
-bool
-HasRoot(const std::string& kind)
-{
-    return kind == "broadcast" || kind == "reduce";
-}
-
 // Digits only, no sign, no overflow.
 bool
 ParseUnsigned(const std::string& text, uint64_t& value)
@@ -210,15 +168,16 @@ CollectiveBenchValidate(const CollectiveBenchOptions& o,
                         std::vector<uint32_t>& ranks,
                         std::vector<uint64_t>& sizes)
 {
-    const std::string kind = CollectiveEngine::Canonical(o.collective);
-    if (!Contains(kCollectives, kind))
+    CollectiveKind kind;
+    if (!ParseCollectiveKind(o.collective, &kind))
     {
-        return "unknown collective \"" + o.collective + "\" (valid: " + Join(kCollectives) + ")";
+        return "unknown collective \"" + o.collective + "\" (valid: " + CollectiveKindNames() + ")";
     }
-    const std::string algorithm = CollectiveEngine::Canonical(o.algorithm);
-    if (!Contains(kAlgorithms, algorithm))
+    CollectiveAlgorithm algorithm;
+    if (!ParseCollectiveAlgorithm(o.algorithm, &algorithm))
     {
-        return "unknown algorithm \"" + o.algorithm + "\" (valid: " + Join(kAlgorithms) + ")";
+        return "unknown algorithm \"" + o.algorithm + "\" (valid: " + CollectiveAlgorithmNames() +
+               ")";
     }
     uint64_t minBytes = 0;
     uint64_t maxBytes = 0;
@@ -273,7 +232,7 @@ CollectiveBenchValidate(const CollectiveBenchOptions& o,
             return "rank " + std::to_string(r) + " appears twice in --ranks=" + o.ranks;
         }
     }
-    if (HasRoot(kind) && !seen.count(o.root))
+    if (CollectiveHasRoot(kind) && !seen.count(o.root))
     {
         return "--root=" + std::to_string(o.root) + " is not in the group";
     }
@@ -332,6 +291,9 @@ CollectiveBenchRun(const CollectiveBenchOptions& o,
                    std::ostream* out)
 {
     const std::string kind = CollectiveEngine::Canonical(o.collective);
+    CollectiveKind parsedKind = CollectiveKind::AllReduce;
+    ParseCollectiveKind(kind, &parsedKind); // CollectiveBenchValidate refused anything else
+    const bool hasRoot = CollectiveHasRoot(parsedKind);
     std::vector<CollectiveBenchRow> rows;
     for (uint64_t bytes : sizes)
     {
@@ -365,7 +327,7 @@ CollectiveBenchRun(const CollectiveBenchOptions& o,
         CollectiveBenchRow row;
         row.sizeBytes = bytes;
         row.count = bytes / 4;
-        row.root = HasRoot(kind) ? static_cast<int64_t>(o.root) : -1;
+        row.root = hasRoot ? static_cast<int64_t>(o.root) : -1;
         row.algorithm = result.algorithm;
         row.time_us = (result.end - result.start).GetSeconds() * 1e6;
         row.algbw_gbyte_per_s = result.algbw_gbyte_per_s;

@@ -183,19 +183,7 @@ CollectiveEngine::GetSplit() const
 std::string
 CollectiveEngine::Canonical(const std::string& name)
 {
-    std::string out;
-    for (char c : name)
-    {
-        if (c != '_' && c != '-')
-        {
-            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        }
-    }
-    if (out == "hd" || out == "rabenseifner")
-    {
-        return "halvingdoubling";
-    }
-    return out;
+    return CanonicalCollectiveName(name);
 }
 
 CollectiveCall

@@ -29,21 +29,6 @@ constexpr const char* kAlgorithmNames[] = {
     "nvls",
 };
 
-// Lower-case, without '_' and '-'.
-std::string
-Fold(const std::string& text)
-{
-    std::string out;
-    for (char c : text)
-    {
-        if (c != '_' && c != '-')
-        {
-            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        }
-    }
-    return out;
-}
-
 template <typename Enum, std::size_t N>
 bool
 Lookup(const std::string& folded, const char* const (&names)[N], Enum* out)
@@ -58,6 +43,29 @@ Lookup(const std::string& folded, const char* const (&names)[N], Enum* out)
     }
     return false;
 }
+
+} // namespace
+
+std::string
+CanonicalCollectiveName(const std::string& text)
+{
+    std::string out;
+    for (char c : text)
+    {
+        if (c != '_' && c != '-')
+        {
+            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+    }
+    if (out == "hd" || out == "rabenseifner")
+    {
+        return "halvingdoubling";
+    }
+    return out;
+}
+
+namespace
+{
 
 template <std::size_t N>
 std::string
@@ -87,19 +95,13 @@ CollectiveAlgorithmName(CollectiveAlgorithm algorithm)
 bool
 ParseCollectiveKind(const std::string& text, CollectiveKind* kind)
 {
-    return Lookup(Fold(text), kKindNames, kind);
+    return Lookup(CanonicalCollectiveName(text), kKindNames, kind);
 }
 
 bool
 ParseCollectiveAlgorithm(const std::string& text, CollectiveAlgorithm* algorithm)
 {
-    const std::string folded = Fold(text);
-    if (folded == "hd" || folded == "rabenseifner")
-    {
-        *algorithm = CollectiveAlgorithm::HalvingDoubling;
-        return true;
-    }
-    return Lookup(folded, kAlgorithmNames, algorithm);
+    return Lookup(CanonicalCollectiveName(text), kAlgorithmNames, algorithm);
 }
 
 std::string

@@ -41,6 +41,8 @@ const char* CollectiveKindName(CollectiveKind kind);
 /// "auto", "ring", "tree", "halvingdoubling", "direct", "hierarchical", "nvls"
 const char* CollectiveAlgorithmName(CollectiveAlgorithm algorithm);
 /// Case, '_' and '-' ignored ("All_Reduce"); false for anything else, \p kind untouched.
+/// Lower-case, without '_' and '-'; "hd" and "rabenseifner" become "halvingdoubling".
+std::string CanonicalCollectiveName(const std::string& text);
 bool ParseCollectiveKind(const std::string& text, CollectiveKind* kind);
 /// As ParseCollectiveKind; "hd" and "rabenseifner" are halvingdoubling.
 bool ParseCollectiveAlgorithm(const std::string& text, CollectiveAlgorithm* algorithm);
