@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/cluster-layout.h"
 #include "ns3/command-line.h"
+#include "ns3/infiniband-routing-engine.h"
 #include "ns3/nvlink-net-device.h"
 #include "ns3/run-parameters.h"
 
@@ -555,11 +556,11 @@ ClusterConfig::Validate(std::string* field) const
     {
         return fail("partition", badPartition);
     }
-    if (ibRoutingEngine != "ftree" && ibRoutingEngine != "updn" && ibRoutingEngine != "minhop")
+    InfinibandRoutingEngineType engine;
+    const std::string badEngine = InfinibandParseRoutingEngine(ibRoutingEngine, engine);
+    if (!badEngine.empty())
     {
-        return fail("ibRouting",
-                    "unknown InfiniBand routing engine '" + ibRoutingEngine +
-                        "'; valid: ftree, updn, minhop");
+        return fail("ibRouting", "InfiniBand: " + badEngine);
     }
     const ClusterIbShape shape = ClusterIbShape::Compute(*this);
     return shape.error.empty() ? "" : fail(shape.errorField, shape.error);

@@ -525,7 +525,7 @@ TEST_F(Cluster, ImpossibleRequestsRejectedBeforeBuilding)
         {{"--preset=gb200-nvl72", "--servers=20"}, "multiple of serversPerDomain (18)"},
         {{"--preset=dgx-h100", "--nvlinkGen=7"}, "unknown NVLink generation 7"},
         {{"--preset=dgx-h100", "--oversubscription=0.5"}, "oversubscription 0.5 must be >= 1"},
-        {{"--preset=dgx-h100", "--ibRouting=lash"}, "unknown InfiniBand routing engine"},
+        {{"--preset=dgx-h100", "--ibRouting=lash"}, "InfiniBand: unknown RoutingEngine \"lash\""},
     };
     for (const auto& k : cases)
     {
