@@ -50,10 +50,12 @@ class GpuTransport : public Object
 {
   public:
     typedef Callback<void> DoneCallback;
-    /// (messageId, srcRank, dstRank, bytes)
-    typedef void (*MessageTracedCallback)(uint64_t, uint32_t, uint32_t, uint64_t);
-    /// (messageId, srcRank, dstRank, bytes, duration since submission)
-    typedef void (*MessageDoneTracedCallback)(uint64_t, uint32_t, uint32_t, uint64_t, Time);
+    /// (messageId, srcRank, dstRank, bytes, plane index): the plane SendMessage chose, so
+    /// per-plane accounting reads the one decision instead of selecting again.
+    typedef void (*MessageTracedCallback)(uint64_t, uint32_t, uint32_t, uint64_t, uint32_t);
+    /// (messageId, srcRank, dstRank, bytes, plane index, duration since submission)
+    typedef void (
+        *MessageDoneTracedCallback)(uint64_t, uint32_t, uint32_t, uint64_t, uint32_t, Time);
 
     static TypeId GetTypeId();
     GpuTransport();
@@ -70,8 +72,12 @@ class GpuTransport : public Object
     typedef Callback<int32_t, uint32_t, uint32_t> PlaneSelector;
     void SetPlaneSelector(PlaneSelector selector);
     /// Plane index for (src, dst): explicit pair, then the selector, then the first
-    /// plane that can reach; -1 when none reaches.
+    /// plane that can reach; -1 when none reaches.  SendMessage calls it once per
+    /// message and keeps the result with the message (traces, flows row, injection).
     int32_t SelectPlane(uint32_t srcRank, uint32_t dstRank) const;
+    /// True when SendMessage(src, dst) would find a plane: for checking a schedule
+    /// before any of its messages exists.
+    bool CanReach(uint32_t srcRank, uint32_t dstRank) const;
     /// True when some plane has this rank.
     bool HasRank(uint32_t rank) const;
 
@@ -236,8 +242,8 @@ class GpuTransport : public Object
     mutable std::vector<uint32_t> m_systemOfRank;
     std::unordered_map<uint64_t, RemoteRx> m_remoteRx;
 
-    TracedCallback<uint64_t, uint32_t, uint32_t, uint64_t> m_sentTrace;
-    TracedCallback<uint64_t, uint32_t, uint32_t, uint64_t, Time> m_receivedTrace;
+    TracedCallback<uint64_t, uint32_t, uint32_t, uint64_t, uint32_t> m_sentTrace;
+    TracedCallback<uint64_t, uint32_t, uint32_t, uint64_t, uint32_t, Time> m_receivedTrace;
 };
 
 } // namespace ns3
