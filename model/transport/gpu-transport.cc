@@ -100,6 +100,7 @@ GpuTransport::AddPlane(Ptr<TransportPlane> plane)
     m_planeUnits.emplace_back(plane->GetMaxPayloadBytes(), plane->GetMaxBurstBytes());
     plane->SetDeliverCallback(MakeCallback(&GpuTransport::Deliver, this).Bind(index));
     plane->SetTxReadyCallback(MakeCallback(&GpuTransport::PlaneReady, this).Bind(index));
+    m_injectors.emplace_back();
     return index;
 }
 
@@ -189,7 +190,12 @@ GpuTransport::SetResultsDatabase(Ptr<ResultsDatabase> db)
 GpuTransport::Injector*
 GpuTransport::GetInjector(uint32_t plane, uint32_t src)
 {
-    auto& slot = m_injectors[{plane, src}];
+    auto& ofPlane = m_injectors[plane];
+    if (ofPlane.size() <= src)
+    {
+        ofPlane.resize(src + 1);
+    }
+    auto& slot = ofPlane[src];
     if (!slot)
     {
         slot = std::make_unique<Injector>();
@@ -384,14 +390,15 @@ GpuTransport::Pump(Injector* inj)
 void
 GpuTransport::PlaneReady(uint32_t plane, uint32_t srcRank)
 {
-    auto it = m_injectors.find({plane, srcRank});
-    if (it == m_injectors.end())
+    const auto& ofPlane = m_injectors[plane];
+    if (srcRank >= ofPlane.size() || !ofPlane[srcRank])
     {
-        return;
+        return; // the rank never sent on this plane
     }
     NS_LOG_LOGIC("rank " << srcRank << " ready again on plane " << plane);
-    it->second->blocked = false;
-    Pump(it->second.get());
+    Injector* inj = ofPlane[srcRank].get();
+    inj->blocked = false;
+    Pump(inj);
 }
 
 void

@@ -188,6 +188,10 @@ class GpuTransport : public Object
     uint64_t Segment(uint32_t plane, uint64_t bytes, uint64_t& packetBytes) const;
     void MakeEligible(Message* m);
     void Pump(Injector* inj);
+    /// The one ready path: every plane's TxReady hook (TransportPlane::NotifyTxReady,
+    /// bound to the plane's index in AddPlane) calls this synchronously, in the event of
+    /// the device's own "room again" signal, and it resumes the rank's injector on that
+    /// plane; nothing is rescheduled in between, so the device decides the event order.
     void PlaneReady(uint32_t plane, uint32_t srcRank);
     void Deliver(uint32_t plane,
                  uint32_t srcRank,
@@ -227,7 +231,8 @@ class GpuTransport : public Object
     std::unordered_map<uint64_t, std::unique_ptr<Message>> m_messages;
     std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, std::unique_ptr<PairQueue>>
         m_pairs;
-    std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<Injector>> m_injectors;
+    /// [plane][srcRank]: null until the rank first sends on the plane.
+    std::vector<std::vector<std::unique_ptr<Injector>>> m_injectors;
     std::vector<uint64_t> m_rxBytes;
     std::vector<uint64_t> m_txBytes;
     uint64_t m_completed;

@@ -100,6 +100,9 @@ class TransportPlane : public Object
                          uint32_t dstRank,
                          uint32_t payloadBytes,
                          const TransportTag& tag);
+    /// The plane's only way to say "this rank may inject again": the adapter calls it
+    /// from the device's own room signal, with the rank (the device -> rank mapping is
+    /// the adapter's), and it calls the transport's TxReady hook in the same event.
     void NotifyTxReady(uint32_t srcRank);
 
   private:
