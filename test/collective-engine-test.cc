@@ -658,7 +658,7 @@ TEST_F(CollectiveTest, CollectivesAndFlowsRows)
     double tracedBusBw = 0;
     transport->TraceConnectWithoutContext(
         "MessageReceived",
-        MakeCallback(+[](uint64_t* n, uint64_t, uint32_t, uint32_t, uint64_t, Time) {
+        MakeCallback(+[](uint64_t* n, uint64_t, uint32_t, uint32_t, uint64_t, uint32_t, Time) {
             ++*n;
         }).Bind(&traced));
     engine->TraceConnectWithoutContext("CollectiveEnd",

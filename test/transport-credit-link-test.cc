@@ -15,6 +15,7 @@
 
 #include <array>
 #include <gtest/gtest.h>
+#include <map>
 
 using namespace ns3;
 using DoneCallback = GpuTransport::DoneCallback;
@@ -270,14 +271,34 @@ TEST_F(TransportCreditLinkTest, PlaneSelection)
     // A message on the selected second plane (no software latency there) arrives
     // sooner than plane 0's software latency + 3 packet times allows, and its two
     // packets left through the second plane's device.
+    // The traces carry the plane the message was sent on: 0->3 the selector's plane 1,
+    // 0->6 the fallback plane 0, at submission and at the last byte alike.
+    std::map<uint64_t, uint32_t> sentPlane;
+    std::map<uint64_t, uint32_t> receivedPlane;
+    transport->TraceConnectWithoutContext(
+        "MessageSent",
+        Callback<void, uint64_t, uint32_t, uint32_t, uint64_t, uint32_t>(
+            [&](uint64_t id, uint32_t, uint32_t, uint64_t, uint32_t plane) {
+                sentPlane[id] = plane;
+            }));
+    transport->TraceConnectWithoutContext(
+        "MessageReceived",
+        Callback<void, uint64_t, uint32_t, uint32_t, uint64_t, uint32_t, Time>(
+            [&](uint64_t id, uint32_t, uint32_t, uint64_t, uint32_t plane, Time) {
+                receivedPlane[id] = plane;
+            }));
     Time done;
-    transport->SendMessage(0, 3, 64 << 10, DoneCallback(), Callback<void>([&]() {
-                               done = Simulator::Now();
-                           }));
+    const uint64_t onSecond =
+        transport->SendMessage(0, 3, 64 << 10, DoneCallback(), Callback<void>([&]() {
+                                   done = Simulator::Now();
+                               }));
+    const uint64_t onFirst = transport->SendMessage(0, 6, 1000, DoneCallback(), DoneCallback());
     Simulator::Run();
     EXPECT_GT(done, Time(0));
     EXPECT_LT(done.GetNanoSeconds(), kSoftware.GetNanoSeconds() + 3 * PacketNs(kPacket));
     EXPECT_EQ(second->GetDevice(0)->GetCounters().txPackets, 2u);
+    EXPECT_EQ(sentPlane, (std::map<uint64_t, uint32_t>{{onSecond, 1u}, {onFirst, 0u}}));
+    EXPECT_EQ(receivedPlane, sentPlane);
 }
 
 } // namespace

@@ -441,7 +441,7 @@ CollectiveEngine::Build(const CollectiveCall& call, CollectiveAlgorithm algorith
     // Reachability now, so a fabric that cannot run the algorithm fails before any traffic.
     for (const auto& step : s.GetSteps())
     {
-        if (!step.join && m_transport->SelectPlane(step.src, step.dst) < 0)
+        if (!step.join && !m_transport->CanReach(step.src, step.dst))
         {
             Reject("algorithm " + std::string(CollectiveAlgorithmName(algorithm)) + " needs rank " +
                    std::to_string(step.src) + " -> rank " + std::to_string(step.dst) +

@@ -74,7 +74,8 @@ CreditLinkPlane::AddRank(uint32_t rank, Ptr<CreditLinkNetDevice> device, uint32_
     }
     m_ranks[rank] = RankEntry{device, destinationId};
     m_rankOfDevice[PeekPointer(device)] = rank;
-    device->SetTxReadyCallback(MakeCallback(&CreditLinkPlane::DeviceReady, this));
+    device->SetTxReadyCallback(CreditLinkNetDevice::TxReadyCallback(
+        [this, rank](Ptr<CreditLinkNetDevice>, uint32_t vc) { DeviceReady(rank, vc); }));
     device->GetNode()->RegisterProtocolHandler(MakeCallback(&CreditLinkPlane::Receive, this),
                                                m_protocol,
                                                device);
@@ -151,13 +152,12 @@ CreditLinkPlane::GetPacketOverheadBytes() const
 }
 
 void
-CreditLinkPlane::DeviceReady(Ptr<CreditLinkNetDevice> device, uint32_t vc)
+CreditLinkPlane::DeviceReady(uint32_t rank, uint32_t vc)
 {
-    auto it = m_rankOfDevice.find(PeekPointer(device));
-    if (it != m_rankOfDevice.end() && vc == m_vc)
+    if (vc == m_vc)
     {
-        NS_LOG_LOGIC("rank " << it->second << " ready: its device has room on VC " << vc);
-        NotifyTxReady(it->second);
+        NS_LOG_LOGIC("rank " << rank << " ready: its device has room on VC " << vc);
+        NotifyTxReady(rank);
     }
 }
 

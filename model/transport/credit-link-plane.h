@@ -52,7 +52,8 @@ class CreditLinkPlane : public TransportPlane
         uint32_t destinationId{0};
     };
 
-    void DeviceReady(Ptr<CreditLinkNetDevice> device, uint32_t vc);
+    /// The device's TxReady, bound to its rank: straight to NotifyTxReady for our VC.
+    void DeviceReady(uint32_t rank, uint32_t vc);
     void Receive(Ptr<NetDevice> device,
                  Ptr<const Packet> packet,
                  uint16_t protocol,

@@ -67,11 +67,12 @@ GpuTransport::GetTypeId()
                           MakeUintegerAccessor(&GpuTransport::m_minPacketsPerMessage),
                           MakeUintegerChecker<uint32_t>())
             .AddTraceSource("MessageSent",
-                            "A message was submitted (id, src, dst, bytes)",
+                            "A message was submitted (id, src, dst, bytes, plane index)",
                             MakeTraceSourceAccessor(&GpuTransport::m_sentTrace),
                             "ns3::GpuTransport::MessageTracedCallback")
             .AddTraceSource("MessageReceived",
-                            "A message's last byte arrived (id, src, dst, bytes, duration)",
+                            "A message's last byte arrived (id, src, dst, bytes, plane index, "
+                            "duration)",
                             MakeTraceSourceAccessor(&GpuTransport::m_receivedTrace),
                             "ns3::GpuTransport::MessageDoneTracedCallback");
     return tid;
@@ -99,6 +100,7 @@ GpuTransport::AddPlane(Ptr<TransportPlane> plane)
     m_planeUnits.emplace_back(plane->GetMaxPayloadBytes(), plane->GetMaxBurstBytes());
     plane->SetDeliverCallback(MakeCallback(&GpuTransport::Deliver, this).Bind(index));
     plane->SetTxReadyCallback(MakeCallback(&GpuTransport::PlaneReady, this).Bind(index));
+    m_injectors.emplace_back();
     return index;
 }
 
@@ -160,6 +162,12 @@ GpuTransport::SelectPlane(uint32_t srcRank, uint32_t dstRank) const
 }
 
 bool
+GpuTransport::CanReach(uint32_t srcRank, uint32_t dstRank) const
+{
+    return SelectPlane(srcRank, dstRank) >= 0;
+}
+
+bool
 GpuTransport::HasRank(uint32_t rank) const
 {
     for (const auto& p : m_planes)
@@ -182,7 +190,12 @@ GpuTransport::SetResultsDatabase(Ptr<ResultsDatabase> db)
 GpuTransport::Injector*
 GpuTransport::GetInjector(uint32_t plane, uint32_t src)
 {
-    auto& slot = m_injectors[{plane, src}];
+    auto& ofPlane = m_injectors[plane];
+    if (ofPlane.size() <= src)
+    {
+        ofPlane.resize(src + 1);
+    }
+    auto& slot = ofPlane[src];
     if (!slot)
     {
         slot = std::make_unique<Injector>();
@@ -247,7 +260,7 @@ GpuTransport::SendMessage(uint32_t srcRank,
     m->pair = pair.get();
     pair->messages.push_back(m);
     m_messages.emplace(m->id, std::move(msg));
-    m_sentTrace(m->id, srcRank, dstRank, bytes);
+    m_sentTrace(m->id, srcRank, dstRank, bytes, m->plane);
     NS_LOG_DEBUG("message " << m->id << " " << srcRank << "->" << dstRank << " " << bytes
                             << " B on " << m_planes[plane]->GetPlaneName());
     const Time latency = m_planes[plane]->GetSoftwareLatency();
@@ -377,14 +390,15 @@ GpuTransport::Pump(Injector* inj)
 void
 GpuTransport::PlaneReady(uint32_t plane, uint32_t srcRank)
 {
-    auto it = m_injectors.find({plane, srcRank});
-    if (it == m_injectors.end())
+    const auto& ofPlane = m_injectors[plane];
+    if (srcRank >= ofPlane.size() || !ofPlane[srcRank])
     {
-        return;
+        return; // the rank never sent on this plane
     }
     NS_LOG_LOGIC("rank " << srcRank << " ready again on plane " << plane);
-    it->second->blocked = false;
-    Pump(it->second.get());
+    Injector* inj = ofPlane[srcRank].get();
+    inj->blocked = false;
+    Pump(inj);
 }
 
 void
@@ -427,7 +441,7 @@ GpuTransport::Complete(Message* m)
     ++m_completed;
     NS_LOG_LOGIC("message " << m->id << " " << m->src << "->" << m->dst << " complete after "
                             << (now - m->submitted).As(Time::US));
-    m_receivedTrace(m->id, m->src, m->dst, m->bytes, now - m->submitted);
+    m_receivedTrace(m->id, m->src, m->dst, m->bytes, m->plane, now - m->submitted);
     WriteFlow(m, now);
     DoneCallback senderDone = m->senderDone;
     DoneCallback receiverDone = m->receiverDone;
@@ -500,7 +514,7 @@ GpuTransport::DeliverRemote(uint32_t plane,
     NS_LOG_LOGIC("remote message " << tag.messageId << " " << srcRank << "->" << dstRank
                                    << " complete; acknowledged to its process");
     // The submission time stays with the sender: the duration is unknown here (-1 ns).
-    m_receivedTrace(tag.messageId, srcRank, dstRank, bytes, NanoSeconds(-1));
+    m_receivedTrace(tag.messageId, srcRank, dstRank, bytes, plane, NanoSeconds(-1));
     Notify(GetSystemOf(srcRank), 0, tag.messageId, Simulator::Now().GetNanoSeconds());
     NS_ABORT_MSG_IF(tag.client >= m_clients.size() || m_clients[tag.client].received.IsNull(),
                     "GpuTransport: message " << tag.messageId << " from rank " << srcRank

@@ -50,10 +50,12 @@ class GpuTransport : public Object
 {
   public:
     typedef Callback<void> DoneCallback;
-    /// (messageId, srcRank, dstRank, bytes)
-    typedef void (*MessageTracedCallback)(uint64_t, uint32_t, uint32_t, uint64_t);
-    /// (messageId, srcRank, dstRank, bytes, duration since submission)
-    typedef void (*MessageDoneTracedCallback)(uint64_t, uint32_t, uint32_t, uint64_t, Time);
+    /// (messageId, srcRank, dstRank, bytes, plane index): the plane SendMessage chose, so
+    /// per-plane accounting reads the one decision instead of selecting again.
+    typedef void (*MessageTracedCallback)(uint64_t, uint32_t, uint32_t, uint64_t, uint32_t);
+    /// (messageId, srcRank, dstRank, bytes, plane index, duration since submission)
+    typedef void (
+        *MessageDoneTracedCallback)(uint64_t, uint32_t, uint32_t, uint64_t, uint32_t, Time);
 
     static TypeId GetTypeId();
     GpuTransport();
@@ -70,8 +72,12 @@ class GpuTransport : public Object
     typedef Callback<int32_t, uint32_t, uint32_t> PlaneSelector;
     void SetPlaneSelector(PlaneSelector selector);
     /// Plane index for (src, dst): explicit pair, then the selector, then the first
-    /// plane that can reach; -1 when none reaches.
+    /// plane that can reach; -1 when none reaches.  SendMessage calls it once per
+    /// message and keeps the result with the message (traces, flows row, injection).
     int32_t SelectPlane(uint32_t srcRank, uint32_t dstRank) const;
+    /// True when SendMessage(src, dst) would find a plane: for checking a schedule
+    /// before any of its messages exists.
+    bool CanReach(uint32_t srcRank, uint32_t dstRank) const;
     /// True when some plane has this rank.
     bool HasRank(uint32_t rank) const;
 
@@ -182,6 +188,10 @@ class GpuTransport : public Object
     uint64_t Segment(uint32_t plane, uint64_t bytes, uint64_t& packetBytes) const;
     void MakeEligible(Message* m);
     void Pump(Injector* inj);
+    /// The one ready path: every plane's TxReady hook (TransportPlane::NotifyTxReady,
+    /// bound to the plane's index in AddPlane) calls this synchronously, in the event of
+    /// the device's own "room again" signal, and it resumes the rank's injector on that
+    /// plane; nothing is rescheduled in between, so the device decides the event order.
     void PlaneReady(uint32_t plane, uint32_t srcRank);
     void Deliver(uint32_t plane,
                  uint32_t srcRank,
@@ -221,7 +231,8 @@ class GpuTransport : public Object
     std::unordered_map<uint64_t, std::unique_ptr<Message>> m_messages;
     std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, std::unique_ptr<PairQueue>>
         m_pairs;
-    std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<Injector>> m_injectors;
+    /// [plane][srcRank]: null until the rank first sends on the plane.
+    std::vector<std::vector<std::unique_ptr<Injector>>> m_injectors;
     std::vector<uint64_t> m_rxBytes;
     std::vector<uint64_t> m_txBytes;
     uint64_t m_completed;
@@ -236,8 +247,8 @@ class GpuTransport : public Object
     mutable std::vector<uint32_t> m_systemOfRank;
     std::unordered_map<uint64_t, RemoteRx> m_remoteRx;
 
-    TracedCallback<uint64_t, uint32_t, uint32_t, uint64_t> m_sentTrace;
-    TracedCallback<uint64_t, uint32_t, uint32_t, uint64_t, Time> m_receivedTrace;
+    TracedCallback<uint64_t, uint32_t, uint32_t, uint64_t, uint32_t> m_sentTrace;
+    TracedCallback<uint64_t, uint32_t, uint32_t, uint64_t, uint32_t, Time> m_receivedTrace;
 };
 
 } // namespace ns3

@@ -95,7 +95,8 @@ InfinibandTransportPlane::AddRank(uint32_t rank, Ptr<InfinibandNetDevice> hca)
     m_ranks[rank] = RankEntry{hca, hca->GetLid(), &shared, static_cast<uint32_t>(ranks.size())};
     if (ranks.empty())
     {
-        hca->SetPacketTxReadyCallback(MakeCallback(&InfinibandTransportPlane::DeviceReady, this));
+        hca->SetPacketTxReadyCallback(InfinibandNetDevice::PacketTxReadyCallback(
+            [this, &shared](Ptr<InfinibandNetDevice>) { DeviceReady(shared); }));
         hca->SetPacketReceivedCallback(m_qp,
                                        MakeCallback(&InfinibandTransportPlane::Receive, this));
     }
@@ -193,15 +194,9 @@ InfinibandTransportPlane::Inject(uint32_t srcRank,
 }
 
 void
-InfinibandTransportPlane::DeviceReady(Ptr<InfinibandNetDevice> device)
+InfinibandTransportPlane::DeviceReady(const DeviceRanks& d)
 {
-    auto it = m_ranksOfDevice.find(PeekPointer(device));
-    if (it == m_ranksOfDevice.end())
-    {
-        return;
-    }
     // The first woken rank takes the room, so start after the last one that got in.
-    const DeviceRanks& d = it->second;
     const auto n = static_cast<uint32_t>(d.ranks.size());
     const uint32_t first = d.next;
     NS_LOG_LOGIC(n << " ranks of the HCA ready, from rank " << d.ranks[first]);

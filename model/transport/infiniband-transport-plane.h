@@ -68,7 +68,8 @@ class InfinibandTransportPlane : public TransportPlane
         uint32_t slot{0}; //!< index in shared->ranks
     };
 
-    void DeviceReady(Ptr<InfinibandNetDevice> device);
+    /// The HCA's PacketTxReady, bound to the ranks sharing it: each to NotifyTxReady.
+    void DeviceReady(const DeviceRanks& d);
     void Receive(uint16_t slid, Ptr<Packet> packet);
 
     uint8_t m_sl;

@@ -124,7 +124,7 @@ NvLinkTransportPlane::AddDomain(const NvLinkDomain& built, const std::vector<uin
         m_ranks[rank] = RankEntry{gpu, domain, g};
         gpu->SetPacketReceivedCallback(MakeCallback(&NvLinkTransportPlane::Receive, this));
         gpu->SetPacketTxReadyCallback(
-            Callback<void, uint32_t>([this, domain](uint32_t g) { GpuReady(domain, g); }));
+            Callback<void, uint32_t>([this, rank](uint32_t) { GpuReady(rank); }));
     }
     m_domains.push_back(std::move(d));
     return domain;
@@ -221,11 +221,10 @@ NvLinkTransportPlane::Inject(uint32_t srcRank,
 }
 
 void
-NvLinkTransportPlane::GpuReady(uint32_t domain, uint32_t gpuId)
+NvLinkTransportPlane::GpuReady(uint32_t rank)
 {
-    NS_LOG_LOGIC("rank " << m_domains[domain].rankOfGpu[gpuId] << " ready: GPU " << gpuId
-                         << " of domain " << domain << " takes packets again");
-    NotifyTxReady(m_domains[domain].rankOfGpu[gpuId]);
+    NS_LOG_LOGIC("rank " << rank << " ready: its GPU takes packets again");
+    NotifyTxReady(rank);
 }
 
 void

@@ -112,7 +112,8 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     uint32_t GroupFor(uint32_t domain, std::vector<uint32_t> gpuIds);
     void IssueChunks(uint64_t opId, uint32_t member);
     void ChunkDone(uint64_t opId, uint32_t member);
-    void GpuReady(uint32_t domain, uint32_t gpuId);
+    /// The GPU's PacketTxReady, bound to its rank: straight to NotifyTxReady.
+    void GpuReady(uint32_t rank);
     void Receive(uint32_t srcGpu,
                  Ptr<const Packet> packet,
                  uint32_t payloadBytes,

@@ -49,8 +49,9 @@ uint32_t AdaptivePacketBytes(uint64_t messageBytes,
  *
  * Contract for an adapter (NVLink, InfiniBand):
  *  - Inject returns false, without side effects, when the rank's device cannot
- *    take the packet now; the plane then calls the TxReady callback with that
- *    rank once it can (no polling: hook the device's own "room again" signal).
+ *    take the packet now; the plane then calls NotifyTxReady with that rank once
+ *    it can (no polling: hook the device's own "room again" signal, bound to the
+ *    rank when the rank is added, and call it in that signal's event).
  *  - Every accepted packet is delivered exactly once, with the same tag and
  *    payload byte count, through the Deliver callback (order may differ if the
  *    plane sprays; the transport counts bytes, it does not reorder).
@@ -100,6 +101,9 @@ class TransportPlane : public Object
                          uint32_t dstRank,
                          uint32_t payloadBytes,
                          const TransportTag& tag);
+    /// The plane's only way to say "this rank may inject again": the adapter calls it
+    /// from the device's own room signal, with the rank (the device -> rank mapping is
+    /// the adapter's), and it calls the transport's TxReady hook in the same event.
     void NotifyTxReady(uint32_t srcRank);
 
   private:

@@ -95,22 +95,26 @@ WorkloadReplay::Account(uint32_t rank)
 }
 
 void
-WorkloadReplay::MessageSent(uint64_t, uint32_t src, uint32_t dst, uint64_t)
+WorkloadReplay::MessageSent(uint64_t, uint32_t src, uint32_t dst, uint64_t, uint32_t plane)
 {
-    PlaneChange(src, dst, +1);
+    PlaneChange(src, dst, plane, +1);
 }
 
 void
-WorkloadReplay::MessageReceived(uint64_t, uint32_t src, uint32_t dst, uint64_t, Time)
+WorkloadReplay::MessageReceived(uint64_t,
+                                uint32_t src,
+                                uint32_t dst,
+                                uint64_t,
+                                uint32_t plane,
+                                Time)
 {
-    PlaneChange(src, dst, -1);
+    PlaneChange(src, dst, plane, -1);
 }
 
 void
-WorkloadReplay::PlaneChange(uint32_t src, uint32_t dst, int delta)
+WorkloadReplay::PlaneChange(uint32_t src, uint32_t dst, uint32_t plane, int delta)
 {
-    const int32_t plane = m_transport->SelectPlane(src, dst);
-    if (plane < 0 || static_cast<uint32_t>(plane) >= m_planeNameOfIndex.size())
+    if (plane >= m_planeNameOfIndex.size())
     {
         return;
     }

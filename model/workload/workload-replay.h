@@ -222,9 +222,15 @@ class WorkloadReplay : public Object
     void WriteOpRow(uint32_t rank, uint32_t index, int64_t endNs) const;
     /// Adds the time since the rank's last change to its breakdown.
     void Account(uint32_t rank);
-    void MessageSent(uint64_t id, uint32_t src, uint32_t dst, uint64_t bytes);
-    void MessageReceived(uint64_t id, uint32_t src, uint32_t dst, uint64_t bytes, Time duration);
-    void PlaneChange(uint32_t src, uint32_t dst, int delta);
+    void MessageSent(uint64_t id, uint32_t src, uint32_t dst, uint64_t bytes, uint32_t plane);
+    void MessageReceived(uint64_t id,
+                         uint32_t src,
+                         uint32_t dst,
+                         uint64_t bytes,
+                         uint32_t plane,
+                         Time duration);
+    /// \p plane: the transport's plane index of the message (its traces carry it).
+    void PlaneChange(uint32_t src, uint32_t dst, uint32_t plane, int delta);
     /// In-switch (NVLS) runs send no transport messages: the plane is busy for every member.
     void InSwitchChange(uint32_t c, int delta);
 
