@@ -4,6 +4,8 @@
  * One body of tests, two runners: the GoogleTest cases of this module run
  * under ctest out-of-tree and, through this suite, under ns-3's test.py in-tree.
  */
+#include "ns3/config.h"
+#include "ns3/names.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 
@@ -35,6 +37,19 @@ class FailureCollector : public ::testing::EmptyTestEventListener
     std::ostringstream m_failures;
 };
 
+// ctest runs every case in a process of its own; here they share one, so each case ends as a
+// process would: no simulator state, no object names, no attribute defaults left for the next.
+class Isolation : public ::testing::EmptyTestEventListener
+{
+  public:
+    void OnTestEnd(const ::testing::TestInfo& /* info */) override
+    {
+        ns3::Simulator::Destroy();
+        ns3::Names::Clear();
+        ns3::Config::Reset();
+    }
+};
+
 class GoogleTestCase : public ns3::TestCase
 {
   public:
@@ -52,6 +67,7 @@ class GoogleTestCase : public ns3::TestCase
         ::testing::InitGoogleTest(&argc, argv);
         auto* collector = new FailureCollector; // owned by GoogleTest's listener list
         ::testing::UnitTest::GetInstance()->listeners().Append(collector);
+        ::testing::UnitTest::GetInstance()->listeners().Append(new Isolation); // GoogleTest owns it
         const int rc = RUN_ALL_TESTS();
         const std::string failures = collector->Text();
         ::testing::UnitTest::GetInstance()->listeners().Release(collector);

@@ -13,6 +13,7 @@
 #include "ns3/credit-switch.h"
 #include "ns3/data-rate.h"
 #include "ns3/gpu-transport.h"
+#include "ns3/names.h"
 #include "ns3/node-container.h"
 #include "ns3/results-database.h"
 #include "ns3/simulator.h"
@@ -55,6 +56,7 @@ class ReplayTest : public ::testing::Test
         engine = nullptr;
         transport = nullptr;
         Simulator::Destroy();
+        Names::Clear(); // clusters name their nodes ("server0/gpu0")
         Config::Reset();
     }
 
