@@ -95,7 +95,8 @@ InfinibandTransportPlane::AddRank(uint32_t rank, Ptr<InfinibandNetDevice> hca)
     m_ranks[rank] = RankEntry{hca, hca->GetLid(), &shared, static_cast<uint32_t>(ranks.size())};
     if (ranks.empty())
     {
-        hca->SetPacketTxReadyCallback(MakeCallback(&InfinibandTransportPlane::DeviceReady, this));
+        hca->SetPacketTxReadyCallback(m_qp,
+                                      MakeCallback(&InfinibandTransportPlane::DeviceReady, this));
         hca->SetPacketReceivedCallback(m_qp,
                                        MakeCallback(&InfinibandTransportPlane::Receive, this));
     }
@@ -230,7 +231,7 @@ InfinibandTransportPlane::DoDispose()
     {
         if (r.device)
         {
-            r.device->SetPacketTxReadyCallback(InfinibandNetDevice::PacketTxReadyCallback());
+            r.device->SetPacketTxReadyCallback(m_qp, InfinibandNetDevice::PacketTxReadyCallback());
             r.device->SetPacketReceivedCallback(m_qp,
                                                 InfinibandNetDevice::PacketReceivedCallback());
         }
