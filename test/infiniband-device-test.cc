@@ -610,7 +610,7 @@ namespace
 
 struct StrategyRun
 {
-    double senderRateBps{0}; //!< payload rate of host 1 over its last 512 packets
+    double senderRateBps{0}; //!< payload rate of host 1 over its second half of packets
     double bottleneckBps{0}; //!< payload rate of the switch -> host 0 link, alone
     std::string strategy;    //!< TypeId the HCA runs
     uint64_t fecnAtSink{0};
@@ -622,8 +622,10 @@ struct StrategyRun
 
 // Hosts 1 and 2 each send 4 MiB (1024 MTU packets) to host 0 over one HDR switch
 // marking FECN above 4 KiB waiting; every HCA is given \p cc and CcEnabled \p ccEnabled.
+// \p bursts: the transport's adaptive packets, 4 MiB / MinPacketsPerMessage 32 = 128 KiB
+// clamped to MaxBurstPackets 4 x 4096 B, so 256 bursts of 16 KiB instead.
 StrategyRun
-IncastUnder(Ptr<InfinibandCongestionControl> cc, bool ccEnabled)
+IncastUnder(Ptr<InfinibandCongestionControl> cc, bool ccEnabled, bool bursts = false)
 {
     InfinibandTopology t;
     const uint32_t sw = t.AddSwitch("s0", 4);
@@ -633,6 +635,7 @@ IncastUnder(Ptr<InfinibandCongestionControl> cc, bool ccEnabled)
     }
     InfinibandHelper ib;
     ib.SetDeviceAttribute("Preset", StringValue("HDR"));
+    ib.SetDeviceAttribute("MaxBurstPackets", UintegerValue(4));
     ib.SetDeviceAttribute("CcEnabled", BooleanValue(ccEnabled));
     ib.SetDeviceAttribute("CongestionControl", PointerValue(cc));
     ib.SetSwitchAttribute("CcEnabled", BooleanValue(true));
@@ -651,7 +654,9 @@ IncastUnder(Ptr<InfinibandCongestionControl> cc, bool ccEnabled)
             *m = std::max(*m, c);
         }).Bind(&r.tracedCcti));
     const uint64_t bytes = 1024 * 4096;
-    InfinibandMessages m(InfinibandMessages::Hosts(f));
+    InfinibandMessages m(InfinibandMessages::Hosts(f), 0, 0x4754, !bursts);
+    const uint64_t packetBytes = bursts ? 4 * 4096 : 4096;
+    EXPECT_EQ(m.plane->GetMaxBurstBytes(), 4u * 4096);
     for (uint32_t h = 1; h <= 2; ++h)
     {
         m.Send(h, 0, bytes);
@@ -659,10 +664,12 @@ IncastUnder(Ptr<InfinibandCongestionControl> cc, bool ccEnabled)
     // Both messages take at most 1024 x 1 us; stop before any 1 s CCTI timer.
     Simulator::Stop(MilliSeconds(10));
     Simulator::Run();
-    EXPECT_EQ(txEnd.size(), 1024u);
-    if (txEnd.size() == 1024)
+    const std::size_t n = bytes / packetBytes;
+    EXPECT_EQ(txEnd.size(), n);
+    if (txEnd.size() == n)
     {
-        r.senderRateBps = 511 * 4096.0 * 8 / (txEnd[1023] - txEnd[512]).GetSeconds();
+        r.senderRateBps =
+            (n - 1 - n / 2) * packetBytes * 8.0 / (txEnd[n - 1] - txEnd[n / 2]).GetSeconds();
     }
     r.bottleneckBps = InfinibandGetLinkPreset("HDR").GetDataRateBps() * 4096.0 / RcWireBytes(4096);
     r.strategy = f.GetHostDevice(1)->GetCongestionControl()->GetInstanceTypeId().GetName();
@@ -711,6 +718,28 @@ TEST_F(InfinibandDeviceTest, CongestionControlStrategyIsSelectedByPointer)
     EXPECT_NEAR(pinned.senderRateBps / 32.768e9, 1.0, 0.001) << pinned.senderRateBps;
     // The HCAs ran forks: the prototype itself never saw a BECN.
     EXPECT_EQ(a10->GetCcti(1), 0u);
+}
+
+// The pacing acts on whatever the transport sends: the same two runs with its adaptive
+// bursts (4 real packets per simulated one, 256 instead of 1024 from host 1) give the same
+// rates.  No CC: half of HDR's payload rate, 99.37 Gb/s (a burst is on the wire as its 4
+// real packets of 4122 B; tolerance 0.2 % as above).  A10 at CCTI 50: a burst of 4 waits
+// 4 x 1 us, 16384 B / 4 us = 32.768 Gb/s (tolerance 0.1 %, injection events are exact).
+TEST_F(InfinibandDeviceTest, CongestionControlPacesTransportBursts)
+{
+    const StrategyRun none =
+        IncastUnder(CreateObject<InfinibandNoCongestionControl>(), false, true);
+    EXPECT_EQ(none.cnpsFromSink, 0u);
+    EXPECT_NEAR(none.senderRateBps / (none.bottleneckBps / 2), 1.0, 0.002) << none.senderRateBps;
+
+    auto a10 = CreateObject<InfinibandA10CongestionControl>();
+    a10->SetAttribute("CctiIncrease", UintegerValue(50));
+    a10->SetAttribute("CctiLimit", UintegerValue(50));
+    a10->SetAttribute("CctiTimer", TimeValue(Seconds(1)));
+    const StrategyRun pinned = IncastUnder(a10, false, true);
+    EXPECT_GT(pinned.becnAtSender, 0u);
+    EXPECT_EQ(pinned.senderCcti, 50u);
+    EXPECT_NEAR(pinned.senderRateBps / 32.768e9, 1.0, 0.001) << pinned.senderRateBps;
 }
 
 // CcEnabled alone (no CongestionControl given) picks the strategy: A10 or none.
