@@ -616,8 +616,10 @@ struct StrategyRun
     uint64_t fecnAtSink{0};
     uint64_t cnpsFromSink{0};
     uint64_t becnAtSender{0};
-    uint32_t senderCcti{0}; //!< towards host 0, at the end
-    uint32_t tracedCcti{0}; //!< largest the HCA's Ccti trace reported
+    uint32_t senderCcti{0};  //!< towards host 0, at the end
+    uint32_t tracedCcti{0};  //!< largest the HCA's Ccti trace reported
+    uint32_t pacedMidRun{0}; //!< packets host 1's HCA held for their injection time at 500 us
+    uint32_t pacedAtEnd{0};
 };
 
 // Hosts 1 and 2 each send 4 MiB (1024 MTU packets) to host 0 over one HDR switch
@@ -661,6 +663,9 @@ IncastUnder(Ptr<InfinibandCongestionControl> cc, bool ccEnabled, bool bursts = f
     {
         m.Send(h, 0, bytes);
     }
+    Ptr<InfinibandNetDevice> sender = f.GetHostDevice(1);
+    Simulator::Schedule(MicroSeconds(500),
+                        [&r, sender]() { r.pacedMidRun = sender->GetPacedPackets(); });
     // Both messages take at most 1024 x 1 us; stop before any 1 s CCTI timer.
     Simulator::Stop(MilliSeconds(10));
     Simulator::Run();
@@ -677,6 +682,7 @@ IncastUnder(Ptr<InfinibandCongestionControl> cc, bool ccEnabled, bool bursts = f
     r.cnpsFromSink = f.GetHostDevice(0)->GetIbCounters().cnpSent;
     r.becnAtSender = f.GetHostDevice(1)->GetIbCounters().becnReceived;
     r.senderCcti = f.GetHostDevice(1)->GetCcti(f.hostLids[0]);
+    r.pacedAtEnd = sender->GetPacedPackets();
     Simulator::Destroy();
     return r;
 }
@@ -704,12 +710,17 @@ TEST_F(InfinibandDeviceTest, CongestionControlStrategyIsSelectedByPointer)
     EXPECT_EQ(none.senderCcti, 0u);
     EXPECT_EQ(none.tracedCcti, 0u);
     EXPECT_NEAR(none.senderRateBps / (none.bottleneckBps / 2), 1.0, 0.002) << none.senderRateBps;
+    EXPECT_EQ(none.pacedMidRun, 0u); // nothing delays a packet: none is held
 
     auto a10 = CreateObject<InfinibandA10CongestionControl>();
     a10->SetAttribute("CctiIncrease", UintegerValue(50));
     a10->SetAttribute("CctiLimit", UintegerValue(50));
     a10->SetAttribute("CctiTimer", TimeValue(Seconds(1)));
     const StrategyRun pinned = IncastUnder(a10, false);
+    // At 500 us, about 500 of host 1's 1024 packets are out at 1 us each: the HCA holds
+    // the rest for their injection times, and has let every one go by the end.
+    EXPECT_GT(pinned.pacedMidRun, 0u);
+    EXPECT_EQ(pinned.pacedAtEnd, 0u);
     EXPECT_EQ(pinned.strategy, "ns3::InfinibandA10CongestionControl");
     EXPECT_GT(pinned.cnpsFromSink, 0u);
     EXPECT_GT(pinned.becnAtSender, 0u);
