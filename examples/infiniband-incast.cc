@@ -1,21 +1,25 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-// N hosts on an InfiniBand leaf/spine fat tree send one message each to host 0.
+// N hosts on an InfiniBand leaf/spine fat tree send one message each to host 0,
+// through GpuTransport over an InfinibandTransportPlane (rank h = host h).
 // Prints per-flow completion time and delivered bytes, drops (0 on a lossless
 // fabric) and the credit-stall time of every link that stalled.
 //
 //   infiniband-incast --hosts=16 --radix=8 --rate=NDR --mtu=4096 --bytes=1000000 --pcap=incast
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
+#include "ns3/gpu-transport.h"
 #include "ns3/infiniband-helper.h"
+#include "ns3/infiniband-transport-plane.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <iomanip>
 #include <iostream>
-#include <map>
+#include <numeric>
+#include <vector>
 
 using namespace ns3;
 
@@ -57,28 +61,24 @@ main(int argc, char* argv[])
         ib.EnablePcap(pcap, fabric.hostDevices);
     }
 
-    std::map<uint16_t, uint32_t> hostOfLid;
-    for (uint32_t h = 0; h < hosts; ++h)
-    {
-        hostOfLid[fabric.hostLids[h]] = h;
-    }
+    auto plane = CreateObject<InfinibandTransportPlane>();
+    std::vector<uint32_t> rankOfHost(hosts);
+    std::iota(rankOfHost.begin(), rankOfHost.end(), 0);
+    plane->AddHosts(fabric, rankOfHost);
+    auto transport = CreateObject<GpuTransport>();
+    transport->AddPlane(plane);
     std::vector<Time> fct(hosts);
     std::vector<uint64_t> delivered(hosts, 0);
-    fabric.GetHostDevice(0)->SetMessageReceivedCallback(
-        MakeCallback(+[](std::map<uint16_t, uint32_t>* lids,
-                         std::vector<Time>* t,
-                         std::vector<uint64_t>* d,
-                         uint16_t slid,
-                         uint32_t,
-                         uint64_t b) {
-            const uint32_t h = lids->at(slid);
-            (*t)[h] = Simulator::Now();
-            (*d)[h] += b;
-        }).Bind(&hostOfLid, &fct, &delivered));
     for (uint32_t h = 1; h < hosts; ++h)
     {
-        // QPs 0 and 1 are the management QPs (SMI/GSI): use ordinary ones.
-        fabric.GetHostDevice(h)->SendMessage(fabric.hostLids[0], 0, 0x100 + h, bytes);
+        transport->SendMessage(h,
+                               0,
+                               bytes,
+                               GpuTransport::DoneCallback(),
+                               Callback<void>([&fct, &delivered, h, bytes]() {
+                                   fct[h] = Simulator::Now();
+                                   delivered[h] += bytes;
+                               }));
     }
     Simulator::Run();
 
@@ -95,8 +95,7 @@ main(int argc, char* argv[])
                   << std::setw(14) << delivered[h] << "\n";
         drops += bytes - delivered[h];
     }
-    const auto& counters = fabric.GetHostDevice(0)->GetIbCounters();
-    drops += counters.psnErrors + counters.misdelivered;
+    drops += fabric.GetHostDevice(0)->GetReceiveDiscards();
     std::cout << "drops: " << drops << (ib.GetWatchdog()->HasFired() ? " (DEADLOCK)" : "") << "\n";
     std::cout << "credit-stall time per link (links that stalled):\n";
     for (uint32_t i = 0; i < fabric.allDevices.GetN(); ++i)

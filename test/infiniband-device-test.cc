@@ -3,7 +3,11 @@
  */
 // InfiniBand devices on the credit link layer: link efficiency, hop latency,
 // incast, VL arbitration, credit-loop deadlock, congestion control,
-// configuration checks.  Each test states the analytical figure it checks.
+// configuration checks.  Each test states the analytical figure it checks.  Messages go
+// through GpuTransport over an InfinibandTransportPlane (infiniband-messages.h), in IbMtu
+// packets unless a test says otherwise.
+#include "infiniband-messages.h"
+
 #include "ns3/boolean.h"
 #include "ns3/bulk-send-helper.h"
 #include "ns3/config.h"
@@ -59,18 +63,6 @@ RcWireBytes(uint32_t payload)
     return 8 + 12 + payload + InfinibandBth::PadBytesFor(payload) + 4 + 2;
 }
 
-struct Completion
-{
-    std::vector<Time> done;
-    std::vector<uint64_t> bytes;
-
-    void Rx(uint16_t slid, uint32_t qp, uint64_t b)
-    {
-        done.push_back(Simulator::Now());
-        bytes.push_back(b);
-    }
-};
-
 // host - switch - switch - host
 InfinibandTopology
 Line()
@@ -119,15 +111,32 @@ TEST_F(InfinibandDeviceTest, NdrLinkReachesPayloadEfficiency)
             *l = Simulator::Now();
             ++*n;
         }).Bind(&first, &last, &rx));
-    Simulator::ScheduleNow([a]() { a->SendMessage(2, 0, 5, 4096ull * 2000); });
+    InfinibandMessages m({a, b});
+    Simulator::ScheduleNow([&m]() { m.Send(0, 1, 4096ull * 2000); });
     Simulator::Run();
     ASSERT_EQ(rx, packets);
     const double goodputBps = (packets - 1) * 4096.0 * 8 / (last - first).GetSeconds();
     const double expected =
         InfinibandGetLinkPreset("NDR").GetDataRateBps() * 4096.0 / RcWireBytes(4096);
     EXPECT_NEAR(goodputBps / expected, 1.0, 0.005) << goodputBps;
-    EXPECT_EQ(b->GetIbCounters().messagesReceived, 1u);
-    EXPECT_EQ(b->GetIbCounters().psnErrors, 0u);
+    ASSERT_EQ(m.GetReceived().size(), 1u);
+    EXPECT_EQ(m.GetReceived()[0].bytes, 4096ull * 2000);
+    EXPECT_EQ(b->GetReceiveDiscards(), 0u);
+}
+
+// Time from sending one 1000 B message (one packet) at 1 us to its arrival; runs the
+// simulation and destroys it.
+int64_t
+OneMessageLatencyNs(Ptr<InfinibandNetDevice> src, Ptr<InfinibandNetDevice> dst)
+{
+    InfinibandMessages m({src, dst});
+    Simulator::Schedule(MicroSeconds(1), [&m]() { m.Send(0, 1, 1000); });
+    Simulator::Run();
+    Simulator::Destroy();
+    EXPECT_EQ(m.GetReceived().size(), 1u);
+    EXPECT_EQ(m.GetReceived().size() == 1 ? m.GetReceived()[0].bytes : 0, 1000u);
+    return m.GetReceived().empty() ? -1
+                                   : (m.GetReceived()[0].at - MicroSeconds(1)).GetNanoSeconds();
 }
 
 // One packet, 1000 B payload = 1026 wire bytes = 8208 bits, host-switch-switch-host at
@@ -150,16 +159,7 @@ ThreeHopLatencyNs(const std::string& forwarding)
     }
     InfinibandFabric f = ib.Build(Line());
     EXPECT_EQ(RcWireBytes(1000), 1026u);
-    Completion c;
-    f.GetHostDevice(1)->SetMessageReceivedCallback(MakeCallback(&Completion::Rx, &c));
-    Ptr<InfinibandNetDevice> src = f.GetHostDevice(0);
-    const uint16_t dlid = f.hostLids[1];
-    Simulator::Schedule(MicroSeconds(1), [src, dlid]() { src->SendMessage(dlid, 0, 1, 1000); });
-    Simulator::Run();
-    Simulator::Destroy();
-    EXPECT_EQ(c.done.size(), 1u);
-    EXPECT_EQ(c.bytes.size() == 1 ? c.bytes[0] : 0, 1000u);
-    return c.done.empty() ? -1 : (c.done[0] - MicroSeconds(1)).GetNanoSeconds();
+    return OneMessageLatencyNs(f.GetHostDevice(0), f.GetHostDevice(1));
 }
 
 TEST_F(InfinibandDeviceTest, ThreeHopLatencyIsSumOfParts)
@@ -179,36 +179,28 @@ TEST_F(InfinibandDeviceTest, IncastIsLosslessAndFair)
     InfinibandFabric f = ib.BuildFatTree(8, 8, 1.0);
     ASSERT_EQ(f.hosts.GetN(), 8u);
     const uint64_t bytes = 2000000;
-    std::vector<Time> fct(8);
-    std::vector<uint64_t> got(8, 0);
     Ptr<InfinibandNetDevice> sink = f.GetHostDevice(0);
-    std::map<uint16_t, uint32_t> hostOfLid;
-    for (uint32_t h = 0; h < 8; ++h)
-    {
-        hostOfLid[f.hostLids[h]] = h;
-    }
-    sink->SetMessageReceivedCallback(MakeCallback(+[](std::vector<Time>* t,
-                                                      std::vector<uint64_t>* g,
-                                                      std::map<uint16_t, uint32_t>* m,
-                                                      uint16_t slid,
-                                                      uint32_t,
-                                                      uint64_t b) {
-                                         (*t)[m->at(slid)] = Simulator::Now();
-                                         (*g)[m->at(slid)] += b;
-                                     }).Bind(&fct, &got, &hostOfLid));
+    InfinibandMessages m(InfinibandMessages::Hosts(f));
     for (uint32_t h = 1; h < 8; ++h)
     {
-        f.GetHostDevice(h)->SendMessage(f.hostLids[0], 0, 1, bytes);
+        m.Send(h, 0, bytes);
     }
     Simulator::Run();
+    std::vector<Time> fct(8);
+    std::vector<uint64_t> got(8, 0);
+    for (const auto& r : m.GetReceived())
+    {
+        fct[r.src] = r.at;
+        got[r.src] += r.bytes;
+    }
     std::vector<double> x;
     for (uint32_t h = 1; h < 8; ++h)
     {
         EXPECT_EQ(got[h], bytes) << "host " << h;
-        EXPECT_EQ(f.GetHostDevice(h)->GetIbCounters().psnErrors, 0u);
         x.push_back(bytes / fct[h].GetSeconds());
     }
-    EXPECT_EQ(sink->GetIbCounters().psnErrors, 0u);
+    EXPECT_EQ(m.transport->GetRxBytes(0), 7 * bytes);
+    EXPECT_EQ(sink->GetReceiveDiscards(), 0u);
     EXPECT_FALSE(ib.GetWatchdog()->HasFired());
     const double sum = std::accumulate(x.begin(), x.end(), 0.0);
     const double sq = std::inner_product(x.begin(), x.end(), x.begin(), 0.0);
@@ -241,9 +233,11 @@ TEST_F(InfinibandDeviceTest, VlArbitrationWeightsSplitBandwidth)
         MakeCallback(+[](std::array<uint64_t, 2>* v, Ptr<const Packet> p, uint32_t vc) {
             (*v)[vc] += p->GetSize();
         }).Bind(&perVl));
-    Ptr<InfinibandNetDevice> src = f.GetHostDevice(0);
-    src->SendMessage(f.hostLids[1], 0, 1, 100000000); // SL0 -> VL0
-    src->SendMessage(f.hostLids[1], 1, 2, 100000000); // SL1 -> VL1
+    // Two planes on the same HCAs, each with its SL and QP.
+    InfinibandMessages sl0(InfinibandMessages::Hosts(f), 0, 0x4754); // SL0 -> VL0
+    InfinibandMessages sl1(InfinibandMessages::Hosts(f), 1, 0x4755); // SL1 -> VL1
+    sl0.Send(0, 1, 100000000);
+    sl1.Send(0, 1, 100000000);
     Simulator::Stop(MicroSeconds(50));
     Simulator::Run();
     ASSERT_GT(perVl[1], 0u);
@@ -279,7 +273,8 @@ TEST_F(InfinibandDeviceTest, SwitchSlToVlRemapsAndKeepsCrcsValid)
             s->sl0 += lrh.GetSl() == 0;
             s->crcOk += InfinibandCheckCrcs(p);
         }).Bind(&seen));
-    f.GetHostDevice(0)->SendMessage(f.hostLids[1], 0, 0x100, 3 * 4096);
+    InfinibandMessages m(InfinibandMessages::Hosts(f));
+    m.Send(0, 1, 3 * 4096);
     Simulator::Run();
     EXPECT_EQ(seen.packets, 3u);
     EXPECT_EQ(seen.onVl1, 3u);
@@ -299,12 +294,11 @@ TEST_F(InfinibandDeviceTest, AdaptiveRoutingSpreadsOverSpines)
         ib.SetSwitchAttribute("AdaptiveRouting", BooleanValue(ar));
         InfinibandFabric f = ib.BuildFatTree(4, 8, 1.0);
         ASSERT_EQ(f.topology.GetTiers(), 2u);
-        uint64_t got = 0;
-        f.GetHostDevice(2)->SetMessageReceivedCallback(
-            MakeCallback(+[](uint64_t* g, uint16_t, uint32_t, uint64_t b) { *g += b; }).Bind(&got));
-        f.GetHostDevice(0)->SendMessage(f.hostLids[2], 0, 0x100, 100 * 4096);
+        InfinibandMessages m(InfinibandMessages::Hosts(f));
+        m.Send(0, 2, 100 * 4096);
         Simulator::Run();
-        EXPECT_EQ(got, 100u * 4096);
+        ASSERT_EQ(m.GetReceived().size(), 1u);
+        EXPECT_EQ(m.GetReceived()[0].bytes, 100u * 4096);
         uint32_t spinesUsed = 0;
         for (uint32_t s = 0; s < f.switches.GetN(); ++s)
         {
@@ -334,16 +328,13 @@ TEST_F(InfinibandDeviceTest, WatchdogFiresOnCreditLoopDeadlock)
         ib.SetWatchdogAttribute("Timeout", TimeValue(MicroSeconds(20)));
         InfinibandFabric f = ib.Build(InfinibandTopology::Ring(5, 1));
         ASSERT_EQ(f.subnetManager->HasCreditLoop(), engine == "minhop");
-        uint64_t received = 0;
+        InfinibandMessages m(InfinibandMessages::Hosts(f));
         for (uint32_t h = 0; h < 5; ++h)
         {
-            f.GetHostDevice(h)->SetMessageReceivedCallback(
-                MakeCallback(+[](uint64_t* r, uint16_t, uint32_t, uint64_t) {
-                    ++*r;
-                }).Bind(&received));
-            f.GetHostDevice(h)->SendMessage(f.hostLids[(h + 2) % 5], 0, 1, 4000000);
+            m.Send(h, (h + 2) % 5, 4000000);
         }
         Simulator::Run();
+        const std::size_t received = m.GetReceived().size();
         if (engine == "minhop")
         {
             EXPECT_TRUE(ib.GetWatchdog()->HasFired());
@@ -502,7 +493,8 @@ TEST_F(InfinibandDeviceTest, PcapDecodesWithTshark)
         ib.EnablePcap(prefix, f.hostDevices.Get(0));
         slid = f.hostLids[0];
         dlid = f.hostLids[1];
-        f.GetHostDevice(0)->SendMessage(dlid, 0, 0x42, 9000);
+        InfinibandMessages m(InfinibandMessages::Hosts(f), 0, 0x42);
+        m.Send(0, 1, 9000);
         Simulator::Run();
         Simulator::Destroy(); // closes the capture
     }
@@ -551,9 +543,10 @@ TEST_F(InfinibandDeviceTest, PcapDecodesWithTshark)
 // victim's packets queue in host 1's input FIFO behind incast packets waiting for the
 // congested port, so the victim runs at about the incast share (1/4 of the link).  With
 // CC the switch marks FECN, host 0 returns CNPs, the senders' CCT indices rise and
-// their injection slows, and the victim completes markedly sooner (measured 251 vs 361 us;
-// required: < 0.8 x its time without CC, 1.0 if CC did nothing), with FECN/BECN counts and a raised
-// CCT index observed.
+// their injection towards host 0 slows (host 1's HCA holds those packets, so its
+// transport keeps sending the victim's), and the victim completes markedly sooner
+// (measured 254 vs 325 us; required: < 0.8 x its time without CC, 1.0 if CC did
+// nothing), with FECN/BECN counts and a raised CCT index observed.
 TEST_F(InfinibandDeviceTest, CongestionControlProtectsVictimFlow)
 {
     std::map<bool, Time> victimTime;
@@ -564,23 +557,24 @@ TEST_F(InfinibandDeviceTest, CongestionControlProtectsVictimFlow)
         ib.SetDeviceAttribute("CcEnabled", BooleanValue(cc));
         ib.SetSwitchAttribute("CcEnabled", BooleanValue(cc));
         InfinibandFabric f = ib.BuildFatTree(8, 6, 1.0);
-        Time victimDone;
-        f.GetHostDevice(5)->SetMessageReceivedCallback(
-            MakeCallback(+[](Time* t, uint16_t, uint32_t, uint64_t) {
-                *t = Simulator::Now();
-            }).Bind(&victimDone));
         uint32_t maxCcti = 0;
         f.GetHostDevice(1)->TraceConnectWithoutContext(
             "Ccti",
             MakeCallback(+[](uint32_t* m, uint16_t, uint32_t c) {
                 *m = std::max(*m, c);
             }).Bind(&maxCcti));
+        InfinibandMessages m(InfinibandMessages::Hosts(f));
         for (uint32_t h = 1; h <= 4; ++h)
         {
-            f.GetHostDevice(h)->SendMessage(f.hostLids[0], 0, 1, 8000000);
+            m.Send(h, 0, 8000000);
         }
-        f.GetHostDevice(1)->SendMessage(f.hostLids[5], 0, 2, 2000000);
+        m.Send(1, 5, 2000000);
         Simulator::Run();
+        Time victimDone;
+        for (const auto& r : m.GetReceived())
+        {
+            victimDone = r.bytes == 2000000 ? r.at : victimDone;
+        }
         ASSERT_TRUE(victimDone.IsStrictlyPositive());
         victimTime[cc] = victimDone;
         std::cout << "CC " << cc << ": victim " << victimDone.GetMicroSeconds() << " us, FECN "
@@ -616,20 +610,24 @@ namespace
 
 struct StrategyRun
 {
-    double senderRateBps{0}; //!< payload rate of host 1 over its last 512 packets
+    double senderRateBps{0}; //!< payload rate of host 1 over its second half of packets
     double bottleneckBps{0}; //!< payload rate of the switch -> host 0 link, alone
     std::string strategy;    //!< TypeId the HCA runs
     uint64_t fecnAtSink{0};
     uint64_t cnpsFromSink{0};
     uint64_t becnAtSender{0};
-    uint32_t senderCcti{0}; //!< towards host 0, at the end
-    uint32_t tracedCcti{0}; //!< largest the HCA's Ccti trace reported
+    uint32_t senderCcti{0};  //!< towards host 0, at the end
+    uint32_t tracedCcti{0};  //!< largest the HCA's Ccti trace reported
+    uint32_t pacedMidRun{0}; //!< packets host 1's HCA held for their injection time at 500 us
+    uint32_t pacedAtEnd{0};
 };
 
 // Hosts 1 and 2 each send 4 MiB (1024 MTU packets) to host 0 over one HDR switch
 // marking FECN above 4 KiB waiting; every HCA is given \p cc and CcEnabled \p ccEnabled.
+// \p bursts: the transport's adaptive packets, 4 MiB / MinPacketsPerMessage 32 = 128 KiB
+// clamped to MaxBurstPackets 4 x 4096 B, so 256 bursts of 16 KiB instead.
 StrategyRun
-IncastUnder(Ptr<InfinibandCongestionControl> cc, bool ccEnabled)
+IncastUnder(Ptr<InfinibandCongestionControl> cc, bool ccEnabled, bool bursts = false)
 {
     InfinibandTopology t;
     const uint32_t sw = t.AddSwitch("s0", 4);
@@ -639,6 +637,7 @@ IncastUnder(Ptr<InfinibandCongestionControl> cc, bool ccEnabled)
     }
     InfinibandHelper ib;
     ib.SetDeviceAttribute("Preset", StringValue("HDR"));
+    ib.SetDeviceAttribute("MaxBurstPackets", UintegerValue(4));
     ib.SetDeviceAttribute("CcEnabled", BooleanValue(ccEnabled));
     ib.SetDeviceAttribute("CongestionControl", PointerValue(cc));
     ib.SetSwitchAttribute("CcEnabled", BooleanValue(true));
@@ -657,17 +656,25 @@ IncastUnder(Ptr<InfinibandCongestionControl> cc, bool ccEnabled)
             *m = std::max(*m, c);
         }).Bind(&r.tracedCcti));
     const uint64_t bytes = 1024 * 4096;
+    InfinibandMessages m(InfinibandMessages::Hosts(f), 0, 0x4754, !bursts);
+    const uint64_t packetBytes = bursts ? 4 * 4096 : 4096;
+    EXPECT_EQ(m.plane->GetMaxBurstBytes(), 4u * 4096);
     for (uint32_t h = 1; h <= 2; ++h)
     {
-        f.GetHostDevice(h)->SendMessage(f.hostLids[0], 0, 1, bytes);
+        m.Send(h, 0, bytes);
     }
+    Ptr<InfinibandNetDevice> sender = f.GetHostDevice(1);
+    Simulator::Schedule(MicroSeconds(500),
+                        [&r, sender]() { r.pacedMidRun = sender->GetPacedPackets(); });
     // Both messages take at most 1024 x 1 us; stop before any 1 s CCTI timer.
     Simulator::Stop(MilliSeconds(10));
     Simulator::Run();
-    EXPECT_EQ(txEnd.size(), 1024u);
-    if (txEnd.size() == 1024)
+    const std::size_t n = bytes / packetBytes;
+    EXPECT_EQ(txEnd.size(), n);
+    if (txEnd.size() == n)
     {
-        r.senderRateBps = 511 * 4096.0 * 8 / (txEnd[1023] - txEnd[512]).GetSeconds();
+        r.senderRateBps =
+            (n - 1 - n / 2) * packetBytes * 8.0 / (txEnd[n - 1] - txEnd[n / 2]).GetSeconds();
     }
     r.bottleneckBps = InfinibandGetLinkPreset("HDR").GetDataRateBps() * 4096.0 / RcWireBytes(4096);
     r.strategy = f.GetHostDevice(1)->GetCongestionControl()->GetInstanceTypeId().GetName();
@@ -675,6 +682,7 @@ IncastUnder(Ptr<InfinibandCongestionControl> cc, bool ccEnabled)
     r.cnpsFromSink = f.GetHostDevice(0)->GetIbCounters().cnpSent;
     r.becnAtSender = f.GetHostDevice(1)->GetIbCounters().becnReceived;
     r.senderCcti = f.GetHostDevice(1)->GetCcti(f.hostLids[0]);
+    r.pacedAtEnd = sender->GetPacedPackets();
     Simulator::Destroy();
     return r;
 }
@@ -702,12 +710,17 @@ TEST_F(InfinibandDeviceTest, CongestionControlStrategyIsSelectedByPointer)
     EXPECT_EQ(none.senderCcti, 0u);
     EXPECT_EQ(none.tracedCcti, 0u);
     EXPECT_NEAR(none.senderRateBps / (none.bottleneckBps / 2), 1.0, 0.002) << none.senderRateBps;
+    EXPECT_EQ(none.pacedMidRun, 0u); // nothing delays a packet: none is held
 
     auto a10 = CreateObject<InfinibandA10CongestionControl>();
     a10->SetAttribute("CctiIncrease", UintegerValue(50));
     a10->SetAttribute("CctiLimit", UintegerValue(50));
     a10->SetAttribute("CctiTimer", TimeValue(Seconds(1)));
     const StrategyRun pinned = IncastUnder(a10, false);
+    // At 500 us, about 500 of host 1's 1024 packets are out at 1 us each: the HCA holds
+    // the rest for their injection times, and has let every one go by the end.
+    EXPECT_GT(pinned.pacedMidRun, 0u);
+    EXPECT_EQ(pinned.pacedAtEnd, 0u);
     EXPECT_EQ(pinned.strategy, "ns3::InfinibandA10CongestionControl");
     EXPECT_GT(pinned.cnpsFromSink, 0u);
     EXPECT_GT(pinned.becnAtSender, 0u);
@@ -716,6 +729,28 @@ TEST_F(InfinibandDeviceTest, CongestionControlStrategyIsSelectedByPointer)
     EXPECT_NEAR(pinned.senderRateBps / 32.768e9, 1.0, 0.001) << pinned.senderRateBps;
     // The HCAs ran forks: the prototype itself never saw a BECN.
     EXPECT_EQ(a10->GetCcti(1), 0u);
+}
+
+// The pacing acts on whatever the transport sends: the same two runs with its adaptive
+// bursts (4 real packets per simulated one, 256 instead of 1024 from host 1) give the same
+// rates.  No CC: half of HDR's payload rate, 99.37 Gb/s (a burst is on the wire as its 4
+// real packets of 4122 B; tolerance 0.2 % as above).  A10 at CCTI 50: a burst of 4 waits
+// 4 x 1 us, 16384 B / 4 us = 32.768 Gb/s (tolerance 0.1 %, injection events are exact).
+TEST_F(InfinibandDeviceTest, CongestionControlPacesTransportBursts)
+{
+    const StrategyRun none =
+        IncastUnder(CreateObject<InfinibandNoCongestionControl>(), false, true);
+    EXPECT_EQ(none.cnpsFromSink, 0u);
+    EXPECT_NEAR(none.senderRateBps / (none.bottleneckBps / 2), 1.0, 0.002) << none.senderRateBps;
+
+    auto a10 = CreateObject<InfinibandA10CongestionControl>();
+    a10->SetAttribute("CctiIncrease", UintegerValue(50));
+    a10->SetAttribute("CctiLimit", UintegerValue(50));
+    a10->SetAttribute("CctiTimer", TimeValue(Seconds(1)));
+    const StrategyRun pinned = IncastUnder(a10, false, true);
+    EXPECT_GT(pinned.becnAtSender, 0u);
+    EXPECT_EQ(pinned.senderCcti, 50u);
+    EXPECT_NEAR(pinned.senderRateBps / 32.768e9, 1.0, 0.001) << pinned.senderRateBps;
 }
 
 // CcEnabled alone (no CongestionControl given) picks the strategy: A10 or none.
@@ -756,16 +791,6 @@ TEST_F(InfinibandDeviceTest, SwitchOfBarePortsForwardsLikeHelperBuiltOne)
                            UintegerValue(InfinibandFlowControlPacket::SIZE_BYTES));
         port->SetAttribute("CreditUnitBytes", UintegerValue(64));
     };
-    auto oneMessage = [](Ptr<InfinibandNetDevice> src, Ptr<InfinibandNetDevice> dst) {
-        Completion c;
-        dst->SetMessageReceivedCallback(MakeCallback(&Completion::Rx, &c));
-        const uint16_t dlid = dst->GetLid();
-        Simulator::Schedule(MicroSeconds(1), [src, dlid]() { src->SendMessage(dlid, 0, 1, 1000); });
-        Simulator::Run();
-        Simulator::Destroy();
-        EXPECT_EQ(c.bytes, std::vector<uint64_t>{1000});
-        return c.done.empty() ? -1 : (c.done[0] - MicroSeconds(1)).GetNanoSeconds();
-    };
 
     // By hand: HCA devices on the hosts, bare ports on the switch.
     NodeContainer hosts;
@@ -793,7 +818,7 @@ TEST_F(InfinibandDeviceTest, SwitchOfBarePortsForwardsLikeHelperBuiltOne)
     }
     sw->SetForwardingTable({InfinibandSubnetManager::LFT_UNREACHABLE, 1, 2});
     ASSERT_EQ(hcas[0]->Validate(), "");
-    EXPECT_EQ(oneMessage(hcas[0], hcas[1]), 80 + 1 + 130 + 2 * 100);
+    EXPECT_EQ(OneMessageLatencyNs(hcas[0], hcas[1]), 80 + 1 + 130 + 2 * 100);
 
     // The helper, every port an InfinibandNetDevice.
     InfinibandTopology t;
@@ -806,5 +831,5 @@ TEST_F(InfinibandDeviceTest, SwitchOfBarePortsForwardsLikeHelperBuiltOne)
     ib.SetChannelAttribute("Delay", TimeValue(NanoSeconds(100)));
     ib.SetSwitchAttribute("PortToPortLatency", TimeValue(NanoSeconds(130)));
     InfinibandFabric f = ib.Build(t);
-    EXPECT_EQ(oneMessage(f.GetHostDevice(0), f.GetHostDevice(1)), 80 + 1 + 130 + 2 * 100);
+    EXPECT_EQ(OneMessageLatencyNs(f.GetHostDevice(0), f.GetHostDevice(1)), 80 + 1 + 130 + 2 * 100);
 }

@@ -7,6 +7,8 @@
 // loop is a livelock the watchdog names with the looping links.  Each run is bounded in
 // simulated time and wall-clock time.  (Credit-loop deadlocks: link-switch-test and
 // infiniband-device-test.)
+#include "infiniband-messages.h"
+
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/config.h"
@@ -118,21 +120,19 @@ TEST_F(Watchdog, InfinibandLftHoleIsDroppedCountedAndNamed)
         lft[hole] = 0xff;
         sw->SetForwardingTable(lft);
     }
-    uint64_t received = 0;
-    f.GetHostDevice(1)->SetMessageReceivedCallback(
-        MakeCallback(+[](uint64_t* r, uint16_t, uint32_t, uint64_t) { ++*r; }).Bind(&received));
+    InfinibandMessages m(InfinibandMessages::Hosts(f));
     Ptr<InfinibandSwitch> first = SwitchOf(f, 0);
     Time lastDrop;
     first->TraceConnectWithoutContext("Drop",
                                       MakeCallback(+[](Time* t, Ptr<const Packet>, uint32_t) {
                                           *t = Simulator::Now();
                                       }).Bind(&lastDrop));
-    f.GetHostDevice(0)->SendMessage(hole, 0, 1, 3 * 4096);
+    m.Send(0, 1, 3 * 4096);
     Simulator::Stop(MilliSeconds(5)); // safety only
     Simulator::Run();
     // Three MTU packets at HDR-class rates reach the switch within a few microseconds.
     EXPECT_LT(lastDrop, MicroSeconds(10));
-    EXPECT_EQ(received, 0u);
+    EXPECT_TRUE(m.GetReceived().empty());
     EXPECT_EQ(first->GetDroppedPackets(), 3u);
     EXPECT_EQ(first->GetFirstDropReason(), "no route for destination " + std::to_string(hole));
     EXPECT_FALSE(ib.GetWatchdog()->HasFired()) << ib.GetWatchdog()->GetReport();
@@ -247,7 +247,8 @@ TEST_F(Watchdog, InfinibandForwardingLoopIsReportedAsLivelock)
     const Ptr<CreditLinkNetDevice> out1 = s1->GetPort(s1->IndexOfIbPort(lft1[target]));
     ASSERT_EQ(out0->GetPeer(), out1) << "the two LFT entries must use the same cable";
 
-    f.GetHostDevice(0)->SendMessage(target, 0, 1, 1024);
+    InfinibandMessages m(InfinibandMessages::Hosts(f));
+    m.Send(0, 2, 1024);
     Simulator::Stop(MilliSeconds(5)); // safety only
     Simulator::Run();
     Ptr<CreditLinkWatchdog> watchdog = ib.GetWatchdog();

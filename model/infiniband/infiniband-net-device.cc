@@ -47,7 +47,7 @@ InfinibandNetDevice::GetTypeId()
             .SetGroupName("AiFabric")
             .AddConstructor<InfinibandNetDevice>()
             .AddAttribute("MessageQueueBytes",
-                          "SendMessage keeps at most this much queued per VL, so that "
+                          "SendPacket keeps at most this much queued per VL, so that "
                           "injection delays act on the wire, not on a deep queue",
                           UintegerValue(16384),
                           MakeUintegerAccessor(&InfinibandNetDevice::m_messageQueueBytes),
@@ -74,10 +74,6 @@ InfinibandNetDevice::GetTypeId()
                           MakePointerAccessor(&InfinibandNetDevice::SetCongestionControl,
                                               &InfinibandNetDevice::GetCongestionControl),
                           MakePointerChecker<InfinibandCongestionControl>())
-            .AddTraceSource("MessageReceived",
-                            "A message fully arrived: SLID, destination QP, bytes",
-                            MakeTraceSourceAccessor(&InfinibandNetDevice::m_messageRxTrace),
-                            "ns3::InfinibandNetDevice::MessageTracedCallback")
             .AddTraceSource("Ccti",
                             "CCT index towards a DLID changed (a CCT-based congestion "
                             "control's Ccti): DLID, new index",
@@ -90,7 +86,6 @@ InfinibandNetDevice::InfinibandNetDevice()
     : m_messageQueueBytes(16384),
       m_localQp(0x100),
       m_ccEnabled(false),
-      m_nextMessageId(1),
       m_nextPsn(0),
       m_packetRefused(false)
 {
@@ -112,16 +107,13 @@ void
 InfinibandNetDevice::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    m_pumpWakeup.Cancel();
-    m_packetWakeup.Cancel();
-    m_packetTxReady = PacketTxReadyCallback();
+    m_pacedWakeup.Cancel();
+    m_paced.clear();
+    m_packetTxReady.clear();
     m_packetQps.clear();
-    m_messages.clear();
-    m_lastPacketOf.clear();
     m_ipoib = nullptr;
     m_userRx = NetDevice::ReceiveCallback();
     m_userPromisc = NetDevice::PromiscReceiveCallback();
-    m_messageRx = MessageReceivedCallback();
     if (m_ccGiven && m_ccGiven != m_cc)
     {
         m_ccGiven->Dispose();
@@ -220,7 +212,7 @@ InfinibandNetDevice::SendCnp(uint16_t dlid, uint8_t sl, uint32_t srcQp)
 uint64_t
 InfinibandNetDevice::GetReceiveDiscards() const
 {
-    return m_ibCounters.misdelivered;
+    return m_ibCounters.misdelivered + m_ibCounters.unclaimed;
 }
 
 const InfinibandNetDevice::IbCounters&
@@ -231,109 +223,6 @@ InfinibandNetDevice::GetIbCounters() const
 
 // ---- send -------------------------------------------------------------------
 
-uint64_t
-InfinibandNetDevice::SendMessage(uint16_t dlid,
-                                 uint8_t sl,
-                                 uint32_t destQp,
-                                 uint64_t bytes,
-                                 SendCompleteCallback done)
-{
-    NS_LOG_FUNCTION(this << dlid << +sl << destQp << bytes);
-    NS_ABORT_MSG_IF(sl >= NUM_SLS, "SendMessage: SL " << +sl << " > 15");
-    NS_ABORT_MSG_IF(bytes == 0, "SendMessage: empty message");
-    NS_ABORT_MSG_IF(GetLid() == 0, "SendMessage on a port without LID (run the subnet manager)");
-    const uint64_t id = m_nextMessageId++;
-    m_messages.push_back(Message{id, dlid, sl, VlForSl(sl), destQp, bytes, false, done});
-    m_ibCounters.messagesSent++;
-    Pump();
-    return id;
-}
-
-void
-InfinibandNetDevice::SetMessageReceivedCallback(MessageReceivedCallback cb)
-{
-    NS_LOG_FUNCTION(this);
-    m_messageRx = cb;
-}
-
-uint32_t
-InfinibandNetDevice::GetPendingMessages() const
-{
-    return static_cast<uint32_t>(m_messages.size());
-}
-
-void
-InfinibandNetDevice::Pump()
-{
-    // Round robin over messages, one packet per turn, while their VL queue is short
-    // and congestion control lets their destination have another packet.
-    Time wakeup = Time::Max();
-    bool progress = true;
-    while (progress && !m_messages.empty())
-    {
-        progress = false;
-        const std::size_t n = m_messages.size();
-        for (std::size_t i = 0; i < n && !m_messages.empty(); ++i)
-        {
-            Message msg = std::move(m_messages.front());
-            m_messages.pop_front();
-            if (GetQueueBytes(msg.vl) >= m_messageQueueBytes)
-            {
-                m_messages.push_back(std::move(msg));
-                continue;
-            }
-            const Time next = m_cc->GetNextInjection(msg.dlid);
-            if (Simulator::Now() < next)
-            {
-                wakeup = std::min(wakeup, next);
-                m_messages.push_back(std::move(msg));
-                continue;
-            }
-            const uint32_t payload =
-                static_cast<uint32_t>(std::min<uint64_t>(msg.remaining, GetIbMtu()));
-            const bool last = msg.remaining == payload;
-            uint8_t opcode = InfinibandBth::RC_SEND_MIDDLE;
-            if (!msg.started)
-            {
-                opcode = last ? InfinibandBth::RC_SEND_ONLY : InfinibandBth::RC_SEND_FIRST;
-            }
-            else if (last)
-            {
-                opcode = InfinibandBth::RC_SEND_LAST;
-            }
-            Ptr<Packet> p = BuildPacket(Create<Packet>(payload),
-                                        msg.dlid,
-                                        msg.sl,
-                                        opcode,
-                                        msg.destQp,
-                                        m_nextPsn);
-            if (!SendOnVc(p, msg.vl))
-            {
-                m_messages.push_back(std::move(msg));
-                continue;
-            }
-            m_nextPsn = (m_nextPsn + 1) & 0xffffff;
-            progress = true;
-            msg.started = true;
-            msg.remaining -= payload;
-            m_cc->NotifySent(msg.dlid, 1);
-            if (last)
-            {
-                m_lastPacketOf.emplace(p->GetUid(), std::make_pair(msg.id, msg.done));
-            }
-            else
-            {
-                m_messages.push_back(std::move(msg));
-            }
-        }
-    }
-    if (wakeup != Time::Max() && !m_pumpWakeup.IsRunning())
-    {
-        m_pumpWakeup =
-            Simulator::Schedule(wakeup - Simulator::Now(), &InfinibandNetDevice::Pump, this);
-    }
-}
-
 bool
 InfinibandNetDevice::SendPacket(Ptr<Packet> payload, uint16_t dlid, uint8_t sl, uint32_t destQp)
 {
@@ -342,30 +231,31 @@ InfinibandNetDevice::SendPacket(Ptr<Packet> payload, uint16_t dlid, uint8_t sl, 
                     "SendPacket: " << payload->GetSize() << " B > MaxBurstPackets "
                                    << GetMaxBurstPackets() << " x IbMtu " << GetIbMtu());
     NS_ABORT_MSG_IF(GetLid() == 0, "SendPacket on a port without LID (run the subnet manager)");
-    const uint8_t vl = VlForSl(sl);
-    if (GetQueueBytes(vl) >= m_messageQueueBytes)
+    // Congestion control delays the packets towards a DLID by holding them here, not
+    // by refusing them: only that destination waits, and the caller (a transport
+    // taking turns over its destinations) goes on sending to the others.
+    if ((!m_paced.empty() && m_paced.count(dlid) != 0) ||
+        Simulator::Now() < m_cc->GetNextInjection(dlid))
+    {
+        m_paced[dlid].push_back(PacedPacket{payload, sl, destQp});
+        ReleasePaced();
+        return true;
+    }
+    if (GetQueueBytes(VlForSl(sl)) >= m_messageQueueBytes || !Transmit(payload, dlid, sl, destQp))
     {
         m_packetRefused = true; // TxEnded will come: the queue is not empty
         return false;
     }
-    const Time next = m_cc->GetNextInjection(dlid);
-    if (Simulator::Now() < next)
-    {
-        m_packetRefused = true;
-        const Time delay = next - Simulator::Now();
-        if (!m_packetWakeup.IsRunning() || Simulator::GetDelayLeft(m_packetWakeup) > delay)
-        {
-            m_packetWakeup.Cancel();
-            m_packetWakeup =
-                Simulator::Schedule(delay, &InfinibandNetDevice::NotifyPacketTxReady, this);
-        }
-        return false;
-    }
+    return true;
+}
+
+bool
+InfinibandNetDevice::Transmit(Ptr<Packet> payload, uint16_t dlid, uint8_t sl, uint32_t destQp)
+{
     const uint32_t k = RealPackets(payload->GetSize());
     Ptr<Packet> p = BuildPacket(payload, dlid, sl, InfinibandBth::RC_SEND_ONLY, destQp, m_nextPsn);
-    if (!SendOnVc(p, vl))
+    if (!SendOnVc(p, VlForSl(sl)))
     {
-        m_packetRefused = true;
         return false;
     }
     m_nextPsn = (m_nextPsn + k) & 0xffffff;
@@ -374,27 +264,89 @@ InfinibandNetDevice::SendPacket(Ptr<Packet> payload, uint16_t dlid, uint8_t sl, 
 }
 
 void
-InfinibandNetDevice::SetPacketTxReadyCallback(PacketTxReadyCallback cb)
+InfinibandNetDevice::ReleasePaced()
 {
-    NS_LOG_FUNCTION(this);
-    m_packetTxReady = cb;
+    // Each DLID's held packets go in order, each at its injection time and while its VL
+    // queue is below MessageQueueBytes (else TxEnded calls again).
+    const Time now = Simulator::Now();
+    Time wakeup = Time::Max();
+    for (auto it = m_paced.begin(); it != m_paced.end();)
+    {
+        const uint16_t dlid = it->first;
+        std::deque<PacedPacket>& held = it->second;
+        while (!held.empty())
+        {
+            const Time next = m_cc->GetNextInjection(dlid);
+            const PacedPacket& head = held.front();
+            if (now < next)
+            {
+                wakeup = std::min(wakeup, next);
+                break;
+            }
+            // A copy: a packet the queue refuses must stay unchanged for the next try.
+            if (GetQueueBytes(VlForSl(head.sl)) >= m_messageQueueBytes ||
+                !Transmit(head.payload->Copy(), dlid, head.sl, head.destQp))
+            {
+                break;
+            }
+            held.pop_front();
+        }
+        it = held.empty() ? m_paced.erase(it) : std::next(it);
+    }
+    if (wakeup != Time::Max() &&
+        (!m_pacedWakeup.IsRunning() || Simulator::GetDelayLeft(m_pacedWakeup) > wakeup - now))
+    {
+        m_pacedWakeup.Cancel();
+        m_pacedWakeup = Simulator::Schedule(wakeup - now, &InfinibandNetDevice::ReleasePaced, this);
+    }
+}
+
+uint32_t
+InfinibandNetDevice::GetPacedPackets() const
+{
+    uint32_t n = 0;
+    for (const auto& [dlid, held] : m_paced)
+    {
+        n += static_cast<uint32_t>(held.size());
+    }
+    return n;
+}
+
+namespace
+{
+
+// Registers \p cb for \p qp in \p callbacks, replacing an earlier one; null unregisters.
+template <typename C>
+void
+SetForQp(std::vector<std::pair<uint32_t, C>>& callbacks, uint32_t qp, C cb)
+{
+    auto it = std::find_if(callbacks.begin(), callbacks.end(), [qp](const auto& e) {
+        return e.first == qp;
+    });
+    if (it != callbacks.end())
+    {
+        callbacks.erase(it);
+    }
+    if (!cb.IsNull())
+    {
+        callbacks.emplace_back(qp, cb);
+    }
+}
+
+} // namespace
+
+void
+InfinibandNetDevice::SetPacketTxReadyCallback(uint32_t qp, PacketTxReadyCallback cb)
+{
+    NS_LOG_FUNCTION(this << qp);
+    SetForQp(m_packetTxReady, qp, cb);
 }
 
 void
 InfinibandNetDevice::SetPacketReceivedCallback(uint32_t qp, PacketReceivedCallback cb)
 {
     NS_LOG_FUNCTION(this << qp);
-    auto it = std::find_if(m_packetQps.begin(), m_packetQps.end(), [qp](const auto& e) {
-        return e.first == qp;
-    });
-    if (it != m_packetQps.end())
-    {
-        m_packetQps.erase(it);
-    }
-    if (!cb.IsNull())
-    {
-        m_packetQps.emplace_back(qp, cb);
-    }
+    SetForQp(m_packetQps, qp, cb);
 }
 
 void
@@ -403,9 +355,9 @@ InfinibandNetDevice::NotifyPacketTxReady()
     if (m_packetRefused)
     {
         m_packetRefused = false;
-        if (!m_packetTxReady.IsNull())
+        for (const auto& [qp, cb] : m_packetTxReady)
         {
-            m_packetTxReady(this);
+            cb(this);
         }
     }
 }
@@ -413,22 +365,9 @@ InfinibandNetDevice::NotifyPacketTxReady()
 void
 InfinibandNetDevice::TxEnded(Ptr<const Packet> packet, uint32_t vc)
 {
-    if (!m_lastPacketOf.empty())
+    if (!m_paced.empty())
     {
-        auto it = m_lastPacketOf.find(packet->GetUid());
-        if (it != m_lastPacketOf.end())
-        {
-            auto [id, done] = it->second;
-            m_lastPacketOf.erase(it);
-            if (!done.IsNull())
-            {
-                done(id);
-            }
-        }
-    }
-    if (!m_messages.empty())
-    {
-        Pump();
+        ReleasePaced();
     }
     NotifyPacketTxReady();
 }
@@ -514,39 +453,18 @@ InfinibandNetDevice::ReceiveFromLink(Ptr<NetDevice> device,
         }
         return true;
     }
-    if (opcode == InfinibandBth::RC_SEND_ONLY && !m_packetQps.empty())
+    for (const auto& [qp, cb] : m_packetQps)
     {
-        for (const auto& [qp, cb] : m_packetQps)
+        if (qp == bth.GetDestQp())
         {
-            if (qp == bth.GetDestQp())
-            {
-                cb(lrh.GetSlid(), p);
-                return true;
-            }
+            cb(lrh.GetSlid(), p);
+            return true;
         }
     }
-    // RC SEND reassembly per (source LID, QP); the link is lossless and in order.
-    const uint64_t key = static_cast<uint64_t>(lrh.GetSlid()) << 24 | bth.GetDestQp();
-    RxMessage& rx = m_rx[key];
-    if (rx.valid && bth.GetPsn() != rx.expectedPsn)
-    {
-        m_ibCounters.psnErrors++;
-    }
-    rx.valid = true;
-    rx.expectedPsn = (bth.GetPsn() + RealPackets(p->GetSize())) & 0xffffff;
-    rx.bytes += p->GetSize();
-    if (opcode == InfinibandBth::RC_SEND_ONLY || opcode == InfinibandBth::RC_SEND_LAST ||
-        opcode == InfinibandBth::RC_RDMA_WRITE_ONLY)
-    {
-        const uint64_t bytes = rx.bytes;
-        rx.bytes = 0;
-        m_ibCounters.messagesReceived++;
-        m_messageRxTrace(lrh.GetSlid(), bth.GetDestQp(), bytes);
-        if (!m_messageRx.IsNull())
-        {
-            m_messageRx(lrh.GetSlid(), bth.GetDestQp(), bytes);
-        }
-    }
+    // Messages are a transport's (GpuTransport), which registers its QP: nobody
+    // receives on this one, so the packet is lost above the lossless link.
+    NS_LOG_WARN("LID " << GetLid() << ": no receiver on QP " << bth.GetDestQp());
+    m_ibCounters.unclaimed++;
     return true;
 }
 

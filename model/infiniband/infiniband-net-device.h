@@ -1,11 +1,12 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-// The HCA: queue pairs, RC send and reassembly, IPoIB, and the congestion-control
-// strategy it calls.  It is a subclass of InfinibandPort (the link level a switch port
-// needs) rather than an object aggregated to the port, so that InfinibandNetDevice
-// stays the class users, helpers, transports and tests install, cast to and configure
-// with the attributes they always used, and SendPacket stays one call on the hot path.
+// The HCA: per-packet RC SEND for a transport, IPoIB, CNPs and the congestion-control
+// strategy it calls.  Messages (segmentation, reassembly, round robin over several) are
+// GpuTransport's, over an InfinibandTransportPlane.  It is a subclass of InfinibandPort (the link
+// level a switch port needs) rather than an object aggregated to the port, so that
+// InfinibandNetDevice stays the class users, helpers, transports and tests install, cast to and
+// configure with the attributes they always used, and SendPacket stays one call on the hot path.
 #ifndef AI_FABRIC_INFINIBAND_NET_DEVICE_H
 #define AI_FABRIC_INFINIBAND_NET_DEVICE_H
 
@@ -47,8 +48,8 @@ class InfinibandIpoibTable : public SimpleRefCount<InfinibandIpoibTable>
 
 /**
  * \ingroup ai-fabric
- * An InfiniBand HCA port: an InfinibandPort (link level) with queue pairs, RC
- * SEND segmentation and reassembly, IPoIB and congestion control.
+ * An InfiniBand HCA port: an InfinibandPort (link level) with the per-packet RC
+ * SEND path a transport uses, IPoIB and congestion control.
  *
  * An HCA is a subclass of the port, not an object aggregated to it, so that this
  * class stays the one helpers install, transports and tests cast to and
@@ -56,14 +57,14 @@ class InfinibandIpoibTable : public SimpleRefCount<InfinibandIpoibTable>
  * switch ports too (one device factory for all ports, and callers cast every IB
  * port to it), where the HCA half stays idle: the switch takes the port's receptions.
  *
- * SendMessage segments a message into RC SEND packets of at most IbMtu payload
- * bytes; the peer HCA reassembles it and reports it through the message-received
- * callback.  SendPacket takes one packet (or burst, see InfinibandPort) from a
- * transport that segments by itself.  IPv4 goes out as IPoIB UD packets (RFC
- * 4391); NeedsArp() is false: IPv4 destinations are resolved through an
- * InfinibandIpoibTable.
+ * SendPacket takes one packet (or burst, see InfinibandPort) from a transport
+ * that segments messages by itself (GpuTransport through an
+ * InfinibandTransportPlane); the peer HCA hands it, unreassembled, to the
+ * callback registered for its destination QP.  IPv4 goes out as one IPoIB UD
+ * packet per datagram (RFC 4391); NeedsArp() is false: IPv4 destinations are
+ * resolved through an InfinibandIpoibTable.
  *
- * Congestion control (for SendMessage and SendPacket traffic) is the
+ * Congestion control paces SendPacket traffic per destination LID; it is the
  * CongestionControl strategy (InfinibandCongestionControl); CcEnabled picks
  * InfinibandA10CongestionControl or InfinibandNoCongestionControl when none is given.
  */
@@ -73,64 +74,47 @@ class InfinibandNetDevice : public InfinibandPort
     static constexpr uint8_t OPCODE_CNP = InfinibandBth::CNP;
     static constexpr uint32_t CNP_PAYLOAD_BYTES = 16;
 
-    /// Sender side: message \p id's last packet left this port.
-    typedef Callback<void, uint64_t> SendCompleteCallback;
-    /// Receiver side: a message from \p slid to \p destQp of \p bytes fully arrived.
-    typedef Callback<void, uint16_t, uint32_t, uint64_t> MessageReceivedCallback;
     /// (source LID, payload with its PacketTags) of a SendPacket packet.
     typedef Callback<void, uint16_t, Ptr<Packet>> PacketReceivedCallback;
     /// (this port): a refused SendPacket may be retried.
     typedef Callback<void, Ptr<InfinibandNetDevice>> PacketTxReadyCallback;
 
-    /// Trace signature of MessageReceived: (SLID, destination QP, bytes).
-    typedef void (*MessageTracedCallback)(uint16_t slid, uint32_t destQp, uint64_t bytes);
     /// Trace signature of Ccti: (DLID, new CCT index).
     typedef void (*CctiTracedCallback)(uint16_t dlid, uint32_t ccti);
 
     struct IbCounters
     {
-        uint64_t messagesSent{0};
-        uint64_t messagesReceived{0};
         uint64_t fecnReceived{0}; //!< data packets that arrived with FECN
         uint64_t cnpSent{0};
         uint64_t becnReceived{0}; //!< CNPs with BECN that reached this source
         uint64_t ipoibUnresolved{0};
-        uint64_t psnErrors{0};
         uint64_t misdelivered{0}; //!< DLID not ours
+        uint64_t unclaimed{0};    //!< RC packets for a QP no callback receives on
     };
 
     static TypeId GetTypeId();
     InfinibandNetDevice();
 
     /**
-     * Sends \p bytes to (\p dlid, \p destQp) on service level \p sl: RC SEND
-     * FIRST/MIDDLE/LAST (or ONLY) packets of at most IbMtu payload bytes with
-     * consecutive PSNs.  \p done (may be null) runs when the last packet has
-     * left this port.  \return the message id.
-     */
-    uint64_t SendMessage(uint16_t dlid,
-                         uint8_t sl,
-                         uint32_t destQp,
-                         uint64_t bytes,
-                         SendCompleteCallback done = SendCompleteCallback());
-    void SetMessageReceivedCallback(MessageReceivedCallback cb);
-    /// Messages accepted by SendMessage whose packets are not all queued yet.
-    uint32_t GetPendingMessages() const;
-
-    /**
      * Per-packet entry point for a transport that segments by itself (a GPU
      * transport): \p payload (at most MaxBurstPackets x IbMtu bytes; above IbMtu a
      * burst, see InfinibandPort) becomes one RC SEND ONLY packet
-     * to (\p dlid, \p destQp) on \p sl; PacketTags ride along.  It obeys the same
-     * limits as SendMessage (MessageQueueBytes on the VL, congestion control's
-     * injection delay) and \return false when one of them, or the VL queue, refuses;
-     * then PacketTxReady fires once a packet has left the port (or the injection
-     * delay has passed).  A refused payload is not reusable.
+     * to (\p dlid, \p destQp) on \p sl; PacketTags ride along.  While congestion
+     * control delays \p dlid (or packets to it wait already), the packet is taken
+     * and held until its injection time, so the others' destinations need not wait
+     * behind it.  Otherwise it keeps at most MessageQueueBytes queued on the VL and
+     * \return false when that limit, or the VL queue, refuses; then every
+     * PacketTxReady callback fires once a packet has left the port.  A refused
+     * payload is not reusable.
      */
     bool SendPacket(Ptr<Packet> payload, uint16_t dlid, uint8_t sl, uint32_t destQp);
-    void SetPacketTxReadyCallback(PacketTxReadyCallback cb);
-    /// RC SEND ONLY packets to \p qp go, unreassembled, to \p cb (null: unregister).
+    /// \p cb (null: unregister) is the PacketTxReady callback of the sender on \p qp:
+    /// several transport planes may share an HCA, each on its own QP.
+    void SetPacketTxReadyCallback(uint32_t qp, PacketTxReadyCallback cb);
+    /// RC SEND packets to \p qp go, unreassembled, to \p cb (null: unregister).
     void SetPacketReceivedCallback(uint32_t qp, PacketReceivedCallback cb);
+    /// Packets SendPacket took that congestion control still holds.
+    uint32_t GetPacedPackets() const;
 
     void SetIpoibTable(Ptr<InfinibandIpoibTable> table);
 
@@ -139,7 +123,8 @@ class InfinibandNetDevice : public InfinibandPort
     /// Current CCT index towards \p dlid (0 when CC never reacted).
     uint32_t GetCcti(uint16_t dlid) const;
     const IbCounters& GetIbCounters() const;
-    /// Packets for another LID (misdelivered): lost above the lossless link.
+    /// Packets for another LID (misdelivered) or an unclaimed QP: lost above the
+    /// lossless link.
     uint64_t GetReceiveDiscards() const override;
 
     // NetDevice: IPoIB
@@ -161,31 +146,15 @@ class InfinibandNetDevice : public InfinibandPort
     uint16_t ExtractProtocol(Ptr<const Packet> packet) const override;
 
   private:
-    struct Message
-    {
-        uint64_t id;
-        uint16_t dlid;
-        uint8_t sl;
-        uint8_t vl;
-        uint32_t destQp;
-        uint64_t remaining;
-        bool started;
-        SendCompleteCallback done;
-    };
-
-    struct RxMessage
-    {
-        uint32_t expectedPsn{0};
-        uint64_t bytes{0};
-        bool valid{false};
-    };
-
     void SetCongestionControl(Ptr<InfinibandCongestionControl> cc);
     void SetCcEnabled(bool enabled);
     bool GetCcEnabled() const;
     /// m_cc from the CongestionControl and CcEnabled attributes.
     void SelectCongestionControl();
-    void Pump();
+    /// Queues \p payload as an RC SEND ONLY packet; false when the VL queue refuses.
+    bool Transmit(Ptr<Packet> payload, uint16_t dlid, uint8_t sl, uint32_t destQp);
+    /// Sends the held packets whose injection time has come.
+    void ReleasePaced();
     void TxEnded(Ptr<const Packet> packet, uint32_t vc);
     void NotifyPacketTxReady();
     void OnBecn(uint16_t slid);
@@ -202,23 +171,25 @@ class InfinibandNetDevice : public InfinibandPort
     Ptr<InfinibandCongestionControl> m_ccGiven; //!< fork of the CongestionControl attribute
 
     Ptr<InfinibandCongestionControl> m_cc; //!< the one in use
-    std::deque<Message> m_messages;
-    uint64_t m_nextMessageId;
     uint32_t m_nextPsn;
-    std::map<uint64_t, std::pair<uint64_t, SendCompleteCallback>> m_lastPacketOf; //!< uid ->
-    std::unordered_map<uint64_t, RxMessage> m_rx; //!< (slid << 24 | qp)
-    EventId m_pumpWakeup;
     Ptr<InfinibandIpoibTable> m_ipoib;
     IbCounters m_ibCounters;
     NetDevice::ReceiveCallback m_userRx;
     NetDevice::PromiscReceiveCallback m_userPromisc;
-    MessageReceivedCallback m_messageRx;
     bool m_packetRefused;
-    EventId m_packetWakeup;
-    PacketTxReadyCallback m_packetTxReady;
+
+    struct PacedPacket
+    {
+        Ptr<Packet> payload;
+        uint8_t sl;
+        uint32_t destQp;
+    };
+
+    std::map<uint16_t, std::deque<PacedPacket>> m_paced; //!< by DLID, in order
+    EventId m_pacedWakeup;
+    std::vector<std::pair<uint32_t, PacketTxReadyCallback>> m_packetTxReady; //!< by QP
     std::vector<std::pair<uint32_t, PacketReceivedCallback>> m_packetQps;
 
-    TracedCallback<uint16_t, uint32_t, uint64_t> m_messageRxTrace;
     TracedCallback<uint16_t, uint32_t> m_cctiTrace;
 };
 

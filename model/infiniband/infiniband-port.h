@@ -31,7 +31,7 @@ namespace ns3
  * packets (pcap).  Credits and the link counters see one packet of the simulated size.
  *
  * A switch port needs nothing more: InfinibandSwitch forwards between such
- * ports.  The HCA (queue pairs, RC segmentation, IPoIB, receive, congestion
+ * ports.  The HCA (per-packet RC SEND, IPoIB, receive, CNPs, congestion
  * control) is InfinibandNetDevice, derived from this class.
  */
 class InfinibandPort : public CreditLinkNetDevice

@@ -95,8 +95,10 @@ InfinibandTransportPlane::AddRank(uint32_t rank, Ptr<InfinibandNetDevice> hca)
     m_ranks[rank] = RankEntry{hca, hca->GetLid(), &shared, static_cast<uint32_t>(ranks.size())};
     if (ranks.empty())
     {
-        hca->SetPacketTxReadyCallback(InfinibandNetDevice::PacketTxReadyCallback(
-            [this, &shared](Ptr<InfinibandNetDevice>) { DeviceReady(shared); }));
+        hca->SetPacketTxReadyCallback(
+            m_qp,
+            InfinibandNetDevice::PacketTxReadyCallback(
+                [this, &shared](Ptr<InfinibandNetDevice>) { DeviceReady(shared); }));
         hca->SetPacketReceivedCallback(m_qp,
                                        MakeCallback(&InfinibandTransportPlane::Receive, this));
     }
@@ -225,7 +227,7 @@ InfinibandTransportPlane::DoDispose()
     {
         if (r.device)
         {
-            r.device->SetPacketTxReadyCallback(InfinibandNetDevice::PacketTxReadyCallback());
+            r.device->SetPacketTxReadyCallback(m_qp, InfinibandNetDevice::PacketTxReadyCallback());
             r.device->SetPacketReceivedCallback(m_qp,
                                                 InfinibandNetDevice::PacketReceivedCallback());
         }
