@@ -189,13 +189,13 @@ TEST_F(TransportPlaneTest, NvLinkMessageAtPerGpuBandwidth)
     }
 }
 
-// GPU 0 sends 32 MiB to GPU 1 through the transport while its own NvLinkGpu::Send
-// moves 32 MiB to GPU 2: SendPacket and the GPU's transfers alternate packet by
-// packet, so both end together at 64 MiB / 423.5 GB/s = 158.5 us (each within 2%).
-// Device queues of 32 KiB (8 packets; the helper's 1 MiB would give the transfer
-// that starts first a 4 MiB head start) still keep the links busy.  Fine packets on
-// both sides (MinPacketsPerMessage 0): the turns are per packet, not per byte.
-TEST_F(TransportPlaneTest, NvLinkTransportSharesGpuWithOwnTransfers)
+// GPU 0 sends 32 MiB to GPU 1 and 32 MiB to GPU 2 through the transport: the two
+// messages take turns on the GPU packet by packet (GpuTransport's round-robin; the
+// GPU itself only sprays packets), so both end together at 64 MiB / 423.5 GB/s =
+// 158.5 us (each within 2%).  Device queues of 32 KiB (8 packets; the helper's 1 MiB
+// would give the message that starts first a 4 MiB head start) still keep the links
+// busy.  Fine packets (MinPacketsPerMessage 0): the turns are per packet, not per byte.
+TEST_F(TransportPlaneTest, NvLinkTransportSharesGpuBetweenMessages)
 {
     NvLinkHelper helper;
     helper.SetDeviceAttribute("TxQueueBytes", UintegerValue(32 * 1024));
@@ -209,16 +209,19 @@ TEST_F(TransportPlaneTest, NvLinkTransportSharesGpuWithOwnTransfers)
         rateBitPerS += helper.GetGpuDevice(0, s)->GetPayloadRateBps();
     }
     const uint64_t bytes = 32 * MiB;
-    Time ownDone = Seconds(-1);
-    helper.GetGpu(0)->Send(2, bytes, NvLinkGpu::SendDoneCallback([&ownDone](uint32_t, uint32_t) {
-                               ownDone = Simulator::Now();
-                           }));
-    const Time transportDone = SendAndRun(transport, 0, 1, bytes);
+    Time otherDone = Seconds(-1);
+    transport->SendMessage(0,
+                           2,
+                           bytes,
+                           GpuTransport::DoneCallback(),
+                           Callback<void>([&otherDone]() { otherDone = Simulator::Now(); }));
+    const Time firstDone = SendAndRun(transport, 0, 1, bytes);
     const double expected = 2 * bytes * 8.0 / rateBitPerS;
-    std::cout << "[nvlink] shared GPU transport_us=" << transportDone.GetSeconds() * 1e6
-              << " own_us=" << ownDone.GetSeconds() * 1e6 << " model_us=" << expected * 1e6 << "\n";
-    EXPECT_NEAR(transportDone.GetSeconds() / expected, 1.0, 0.02);
-    EXPECT_NEAR(ownDone.GetSeconds() / expected, 1.0, 0.02);
+    std::cout << "[nvlink] shared GPU to_1_us=" << firstDone.GetSeconds() * 1e6
+              << " to_2_us=" << otherDone.GetSeconds() * 1e6 << " model_us=" << expected * 1e6
+              << "\n";
+    EXPECT_NEAR(firstDone.GetSeconds() / expected, 1.0, 0.02);
+    EXPECT_NEAR(otherDone.GetSeconds() / expected, 1.0, 0.02);
 }
 
 // 64 MiB between hosts 0 and 7 of a radix-4 leaf/spine NDR fat tree (8 hosts, 4
