@@ -3,7 +3,10 @@
  */
 // Every GPU of an NVLink preset sends --bytes to every other GPU (or, with
 // --pattern=pair, GPU 0 to GPU 1 only); prints per-GPU achieved bandwidth and
-// the utilisation of every switch port.
+// the utilisation of every switch port.  The messages go through GpuTransport
+// over an NvLinkTransportPlane (NvLinkHelper::InstallTransport), which cuts them
+// into packets of --granularity, or bursts of up to MaxBurstBytes for bulk ones;
+// a flow is done when its receiver holds the last byte.
 //   nvlink-alltoall --preset=dgx-h100 --bytes=16777216 --granularity=4096
 #include "ns3/command-line.h"
 #include "ns3/nvlink-helper.h"
@@ -29,7 +32,7 @@ struct Stats
 Stats g_stats;
 
 void
-SendDone(uint32_t src, uint32_t /*dst*/, uint32_t /*id*/)
+FlowDone(uint32_t src)
 {
     g_stats.lastDone_s[src] = Simulator::Now().GetSeconds();
     g_stats.done[src]++;
@@ -68,6 +71,7 @@ main(int argc, char* argv[])
     NodeContainer gpus;
     gpus.Create(n);
     helper.Install(gpus);
+    Ptr<GpuTransport> transport = helper.InstallTransport();
     g_stats.lastDone_s.assign(n, 0);
     g_stats.done.assign(n, 0);
 
@@ -79,7 +83,11 @@ main(int argc, char* argv[])
         {
             rx->GetDevice(i)->TraceConnectWithoutContext("Rx", MakeCallback(&FirstRx));
         }
-        helper.GetGpu(0)->Send(1, bytes, MakeBoundCallback(&SendDone, 0u));
+        transport->SendMessage(0,
+                               1,
+                               bytes,
+                               GpuTransport::DoneCallback(),
+                               MakeBoundCallback(&FlowDone, 0u));
         flowsPerGpu = 1;
     }
     else
@@ -89,7 +97,11 @@ main(int argc, char* argv[])
         {
             for (uint32_t k = 1; k < n; ++k)
             {
-                helper.GetGpu(g)->Send((g + k) % n, bytes, MakeBoundCallback(&SendDone, g));
+                transport->SendMessage(g,
+                                       (g + k) % n,
+                                       bytes,
+                                       GpuTransport::DoneCallback(),
+                                       MakeBoundCallback(&FlowDone, g));
             }
         }
         flowsPerGpu = n - 1;

@@ -133,7 +133,8 @@ class ClusterHelper
     InfinibandHelper& GetInfinibandHelper();
 
     // Scale-up plane (absent when a domain has one GPU).
-    /// GPU id of a rank inside its NVLink domain (what NvLinkGpu::Send and NvSwitch routes use).
+    /// GPU id of a rank inside its NVLink domain (what NvLinkGpu::SendPacket and NvSwitch routes
+    /// use).
     uint32_t GetNvLinkGpuId(uint32_t rank) const;
     Ptr<NvLinkGpu> GetNvLinkGpu(uint32_t rank) const;
     /// The rank's NVLink devices, one bundle per NVSwitch of its domain.

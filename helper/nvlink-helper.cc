@@ -8,6 +8,7 @@
 #include "ns3/credit-link-channel.h"
 #include "ns3/enum.h"
 #include "ns3/nstime.h"
+#include "ns3/nvlink-transport-plane.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -181,10 +182,6 @@ NvLinkHelper::Install(NodeContainer gpus)
         result.Add(a);
         result.Add(b);
     }
-    for (const auto& gpu : m_domain.gpus)
-    {
-        gpu->SetDomain(m_domain.gpus);
-    }
     return result;
 }
 
@@ -192,6 +189,22 @@ const NvLinkDomain&
 NvLinkHelper::GetDomain() const
 {
     return m_domain;
+}
+
+Ptr<GpuTransport>
+NvLinkHelper::InstallTransport() const
+{
+    NS_ABORT_MSG_IF(m_domain.gpus.empty(), "NvLinkHelper::InstallTransport before Install");
+    std::vector<uint32_t> rankOfGpu(m_domain.gpus.size());
+    for (uint32_t g = 0; g < rankOfGpu.size(); ++g)
+    {
+        rankOfGpu[g] = g;
+    }
+    Ptr<NvLinkTransportPlane> plane = CreateObject<NvLinkTransportPlane>();
+    plane->AddDomain(m_domain, rankOfGpu);
+    Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+    transport->AddPlane(plane);
+    return transport;
 }
 
 NodeContainer

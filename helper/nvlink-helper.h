@@ -5,6 +5,7 @@
 #define AI_FABRIC_NVLINK_HELPER_H
 
 #include "ns3/credit-link-watchdog.h"
+#include "ns3/gpu-transport.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/nvlink-domain.h"
@@ -47,6 +48,11 @@ class NvLinkHelper
 
     /// GPUs and switches Install built, as NvLinkTransportPlane::AddDomain takes them.
     const NvLinkDomain& GetDomain() const;
+    /// Messages between the GPUs Install built: a GpuTransport over one
+    /// NvLinkTransportPlane of this domain, rank = GPU id.  The transport segments,
+    /// interleaves and completes messages; NvLinkGpu only carries their packets.  Keep
+    /// the pointer for the run: the GPUs' packet hooks are the plane's while it lives.
+    Ptr<GpuTransport> InstallTransport() const;
     NodeContainer GetSwitchNodes() const;
     Ptr<NvSwitch> GetSwitch(uint32_t i) const;
     uint32_t GetNSwitches() const;

@@ -246,9 +246,13 @@ TEST_F(Cluster, InfinibandDevicesForwardEveryPairByTheirLfts)
     ExpectIbDevicesReachEveryPair(cluster);
 }
 
-// Every ordered pair of a domain sends over NVLink; each transfer must complete.
+// Every ordered pair of a domain sends over NVLink (the transport's plane for it is the
+// NVLink one); each message must complete.
 void
-ExpectNvLinkCarriesEveryPair(const ClusterHelper& cluster, uint32_t domain, uint64_t& done)
+ExpectNvLinkCarriesEveryPair(const ClusterHelper& cluster,
+                             Ptr<GpuTransport> transport,
+                             uint32_t domain,
+                             uint64_t& done)
 {
     const uint32_t g = cluster.GetConfig().GetGpusPerDomain();
     for (uint32_t a = domain * g; a < (domain + 1) * g; ++a)
@@ -257,11 +261,14 @@ ExpectNvLinkCarriesEveryPair(const ClusterHelper& cluster, uint32_t domain, uint
         {
             if (a != b)
             {
-                cluster.GetNvLinkGpu(a)->Send(cluster.GetNvLinkGpuId(b),
-                                              8192,
-                                              MakeBoundCallback(
-                                                  +[](uint64_t* n, uint32_t, uint32_t) { ++*n; },
-                                                  &done));
+                const int32_t plane = transport->SelectPlane(a, b);
+                ASSERT_GE(plane, 0) << a << " -> " << b;
+                EXPECT_EQ(transport->GetPlane(plane)->GetPlaneName(), "nvlink") << a << " -> " << b;
+                transport->SendMessage(a,
+                                       b,
+                                       8192,
+                                       GpuTransport::DoneCallback(),
+                                       Callback<void>([&done]() { ++done; }));
             }
         }
     }
@@ -278,9 +285,10 @@ TEST_F(Cluster, NvLinkCarriesEveryPairInsideEachDomain)
         uint64_t done = 0;
         const uint32_t g = cluster.GetConfig().GetGpusPerDomain();
         const uint32_t domains = cluster.GetConfig().GetNDomains();
+        Ptr<GpuTransport> transport = cluster.InstallTransport();
         for (uint32_t d = 0; d < domains; ++d)
         {
-            ExpectNvLinkCarriesEveryPair(cluster, d, done);
+            ExpectNvLinkCarriesEveryPair(cluster, transport, d, done);
         }
         Simulator::Stop(Seconds(1));
         Simulator::Run();

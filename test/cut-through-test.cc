@@ -438,7 +438,13 @@ TEST_F(CutThroughTest, NvLinkHelperSwitchesForwardCutThrough)
                 "Rx",
                 MakeCallback(&Arrivals::Rx, &planes[s]));
         }
-        helper.GetGpu(0)->Send(1, 4096);
+        // One 4 KiB message is one packet (the plane's Granularity).
+        Ptr<GpuTransport> transport = helper.InstallTransport();
+        transport->SendMessage(0,
+                               1,
+                               4096,
+                               GpuTransport::DoneCallback(),
+                               GpuTransport::DoneCallback());
         Simulator::Run();
         uint32_t plane = 0;
         uint32_t arrivals = 0;

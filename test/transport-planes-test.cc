@@ -71,6 +71,17 @@ class TransportPlaneTest : public ::testing::Test
         return plane;
     }
 
+    // Payload rate of GPU `gpu` over all its switch planes.
+    static double GpuPayloadRateBps(NvLinkHelper& helper, uint32_t gpu)
+    {
+        double rateBitPerS = 0;
+        for (uint32_t s = 0; s < helper.GetNSwitches(); ++s)
+        {
+            rateBitPerS += helper.GetGpuDevice(gpu, s)->GetPayloadRateBps();
+        }
+        return rateBitPerS;
+    }
+
     // Sends `bytes` from src to dst now; returns the receiver completion time.
     static Time SendAndRun(Ptr<GpuTransport> transport, uint32_t src, uint32_t dst, uint64_t bytes)
     {
@@ -189,13 +200,13 @@ TEST_F(TransportPlaneTest, NvLinkMessageAtPerGpuBandwidth)
     }
 }
 
-// GPU 0 sends 32 MiB to GPU 1 through the transport while its own NvLinkGpu::Send
-// moves 32 MiB to GPU 2: SendPacket and the GPU's transfers alternate packet by
-// packet, so both end together at 64 MiB / 423.5 GB/s = 158.5 us (each within 2%).
-// Device queues of 32 KiB (8 packets; the helper's 1 MiB would give the transfer
-// that starts first a 4 MiB head start) still keep the links busy.  Fine packets on
-// both sides (MinPacketsPerMessage 0): the turns are per packet, not per byte.
-TEST_F(TransportPlaneTest, NvLinkTransportSharesGpuWithOwnTransfers)
+// GPU 0 sends 32 MiB to GPU 1 and 32 MiB to GPU 2 through the transport: the two
+// messages take turns on the GPU packet by packet (GpuTransport's round-robin; the
+// GPU itself only sprays packets), so both end together at 64 MiB / 423.5 GB/s =
+// 158.5 us (each within 2%).  Device queues of 32 KiB (8 packets; the helper's 1 MiB
+// would give the message that starts first a 4 MiB head start) still keep the links
+// busy.  Fine packets (MinPacketsPerMessage 0): the turns are per packet, not per byte.
+TEST_F(TransportPlaneTest, NvLinkTransportSharesGpuBetweenMessages)
 {
     NvLinkHelper helper;
     helper.SetDeviceAttribute("TxQueueBytes", UintegerValue(32 * 1024));
@@ -203,22 +214,66 @@ TEST_F(TransportPlaneTest, NvLinkTransportSharesGpuWithOwnTransfers)
     Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
     transport->SetAttribute("MinPacketsPerMessage", UintegerValue(0));
     transport->AddPlane(plane);
-    double rateBitPerS = 0;
-    for (uint32_t s = 0; s < helper.GetNSwitches(); ++s)
-    {
-        rateBitPerS += helper.GetGpuDevice(0, s)->GetPayloadRateBps();
-    }
+    const double rateBitPerS = GpuPayloadRateBps(helper, 0);
     const uint64_t bytes = 32 * MiB;
-    Time ownDone = Seconds(-1);
-    helper.GetGpu(0)->Send(2, bytes, NvLinkGpu::SendDoneCallback([&ownDone](uint32_t, uint32_t) {
-                               ownDone = Simulator::Now();
-                           }));
-    const Time transportDone = SendAndRun(transport, 0, 1, bytes);
+    Time otherDone = Seconds(-1);
+    transport->SendMessage(0,
+                           2,
+                           bytes,
+                           GpuTransport::DoneCallback(),
+                           Callback<void>([&otherDone]() { otherDone = Simulator::Now(); }));
+    const Time firstDone = SendAndRun(transport, 0, 1, bytes);
     const double expected = 2 * bytes * 8.0 / rateBitPerS;
-    std::cout << "[nvlink] shared GPU transport_us=" << transportDone.GetSeconds() * 1e6
-              << " own_us=" << ownDone.GetSeconds() * 1e6 << " model_us=" << expected * 1e6 << "\n";
-    EXPECT_NEAR(transportDone.GetSeconds() / expected, 1.0, 0.02);
-    EXPECT_NEAR(ownDone.GetSeconds() / expected, 1.0, 0.02);
+    std::cout << "[nvlink] shared GPU to_1_us=" << firstDone.GetSeconds() * 1e6
+              << " to_2_us=" << otherDone.GetSeconds() * 1e6 << " model_us=" << expected * 1e6
+              << "\n";
+    EXPECT_NEAR(firstDone.GetSeconds() / expected, 1.0, 0.02);
+    EXPECT_NEAR(otherDone.GetSeconds() / expected, 1.0, 0.02);
+}
+
+// GPU 0 sends 32 MiB to GPU 7 through the transport while GPUs 0-6 run a 32 MiB NVLS
+// allreduce: GPU 0's uplinks carry both, and NvLinkGpu alternates them packet by
+// packet (4 KiB packets on both sides: NvlsMinPackets and MinPacketsPerMessage 0).
+// The allreduce starts first and fills GPU 0's device queues before the message's
+// first turn: the 5-link planes' 1 MiB TxQueueBytes, the 4-link ones 4/5 of it (the
+// spray's 5:4:4:5), H = 3.6 MiB.  From then on each gets half of the 423.5 GB/s, so
+// the allreduce ends at (2S - H) / 423.5 GB/s = 149.5 us (GPU 0's contributions come
+// last; GPU 7, outside the group, receives only the message) and the message at
+// 2S / 423.5 GB/s = 158.5 us; each within 2% (pipeline fill and the multicast's
+// return are under 1 us).  Every chunk of the allreduce is issued at once
+// (NvlsChunksInFlight 256): with NCCL's window of 16 the GPU runs out of NVLS packets
+// while a window is reduced and its queues fill with the message's packets.
+TEST_F(TransportPlaneTest, NvLinkTransportAlternatesWithNvlsOnOneGpu)
+{
+    NvLinkHelper helper;
+    Ptr<NvLinkTransportPlane> plane = NvLinkDomain(helper, "dgx-h100", 0);
+    plane->SetAttribute("NvlsChunksInFlight", UintegerValue(256));
+    plane->SetAttribute("NvlsMinPackets", UintegerValue(0));
+    Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+    transport->SetAttribute("MinPacketsPerMessage", UintegerValue(0));
+    transport->AddPlane(plane);
+    ASSERT_EQ(plane->GetMaxPayloadBytes(), 4096u);
+    const double rateBitPerS = GpuPayloadRateBps(helper, 0);
+    const uint64_t bytes = 32 * MiB;
+    Time nvlsDone = Seconds(-1);
+    uint32_t ranksDone = 0;
+    plane->StartInSwitchAllReduce(Ranks(0, 7),
+                                  bytes,
+                                  Callback<void, uint32_t>([&nvlsDone, &ranksDone](uint32_t) {
+                                      nvlsDone = Simulator::Now();
+                                      ++ranksDone;
+                                  }));
+    const Time messageDone = SendAndRun(transport, 0, 7, bytes);
+    ASSERT_EQ(ranksDone, 7u);
+    const double expected = 2 * bytes * 8.0 / rateBitPerS;
+    const double headStartBytes = (1 + 0.8 + 0.8 + 1) * MiB;
+    const double nvlsExpected = (2 * bytes - headStartBytes) * 8.0 / rateBitPerS;
+    std::cout << "[nvlink] nvls+message nvls_us=" << nvlsDone.GetSeconds() * 1e6
+              << " model_us=" << nvlsExpected * 1e6
+              << " message_us=" << messageDone.GetSeconds() * 1e6 << " model_us=" << expected * 1e6
+              << "\n";
+    EXPECT_NEAR(nvlsDone.GetSeconds() / nvlsExpected, 1.0, 0.02);
+    EXPECT_NEAR(messageDone.GetSeconds() / expected, 1.0, 0.02);
 }
 
 // 64 MiB between hosts 0 and 7 of a radix-4 leaf/spine NDR fat tree (8 hosts, 4

@@ -34,10 +34,6 @@ NvLinkGpu::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&NvLinkGpu::m_vc),
                           MakeUintegerChecker<uint32_t>(0, 31))
-            .AddTraceSource("MessageReceived",
-                            "A whole transfer arrived: (source GPU, message id, payload bytes)",
-                            MakeTraceSourceAccessor(&NvLinkGpu::m_messageReceivedTrace),
-                            "ns3::NvLinkGpu::MessageTracedCallback")
             .AddTraceSource("NvlsChunkReceived",
                             "A reduced NVLS chunk arrived: (group, chunk, payload bytes)",
                             MakeTraceSourceAccessor(&NvLinkGpu::m_nvlsChunkTrace),
@@ -48,7 +44,6 @@ NvLinkGpu::GetTypeId()
 NvLinkGpu::NvLinkGpu()
     : m_gpuId(0),
       m_vc(0),
-      m_nextMessageId(0),
       m_pendingBytes(0),
       m_blockedDevice(0),
       m_pumping(false),
@@ -63,8 +58,6 @@ NvLinkGpu::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_devices.clear();
-    m_domain.clear();
-    m_sendDone.clear();
     m_nvlsOps.clear();
     m_blockedPacket = nullptr;
     m_packetReceived = PacketReceivedCallback();
@@ -87,13 +80,6 @@ NvLinkGpu::AddDevice(Ptr<NvLinkNetDevice> device, uint32_t peerGpu)
     device->SetTxReadyCallback(MakeCallback(&NvLinkGpu::TxReady, this));
     device->SetReceiveCallback(MakeCallback(&NvLinkGpu::Receive, this));
     RebuildSprays();
-}
-
-void
-NvLinkGpu::SetDomain(const std::vector<Ptr<NvLinkGpu>>& gpus)
-{
-    NS_LOG_FUNCTION(this << gpus.size());
-    m_domain = gpus;
 }
 
 uint32_t
@@ -247,33 +233,6 @@ NvLinkGpu::NextDataDevice(uint32_t dstGpu)
 }
 
 uint32_t
-NvLinkGpu::Send(uint32_t dstGpu, uint64_t bytes, SendDoneCallback done)
-{
-    NS_LOG_FUNCTION(this << dstGpu << bytes);
-    NS_ABORT_MSG_IF(dstGpu == m_gpuId, "NvLinkGpu " << m_gpuId << ": Send to itself");
-    NS_ABORT_MSG_IF(!HasPath(dstGpu),
-                    "NvLinkGpu " << m_gpuId << " has no NVLink path to GPU " << dstGpu);
-    const uint64_t granularity = GetGranularityBytes();
-    const uint64_t packets = std::max<uint64_t>(1, (bytes + granularity - 1) / granularity);
-    NS_ABORT_MSG_IF(packets > std::numeric_limits<uint32_t>::max(),
-                    "NvLinkGpu: transfer of " << bytes << " B needs too many packets");
-    const uint32_t id = m_nextMessageId++;
-    if (!done.IsNull())
-    {
-        m_sendDone[id] = done;
-    }
-    Transfer t;
-    t.type = NvLinkHeader::DATA;
-    t.target = dstGpu;
-    t.tag = id;
-    t.packets = static_cast<uint32_t>(packets);
-    t.packetBytes = static_cast<uint32_t>(granularity);
-    t.remaining = bytes;
-    StartTransfer(std::move(t));
-    return id;
-}
-
-uint32_t
 NvLinkGpu::NvlsReduce(uint32_t groupId,
                       uint32_t firstChunk,
                       uint64_t bytes,
@@ -292,9 +251,7 @@ NvLinkGpu::NvlsReduce(uint32_t groupId,
                     "NvLinkGpu::NvlsReduce: chunk ids overflow");
     m_nvlsOps.push_back(NvlsOp{groupId, firstChunk, static_cast<uint32_t>(chunks), 0, done});
     Transfer t;
-    t.type = NvLinkHeader::NVLS_REDUCE;
-    t.target = groupId;
-    t.tag = groupId;
+    t.group = groupId;
     t.nextChunk = firstChunk;
     t.packets = static_cast<uint32_t>(chunks);
     t.packetBytes = static_cast<uint32_t>(unit);
@@ -321,7 +278,7 @@ NvLinkGpu::Pump()
             }
             m_blockedPacket = nullptr;
         }
-        // A refused SendPacket caller and the transfers alternate packet by packet.
+        // A refused SendPacket caller and the NVLS transfers alternate packet by packet.
         if (m_packetRefused && (m_active.empty() || !m_transferNext))
         {
             m_packetRefused = false;
@@ -342,23 +299,13 @@ NvLinkGpu::Pump()
         const auto payload = static_cast<uint32_t>(std::min<uint64_t>(t.packetBytes, t.remaining));
         NvLinkHeader h;
         h.source = static_cast<uint16_t>(m_gpuId);
-        h.type = t.type;
+        h.type = NvLinkHeader::NVLS_REDUCE;
         h.vc = static_cast<uint8_t>(m_vc);
-        h.tag = t.tag;
-        uint32_t device;
-        if (t.type == NvLinkHeader::DATA)
-        {
-            h.destination = static_cast<uint16_t>(t.target);
-            h.count = t.packets;
-            device = NextDataDevice(t.target);
-        }
-        else
-        {
-            h.destination = 0xffff; // consumed by the switch
-            h.count = t.nextChunk;
-            device = PlaneForChunk(t.nextChunk);
-            t.nextChunk++;
-        }
+        h.tag = t.group;
+        h.destination = 0xffff; // consumed by the switch
+        h.count = t.nextChunk;
+        const uint32_t device = PlaneForChunk(t.nextChunk);
+        t.nextChunk++;
         t.remaining -= payload;
         t.sent++;
         m_pendingBytes -= payload;
@@ -386,12 +333,12 @@ NvLinkGpu::Pump()
 bool
 NvLinkGpu::SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol)
 {
-    NS_ABORT_MSG_IF(protocol == 0, "NvLinkGpu::SendPacket: protocol 0 is Send's");
+    NS_ABORT_MSG_IF(protocol == 0, "NvLinkGpu::SendPacket: protocol 0 is the unset header's");
     NS_ABORT_MSG_IF(dstGpu == m_gpuId || !HasPath(dstGpu),
                     "NvLinkGpu " << m_gpuId << " has no NVLink path to GPU " << dstGpu);
     NS_ABORT_MSG_IF(payload->GetSize() > GetMaxBurstBytes(),
                     "NvLinkGpu::SendPacket: " << payload->GetSize() << " B > MaxBurstBytes");
-    // Outside Pump, active transfers imply a blocked packet, whose TxReady resumes
+    // Outside Pump, active NVLS transfers imply a blocked packet, whose TxReady resumes
     // Pump; inside it, the loop resumes: a refusal here never loses the wake-up.
     if (m_blockedPacket || (m_transferNext && !m_active.empty()))
     {
@@ -409,7 +356,8 @@ NvLinkGpu::SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol)
     const uint32_t device = NextDataDevice(dstGpu);
     if (!m_devices[device]->SendOnVc(payload, m_vc))
     {
-        // Accepted: held like Send's blocked packet, which keeps the spray order strict.
+        // Accepted: held like an NVLS transfer's blocked packet, which keeps the spray
+        // order strict.
         m_blockedPacket = payload;
         m_blockedDevice = device;
     }
@@ -449,29 +397,10 @@ NvLinkGpu::Receive(Ptr<NetDevice> device,
     {
         NS_ABORT_MSG_IF(h.destination != m_gpuId,
                         "NvLinkGpu " << m_gpuId << " got a packet for GPU " << h.destination);
-        if (h.protocol != 0)
-        {
-            NS_ABORT_MSG_IF(m_packetReceived.IsNull(),
-                            "NvLinkGpu " << m_gpuId << ": SendPacket packet, no receiver");
-            m_packetReceived(h.source, packet, payload, h.protocol);
-            return true;
-        }
-        const uint64_t key = (static_cast<uint64_t>(h.source) << 32) | h.tag;
-        Incoming& in = m_incoming[key];
-        in.packets++;
-        in.bytes += payload;
-        if (in.packets == h.count)
-        {
-            const uint64_t bytes = in.bytes;
-            m_incoming.erase(key);
-            NS_LOG_LOGIC("GPU " << m_gpuId << ": message " << h.tag << " of " << bytes
-                                << " B from GPU " << h.source << " complete");
-            m_messageReceivedTrace(h.source, h.tag, bytes);
-            if (h.source < m_domain.size() && m_domain[h.source])
-            {
-                m_domain[h.source]->NotifyDelivered(m_gpuId, h.tag);
-            }
-        }
+        NS_ABORT_MSG_IF(h.protocol == 0 || m_packetReceived.IsNull(),
+                        "NvLinkGpu " << m_gpuId << ": data packet of protocol " << h.protocol
+                                     << " and no SendPacket receiver");
+        m_packetReceived(h.source, packet, payload, h.protocol);
         return true;
     }
     NS_ABORT_MSG_IF(h.type != NvLinkHeader::NVLS_MULTICAST,
@@ -498,19 +427,6 @@ NvLinkGpu::Receive(Ptr<NetDevice> device,
     NS_FATAL_ERROR("NvLinkGpu " << m_gpuId << ": reduced chunk " << h.count << " of NVLS group "
                                 << h.tag << " matches no NvlsReduce of this GPU");
     return false;
-}
-
-void
-NvLinkGpu::NotifyDelivered(uint32_t dst, uint32_t messageId)
-{
-    auto it = m_sendDone.find(messageId);
-    if (it == m_sendDone.end())
-    {
-        return;
-    }
-    SendDoneCallback cb = it->second;
-    m_sendDone.erase(it);
-    cb(dst, messageId);
 }
 
 } // namespace ns3

@@ -12,7 +12,6 @@
 
 #include <deque>
 #include <limits>
-#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -20,31 +19,30 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
- * NVLink endpoint of a GPU node (aggregated to it by NvLinkHelper): cuts
- * transfers into Granularity-sized packets and sprays them over the GPU's
- * NVLink devices.
+ * NVLink endpoint of a GPU node (aggregated to it by NvLinkHelper): sprays the
+ * packets a transport hands it (SendPacket) over the GPU's NVLink devices, and
+ * streams NVLS in-switch reductions (NvlsReduce).  Messages (segmentation,
+ * reassembly, completion, interleaving of messages) are GpuTransport's, over an
+ * NvLinkTransportPlane: the GPU knows packets, not messages.
  *
  * Spraying: successive packets go to the switch planes by smooth weighted
  * round-robin with the bundles' link counts as weights (DGX H100: 5:4:4:5), as
  * the hardware stripes a GPU's traffic over all its links; a destination with
  * direct GPU<->GPU bundles uses those instead.  The order is strict: when the
  * chosen device's queue is full the GPU waits for it (its TxReady), so the
- * split stays exactly proportional.  Active transfers take turns packet by
- * packet.  NVLS chunks go to plane PlaneForChunk(chunk), which every member
- * computes alike, so all contributions of a chunk meet in the same switch.
+ * split stays exactly proportional.  Active NVLS reductions take turns packet by
+ * packet, and alternate with SendPacket packets.  NVLS chunks go to plane
+ * PlaneForChunk(chunk), which every member computes alike, so all contributions
+ * of a chunk meet in the same switch.
  */
 class NvLinkGpu : public Object
 {
   public:
     static constexpr uint32_t NO_PEER = std::numeric_limits<uint32_t>::max();
 
-    /// Fired at the sender when the receiver has got the whole transfer: (dst, message id).
-    typedef Callback<void, uint32_t, uint32_t> SendDoneCallback;
     /// Fired at a member when every reduced chunk of an NvlsReduce came back: (group, first).
     typedef Callback<void, uint32_t, uint32_t> NvlsDoneCallback;
 
-    /// MessageReceived trace: (source GPU, message id, payload bytes).
-    typedef void (*MessageTracedCallback)(uint32_t srcGpu, uint32_t messageId, uint64_t bytes);
     /// NvlsChunkReceived trace: (group, chunk, payload bytes).
     typedef void (*NvlsChunkTracedCallback)(uint32_t group, uint32_t chunk, uint32_t bytes);
 
@@ -54,16 +52,12 @@ class NvLinkGpu : public Object
     uint32_t GetGpuId() const;
     /// A device of this GPU; \p peerGpu is the GPU at its other end, NO_PEER for a switch.
     void AddDevice(Ptr<NvLinkNetDevice> device, uint32_t peerGpu);
-    /// Every GPU of the NVLink domain, indexed by GPU id (for completion callbacks).
-    void SetDomain(const std::vector<Ptr<NvLinkGpu>>& gpus);
     uint32_t GetNDevices() const;
     Ptr<NvLinkNetDevice> GetDevice(uint32_t i) const;
     uint32_t GetGranularityBytes() const;
     /// Largest SendPacket payload / NvlsReduce packet: the devices' GetMaxBurstBytes.
     uint32_t GetMaxBurstBytes() const;
 
-    /// Queues \p bytes to \p dstGpu; \return its message id.
-    uint32_t Send(uint32_t dstGpu, uint64_t bytes, SendDoneCallback done = SendDoneCallback());
     /// Contributes \p bytes to an NVLS all-reduce of \p groupId as chunks firstChunk,
     /// firstChunk + 1, ... of \p packetBytes each (0: Granularity; at most
     /// GetMaxBurstBytes; all members must use the same chunk ids and sizes); \p done
@@ -75,7 +69,7 @@ class NvLinkGpu : public Object
                         uint32_t packetBytes = 0);
     /// Switch-plane device index (into GetDevice) that carries NVLS chunk \p chunk.
     uint32_t PlaneForChunk(uint32_t chunk) const;
-    /// Payload bytes accepted by Send/NvlsReduce and not yet handed to a device.
+    /// Payload bytes accepted by NvlsReduce and not yet handed to a device.
     uint64_t GetPendingBytes() const;
 
     /// (source GPU, the packet as received: NvLinkHeader, then the payload with its
@@ -88,12 +82,11 @@ class NvLinkGpu : public Object
     /**
      * Per-packet entry point for a transport that segments by itself: \p payload
      * (at most GetMaxBurstBytes) goes to \p dstGpu as one DATA packet with header
-     * protocol \p protocol (not 0, which marks Send's transfers), sprayed in the same
-     * strict order as Send's packets; its PacketTags reach the receiver's
-     * PacketReceivedCallback.  \return false, without side effect, while the GPU
-     * holds a packet a device refused, or when Send/NvlsReduce transfers are due
-     * their turn (the two alternate packet by packet); PacketTxReady fires when
-     * the caller may try again.
+     * protocol \p protocol (not 0, the header's unset value), sprayed in strict
+     * order; its PacketTags reach the receiver's PacketReceivedCallback.
+     * \return false, without side effect, while the GPU holds a packet a device
+     * refused, or when NvlsReduce transfers are due their turn (the two alternate
+     * packet by packet); PacketTxReady fires when the caller may try again.
      */
     bool SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol);
     /// True when this GPU has switch planes, or a direct bundle to \p dstGpu.
@@ -105,11 +98,10 @@ class NvLinkGpu : public Object
     void DoDispose() override;
 
   private:
+    // One member's NvlsReduce contribution still to inject.
     struct Transfer
     {
-        NvLinkHeader::Type type{NvLinkHeader::DATA};
-        uint32_t target{0}; //!< destination GPU, or NVLS group
-        uint32_t tag{0};    //!< message id, or NVLS group
+        uint32_t group{0};
         uint32_t nextChunk{0};
         uint32_t packets{0};     //!< packets of the transfer
         uint32_t packetBytes{0}; //!< payload of each but the last
@@ -122,12 +114,6 @@ class NvLinkGpu : public Object
     {
         std::vector<uint32_t> sequence;
         std::size_t next{0};
-    };
-
-    struct Incoming
-    {
-        uint32_t packets{0};
-        uint64_t bytes{0};
     };
 
     struct NvlsOp
@@ -150,7 +136,6 @@ class NvLinkGpu : public Object
                  Ptr<const Packet> packet,
                  uint16_t protocol,
                  const Address& from);
-    void NotifyDelivered(uint32_t dst, uint32_t messageId);
     uint32_t NextDataDevice(uint32_t dstGpu);
 
     uint32_t m_gpuId;
@@ -159,26 +144,21 @@ class NvLinkGpu : public Object
     std::vector<uint32_t> m_peers;
     Spray m_switchSpray;
     std::vector<Spray> m_directSpray; //!< by destination GPU; empty sequence = via switches
-    std::vector<Ptr<NvLinkGpu>> m_domain;
 
     std::vector<Transfer> m_transfers;
     std::vector<uint32_t> m_freeTransfers;
     std::deque<uint32_t> m_active; //!< transfers with bytes left, in turn order
-    uint32_t m_nextMessageId;
     uint64_t m_pendingBytes;
     Ptr<Packet> m_blockedPacket;
     uint32_t m_blockedDevice;
     bool m_pumping;
     bool m_packetRefused; //!< a SendPacket was refused since m_blockedPacket was set
-    bool m_transferNext;  //!< a SendPacket packet went last: a transfer's turn
+    bool m_transferNext;  //!< a SendPacket packet went last: an NVLS transfer's turn
     PacketReceivedCallback m_packetReceived;
     PacketTxReadyCallback m_packetTxReady;
 
-    std::unordered_map<uint32_t, SendDoneCallback> m_sendDone; //!< by message id
-    std::unordered_map<uint64_t, Incoming> m_incoming;         //!< by (source, message id)
     std::vector<NvlsOp> m_nvlsOps;
 
-    TracedCallback<uint32_t, uint32_t, uint64_t> m_messageReceivedTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t> m_nvlsChunkTrace;
 };
 

@@ -17,7 +17,8 @@ namespace ns3
  * format is not public; these 16 bytes stand for the header of the first real
  * packet of a burst (NvLinkNetDevice charges the others as wire overhead).
  *
- * Data: tag = message id of the source, count = packets of the message.
+ * Data (NvLinkGpu::SendPacket): protocol = the transport's, which owns the
+ * message fields (its TransportPacketTag); tag and count unused.
  * NVLS reduce contribution / multicast result: tag = group, count = chunk id.
  */
 class NvLinkHeader : public Header

@@ -29,7 +29,7 @@ NvLinkTransportPlane::GetTypeId()
             .SetGroupName("AiFabric")
             .AddConstructor<NvLinkTransportPlane>()
             .AddAttribute("Protocol",
-                          "NvLinkHeader protocol of transport packets (not 0: NvLinkGpu::Send's)",
+                          "NvLinkHeader protocol of transport packets (not 0, the unset header's)",
                           UintegerValue(0x4754),
                           MakeUintegerAccessor(&NvLinkTransportPlane::m_protocol),
                           MakeUintegerChecker<uint16_t>(1))

@@ -19,10 +19,12 @@ namespace ns3
 /**
  * \ingroup ai-fabric
  * TransportPlane over NVLink domains built by NvLinkHelper.  A transport packet
- * is one NvLinkGpu::SendPacket packet (payload up to the devices' Granularity),
- * sprayed over the switch planes like the GPU's own transfers; the TransportTag
- * rides as a TransportPacketTag.  Ranks reach each other only inside a domain:
- * a plane may hold several domains (one per server).
+ * is one NvLinkGpu::SendPacket packet (payload up to the devices' MaxBurstBytes),
+ * sprayed over the switch planes in proportion to their links, like the GPU's
+ * NVLS contributions; the TransportTag rides as a TransportPacketTag.  The
+ * messages themselves (segmentation, reassembly, completion) are GpuTransport's.
+ * Ranks reach each other only inside a domain: a plane may hold several domains
+ * (one per server).
  *
  * In-switch reduction (NCCL NVLS): every member streams its buffer to the
  * NvSwitches in NvlsChunkBytes chunks (NvLinkGpu::NvlsReduce), at most
