@@ -35,14 +35,7 @@ struct GoalOp
 WorkloadTrace
 GoalScheduleImporter::ImportFile(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        throw WorkloadError(path, 0, "", "cannot open file");
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return ImportString(text.str(), path);
+    return ImportString(ReadWorkloadFile(path), path);
 }
 
 WorkloadTrace

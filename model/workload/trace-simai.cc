@@ -53,14 +53,7 @@ KnownPolicy(const std::string& p)
 SimAiWorkload
 SimAiWorkloadImporter::ParseFile(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        throw WorkloadError(path, 0, "", "cannot open file");
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return ParseString(text.str(), path);
+    return ParseString(ReadWorkloadFile(path), path);
 }
 
 SimAiWorkload

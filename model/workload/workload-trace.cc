@@ -6,6 +6,7 @@
 #include "ns3/log.h"
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -251,6 +252,19 @@ WorkloadTrace::CheckStorageNodes(uint32_t storageNodes) const
             }
         }
     }
+}
+
+std::string
+ReadWorkloadFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+    {
+        throw WorkloadError(path, 0, "", "cannot open file");
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 } // namespace ns3

@@ -25,6 +25,10 @@ class WorkloadError : public InputError
     using InputError::InputError;
 };
 
+/// The whole text of a workload file (binary mode: CRLF stays for the parser to handle);
+/// throws WorkloadError(path, line 0) when it cannot be opened.
+std::string ReadWorkloadFile(const std::string& path);
+
 enum class WorkloadOpKind : uint8_t
 {
     Compute,
