@@ -5,6 +5,7 @@
  * subprocess on a results database that already holds a complete run, and checks a clean exit
  * with status 1, a message naming the place (file:line and field, or the flag), and a database
  * that holds nothing of the refused run but its `failed` run row, the earlier run intact.
+ * One table of cases and the one check they share: its length is the number of cases.
  */
 #include "ns3/results-database.h"
 #include "ns3/scenario-run.h"

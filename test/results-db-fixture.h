@@ -1,0 +1,136 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// The results-database tests' shared fixture: a fresh directory per test and a plain SQLite
+// reader, so the files are checked as any SQL user would see them.
+#ifndef AI_FABRIC_TEST_RESULTS_DB_FIXTURE_H
+#define AI_FABRIC_TEST_RESULTS_DB_FIXTURE_H
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <set>
+#include <sqlite3.h>
+#include <sstream>
+#include <string>
+
+namespace ns3
+{
+namespace results_db_test
+{
+
+// A fresh directory per test so runs never see each other's files.
+class ResultsDb : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        char tmpl[] = "/tmp/ai-fabric-results-db-XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        m_dir = tmpl;
+        m_path = m_dir + "/results.db";
+    }
+
+    void TearDown() override
+    {
+        std::system(("rm -rf '" + m_dir + "'").c_str());
+    }
+
+    // Writes \p sql into m_path by hand, as another (older) program would.
+    void RawSql(const std::string& sql)
+    {
+        sqlite3* raw = nullptr;
+        ASSERT_EQ(sqlite3_open(m_path.c_str(), &raw), SQLITE_OK);
+        char* err = nullptr;
+        EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << err;
+        sqlite3_free(err);
+        sqlite3_close(raw);
+    }
+
+    std::string m_dir;
+    std::string m_path;
+};
+
+// Read-only helper connection: the tests check the file as any SQL user would.
+class Reader
+{
+  public:
+    explicit Reader(const std::string& path)
+    {
+        sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE, nullptr);
+        sqlite3_busy_timeout(m_db, 10000);
+    }
+
+    ~Reader()
+    {
+        sqlite3_close_v2(m_db);
+    }
+
+    void Exec(const std::string& sql)
+    {
+        char* err = nullptr;
+        int rc = sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &err);
+        EXPECT_EQ(rc, SQLITE_OK) << sql << ": " << (err ? err : "");
+        sqlite3_free(err);
+    }
+
+    // First column of the first row as text ("NULL" for NULL, "" for no row).
+    std::string Text(const std::string& sql)
+    {
+        sqlite3_stmt* stmt = nullptr;
+        if (sqlite3_prepare_v2(m_db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
+        {
+            ADD_FAILURE() << sql << ": " << sqlite3_errmsg(m_db);
+            return "";
+        }
+        std::string out;
+        if (sqlite3_step(stmt) == SQLITE_ROW)
+        {
+            const unsigned char* t = sqlite3_column_text(stmt, 0);
+            out = t ? reinterpret_cast<const char*>(t) : "NULL";
+        }
+        sqlite3_finalize(stmt);
+        return out;
+    }
+
+    int64_t Int(const std::string& sql)
+    {
+        return std::stoll(Text(sql));
+    }
+
+    double Real(const std::string& sql)
+    {
+        return std::stod(Text(sql));
+    }
+
+    std::set<std::string> Columns(const std::string& table)
+    {
+        std::set<std::string> cols;
+        sqlite3_stmt* stmt = nullptr;
+        sqlite3_prepare_v2(m_db, ("PRAGMA table_info(" + table + ")").c_str(), -1, &stmt, nullptr);
+        while (sqlite3_step(stmt) == SQLITE_ROW)
+        {
+            cols.insert(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1)));
+        }
+        sqlite3_finalize(stmt);
+        return cols;
+    }
+
+  private:
+    sqlite3* m_db{nullptr};
+};
+
+inline std::string
+ReadFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+} // namespace results_db_test
+} // namespace ns3
+
+#endif
