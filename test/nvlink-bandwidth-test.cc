@@ -273,3 +273,28 @@ TEST_F(NvLinkBandwidthTest, WireOverheadChargedPerRealPacket)
         Simulator::Destroy();
     }
 }
+
+// With OverheadBytes (framing, link CRC) every real packet pays it, burst or not: 16 real
+// packets x (16 B header + 8 B) + 4096 B = 4480 wire bytes at 25 GB/s = 179.2 ns, for one 4 KiB
+// burst and for 16 packets of 256 B alike (the link layer's one burst rule).
+TEST_F(NvLinkBandwidthTest, OverheadBytesChargedPerRealPacketOfABurst)
+{
+    for (uint32_t granularity : {256u, 4096u})
+    {
+        NvLinkFabricSpec spec;
+        spec.generation = 4;
+        spec.directLinks = {{0, 1, 1}};
+        NvLinkHelper helper;
+        helper.SetFabric(spec);
+        helper.SetDeviceAttribute("Granularity", UintegerValue(granularity));
+        helper.SetDeviceAttribute("OverheadBytes", UintegerValue(8));
+        const PairResult r = RunPair(helper, 2, 0, 1, 4096, 0);
+        ASSERT_GT(r.completion_s, 0);
+        // Whole-ns serialisation with the remainder carried: within 1 ns of 179.2.
+        EXPECT_NEAR(helper.GetGpu(0)->GetDevice(0)->GetCounters().busyTime.GetNanoSeconds(),
+                    179.2,
+                    1.0)
+            << granularity;
+        Simulator::Destroy();
+    }
+}

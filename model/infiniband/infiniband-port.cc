@@ -324,12 +324,11 @@ InfinibandPort::RealPacketsOf(uint32_t packetBytes) const
     return RealPackets(packetBytes - kRcHeaderBytes);
 }
 
-uint32_t
-InfinibandPort::GetWireOverheadBytes(Ptr<const Packet> packet) const
+CreditLinkNetDevice::BurstShape
+InfinibandPort::GetBurstShape(Ptr<const Packet> packet) const
 {
-    const uint32_t base = CreditLinkNetDevice::GetWireOverheadBytes(packet);
-    const uint32_t k = RealPacketsOf(packet->GetSize());
-    return k * base + (k - 1) * kRcHeaderBytes;
+    // The packet holds one LRH, BTH, ICRC and VCRC: the first real packet's.
+    return BurstShape{RealPacketsOf(packet->GetSize()), kRcHeaderBytes, kRcHeaderBytes};
 }
 
 uint32_t

@@ -94,7 +94,7 @@ class InfinibandPort : public CreditLinkNetDevice
     void DoInitialize() override;
     void NotifyConstructionCompleted() override;
     uint32_t ClassifyVc(Ptr<const Packet> packet) const override;
-    uint32_t GetWireOverheadBytes(Ptr<const Packet> packet) const override;
+    BurstShape GetBurstShape(Ptr<const Packet> packet) const override;
     uint32_t GetMaxPacketBytes() const override;
 
     /// The data VL of service level \p sl at this port.

@@ -995,10 +995,17 @@ CreditLinkNetDevice::ClassifyVc(Ptr<const Packet> packet) const
     return header.GetVc();
 }
 
+CreditLinkNetDevice::BurstShape
+CreditLinkNetDevice::GetBurstShape(Ptr<const Packet> /* packet */) const
+{
+    return BurstShape{};
+}
+
 uint32_t
 CreditLinkNetDevice::GetWireOverheadBytes(Ptr<const Packet> packet) const
 {
-    return m_overheadBytes;
+    const BurstShape b = GetBurstShape(packet);
+    return b.realPackets * (b.realHeaderBytes + m_overheadBytes) - b.headerBytesInPacket;
 }
 
 uint32_t

@@ -175,9 +175,22 @@ class CreditLinkNetDevice : public NetDevice
     virtual uint32_t ClassifyVc(Ptr<const Packet> packet) const;
     /// Protocol reported to the node's receive callback; default: the CreditLinkHeader's.
     virtual uint16_t ExtractProtocol(Ptr<const Packet> packet) const;
-    /// Wire bytes beyond the packet's own bytes; default: OverheadBytes.  A simulated
-    /// packet that stands for several real ones (NVLink bursts) charges each one's.
-    virtual uint32_t GetWireOverheadBytes(Ptr<const Packet> packet) const;
+
+    /// A simulated packet may stand for several real ones (a burst): how many, the header
+    /// bytes each real packet has on the wire, and the header bytes the simulated packet
+    /// itself carries (the first real packet's).  Default: one packet, headers in its bytes.
+    struct BurstShape
+    {
+        uint32_t realPackets{1};
+        uint32_t realHeaderBytes{0};
+        uint32_t headerBytesInPacket{0};
+    };
+
+    virtual BurstShape GetBurstShape(Ptr<const Packet> packet) const;
+    /// Wire bytes beyond the packet's own bytes, for every technology alike: each real packet
+    /// pays its header and OverheadBytes (framing, link CRC), less the header the simulated
+    /// packet already holds.  One real packet: OverheadBytes.
+    uint32_t GetWireOverheadBytes(Ptr<const Packet> packet) const;
     /// Largest packet SendOnVc accepts; default: Mtu.  NetDevice's Mtu is 16-bit, so a
     /// technology with larger simulated packets (64 KiB NVLink bursts) overrides this.
     virtual uint32_t GetMaxPacketBytes() const;

@@ -236,15 +236,14 @@ NvLinkNetDevice::ExtractProtocol(Ptr<const Packet> packet) const
     return header.protocol;
 }
 
-uint32_t
-NvLinkNetDevice::GetWireOverheadBytes(Ptr<const Packet> packet) const
+CreditLinkNetDevice::BurstShape
+NvLinkNetDevice::GetBurstShape(Ptr<const Packet> packet) const
 {
-    // The NvLinkHeader in the packet is the first real packet's header; the other
-    // real packets' headers and the base OverheadBytes cost wire time only.
+    // The NvLinkHeader in the packet is the first real packet's; every real packet has
+    // HeaderBytes on the wire.
     const uint32_t size = packet->GetSize();
     const uint32_t payload = size > NvLinkHeader::SIZE_BYTES ? size - NvLinkHeader::SIZE_BYTES : 0;
-    return RealPackets(payload) * m_headerBytes - NvLinkHeader::SIZE_BYTES +
-           CreditLinkNetDevice::GetWireOverheadBytes(packet);
+    return BurstShape{RealPackets(payload), m_headerBytes, NvLinkHeader::SIZE_BYTES};
 }
 
 uint32_t

@@ -70,7 +70,7 @@ class NvLinkNetDevice : public CreditLinkNetDevice
     void NotifyConstructionCompleted() override;
     uint32_t ClassifyVc(Ptr<const Packet> packet) const override;
     uint16_t ExtractProtocol(Ptr<const Packet> packet) const override;
-    uint32_t GetWireOverheadBytes(Ptr<const Packet> packet) const override;
+    BurstShape GetBurstShape(Ptr<const Packet> packet) const override;
     uint32_t GetMaxPacketBytes() const override;
 
   private:

@@ -110,8 +110,9 @@ NvLinkTransportPlane::AddDomain(const NvLinkDomain& built, const std::vector<uin
             dev->GetAttribute("OverheadBytes", base);
             m_granularity = granularity;
             m_maxBurst = gpu->GetMaxBurstBytes();
-            m_overhead = dev->RealPackets(granularity) * dev->GetHeaderBytes() +
-                         static_cast<uint32_t>(base.Get());
+            // As the link layer charges a burst: every real packet its header and framing.
+            m_overhead = dev->RealPackets(granularity) *
+                         (dev->GetHeaderBytes() + static_cast<uint32_t>(base.Get()));
         }
         NS_ABORT_MSG_IF(granularity != m_granularity,
                         "NvLinkTransportPlane: domains with different Granularity");
