@@ -301,6 +301,39 @@ TEST(WorkloadImportFixtures, AicbMegatron)
     EXPECT_EQ(t.CountOps(), 4u * 13);
 }
 
+// The same AICB rows with model_parallel_NPU_group 1 (tp 1, as AICB writes for ZeRO runs): no
+// TP group exists, so the fwd / ig TP collectives are no communication, as in SimAI; the wg
+// REDUCESCATTER stays on the one DP group of all 4 ranks. On 2 ranks with tp 2 it is the other
+// way round: dp 1, the TP collectives stay and the DP one goes.
+TEST(WorkloadImportFixtures, AicbTpOneOrDpOneDropsThatGroupsCollectives)
+{
+    SimAiImportOptions opt;
+    opt.ranks = 4;
+    auto tp1 = SimAiWorkloadImporter::ImportFile(kData + "aicb-megatron-tp1.txt", opt);
+    ASSERT_EQ(tp1.groups.size(), 1u);
+    EXPECT_EQ(RanksOf(tp1, "dp0"), (std::vector<uint32_t>{0, 1, 2, 3}));
+    ASSERT_EQ(tp1.collectives.size(), 1u); // 1 DP call x 1 group
+    for (uint32_t r = 0; r < 4; ++r)
+    {
+        uint32_t collectives = 0;
+        for (const WorkloadOp& op : tp1.ops[r])
+        {
+            if (op.kind != K::Compute)
+            {
+                ++collectives;
+                EXPECT_EQ(op.kind, K::ReduceScatter);
+                EXPECT_EQ(op.bytes, 13509853184u);
+            }
+        }
+        EXPECT_EQ(collectives, 1u) << r;
+    }
+    opt.ranks = 2;
+    auto dp1 = SimAiWorkloadImporter::ImportFile(kData + "aicb-megatron-tp2.txt", opt);
+    ASSERT_EQ(dp1.groups.size(), 1u); // tp0 of ranks 0, 1
+    EXPECT_EQ(RanksOf(dp1, "tp0"), (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(dp1.collectives.size(), 4u); // norm BROADCAST, 2 x ALLREDUCE, ALLGATHER
+}
+
 // AICB MICRO: only the wg collectives, one after the other, on all ranks; two passes.
 TEST(WorkloadImportFixtures, AicbMicro)
 {

@@ -437,6 +437,10 @@ SimAiWorkloadImporter::ToTrace(const SimAiWorkload& w,
                         : kind == SimAiGroupKind::Ep   ? epOf[r]
                         : kind == SimAiGroupKind::DpEp ? dpepOf[r]
                                                        : -1;
+            if (g < 0 && (kind == SimAiGroupKind::Tp || kind == SimAiGroupKind::Dp))
+            {
+                return false; // tp 1 or dp 1: no such group, as SimAI moves nothing
+            }
             if (g < 0)
             {
                 throw WorkloadError(src,
