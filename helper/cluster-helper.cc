@@ -326,12 +326,7 @@ ClusterHelper::GetNvLinkGpu(uint32_t rank) const
 {
     CheckRank(rank);
     NS_ABORT_MSG_UNLESS(m_built, "cluster: not built");
-    const NvLinkClusterPlane& nv = GetNvLinkPlane();
-    if (nv.GetNDomains() == 0)
-    {
-        return nullptr;
-    }
-    return nv.GetDomainHelper(GetDomain(rank)).GetGpu(GetNvLinkGpuId(rank));
+    return GetNvLinkPlane().GetGpu(rank);
 }
 
 std::vector<Ptr<NvLinkNetDevice>>

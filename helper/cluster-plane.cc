@@ -326,10 +326,21 @@ ClusterPlaneRules::ReachOf(ClusterPlane plane) const
     return GetClusterPlaneBuilder(plane).GetReach();
 }
 
+namespace
+{
+
+bool
+ReachesPair(const ClusterLayout& layout, ClusterPlaneReach reach, uint32_t src, uint32_t dst)
+{
+    return reach == ClusterPlaneReach::ANY_PAIR || layout.SameDomain(src, dst);
+}
+
+} // namespace
+
 bool
 ClusterPlaneRules::Reaches(ClusterPlaneReach reach, uint32_t src, uint32_t dst) const
 {
-    return reach == ClusterPlaneReach::ANY_PAIR || m_layout.SameDomain(src, dst);
+    return ReachesPair(m_layout, reach, src, dst);
 }
 
 std::string
@@ -375,14 +386,11 @@ ClusterPlaneRules::TrySelect(uint32_t src,
     return why.str();
 }
 
-int32_t
-ClusterPlaneRules::SelectIndex(uint32_t src, uint32_t dst, const std::string& group) const
+ClusterPlaneRules::Resolved
+ClusterPlaneRules::Resolve(const std::string& group) const
 {
-    const uint32_t n = m_layout.GetNRanks();
-    if (src >= n || dst >= n || src == dst)
-    {
-        return -1;
-    }
+    Resolved r;
+    r.layout = m_layout;
     auto indexOf = [this](ClusterPlane plane) {
         auto it = m_index.find(plane);
         return it == m_index.end() ? -1 : it->second;
@@ -391,18 +399,42 @@ ClusterPlaneRules::SelectIndex(uint32_t src, uint32_t dst, const std::string& gr
     if (forced != m_forced.end())
     {
         // A forced plane out of reach or without a GPU transport leaves the pair to the
-        // transport's fallback: its first plane that reaches the pair, the catch-all row's.
-        const int32_t index = indexOf(forced->second);
-        return Reaches(ReachOf(forced->second), src, dst) ? index : -1;
+        // transport's fallback (-1): its first plane that reaches the pair, the catch-all row's.
+        r.candidates.emplace_back(ReachOf(forced->second), indexOf(forced->second));
+        return r;
     }
     for (const Row& row : m_rows)
     {
-        if (Reaches(row.reach, src, dst) && indexOf(row.plane) >= 0)
+        if (indexOf(row.plane) >= 0)
         {
-            return indexOf(row.plane);
+            r.candidates.emplace_back(row.reach, indexOf(row.plane));
+        }
+    }
+    return r;
+}
+
+int32_t
+ClusterPlaneRules::Resolved::Select(uint32_t src, uint32_t dst) const
+{
+    const uint32_t n = layout.GetNRanks();
+    if (src >= n || dst >= n || src == dst)
+    {
+        return -1;
+    }
+    for (const auto& [reach, index] : candidates)
+    {
+        if (ReachesPair(layout, reach, src, dst))
+        {
+            return index;
         }
     }
     return -1;
+}
+
+int32_t
+ClusterPlaneRules::SelectIndex(uint32_t src, uint32_t dst, const std::string& group) const
+{
+    return Resolve(group).Select(src, dst);
 }
 
 const std::vector<ClusterPlaneRules::Row>&
@@ -427,24 +459,23 @@ ClusterPlaneRules::GetCatchAll() const
 namespace
 {
 
-// Self-contained copy of the rules for one group, owned by the transport's callback.
+// One group's rule, resolved once (forced plane, indices), owned by the transport's callback:
+// a message's plane is then a reach test per candidate, no lookup by name.
 class GroupPlaneSelector : public SimpleRefCount<GroupPlaneSelector>
 {
   public:
-    GroupPlaneSelector(const ClusterPlaneRules& rules, const std::string& group)
-        : m_rules(rules),
-          m_group(group)
+    explicit GroupPlaneSelector(ClusterPlaneRules::Resolved resolved)
+        : m_resolved(std::move(resolved))
     {
     }
 
     int32_t Select(uint32_t src, uint32_t dst)
     {
-        return m_rules.SelectIndex(src, dst, m_group);
+        return m_resolved.Select(src, dst);
     }
 
   private:
-    ClusterPlaneRules m_rules;
-    std::string m_group;
+    ClusterPlaneRules::Resolved m_resolved;
 };
 
 } // namespace
@@ -452,7 +483,7 @@ class GroupPlaneSelector : public SimpleRefCount<GroupPlaneSelector>
 Callback<int32_t, uint32_t, uint32_t>
 ClusterPlaneRules::MakeSelector(const std::string& group) const
 {
-    return MakeCallback(&GroupPlaneSelector::Select, Create<GroupPlaneSelector>(*this, group));
+    return MakeCallback(&GroupPlaneSelector::Select, Create<GroupPlaneSelector>(Resolve(group)));
 }
 
 } // namespace ns3

@@ -181,6 +181,18 @@ class ClusterPlaneRules
                           uint32_t dst,
                           ClusterPlane& plane,
                           const std::string& group) const;
+
+    /// \p group's rule with its planes' transport indices: (reach, index) candidates in order.
+    struct Resolved
+    {
+        ClusterLayout layout;
+        std::vector<std::pair<ClusterPlaneReach, int32_t>> candidates;
+
+        /// Transport plane index for the pair, -1 for none (range, same rank, out of reach).
+        int32_t Select(uint32_t src, uint32_t dst) const;
+    };
+
+    Resolved Resolve(const std::string& group) const;
     /// Transport plane index for the pair under \p group's rule, -1 for none.
     int32_t SelectIndex(uint32_t src, uint32_t dst, const std::string& group) const;
     const std::vector<Row>& GetRows() const;

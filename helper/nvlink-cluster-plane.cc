@@ -152,12 +152,7 @@ std::vector<Ptr<CreditLinkNetDevice>>
 NvLinkClusterPlane::GetRankLinkEnds(uint32_t rank) const
 {
     std::vector<Ptr<CreditLinkNetDevice>> ends;
-    if (m_domains.empty())
-    {
-        return ends;
-    }
-    Ptr<NvLinkGpu> gpu =
-        m_domains[m_layout.GetDomain(rank)]->GetGpu(m_layout.GetGpuIdInDomain(rank));
+    Ptr<NvLinkGpu> gpu = GetGpu(rank);
     for (uint32_t i = 0; gpu && i < gpu->GetNDevices(); ++i)
     {
         ends.push_back(gpu->GetDevice(i));
@@ -242,6 +237,16 @@ uint32_t
 NvLinkClusterPlane::GetNDomains() const
 {
     return m_domains.size();
+}
+
+Ptr<NvLinkGpu>
+NvLinkClusterPlane::GetGpu(uint32_t rank) const
+{
+    if (m_domains.empty())
+    {
+        return nullptr;
+    }
+    return m_domains[m_layout.GetDomain(rank)]->GetGpu(m_layout.GetGpuIdInDomain(rank));
 }
 
 NvLinkHelper&

@@ -48,6 +48,8 @@ class NvLinkClusterPlane : public ClusterPlaneBuilder
 
     uint32_t GetNDomains() const; //!< built domains (0 for 1-GPU domains)
     NvLinkHelper& GetDomainHelper(uint32_t domain) const;
+    /// The GPU endpoint of \p rank; null for 1-GPU domains (no NVLink).
+    Ptr<NvLinkGpu> GetGpu(uint32_t rank) const;
     NodeContainer GetSwitchNodes() const;
 
   private:

@@ -251,50 +251,31 @@ TEST_F(NvLinkBandwidthTest, DirectGpuToGpuBundle)
 }
 
 // One 4 KiB burst on one NVLink4 link: 16 real packets -> 4096 + 16 x 16 = 4352 wire
-// bytes at 25 GB/s = 174.08 ns (whole ns, remainder carried: 175 ns); the same
-// bytes as 256-B packets cost the same 174.08 ns in total (Granularity packets:
-// MinPacketsPerMessage 0).
+// bytes at 25 GB/s = 174.08 ns; the same bytes as 256-B packets cost the same 174.08 ns in
+// total (Granularity packets: MinPacketsPerMessage 0).  With OverheadBytes (framing, link
+// CRC) every real packet pays it too, burst or not (the link layer's one burst rule):
+// 4096 + 16 x (16 + 8) = 4480 B = 179.2 ns.  Whole-ns serialisation with the remainder
+// carried: within 1 ns.
 TEST_F(NvLinkBandwidthTest, WireOverheadChargedPerRealPacket)
 {
-    for (uint32_t granularity : {256u, 4096u})
+    for (const auto& [overheadBytes, expectedNs] : {std::pair{0u, 174.08}, std::pair{8u, 179.2}})
     {
-        NvLinkFabricSpec spec;
-        spec.generation = 4;
-        spec.directLinks = {{0, 1, 1}};
-        NvLinkHelper helper;
-        helper.SetFabric(spec);
-        helper.SetDeviceAttribute("Granularity", UintegerValue(granularity));
-        const PairResult r = RunPair(helper, 2, 0, 1, 4096, 0);
-        ASSERT_GT(r.completion_s, 0);
-        EXPECT_NEAR(helper.GetGpu(0)->GetDevice(0)->GetCounters().busyTime.GetNanoSeconds(),
-                    174.08,
-                    1.0)
-            << granularity;
-        Simulator::Destroy();
-    }
-}
-
-// With OverheadBytes (framing, link CRC) every real packet pays it, burst or not: 16 real
-// packets x (16 B header + 8 B) + 4096 B = 4480 wire bytes at 25 GB/s = 179.2 ns, for one 4 KiB
-// burst and for 16 packets of 256 B alike (the link layer's one burst rule).
-TEST_F(NvLinkBandwidthTest, OverheadBytesChargedPerRealPacketOfABurst)
-{
-    for (uint32_t granularity : {256u, 4096u})
-    {
-        NvLinkFabricSpec spec;
-        spec.generation = 4;
-        spec.directLinks = {{0, 1, 1}};
-        NvLinkHelper helper;
-        helper.SetFabric(spec);
-        helper.SetDeviceAttribute("Granularity", UintegerValue(granularity));
-        helper.SetDeviceAttribute("OverheadBytes", UintegerValue(8));
-        const PairResult r = RunPair(helper, 2, 0, 1, 4096, 0);
-        ASSERT_GT(r.completion_s, 0);
-        // Whole-ns serialisation with the remainder carried: within 1 ns of 179.2.
-        EXPECT_NEAR(helper.GetGpu(0)->GetDevice(0)->GetCounters().busyTime.GetNanoSeconds(),
-                    179.2,
-                    1.0)
-            << granularity;
-        Simulator::Destroy();
+        for (uint32_t granularity : {256u, 4096u})
+        {
+            NvLinkFabricSpec spec;
+            spec.generation = 4;
+            spec.directLinks = {{0, 1, 1}};
+            NvLinkHelper helper;
+            helper.SetFabric(spec);
+            helper.SetDeviceAttribute("Granularity", UintegerValue(granularity));
+            helper.SetDeviceAttribute("OverheadBytes", UintegerValue(overheadBytes));
+            const PairResult r = RunPair(helper, 2, 0, 1, 4096, 0);
+            ASSERT_GT(r.completion_s, 0);
+            EXPECT_NEAR(helper.GetGpu(0)->GetDevice(0)->GetCounters().busyTime.GetNanoSeconds(),
+                        expectedNs,
+                        1.0)
+                << granularity << " B packets, OverheadBytes " << overheadBytes;
+            Simulator::Destroy();
+        }
     }
 }
