@@ -72,7 +72,9 @@ struct CollectiveResult
 {
     uint64_t id{0};
     std::string kind;
-    std::string algorithm; //!< the one that ran (auto resolved)
+    std::string algorithm;          //!< the one that ran (auto resolved)
+    std::string protocol{"simple"}; //!< NCCL protocol that ran: ll, ll128, simple
+    uint32_t channels{1};           //!< channels (rings/trees) it ran on
     uint32_t numRanks{0};
     uint64_t bytes{0};
     Time start;

@@ -125,6 +125,18 @@ class TransportPlane : public Object
 class InSwitchReductionPlane
 {
   public:
+    /**
+     * What the switches do with a group's buffers.  bytes as nccl-tests' size: AllReduce
+     * the buffer of every rank; ReduceScatter every rank's whole input (each ends with its
+     * 1/p share reduced); AllGather the whole output (each rank contributes its 1/p share).
+     */
+    enum class Op
+    {
+        AllReduce,
+        ReduceScatter,
+        AllGather,
+    };
+
     virtual ~InSwitchReductionPlane() = default;
     /// True when the switches can reduce over exactly these ranks (one NVLink domain).
     virtual bool CanReduceInSwitch(const std::vector<uint32_t>& ranks) const = 0;
