@@ -463,14 +463,7 @@ CollectiveBenchMain(const ClusterConfig& config,
         check("cluster", cluster.TryBuild());
         ScenarioRun::SetUpSimulation(cluster);
         Ptr<GpuTransport> transport = cluster.InstallTransport("world");
-        Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-        engine->SetTransport(transport);
-        std::map<uint32_t, uint32_t> domainOfRank;
-        for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
-        {
-            domainOfRank[r] = cluster.GetDomain(r);
-        }
-        engine->SetDomainMap(domainOfRank);
+        Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(transport);
         check("command line", CollectiveBenchCheckFabric(o, ranks, sizes, engine));
         run.BeginRun();
         Ptr<ResultsDatabase> db = run.GetDatabase();

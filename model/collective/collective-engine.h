@@ -8,6 +8,7 @@
 #include "ns3/collective-kind.h"
 #include "ns3/collective-schedule.h"
 #include "ns3/gpu-transport.h"
+#include "ns3/nccl-endpoint.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
@@ -60,11 +61,15 @@ struct CollectiveSpec : CollectiveOperands
     CollectiveCall Parse() const;
 };
 
-/// How the engine runs a call: the algorithm, auto resolved, and for nvls the plane.
+/// How the engine runs a call: the algorithm, auto resolved, and for nvls the plane;
+/// with an NcclEndpoint also the protocol and channels the tuner chose.
 struct CollectiveResolution
 {
     CollectiveAlgorithm algorithm{CollectiveAlgorithm::Ring};
     int32_t inSwitchPlane{-1}; //!< transport plane index reducing an nvls run, else -1
+    NcclProtocolId protocol{NcclProtocolId::Simple};
+    uint32_t channels{1};
+    double predicted_us{0}; //!< the tuner's predicted time; 0 without an endpoint
 };
 
 /// What ran, with kind and algorithm as the collectives row writes them.
@@ -95,6 +100,13 @@ struct CollectiveResult
  * is a `collectives` row when a ResultsDatabase is attached.  Invalid calls
  * throw CollectiveError before any message is sent.
  *
+ * With an NcclEndpoint (attribute Endpoint) the engine is NCCL's endpoint too: its
+ * tuner picks algorithm, protocol and channels; the collective starts after the
+ * protocol's base latency (NVLS: its latency), every message waits the protocol's hop
+ * latency (NVLink or network, by the plane it takes), carries the protocol's line
+ * format on the wire, and is taken at the receiver no faster than the protocol's
+ * per-channel bandwidth.  Without one (the "ideal" model) it runs the physics alone.
+ *
  * Split over processes (GpuTransport::SetDistributed), every process with a
  * rank in the group calls Start at the same simulated time: each runs the
  * steps of its ranks, cross-process dependencies and "my ranks finished" go
@@ -119,6 +131,9 @@ class CollectiveEngine : public Object
     void SetResultsDatabase(Ptr<ResultsDatabase> db);
     /// Default rank -> NVLink domain map (the cluster builder sets it).
     void SetDomainMap(const std::map<uint32_t, uint32_t>& domainOfRank);
+    /// The GPU/NCCL endpoint model; null: physics only ("ideal").
+    void SetEndpoint(Ptr<NcclEndpoint> endpoint);
+    Ptr<NcclEndpoint> GetEndpoint() const;
 
     /**
      * The one place a call is checked and its algorithm chosen: auto resolved, an nvls
@@ -156,6 +171,9 @@ class CollectiveEngine : public Object
         CollectiveCall call;
         CollectiveResolution how;
         CollectiveSchedule schedule;
+        Time ringHop[2]; //!< the protocol's per-message latency over NVLink, network
+        Time treeHop[2];
+        DataRate channelRate;  //!< per (receiver, channel); 0 = none
         uint64_t remaining{0}; //!< steps completing at this process's ranks
         Time start;
         DoneCallback done;
@@ -169,7 +187,17 @@ class CollectiveEngine : public Object
     std::vector<std::vector<uint32_t>> Domains(const CollectiveCall& call) const;
     /// Transport plane index of an InSwitchReductionPlane reducing \p ranks, else -1.
     int32_t FindInSwitchPlane(const std::vector<uint32_t>& ranks) const;
-    CollectiveSchedule Build(const CollectiveCall& call, CollectiveAlgorithm algorithm) const;
+    CollectiveSchedule Build(const CollectiveCall& call, const CollectiveResolution& how) const;
+    /// The tuner's view of \p call: ranks, domains, the fabric's per-rank rates.
+    NcclTuneInput TuneInput(const CollectiveCall& call,
+                            const std::vector<std::vector<uint32_t>>& domains,
+                            const std::vector<CollectiveAlgorithm>& runnable) const;
+    /// The protocol's costs of a run, once at its start.
+    void SetCosts(Running* run, uint32_t nodes) const;
+    /// True when \p plane is not NVLink: a message over it pays the network hop latency.
+    bool IsNetPlane(int32_t plane) const;
+    /// The launch of a run's first steps, after the base latency.
+    void LaunchRoots(Running* run, const std::vector<uint32_t>& roots);
     void Launch(Running* run, uint32_t step);
     void StepDone(Running* run, uint32_t step);
     /// One dependency of \p step is satisfied.
@@ -185,6 +213,7 @@ class CollectiveEngine : public Object
 
     Ptr<GpuTransport> m_transport;
     Ptr<ResultsDatabase> m_db;
+    Ptr<NcclEndpoint> m_endpoint;
     std::map<uint32_t, uint32_t> m_domainOfRank;
     uint64_t m_chunkBytes;
     uint64_t m_treeChunkBytes;
