@@ -890,6 +890,7 @@ CollectiveEngine::Finish(Running* run, Time end)
     res.start = run->start;
     res.end = end;
     res.messages = run->schedule.GetNumMessages();
+    res.inPlace = run->call.inPlace;
     const int64_t ns = (res.end - res.start).GetNanoSeconds();
     res.algbw_gbyte_per_s = CollectiveAlgBw_gbyte_per_s(res.bytes, ns);
     res.busbw_gbyte_per_s = CollectiveBusBw_gbyte_per_s(res.kind, res.numRanks, res.bytes, ns);
@@ -905,6 +906,7 @@ CollectiveEngine::Finish(Running* run, Time end)
         row.bytes = res.bytes;
         row.startNs = res.start.GetNanoSeconds();
         row.endNs = res.end.GetNanoSeconds();
+        row.inPlace = res.inPlace ? 1 : 0;
         m_db->AddCollective(row);
     }
     NS_LOG_LOGIC("collective " << res.id << " " << res.kind << " " << res.algorithm << " done, "

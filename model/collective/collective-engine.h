@@ -39,6 +39,10 @@ struct CollectiveOperands
     uint32_t root{0}; //!< broadcast / reduce root (a rank of the group)
     std::string groupName{"world"};
     std::map<uint32_t, uint32_t> domainOfRank; //!< NVLink domain per rank; empty: engine's map
+    /// The output buffer holds the input (nccl-tests' in-place pass).  Recorded in the
+    /// result and the collectives row; today's schedules move the same traffic either way,
+    /// so an endpoint model can charge the out-of-place local copy on top.
+    bool inPlace{false};
 };
 
 /**
@@ -80,6 +84,7 @@ struct CollectiveResult
     std::string algorithm;          //!< the one that ran (auto resolved)
     std::string protocol{"simple"}; //!< NCCL protocol that ran: ll, ll128, simple
     uint32_t channels{1};           //!< channels (rings/trees) it ran on
+    bool inPlace{false};            //!< the call's CollectiveOperands::inPlace
     uint32_t numRanks{0};
     uint64_t bytes{0};
     Time start;
