@@ -403,13 +403,16 @@ TEST_F(CollectiveBenchTest, PrintsOutOfPlaceAndInPlaceColumnsAndTheAverage)
         EXPECT_EQ(f[8], "N/A");
         EXPECT_EQ(f[12], "N/A");
         EXPECT_EQ(f[13], "ring");
-        EXPECT_EQ(f[14], "simple");
-        EXPECT_EQ(f[15], "1");
+        // The h100 endpoint's tuner: a protocol of NCCL's, 1 to 32 channels.
+        EXPECT_TRUE(f[14] == "ll" || f[14] == "ll128" || f[14] == "simple") << f[14];
+        EXPECT_GE(std::stoul(f[15]), 1u);
+        EXPECT_LE(std::stoul(f[15]), 32u);
         for (std::size_t pass : {5, 9})
         {
-            // busbw = algbw x 2(p−1)/p = 1.75 algbw, within the printed rounding.
+            // busbw = algbw x 2(p−1)/p = 1.75 algbw, within the printed rounding: 0.005 on
+            // busbw plus 1.75 x 0.005 on algbw = 0.014.
             EXPECT_GT(std::stod(f[pass]), 0);
-            EXPECT_NEAR(std::stod(f[pass + 2]), 1.75 * std::stod(f[pass + 1]), 0.01) << f[0];
+            EXPECT_NEAR(std::stod(f[pass + 2]), 1.75 * std::stod(f[pass + 1]), 0.014) << f[0];
             sum += std::stod(f[pass + 2]);
         }
     }
@@ -474,7 +477,7 @@ TEST_F(CollectiveBenchTest, InPlaceOptionSkipsAPass)
 // Every nccl-tests collective runs under its nccl-tests name, with nccl-tests' count, redop
 // and root columns, and busbw = algbw x nccl-tests' factor for p = 8 (2(p−1)/p = 1.75
 // allreduce; (p−1)/p = 0.875 allgather, reducescatter, alltoall; 1 broadcast, reduce,
-// sendrecv), tolerance 1 % (algbw printed with 2 decimals, > 10 GB/s at 1 MiB).
+// sendrecv), tolerance 1 % (algbw printed with 2 decimals, > 5 GB/s at 1 MiB).
 TEST_F(CollectiveBenchTest, RunsEveryNcclTestsCollective)
 {
     struct Expect
@@ -513,7 +516,7 @@ TEST_F(CollectiveBenchTest, RunsEveryNcclTestsCollective)
         EXPECT_EQ(f[4], e.root);
         for (std::size_t pass : {5, 9})
         {
-            EXPECT_GT(std::stod(f[pass + 1]), 10.0);
+            EXPECT_GT(std::stod(f[pass + 1]), 5.0);
             EXPECT_NEAR(std::stod(f[pass + 2]) / std::stod(f[pass + 1]), e.factor, 0.01 * e.factor);
         }
         EXPECT_FALSE(f[13].empty());

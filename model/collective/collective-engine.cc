@@ -512,7 +512,17 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     // at most the protocol's MaxBandwidth.  The tree schedule has one channel per tree
     // (two) standing for the channels NCCL spreads over both trees.
     const bool tree = run->how.algorithm == Algo::Tree;
-    const double lanes = tree ? 2.0 : std::max<uint32_t>(run->how.channels, 1);
+    // The channels that carry traffic: a chain or a point-to-point schedule uses one, a
+    // ring its pieces' channels, the tree one per tree.
+    std::set<uint32_t> used;
+    for (const auto& step : run->schedule.GetSteps())
+    {
+        if (!step.join)
+        {
+            used.insert(step.channel);
+        }
+    }
+    const double lanes = std::max<std::size_t>(used.size(), 1);
     const double perLane = tree ? p->GetTreeChannelBandwidth_gbyte_per_s() * run->how.channels / 2.0
                                 : p->GetRingChannelBandwidth_gbyte_per_s();
     const double max = p->GetMaxBandwidth_gbyte_per_s(nodes);
