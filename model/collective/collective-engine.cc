@@ -531,7 +531,8 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     {
         gbyte = gbyte > 0 ? std::min(gbyte, max / lanes) : max / lanes;
     }
-    run->channelRate = DataRate(static_cast<uint64_t>(gbyte * 8e9));
+    // The transport charges the bytes on the wire, flags included: the rate in wire bytes.
+    run->channelRate = DataRate(static_cast<uint64_t>(gbyte * 8e9 / p->GetWireEfficiency()));
 }
 
 std::string
@@ -548,6 +549,10 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
     const CollectiveAlgorithm algorithm = how.algorithm;
     CollectiveSplit split = GetSplit();
     split.numChannels = std::max<uint32_t>(how.channels, 1);
+    if (m_endpoint)
+    {
+        split.chunkBytes = m_endpoint->GetProtocol(how.protocol)->GetChunkBytes();
+    }
     const auto& ranks = call.ranks;
     const uint64_t bytes = call.bytes;
     const uint32_t rootPos = std::find(ranks.begin(), ranks.end(), call.root) - ranks.begin();

@@ -128,7 +128,15 @@ NcclProtocol::AddCostAttributes(TypeId tid, const Costs& d)
                       "(NCCL_*_THREAD_THRESHOLD)",
                       UintegerValue(d.threadThreshold),
                       MakeUintegerAccessor(&NcclProtocol::m_threadThreshold),
-                      MakeUintegerChecker<uint32_t>(1));
+                      MakeUintegerChecker<uint32_t>(1))
+        .AddAttribute("ChunkBytes",
+                      "Largest ring/chain piece: a hop forwards a piece once it holds all of "
+                      "it.  Simple forwards whole steps (NCCL's 4 MiB buffer / NCCL_STEPS 8); "
+                      "LL and LL128 forward each line as its flag arrives, so their pieces are "
+                      "kept small against a channel's rate x the hop latency",
+                      UintegerValue(d.chunkBytes),
+                      MakeUintegerAccessor(&NcclProtocol::m_chunkBytes),
+                      MakeUintegerChecker<uint64_t>(1));
 }
 
 NcclProtocol::NcclProtocol()
@@ -137,7 +145,8 @@ NcclProtocol::NcclProtocol()
       m_max_gbyte_per_s(0),
       m_maxNet_gbyte_per_s(0),
       m_threads(512),
-      m_threadThreshold(64)
+      m_threadThreshold(64),
+      m_chunkBytes(512 * 1024)
 {
 }
 
@@ -220,6 +229,12 @@ NcclProtocol::GetThreadThresholdBytes() const
     return m_threadThreshold;
 }
 
+uint64_t
+NcclProtocol::GetChunkBytes() const
+{
+    return m_chunkBytes;
+}
+
 // Defaults: NCCL src/graph/tuning.cc (ncclTunerConstantsDefaults, Hopper rows, one or two
 // nodes) and src/include/device.h, comm.h (threads, thread thresholds).  Other GPU
 // generations are NcclEndpoint presets.
@@ -232,7 +247,7 @@ NcclLlProtocol::GetTypeId()
                               .SetParent<NcclProtocol>()
                               .SetGroupName("AiFabric")
                               .AddConstructor<NcclLlProtocol>(),
-                          Costs{6.6, 6.8, 0.6, 2.7, 0.6, 5.0, 0, 0, 141.0, 39.0, 512, 8});
+                          Costs{6.6, 6.8, 0.6, 2.7, 0.6, 5.0, 0, 0, 141.0, 39.0, 512, 8, 8 * 1024});
     return tid;
 }
 
@@ -251,12 +266,12 @@ NcclLlProtocol::WireBytes(uint64_t payloadBytes) const
 TypeId
 NcclLl128Protocol::GetTypeId()
 {
-    static TypeId tid =
-        AddCostAttributes(TypeId("ns3::NcclLl128Protocol")
-                              .SetParent<NcclProtocol>()
-                              .SetGroupName("AiFabric")
-                              .AddConstructor<NcclLl128Protocol>(),
-                          Costs{14.0, 14.0, 1.9, 4.0, 1.25, 8.5, 36.7, 36.7, 0, 0, 640, 8});
+    static TypeId tid = AddCostAttributes(
+        TypeId("ns3::NcclLl128Protocol")
+            .SetParent<NcclProtocol>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<NcclLl128Protocol>(),
+        Costs{14.0, 14.0, 1.9, 4.0, 1.25, 8.5, 36.7, 36.7, 0, 0, 640, 8, 64 * 1024});
     return tid;
 }
 
@@ -275,12 +290,12 @@ NcclLl128Protocol::WireBytes(uint64_t payloadBytes) const
 TypeId
 NcclSimpleProtocol::GetTypeId()
 {
-    static TypeId tid =
-        AddCostAttributes(TypeId("ns3::NcclSimpleProtocol")
-                              .SetParent<NcclProtocol>()
-                              .SetGroupName("AiFabric")
-                              .AddConstructor<NcclSimpleProtocol>(),
-                          Costs{8.4, 8.4, 3.4, 14.0, 4.0, 14.0, 0, 38.7, 0, 0, 512, 64});
+    static TypeId tid = AddCostAttributes(
+        TypeId("ns3::NcclSimpleProtocol")
+            .SetParent<NcclProtocol>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<NcclSimpleProtocol>(),
+        Costs{8.4, 8.4, 3.4, 14.0, 4.0, 14.0, 0, 38.7, 0, 0, 512, 64, 512 * 1024});
     return tid;
 }
 

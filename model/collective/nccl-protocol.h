@@ -71,6 +71,8 @@ class NcclProtocol : public Object
     /// NCCL's threads per channel and per-thread threshold (enqueue.cc channel tuning).
     uint32_t GetThreadsPerChannel() const;
     uint32_t GetThreadThresholdBytes() const;
+    /// Bytes of a ring/chain piece: the unit the simulator stores and forwards per hop.
+    uint64_t GetChunkBytes() const;
 
     /// The cost figures of a protocol; each subclass declares them as its own attributes
     /// (AddCostAttributes) so that each has its own NCCL defaults.
@@ -88,6 +90,7 @@ class NcclProtocol : public Object
         double maxNet_gbyte_per_s;
         uint32_t threads;
         uint32_t threadThreshold;
+        uint64_t chunkBytes;
     };
 
     /// GB/s a rank's channels reach together in this protocol on \p nodes nodes; 0 = no limit.
@@ -111,6 +114,7 @@ class NcclProtocol : public Object
     double m_maxNet_gbyte_per_s;
     uint32_t m_threads;
     uint32_t m_threadThreshold;
+    uint64_t m_chunkBytes;
 };
 
 /// LL: 16-byte FIFO lines of two 4-byte data words, each with its 4-byte flag

@@ -1,0 +1,366 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// The GPU/NCCL endpoint model: each protocol's cost on two ranks against latency + bytes /
+// effective bandwidth, the tuner's crossovers against its own predicted-time formula, the
+// GPU's endpoint rates (NVLink stores, the HCA behind PCIe), the overrides' refusals, and
+// the ideal set as the physics-only model.
+
+#include "ns3/boolean.h"
+#include "ns3/cluster-helper.h"
+#include "ns3/collective-engine.h"
+#include "ns3/config.h"
+#include "ns3/gpu-endpoint-set.h"
+#include "ns3/names.h"
+#include "ns3/nccl-endpoint.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <gtest/gtest.h>
+#include <iostream>
+#include <memory>
+
+using namespace ns3;
+
+namespace
+{
+constexpr uint64_t MiB = 1 << 20;
+
+class NcclEndpointTest : public ::testing::Test
+{
+  protected:
+    void TearDown() override
+    {
+        Simulator::Destroy();
+        Config::Reset();
+        Names::Clear();
+    }
+
+    // dgx-h100 servers with the h100 endpoint (or \p endpoint), a transport and an engine.
+    struct Fabric
+    {
+        explicit Fabric(uint32_t servers, const std::string& endpoint = "auto")
+        {
+            ClusterConfig c;
+            EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
+            c.servers = servers;
+            c.endpoint = endpoint;
+            cluster = std::make_unique<ClusterHelper>(c);
+            cluster->SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
+            EXPECT_EQ(cluster->TryBuild(), "");
+            transport = cluster->InstallTransport("world");
+            engine = cluster->InstallCollectiveEngine(transport);
+        }
+
+        // Runs one call to completion: its result.
+        CollectiveResult Run(CollectiveKind kind,
+                             std::vector<uint32_t> ranks,
+                             uint64_t bytes,
+                             CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto)
+        {
+            CollectiveCall call;
+            call.kind = kind;
+            call.algorithm = algorithm;
+            call.ranks = std::move(ranks);
+            call.bytes = bytes;
+            CollectiveResult result;
+            engine->Start(call,
+                          CollectiveEngine::DoneCallback(
+                              [&result](const CollectiveResult& r) { result = r; }));
+            Simulator::Run();
+            return result;
+        }
+
+        std::unique_ptr<ClusterHelper> cluster;
+        Ptr<GpuTransport> transport;
+        Ptr<CollectiveEngine> engine;
+    };
+};
+
+// Between two clusters of one test: ns-3's names and events start afresh.
+void
+Reset()
+{
+    Simulator::Destroy();
+    Names::Clear();
+}
+
+double
+Us(const CollectiveResult& r)
+{
+    return (r.end - r.start).GetSeconds() * 1e6;
+}
+
+// Two GPUs of one dgx-h100, one channel, allgather of 8 MiB: each rank receives 4 MiB in one
+// step.  Time = base latency + one NVLink hop + 4 MiB / the rate that binds:
+//   LL     6.6 + 0.6 us, 141 GB/s (llMaxBws; its 2x wire bytes, 282 GB/s, fit the 370.8 GB/s
+//          NVLink endpoint)                                   = 36.9 us
+//   LL128 14.0 + 1.9 us, 36.7 GB/s per channel (perChMaxRingLL128Bws) = 130.2 us
+//   Simple 8.4 + 3.4 us, the endpoint's 18 x 20.6 GB/s = 370.8 GB/s    = 23.1 us
+// Tolerance 3 % + 1 us: the wire's own latency and the last piece's serialisation.
+TEST_F(NcclEndpointTest, EachProtocolOnTwoRanksIsLatencyPlusBytesOverItsBandwidth)
+{
+    struct Case
+    {
+        const char* proto;
+        double latency_us;
+        double gbyte_per_s;
+    };
+
+    for (const Case& c : {Case{"LL", 6.6 + 0.6, 141.0},
+                          Case{"LL128", 14.0 + 1.9, 36.7},
+                          Case{"Simple", 8.4 + 3.4, 370.8}})
+    {
+        SCOPED_TRACE(c.proto);
+        Fabric f(1);
+        Ptr<NcclEndpoint> e = f.engine->GetEndpoint();
+        ASSERT_TRUE(e);
+        e->SetAttribute("Protocols", StringValue(c.proto));
+        e->SetAttribute("MinChannels", UintegerValue(1));
+        e->SetAttribute("MaxChannels", UintegerValue(1));
+        const uint64_t n = 8 * MiB;
+        const CollectiveResult r = f.Run(CollectiveKind::AllGather, {0, 1}, n);
+        EXPECT_EQ(r.protocol, CanonicalCollectiveName(c.proto));
+        EXPECT_EQ(r.channels, 1u);
+        const double model_us = c.latency_us + (n / 2) / (c.gbyte_per_s * 1e3);
+        std::cout << "[endpoint] " << c.proto << " 2 ranks 8 MiB allgather: " << Us(r)
+                  << " us, model " << model_us << " us\n";
+        EXPECT_NEAR(Us(r), model_us, 0.03 * model_us + 1.0);
+        Reset();
+    }
+}
+
+// The tuner picks the protocol with the smallest latency + bytes / bandwidth.  For the 8-GPU
+// ring allreduce the two crossovers follow from its own figures, S* = (lat_b - lat_a) /
+// (1 / bw_a - 1 / bw_b) with algbw = busbw / 1.75: Choose must pick a below S* and b above
+// (1 % either side), and at S* both predictions agree to 0.1 %.
+TEST_F(NcclEndpointTest, TunerCrossoversFollowItsPredictedTimes)
+{
+    Ptr<NcclEndpoint> e = MakeNcclEndpoint([] {
+        GpuEndpointSet s;
+        EXPECT_TRUE(FindGpuEndpointSet("h100", s));
+        return s;
+    }());
+    ASSERT_TRUE(e);
+    NcclTuneInput in;
+    in.kind = CollectiveKind::AllReduce;
+    in.ranks = 8;
+    in.nodes = 1;
+    in.intra_gbyte_per_s = 370.8;
+    in.runnable = {CollectiveAlgorithm::Ring};
+    using P = NcclProtocolId;
+    for (auto [a, b] : {std::pair<P, P>{P::Ll, P::Ll128}, std::pair<P, P>{P::Ll128, P::Simple}})
+    {
+        const double la = e->PredictLatency_us(in, CollectiveAlgorithm::Ring, a);
+        const double lb = e->PredictLatency_us(in, CollectiveAlgorithm::Ring, b);
+        const double ba =
+            e->PredictBusBandwidth_gbyte_per_s(in, CollectiveAlgorithm::Ring, a) / 1.75;
+        const double bb =
+            e->PredictBusBandwidth_gbyte_per_s(in, CollectiveAlgorithm::Ring, b) / 1.75;
+        ASSERT_GT(lb, la);
+        ASSERT_GT(bb, ba);
+        const double s = (lb - la) / (1 / (ba * 1e3) - 1 / (bb * 1e3)); // bytes
+        in.bytes = static_cast<uint64_t>(s);
+        EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Ring, a),
+                    e->PredictTime_us(in, CollectiveAlgorithm::Ring, b),
+                    1e-3 * e->PredictTime_us(in, CollectiveAlgorithm::Ring, a));
+        in.bytes = static_cast<uint64_t>(0.99 * s);
+        EXPECT_EQ(e->Choose(in).protocol, a) << NcclProtocolName(a) << " below " << s << " B";
+        in.bytes = static_cast<uint64_t>(1.01 * s);
+        EXPECT_EQ(e->Choose(in).protocol, b) << NcclProtocolName(b) << " above " << s << " B";
+    }
+    // Channels: NCCL drops one while bytes < channels x threads x threshold: Simple (512
+    // threads x 64 B) keeps all 32 from 1 MiB, 4 at 128 KiB; the floor is MinChannels.
+    EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, P::Simple, MiB, 8), 32u);
+    EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, P::Simple, 128 * 1024, 8), 4u);
+    EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, P::Simple, 8, 8), 1u);
+    EXPECT_EQ(e->Channels(CollectiveAlgorithm::Nvls, P::Simple, 8, 8), 16u);
+}
+
+// The HCA sits behind PCIe Gen5 x16, 48 GB/s in NCCL's topology model: one rank's 256 MiB to
+// a GPU of the other server cannot complete faster than 256 MiB / 48 GB/s = 5592 us, where
+// the NDR wire alone (ideal set) moves it in 256 MiB x 4122/4096 / 50 GB/s = 5402 us.
+// Tolerance 1 % on each.
+TEST_F(NcclEndpointTest, NicBehindPcieCapsAGpusNetworkRate)
+{
+    const uint64_t n = 256 * MiB;
+    for (auto [endpoint, gbyte] : {std::pair<const char*, double>{"h100", 48.0},
+                                   std::pair<const char*, double>{"ideal", 50.0 * 4096 / 4122}})
+    {
+        SCOPED_TRACE(endpoint);
+        Fabric f(2, endpoint);
+        bool done = false;
+        Time end;
+        f.transport->SendMessage(0,
+                                 8,
+                                 n,
+                                 GpuTransport::DoneCallback(),
+                                 GpuTransport::DoneCallback([&done, &end]() {
+                                     done = true;
+                                     end = Simulator::Now();
+                                 }));
+        Simulator::Run();
+        ASSERT_TRUE(done);
+        const double model_us = n / (gbyte * 1e3);
+        std::cout << "[endpoint] " << endpoint
+                  << " 256 MiB over InfiniBand: " << end.GetSeconds() * 1e6 << " us, model "
+                  << model_us << " us\n";
+        EXPECT_NEAR(end.GetSeconds() * 1e6, model_us, 0.01 * model_us);
+        Reset();
+    }
+}
+
+// The SMs drive NVLink at 20.6 GB/s per link (NCCL SM90_NVLINK_BW): a 1 GiB ring allreduce
+// over 8 GPUs levels off at 18 x 20.6 = 370.8 GB/s busbw, not the 423 GB/s of payload the
+// links carry (ideal set).  Within -3 % / +0.5 % of each.
+TEST_F(NcclEndpointTest, RingBusBandwidthStopsAtTheGpusNvlinkRate)
+{
+    for (auto [endpoint, gbyte] : {std::pair<const char*, double>{"h100", 370.8},
+                                   std::pair<const char*, double>{"ideal", 423.5}})
+    {
+        SCOPED_TRACE(endpoint);
+        Fabric f(1, endpoint);
+        const CollectiveResult r = f.Run(CollectiveKind::AllReduce,
+                                         {0, 1, 2, 3, 4, 5, 6, 7},
+                                         256 * MiB,
+                                         CollectiveAlgorithm::Ring);
+        std::cout << "[endpoint] " << endpoint << " ring 256 MiB busbw " << r.busbw_gbyte_per_s
+                  << " GB/s\n";
+        EXPECT_GT(r.busbw_gbyte_per_s, 0.97 * gbyte);
+        EXPECT_LT(r.busbw_gbyte_per_s, 1.005 * gbyte);
+        Reset();
+    }
+}
+
+// A small allreduce costs NCCL's base latency plus one hop latency per ring step: 8 GPUs,
+// ring LL, 2 x 7 steps: 6.6 + 14 x 0.6 = 15.0 us (plus 14 wire hops of ~0.1 us: tolerance
+// +2 us); the ideal set has no such floor (below 2 us).
+TEST_F(NcclEndpointTest, SmallAllReduceHasTheProtocolsLatencyFloor)
+{
+    Fabric f(1);
+    f.engine->GetEndpoint()->SetAttribute("Algorithms", StringValue("Ring"));
+    const CollectiveResult r = f.Run(CollectiveKind::AllReduce, {0, 1, 2, 3, 4, 5, 6, 7}, 8);
+    EXPECT_EQ(r.algorithm, "ring");
+    EXPECT_EQ(r.protocol, "ll");
+    std::cout << "[endpoint] 8 B ring allreduce: " << Us(r) << " us\n";
+    EXPECT_GT(Us(r), 15.0);
+    EXPECT_LT(Us(r), 17.0);
+    Reset();
+    Fabric ideal(1, "ideal");
+    EXPECT_FALSE(ideal.engine->GetEndpoint());
+    const CollectiveResult i = ideal.Run(CollectiveKind::AllReduce,
+                                         {0, 1, 2, 3, 4, 5, 6, 7},
+                                         8,
+                                         CollectiveAlgorithm::Ring);
+    EXPECT_EQ(i.protocol, "ideal");
+    EXPECT_LT(Us(i), 2.0);
+}
+
+// NCCL's overrides are refused as NCCL refuses them, naming the variable.
+TEST_F(NcclEndpointTest, OverridesAreRefusedNamingTheVariable)
+{
+    struct Case
+    {
+        const char* preset;
+        ClusterConfig::NcclEnvironment env;
+        const char* field;
+        const char* message;
+    };
+
+    auto env = [](auto edit) {
+        ClusterConfig::NcclEnvironment e;
+        edit(e);
+        return e;
+    };
+    const std::vector<Case> cases = {
+        {"dgx-h100", env([](auto& e) { e.algo = "Ring,Butterfly"; }), "NCCL_ALGO", "Butterfly"},
+        {"dgx-h100", env([](auto& e) { e.proto = "LL256"; }), "NCCL_PROTO", "LL256"},
+        {"dgx-h100", env([](auto& e) { e.algo = "ring;tree"; }), "NCCL_ALGO", "prefix"},
+        {"dgx-h100", env([](auto& e) { e.nvlsEnable = "yes"; }), "NCCL_NVLS_ENABLE", "0, 1 or 2"},
+        {"dgx-h100", env([](auto& e) { e.collNet = "1"; }), "NCCL_COLLNET_ENABLE", "SHARP"},
+        {"dgx-h100",
+         env([](auto& e) {
+             e.minChannels = "16";
+             e.maxChannels = "8";
+         }),
+         "NCCL_MIN_NCHANNELS",
+         "above NCCL_MAX_NCHANNELS"},
+        {"dgx-h100", env([](auto& e) { e.maxChannels = "65"; }), "NCCL_MAX_NCHANNELS", "1-64"},
+    };
+    for (const Case& c : cases)
+    {
+        SCOPED_TRACE(c.message);
+        ClusterConfig config;
+        ASSERT_EQ(config.ApplyPreset(c.preset), "");
+        config.nccl = c.env;
+        std::string field;
+        const std::string error = config.Validate(&field);
+        EXPECT_EQ(field, c.field) << error;
+        EXPECT_NE(error.find(c.message), std::string::npos) << error;
+    }
+    // NVLS on A100 (NVSwitch gen2): the fabric cannot run it.
+    ClusterConfig a100;
+    ASSERT_EQ(a100.ApplyPreset("dgx-a100"), "");
+    a100.servers = 1;
+    a100.nccl.algo = "NVLS";
+    ASSERT_EQ(a100.Validate(), "");
+    ClusterHelper cluster(a100);
+    ASSERT_EQ(cluster.TryBuild(), "");
+    Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(cluster.InstallTransport());
+    CollectiveCall call;
+    call.ranks = {0, 1, 2, 3, 4, 5, 6, 7};
+    call.bytes = MiB;
+    try
+    {
+        engine->Resolve(call);
+        ADD_FAILURE() << "NCCL_ALGO=NVLS resolved on a dgx-a100";
+    }
+    catch (const CollectiveError& e)
+    {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("NCCL_ALGO=\"NVLS\""), std::string::npos) << what;
+        EXPECT_NE(what.find("NVSwitch gen3"), std::string::npos) << what;
+    }
+}
+
+// NCCL's list syntax: a per-function prefix after the first entry, "^" negates.
+TEST_F(NcclEndpointTest, AlgorithmListFollowsNcclSyntax)
+{
+    Ptr<NcclEndpoint> e = CreateObject<NcclEndpoint>();
+    e->SetAttribute("Algorithms", StringValue("ring,tree;allreduce:^ring"));
+    EXPECT_EQ(e->CheckOverrides(), "");
+    EXPECT_TRUE(e->AlgorithmEnabled(CollectiveKind::Broadcast, CollectiveAlgorithm::Ring));
+    EXPECT_FALSE(e->AlgorithmEnabled(CollectiveKind::Broadcast, CollectiveAlgorithm::Nvls));
+    EXPECT_FALSE(e->AlgorithmEnabled(CollectiveKind::AllReduce, CollectiveAlgorithm::Ring));
+    EXPECT_TRUE(e->AlgorithmEnabled(CollectiveKind::AllReduce, CollectiveAlgorithm::Nvls));
+    // Point-to-point schedules are not NCCL algorithms: always allowed.
+    EXPECT_TRUE(e->AlgorithmEnabled(CollectiveKind::AllToAll, CollectiveAlgorithm::Direct));
+}
+
+// Each generation's set names its figures; ideal is no endpoint at all.
+TEST_F(NcclEndpointTest, GenerationSets)
+{
+    GpuEndpointSet s;
+    ASSERT_TRUE(FindGpuEndpointSet("ideal", s));
+    EXPECT_TRUE(s.ideal);
+    EXPECT_FALSE(MakeNcclEndpoint(s));
+    ASSERT_TRUE(FindGpuEndpointSet("b200", s));
+    EXPECT_DOUBLE_EQ(s.nvlinkPerLink_gbyte_per_s, 40.1);
+    EXPECT_EQ(MakeNcclEndpoint(s)->GetNvlsChannels(), 24u);
+    EXPECT_FALSE(FindGpuEndpointSet("tpu", s));
+    ClusterConfig c;
+    for (auto [preset, set] : {std::pair<const char*, const char*>{"dgx-a100", "a100"},
+                               {"dgx-h100", "h100"},
+                               {"dgx-b200", "b200"},
+                               {"gb200-nvl72", "b200"}})
+    {
+        ASSERT_EQ(c.ApplyPreset(preset), "");
+        EXPECT_EQ(c.GetEndpointSet().name, set) << preset;
+    }
+    c.endpoint = "h200";
+    std::string field;
+    EXPECT_NE(c.Validate(&field).find("unknown endpoint 'h200'"), std::string::npos);
+    EXPECT_EQ(field, "endpoint");
+}
+} // namespace
