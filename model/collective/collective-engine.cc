@@ -3,6 +3,7 @@
  */
 #include "ns3/collective-engine.h"
 
+#include "ns3/boolean.h"
 #include "ns3/collective-bandwidth.h"
 #include "ns3/log.h"
 #include "ns3/results-database.h"
@@ -109,6 +110,22 @@ CollectiveEngine::GetTypeId()
                           UintegerValue(16),
                           MakeUintegerAccessor(&CollectiveEngine::m_treeMinRanks),
                           MakeUintegerChecker<uint32_t>(2))
+            .AddAttribute("HierarchicalPipeline",
+                          "Hierarchical allreduce pipelined per slice (one loop of the "
+                          "intra-domain ring): slice k's network phase waits only for slice "
+                          "k's reduce-scatter, as NCCL's multi-level algorithms; false: the "
+                          "three phases one after the other",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&CollectiveEngine::m_hierarchicalPipeline),
+                          MakeBooleanChecker())
+            .AddAttribute("RingsAcrossDomains",
+                          "A ring over several NVLink domains is one ring per channel, each "
+                          "entering and leaving the domains at a local index rotated by the "
+                          "channel (NCCL's ring graphs), so the channels cross between "
+                          "domains on different HCAs; false: every channel in group order",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&CollectiveEngine::m_ringsAcrossDomains),
+                          MakeBooleanChecker())
             .AddAttribute("FirstCollectiveId",
                           "Id of the first collective (collectives.coll_id)",
                           UintegerValue(0),
@@ -134,6 +151,8 @@ CollectiveEngine::CollectiveEngine()
       m_nvlsMinRanks(5),
       m_treeMaxBytes(1024 * 1024),
       m_treeMinRanks(16),
+      m_hierarchicalPipeline(false),
+      m_ringsAcrossDomains(false),
       m_nextId(0)
 {
 }
@@ -383,12 +402,21 @@ CollectiveEngine::Build(const CollectiveCall& call, CollectiveAlgorithm algorith
     const auto& ranks = call.ranks;
     const uint64_t bytes = call.bytes;
     const uint32_t rootPos = std::find(ranks.begin(), ranks.end(), call.root) - ranks.begin();
+    ChannelRings rings;
+    if (m_ringsAcrossDomains && algorithm == Algo::Ring)
+    {
+        const auto domains = Domains(call);
+        if (domains.size() >= 2)
+        {
+            rings = RingsAcrossDomains(domains, split.numChannels);
+        }
+    }
     switch (call.kind)
     {
     case CollectiveKind::AllReduce:
         if (algorithm == Algo::Ring)
         {
-            RingAllReduce(s, ranks, bytes, split, {});
+            RingAllReduce(s, ranks, bytes, split, {}, rings);
         }
         else if (algorithm == Algo::Tree)
         {
@@ -400,6 +428,15 @@ CollectiveEngine::Build(const CollectiveCall& call, CollectiveAlgorithm algorith
         {
             HalvingDoublingAllReduce(s, ranks, bytes, split, {});
         }
+        else if (algorithm == Algo::Hierarchical && m_hierarchicalPipeline)
+        {
+            PipelinedHierarchicalAllReduce(s,
+                                           Domains(call),
+                                           bytes,
+                                           split,
+                                           RingDomainReduceScatter(),
+                                           RingDomainAllGather());
+        }
         else if (algorithm == Algo::Hierarchical)
         {
             HierarchicalAllReduce(s, Domains(call), bytes, split);
@@ -408,7 +445,7 @@ CollectiveEngine::Build(const CollectiveCall& call, CollectiveAlgorithm algorith
     case CollectiveKind::AllGather:
         if (algorithm == Algo::Ring)
         {
-            RingAllGather(s, ranks, bytes, split, {});
+            RingAllGather(s, ranks, bytes, split, {}, rings);
         }
         else
         {
@@ -418,7 +455,7 @@ CollectiveEngine::Build(const CollectiveCall& call, CollectiveAlgorithm algorith
     case CollectiveKind::ReduceScatter:
         if (algorithm == Algo::Ring)
         {
-            RingReduceScatter(s, ranks, bytes, split, {});
+            RingReduceScatter(s, ranks, bytes, split, {}, rings);
         }
         else
         {
