@@ -137,9 +137,7 @@ CollectiveCostModel::PipelinedHierarchicalAllReduce(const CollectiveCostModel& i
         return intra.RingReduceScatter(l, bytes) + intra.RingAllGather(l, bytes);
     };
     auto interTime = [&](double bytes) { return inter.RingAllReduce(numDomains, bytes / l); };
-    const double tIntra = intraTime(n);
-    const double tInter = interTime(n);
-    return tIntra >= tInter ? tIntra + interTime(n / k) : tInter + intraTime(n / k);
+    return std::max(intraTime(n), interTime(n) + intraTime(n / k));
 }
 
 double

@@ -84,9 +84,10 @@ class CollectiveCostModel
      * HierarchicalAllReduce pipelined in slices of \p sliceBytes.  The two intra-domain
      * phases load the same links of every rank, so their times add (T_intra = reduce-scatter
      * + all-gather of n); the network phase (T_inter, allreduce of n/L per rail) runs beside
-     * them on the HCAs.  Pipelined over K = ceil(n / sliceBytes) slices, the time is the busier
-     * resource's plus one slice of the other (the first slice's before the bottleneck is fed,
-     * or the last one's after it drained): max(T_intra, T_inter) + T_other(n/K).
+     * them on the HCAs, bracketed by one slice of the intra phases (the first slice's
+     * reduce-scatter before it can start, the last slice's all-gather after it ended).  With
+     * K = ceil(n / sliceBytes): max(T_intra(n), T_inter(n) + T_intra(n/K)).  When T_intra is
+     * the larger, the network phase of a slice hides behind the intra phases of others.
      */
     static double PipelinedHierarchicalAllReduce(const CollectiveCostModel& intra,
                                                  const CollectiveCostModel& inter,
