@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <gtest/gtest.h>
 #include <map>
+#include <numeric>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -620,6 +621,41 @@ TEST_F(CollectiveTest, RingsAcrossDomainsUseEveryUplink)
             CollectiveCostModel::RingAllReduceAcrossDomains(Model(kFast), Model(kSlow), 8, 4, 1, n),
         0.25,
         0.01);
+}
+
+TEST_F(CollectiveTest, PipelinedAndRotatedSchedulesMoveTheSameBytes)
+{
+    // Whatever the size (none, one element, a short last slice of 2 MiB slices), the
+    // pipelined hierarchical schedule hands every rank exactly the bytes of the unpipelined
+    // one, and the rings across domains move as many bytes in all as the group-order ring
+    // (2(p−1) hops of every piece), and both run to completion.
+    TwoDomains(true);
+    CollectiveSpec spec;
+    spec.kind = "allreduce";
+    spec.ranks = Ranks(8);
+    for (uint64_t n : {uint64_t(0), uint64_t(4), 5 * MiB + 12})
+    {
+        spec.bytes = n;
+        spec.algorithm = "hierarchical";
+        engine->SetAttribute("HierarchicalPipeline", BooleanValue(false));
+        const auto plain = engine->BuildSchedule(spec).GetRxBytesPerRank();
+        engine->SetAttribute("HierarchicalPipeline", BooleanValue(true));
+        EXPECT_EQ(engine->BuildSchedule(spec).GetRxBytesPerRank(), plain) << n;
+        spec.algorithm = "ring";
+        engine->SetAttribute("NumChannels", UintegerValue(3));
+        engine->SetAttribute("RingsAcrossDomains", BooleanValue(false));
+        const auto flat = engine->BuildSchedule(spec).GetRxBytesPerRank();
+        engine->SetAttribute("RingsAcrossDomains", BooleanValue(true));
+        const auto rotated = engine->BuildSchedule(spec).GetRxBytesPerRank();
+        EXPECT_EQ(std::accumulate(rotated.begin(), rotated.end(), uint64_t(0)),
+                  std::accumulate(flat.begin(), flat.end(), uint64_t(0)))
+            << n;
+    }
+    const CollectiveResult r = Run("allreduce", "ring", 8, 5 * MiB + 12);
+    EXPECT_GT(r.messages, 0u);
+    engine->SetAttribute("NumChannels", UintegerValue(1));
+    const CollectiveResult h = Run("allreduce", "hierarchical", 8, 5 * MiB + 12);
+    EXPECT_GT(h.messages, 0u);
 }
 
 TEST(CollectiveRings, AcrossDomainsRotateTheCrossings)

@@ -705,6 +705,21 @@ RingSendRecv(CollectiveSchedule& s,
     return Exits(s, ranks, recv, entry);
 }
 
+namespace
+{
+// The rail of local index i: rank i of every domain.
+std::vector<uint32_t>
+Rail(const std::vector<std::vector<uint32_t>>& domains, uint32_t i)
+{
+    std::vector<uint32_t> rail;
+    for (const auto& d : domains)
+    {
+        rail.push_back(d[i]);
+    }
+    return rail;
+}
+} // namespace
+
 PerRank
 HierarchicalAllReduce(CollectiveSchedule& s,
                       const std::vector<std::vector<uint32_t>>& domains,
@@ -727,14 +742,12 @@ HierarchicalAllReduce(CollectiveSchedule& s,
     std::vector<PerRank> phase2(numDomains, PerRank(local));
     for (uint32_t i = 0; i < local; ++i)
     {
-        std::vector<uint32_t> rail(numDomains);
         PerRank entry(numDomains);
         for (uint32_t d = 0; d < numDomains; ++d)
         {
-            rail[d] = domains[d][i];
             entry[d] = phase1[d][i];
         }
-        const PerRank out = RingAllReduce(s, rail, owned[i], split, entry);
+        const PerRank out = RingAllReduce(s, Rail(domains, i), owned[i], split, entry);
         for (uint32_t d = 0; d < numDomains; ++d)
         {
             phase2[d][i] = out[d];
@@ -748,21 +761,6 @@ HierarchicalAllReduce(CollectiveSchedule& s,
     }
     return exits;
 }
-
-namespace
-{
-// The rail of local index i: rank i of every domain.
-std::vector<uint32_t>
-Rail(const std::vector<std::vector<uint32_t>>& domains, uint32_t i)
-{
-    std::vector<uint32_t> rail;
-    for (const auto& d : domains)
-    {
-        rail.push_back(d[i]);
-    }
-    return rail;
-}
-} // namespace
 
 DomainPhase
 RingDomainReduceScatter()
