@@ -140,12 +140,12 @@ TEST_F(CollectiveBenchTest, HierarchicalAllReduceBoundedByInfinibandRails)
     }
 }
 
-// The same with HierarchicalPipeline: slices of one NVLink ring loop (8 x 512 KiB = 4 MiB,
-// 32 slices).  Reduce-scatter and all-gather share the GPUs' NVLink ports, 2 x 277 us; the
-// rails' allreduce of n/8 (339 us, plus one slice of each NVLink phase before and after it)
-// runs beside them, so the NVLink phases bound the time: max(T_nvlink, T_ib + T_nvlink(n/K))
-// ≈ 555 us (CollectiveCostModel::PipelinedHierarchicalAllReduce), within 3%; the phases'
-// sum (894 us, the unpipelined schedule) is over 25% longer.
+// The same with HierarchicalPipeline: slices of one NVLink ring loop (8 x 128 KiB = 1 MiB,
+// HierarchicalChunkBytes, 128 slices).  Reduce-scatter and all-gather share the GPUs' NVLink ports,
+// 2 x 277 us; the rails' allreduce of n/8 (339 us, plus one slice of each NVLink phase before and
+// after it) runs beside them, so the NVLink phases bound the time: max(T_nvlink, T_ib +
+// T_nvlink(n/K)) ≈ 554 us (CollectiveCostModel::PipelinedHierarchicalAllReduce), within 3%; the
+// phases' sum (894 us, the unpipelined schedule) is over 25% longer.
 TEST_F(CollectiveBenchTest, PipelinedHierarchicalAtTheMaxOfItsPhases)
 {
     Bench b(2);
@@ -154,8 +154,9 @@ TEST_F(CollectiveBenchTest, PipelinedHierarchicalAtTheMaxOfItsPhases)
     const CollectiveBenchRow h = b.Run("allreduce", "hierarchical", n);
     const CollectiveCostModel nv = b.NvLinkModel();
     const CollectiveCostModel ib = b.IbModel(0, 8);
+    const double slice = 8.0 * CollectiveBuild::HierarchicalChunkBytes(n, 8, 128 * 1024);
     const double model_us =
-        CollectiveCostModel::PipelinedHierarchicalAllReduce(nv, ib, 8, 2, n, 4.0 * MiB) * 1e6;
+        CollectiveCostModel::PipelinedHierarchicalAllReduce(nv, ib, 8, 2, n, slice) * 1e6;
     const double sum_us = CollectiveCostModel::HierarchicalAllReduce(nv, ib, 8, 2, n) * 1e6;
     std::cout << "[bench] 2 x dgx-h100 pipelined hierarchical 128 MiB sim_us=" << h.time_us
               << " model_us=" << model_us << " unpipelined_model_us=" << sum_us

@@ -553,12 +553,12 @@ TEST_F(CollectiveTest, HierarchicalBoundByInterDomainLinks)
 TEST_F(CollectiveTest, PipelinedHierarchicalAtTheMaxOfItsPhases)
 {
     // HierarchicalPipeline: slices of one intra-domain ring loop (1 channel x 4 ranks x
-    // 512 KiB = 2 MiB, 32 slices of 64 MiB).  The intra-domain reduce-scatter and all-gather
-    // share each rank's 100 Gb/s link, T_intra = 2(3α + ¾nβ); the network phase T_inter =
-    // 2α' + ½(n/4)β' runs beside them on the uplinks, after one slice's reduce-scatter and
-    // before one slice's all-gather.  25 Gb/s uplinks (β' = 4β): T_intra = 1.5nβ > T_inter =
-    // nβ; 10 Gb/s: T_inter = 2.5nβ is the longer.  Model: max(T_intra, T_inter + one slice of
-    // T_intra) (CollectiveCostModel::PipelinedHierarchicalAllReduce), within 3%; the
+    // HierarchicalChunkBytes 128 KiB = 512 KiB, 128 slices of 64 MiB).  The intra-domain
+    // reduce-scatter and all-gather share each rank's 100 Gb/s link, T_intra = 2(3α + ¾nβ); the
+    // network phase T_inter = 2α' + ½(n/4)β' runs beside them on the uplinks, after one slice's
+    // reduce-scatter and before one slice's all-gather.  25 Gb/s uplinks (β' = 4β): T_intra = 1.5nβ
+    // > T_inter = nβ; 10 Gb/s: T_inter = 2.5nβ is the longer.  Model: max(T_intra, T_inter + one
+    // slice of T_intra) (CollectiveCostModel::PipelinedHierarchicalAllReduce), within 3%; the
     // unpipelined schedule (the sum, 2.5nβ or 4nβ) is over 25% slower.
     const uint64_t n = 64 * MiB;
     for (const DataRate& uplink : {kSlow, DataRate("10Gbps")})
@@ -572,7 +572,7 @@ TEST_F(CollectiveTest, PipelinedHierarchicalAtTheMaxOfItsPhases)
                                                                                  4,
                                                                                  2,
                                                                                  n,
-                                                                                 2.0 * MiB);
+                                                                                 512.0 * 1024);
         const double sum =
             CollectiveCostModel::HierarchicalAllReduce(Model(kFast), Model(uplink), 4, 2, n);
         std::cout << "[model] pipelined hierarchical uplink=" << uplink.GetBitRate()
@@ -625,7 +625,7 @@ TEST_F(CollectiveTest, RingsAcrossDomainsUseEveryUplink)
 
 TEST_F(CollectiveTest, PipelinedAndRotatedSchedulesMoveTheSameBytes)
 {
-    // Whatever the size (none, one element, a short last slice of 2 MiB slices), the
+    // Whatever the size (none, one element, a short last slice of 512 KiB slices), the
     // pipelined hierarchical schedule hands every rank exactly the bytes of the unpipelined
     // one, and the rings across domains move as many bytes in all as the group-order ring
     // (2(p−1) hops of every piece), and both run to completion.
@@ -656,6 +656,24 @@ TEST_F(CollectiveTest, PipelinedAndRotatedSchedulesMoveTheSameBytes)
     engine->SetAttribute("NumChannels", UintegerValue(1));
     const CollectiveResult h = Run("allreduce", "hierarchical", 8, 5 * MiB + 12);
     EXPECT_GT(h.messages, 0u);
+}
+
+TEST(CollectiveSplitRules, HierarchicalChunkAsNcclNvlsTree)
+{
+    // NCCL's NVLS-tree chunk (enqueue.cc) for 16 channels x 8 heads = 128 concurrent ops,
+    // from 128 KiB: unchanged from 64 MiB up (below 16·ops·c = 256 MiB only chunks above
+    // 128 KiB shrink), 64 KiB below 4·ops·128 KiB = 64 MiB, 32 KiB below ops·64 KiB = 8 MiB;
+    // from 1 MiB: 256 KiB below 32·ops·1 MiB = 4 GiB, then 128 KiB below 16·ops·256 KiB.
+    using CollectiveBuild::HierarchicalChunkBytes;
+    const uint64_t k = 1024;
+    EXPECT_EQ(HierarchicalChunkBytes(1024 * MiB, 128, 128 * k), 128 * k);
+    EXPECT_EQ(HierarchicalChunkBytes(64 * MiB, 128, 128 * k), 128 * k);
+    EXPECT_EQ(HierarchicalChunkBytes(64 * MiB - 4, 128, 128 * k), 64 * k);
+    EXPECT_EQ(HierarchicalChunkBytes(8 * MiB, 128, 128 * k), 64 * k);
+    EXPECT_EQ(HierarchicalChunkBytes(8 * MiB - 4, 128, 128 * k), 32 * k);
+    EXPECT_EQ(HierarchicalChunkBytes(1024 * MiB, 128, 1024 * k), 256 * k);
+    EXPECT_EQ(HierarchicalChunkBytes(512 * MiB - 4, 128, 1024 * k), 128 * k);
+    EXPECT_EQ(HierarchicalChunkBytes(2048 * MiB, 128, 1024 * k), 256 * k);
 }
 
 TEST(CollectiveRings, AcrossDomainsRotateTheCrossings)

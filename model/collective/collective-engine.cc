@@ -118,6 +118,13 @@ CollectiveEngine::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&CollectiveEngine::m_hierarchicalPipeline),
                           MakeBooleanChecker())
+            .AddAttribute("HierarchicalChunkBytes",
+                          "Largest chunk of the pipelined hierarchical allreduce (a slice is "
+                          "NumChannels x ranks per domain chunks), shrunk for small buffers by "
+                          "NCCL's NVLS-tree rule; 128 KiB is NCCL_NVLS_CHUNKSIZE's default",
+                          UintegerValue(128 * 1024),
+                          MakeUintegerAccessor(&CollectiveEngine::m_hierarchicalChunkBytes),
+                          MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("RingsAcrossDomains",
                           "A ring over several NVLink domains is one ring per channel, each "
                           "entering and leaving the domains at a local index rotated by the "
@@ -152,6 +159,7 @@ CollectiveEngine::CollectiveEngine()
       m_treeMaxBytes(1024 * 1024),
       m_treeMinRanks(16),
       m_hierarchicalPipeline(false),
+      m_hierarchicalChunkBytes(128 * 1024),
       m_ringsAcrossDomains(false),
       m_nextId(0)
 {
@@ -430,10 +438,16 @@ CollectiveEngine::Build(const CollectiveCall& call, CollectiveAlgorithm algorith
         }
         else if (algorithm == Algo::Hierarchical && m_hierarchicalPipeline)
         {
+            const auto domains = Domains(call);
+            CollectiveSplit sliced = split;
+            sliced.chunkBytes =
+                HierarchicalChunkBytes(bytes,
+                                       uint64_t(split.numChannels) * domains.front().size(),
+                                       m_hierarchicalChunkBytes);
             PipelinedHierarchicalAllReduce(s,
-                                           Domains(call),
+                                           domains,
                                            bytes,
-                                           split,
+                                           sliced,
                                            RingDomainReduceScatter(),
                                            RingDomainAllGather());
         }

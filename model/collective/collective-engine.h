@@ -195,6 +195,7 @@ class CollectiveEngine : public Object
     uint64_t m_treeMaxBytes;
     uint32_t m_treeMinRanks;
     bool m_hierarchicalPipeline;
+    uint64_t m_hierarchicalChunkBytes;
     bool m_ringsAcrossDomains;
     uint64_t m_nextId;
     std::map<uint64_t, std::unique_ptr<Running>> m_running;

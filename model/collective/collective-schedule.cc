@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 namespace ns3
 {
@@ -485,6 +486,26 @@ TreeChunkBytes(uint64_t bytes, uint32_t depth, uint64_t maxChunkBytes)
     while (bytes / (trees * c) < depth && c > 32768)
     {
         c /= 2;
+    }
+    return c;
+}
+
+uint64_t
+HierarchicalChunkBytes(uint64_t bytes, uint64_t concurrentOps, uint64_t maxChunkBytes)
+{
+    // NCCL (enqueue.cc, NVLS_TREE): each rule sees the chunk the previous one left.
+    uint64_t c = maxChunkBytes;
+    const uint64_t ops = std::max<uint64_t>(concurrentOps, 1);
+    const std::pair<uint64_t, uint64_t> rules[] = {{32, 262144},
+                                                   {16, 131072},
+                                                   {4, 65536},
+                                                   {1, 32768}};
+    for (const auto& [chunks, limit] : rules)
+    {
+        if (bytes < chunks * ops * c && c > limit)
+        {
+            c = limit;
+        }
     }
     return c;
 }

@@ -202,8 +202,8 @@ DomainPhase RingDomainReduceScatter();
 DomainPhase RingDomainAllGather();
 /**
  * HierarchicalAllReduce pipelined slice by slice, as NCCL runs multi-level algorithms: the
- * buffer is cut in the loops of the intra-domain ring (NumChannels x ranks per domain x
- * ChunkBytes); slice k's ring allreduce across domains on rail i waits only for slice k's
+ * buffer is cut in the loops of the intra-domain ring (numChannels x ranks per domain x
+ * split.chunkBytes); slice k's ring allreduce across domains on rail i waits only for slice k's
  * reduce-scatter at local i, and its all-gather only for that, so the phases of different
  * slices overlap.  Returns per rank (domain by domain) a join on all its slices.
  */
@@ -222,6 +222,13 @@ std::vector<int32_t> ComplementaryTreeParents(uint32_t p);
 /// configured chunk, halved while there are fewer than 8·depth (then 4·depth, then
 /// depth) chunks per tree, down to 128 KiB (then 64 KiB, then 32 KiB).
 uint64_t TreeChunkBytes(uint64_t bytes, uint32_t depth, uint64_t maxChunkBytes);
+/**
+ * Chunk of a pipelined hierarchical allreduce, NCCL's NVLS-tree rule (enqueue.cc) with
+ * \p concurrentOps = channels x ranks per domain: from \p maxChunkBytes, at most 256 KiB
+ * below 32·ops chunks in the buffer, 128 KiB below 16·ops, 64 KiB below 4·ops, 32 KiB below
+ * ops, so that small buffers still give the pipeline several slices.
+ */
+uint64_t HierarchicalChunkBytes(uint64_t bytes, uint64_t concurrentOps, uint64_t maxChunkBytes);
 /// Edges from the root to the deepest leaf.
 uint32_t TreeDepth(const std::vector<int32_t>& parents);
 } // namespace CollectiveBuild
