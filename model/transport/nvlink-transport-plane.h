@@ -61,6 +61,7 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
                 const TransportTag& tag) override;
     int64_t GetNodeId(uint32_t rank) const override;
     uint32_t GetPacketOverheadBytes() const override;
+    double GetLineRate_gbyte_per_s(uint32_t rank) const override;
 
     bool CanReduceInSwitch(const std::vector<uint32_t>& ranks) const override;
     void StartInSwitchAllReduce(const std::vector<uint32_t>& ranks,
