@@ -575,6 +575,7 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         if (domains.size() >= 2)
         {
             rings = RingsAcrossDomains(domains, split.numChannels);
+            NS_LOG_LOGIC("ring channels cross " << domains.size() << " domains rotated");
         }
     }
     switch (call.kind)
@@ -602,6 +603,9 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
                 HierarchicalChunkBytes(bytes,
                                        uint64_t(split.numChannels) * domains.front().size(),
                                        m_hierarchicalChunkBytes);
+            NS_LOG_LOGIC("hierarchical pipelined in slices of "
+                         << sliced.chunkBytes * sliced.numChannels * domains.front().size()
+                         << " B");
             PipelinedHierarchicalAllReduce(s,
                                            domains,
                                            bytes,
