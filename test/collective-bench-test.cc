@@ -10,6 +10,7 @@
 #include "ns3/config.h"
 #include "ns3/names.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -142,6 +143,63 @@ TEST_F(CollectiveBenchTest, HierarchicalAllReduceBoundedByInfinibandRails)
         // packet; the wire is charged the other three packets' headers too.
         EXPECT_EQ(b.cluster->GetHcaDevice(r)->GetCounters().txBytes, n / 8 / 16384 * 16410)
             << "rank " << r;
+    }
+}
+
+// The same with HierarchicalPipeline: slices of one NVLink ring loop (8 x 128 KiB = 1 MiB,
+// HierarchicalChunkBytes, 128 slices).  Reduce-scatter and all-gather share the GPUs' NVLink ports,
+// 2 x 277 us; the rails' allreduce of n/8 (339 us, plus one slice of each NVLink phase before and
+// after it) runs beside them, so the NVLink phases bound the time: max(T_nvlink, T_ib +
+// T_nvlink(n/K)) ≈ 554 us (CollectiveCostModel::PipelinedHierarchicalAllReduce), within 3%; the
+// phases' sum (894 us, the unpipelined schedule) is over 25% longer.
+TEST_F(CollectiveBenchTest, PipelinedHierarchicalAtTheMaxOfItsPhases)
+{
+    Bench b(2);
+    b.engine->SetAttribute("HierarchicalPipeline", BooleanValue(true));
+    const uint64_t n = 128 * MiB;
+    const CollectiveBenchPass h = b.Run("allreduce", "hierarchical", n);
+    const CollectiveCostModel nv = b.NvLinkModel();
+    const CollectiveCostModel ib = b.IbModel(0, 8);
+    const double slice = 8.0 * CollectiveBuild::HierarchicalChunkBytes(n, 8, 128 * 1024);
+    const double model_us =
+        CollectiveCostModel::PipelinedHierarchicalAllReduce(nv, ib, 8, 2, n, slice) * 1e6;
+    const double sum_us = CollectiveCostModel::HierarchicalAllReduce(nv, ib, 8, 2, n) * 1e6;
+    std::cout << "[bench] 2 x dgx-h100 pipelined hierarchical 128 MiB sim_us=" << h.time_us
+              << " model_us=" << model_us << " unpipelined_model_us=" << sum_us
+              << " busbw_gbyte_per_s=" << h.busbw_gbyte_per_s << "\n";
+    EXPECT_EQ(h.algorithm, "hierarchical");
+    EXPECT_NEAR(h.time_us / model_us, 1.0, 0.03);
+    EXPECT_LT(h.time_us, 0.8 * sum_us);
+}
+
+// 2 x dgx-h100, forced ring allreduce of 256 MiB over the 16 GPUs with RingsAcrossDomains:
+// channel c crosses between the servers from local c − 1 and back from local c, so with 8
+// (or 16) channels each HCA sends the crossing of 1/8 of the buffer: every ring hop carries
+// 2(15/16)(n/C), the busiest HCA ceil(C/8) of them at β_ib and the NVLink ports the others
+// at β_nv (CollectiveCostModel::RingAllReduceAcrossDomains), 3%.  busbw then is 8 HCAs'
+// worth, 8 / β_ib = 398 GB/s (3%), where one channel gets one HCA's (≈ 49.7 GB/s).
+TEST_F(CollectiveBenchTest, RingChannelsCrossOnEveryHca)
+{
+    const uint64_t n = 256 * MiB;
+    for (uint32_t channels : {8u, 16u})
+    {
+        Bench b(2);
+        b.engine->SetAttribute("NumChannels", UintegerValue(channels));
+        b.engine->SetAttribute("RingsAcrossDomains", BooleanValue(true));
+        const CollectiveBenchPass r = b.Run("allreduce", "ring", n);
+        const CollectiveCostModel nv = b.NvLinkModel();
+        const CollectiveCostModel ib = b.IbModel(0, 8);
+        const double model_us =
+            CollectiveCostModel::RingAllReduceAcrossDomains(nv, ib, 16, 8, channels, n) * 1e6;
+        const double eightHcas_gbyte_per_s = 8.0 / ib.Beta() * 1e-9;
+        std::cout << "[bench] 2 x dgx-h100 ring C=" << channels << " 256 MiB sim_us=" << r.time_us
+                  << " model_us=" << model_us << " busbw_gbyte_per_s=" << r.busbw_gbyte_per_s
+                  << " eight_hcas_gbyte_per_s=" << eightHcas_gbyte_per_s << "\n";
+        EXPECT_EQ(r.algorithm, "ring");
+        EXPECT_NEAR(r.time_us / model_us, 1.0, 0.03) << channels;
+        EXPECT_NEAR(r.busbw_gbyte_per_s / eightHcas_gbyte_per_s, 1.0, 0.03) << channels;
+        Simulator::Destroy();
+        Names::Clear();
     }
 }
 

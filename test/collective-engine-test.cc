@@ -21,6 +21,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <map>
+#include <numeric>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -120,16 +122,16 @@ class CollectiveTest : public ::testing::Test
         MakeEngine();
     }
 
-    // Two domains of 4 at 100 Gb/s; every rank also has a 25 Gb/s uplink to a
-    // second switch joining the domains (one "rail" switch for all local indices).
-    void TwoDomains(bool withUplinks)
+    // Two domains of 4 at 100 Gb/s; every rank also has an uplink (25 Gb/s unless told) to
+    // a second switch joining the domains (one "rail" switch for all local indices).
+    void TwoDomains(bool withUplinks, DataRate uplink = kSlow)
     {
         transport = CreateObject<GpuTransport>();
         transport->AddPlane(BuildStar(0, 4, kFast, "nvlink"));
         transport->AddPlane(BuildStar(4, 4, kFast, "nvlink"));
         if (withUplinks)
         {
-            transport->AddPlane(BuildStar(0, 8, kSlow, "infiniband"));
+            transport->AddPlane(BuildStar(0, 8, uplink, "infiniband"));
         }
         MakeEngine();
         std::map<uint32_t, uint32_t> domains;
@@ -546,6 +548,163 @@ TEST_F(CollectiveTest, HierarchicalBoundByInterDomainLinks)
               << " model_us=" << flatModel * 1e6 << "\n";
     EXPECT_NEAR(flatSim / flatModel, 1.0, 0.03);
     EXPECT_GT(flatSim, sim);
+}
+
+TEST_F(CollectiveTest, PipelinedHierarchicalAtTheMaxOfItsPhases)
+{
+    // HierarchicalPipeline: slices of one intra-domain ring loop (1 channel x 4 ranks x
+    // HierarchicalChunkBytes 128 KiB = 512 KiB, 128 slices of 64 MiB).  The intra-domain
+    // reduce-scatter and all-gather share each rank's 100 Gb/s link, T_intra = 2(3α + ¾nβ); the
+    // network phase T_inter = 2α' + ½(n/4)β' runs beside them on the uplinks, after one slice's
+    // reduce-scatter and before one slice's all-gather.  25 Gb/s uplinks (β' = 4β): T_intra = 1.5nβ
+    // > T_inter = nβ; 10 Gb/s: T_inter = 2.5nβ is the longer.  Model: max(T_intra, T_inter + one
+    // slice of T_intra) (CollectiveCostModel::PipelinedHierarchicalAllReduce), within 3%; the
+    // unpipelined schedule (the sum, 2.5nβ or 4nβ) is over 25% slower.
+    const uint64_t n = 64 * MiB;
+    for (const DataRate& uplink : {kSlow, DataRate("10Gbps")})
+    {
+        TwoDomains(true, uplink);
+        engine->SetAttribute("HierarchicalPipeline", BooleanValue(true));
+        const CollectiveResult r = Run("allreduce", "hierarchical", 8, n);
+        const double sim = (r.end - r.start).GetSeconds();
+        const double model = CollectiveCostModel::PipelinedHierarchicalAllReduce(Model(kFast),
+                                                                                 Model(uplink),
+                                                                                 4,
+                                                                                 2,
+                                                                                 n,
+                                                                                 512.0 * 1024);
+        const double sum =
+            CollectiveCostModel::HierarchicalAllReduce(Model(kFast), Model(uplink), 4, 2, n);
+        std::cout << "[model] pipelined hierarchical uplink=" << uplink.GetBitRate()
+                  << " sim_us=" << sim * 1e6 << " model_us=" << model * 1e6
+                  << " unpipelined_model_us=" << sum * 1e6 << "\n";
+        EXPECT_NEAR(sim / model, 1.0, 0.03) << uplink.GetBitRate();
+        EXPECT_LT(sim, 0.8 * sum) << uplink.GetBitRate();
+        for (uint32_t rank = 0; rank < 8; ++rank)
+        {
+            // Every rank receives ¾n in each intra phase and its n/4 share once inter-domain.
+            EXPECT_EQ(transport->GetRxBytes(rank), 2 * (n - n / 4) + n / 4) << rank;
+        }
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(CollectiveTest, RingsAcrossDomainsUseEveryUplink)
+{
+    // Flat ring of 8 ranks over the two domains, 4 channels, RingsAcrossDomains: channel c
+    // leaves domain 0 from local c − 1 and domain 1 from local c, so each rank's uplink
+    // carries one channel's crossing (n/4 of the buffer) and its 100 Gb/s link the other
+    // three: 2(7/8)(n/4)·max(1 × 4β, 3β) + fill — a quarter of the single ring's time, whose
+    // every byte crosses one uplink (CollectiveCostModel::RingAllReduceAcrossDomains with
+    // C = 1 is then the 25 Gb/s ring).  3% at 64 MiB.
+    const uint64_t n = 64 * MiB;
+    for (uint32_t channels : {1u, 4u})
+    {
+        TwoDomains(true);
+        engine->SetAttribute("NumChannels", UintegerValue(channels));
+        engine->SetAttribute("RingsAcrossDomains", BooleanValue(true));
+        const CollectiveResult r = Run("allreduce", "ring", 8, n);
+        const double sim = (r.end - r.start).GetSeconds();
+        const double model = CollectiveCostModel::RingAllReduceAcrossDomains(Model(kFast),
+                                                                             Model(kSlow),
+                                                                             8,
+                                                                             4,
+                                                                             channels,
+                                                                             n);
+        std::cout << "[model] rings across domains C=" << channels << " sim_us=" << sim * 1e6
+                  << " model_us=" << model * 1e6 << "\n";
+        EXPECT_NEAR(sim / model, 1.0, 0.03) << channels;
+        Simulator::Destroy();
+    }
+    EXPECT_NEAR(
+        CollectiveCostModel::RingAllReduceAcrossDomains(Model(kFast), Model(kSlow), 8, 4, 4, n) /
+            CollectiveCostModel::RingAllReduceAcrossDomains(Model(kFast), Model(kSlow), 8, 4, 1, n),
+        0.25,
+        0.01);
+}
+
+TEST_F(CollectiveTest, PipelinedAndRotatedSchedulesMoveTheSameBytes)
+{
+    // Whatever the size (none, one element, a short last slice of 512 KiB slices), the
+    // pipelined hierarchical schedule hands every rank exactly the bytes of the unpipelined
+    // one, and the rings across domains move as many bytes in all as the group-order ring
+    // (2(p−1) hops of every piece), and both run to completion.
+    TwoDomains(true);
+    CollectiveSpec spec;
+    spec.kind = "allreduce";
+    spec.ranks = Ranks(8);
+    for (uint64_t n : {uint64_t(0), uint64_t(4), 5 * MiB + 12})
+    {
+        spec.bytes = n;
+        spec.algorithm = "hierarchical";
+        engine->SetAttribute("HierarchicalPipeline", BooleanValue(false));
+        const auto plain = engine->BuildSchedule(spec).GetRxBytesPerRank();
+        engine->SetAttribute("HierarchicalPipeline", BooleanValue(true));
+        EXPECT_EQ(engine->BuildSchedule(spec).GetRxBytesPerRank(), plain) << n;
+        spec.algorithm = "ring";
+        engine->SetAttribute("NumChannels", UintegerValue(3));
+        engine->SetAttribute("RingsAcrossDomains", BooleanValue(false));
+        const auto flat = engine->BuildSchedule(spec).GetRxBytesPerRank();
+        engine->SetAttribute("RingsAcrossDomains", BooleanValue(true));
+        const auto rotated = engine->BuildSchedule(spec).GetRxBytesPerRank();
+        EXPECT_EQ(std::accumulate(rotated.begin(), rotated.end(), uint64_t(0)),
+                  std::accumulate(flat.begin(), flat.end(), uint64_t(0)))
+            << n;
+    }
+    const CollectiveResult r = Run("allreduce", "ring", 8, 5 * MiB + 12);
+    EXPECT_GT(r.messages, 0u);
+    engine->SetAttribute("NumChannels", UintegerValue(1));
+    const CollectiveResult h = Run("allreduce", "hierarchical", 8, 5 * MiB + 12);
+    EXPECT_GT(h.messages, 0u);
+}
+
+TEST(CollectiveSplitRules, HierarchicalChunkAsNcclNvlsTree)
+{
+    // NCCL's NVLS-tree chunk (enqueue.cc) for 16 channels x 8 heads = 128 concurrent ops,
+    // from 128 KiB: unchanged from 64 MiB up (below 16·ops·c = 256 MiB only chunks above
+    // 128 KiB shrink), 64 KiB below 4·ops·128 KiB = 64 MiB, 32 KiB below ops·64 KiB = 8 MiB;
+    // from 1 MiB: 256 KiB below 32·ops·1 MiB = 4 GiB, then 128 KiB below 16·ops·256 KiB.
+    using CollectiveBuild::HierarchicalChunkBytes;
+    const uint64_t k = 1024;
+    EXPECT_EQ(HierarchicalChunkBytes(1024 * MiB, 128, 128 * k), 128 * k);
+    EXPECT_EQ(HierarchicalChunkBytes(64 * MiB, 128, 128 * k), 128 * k);
+    EXPECT_EQ(HierarchicalChunkBytes(64 * MiB - 4, 128, 128 * k), 64 * k);
+    EXPECT_EQ(HierarchicalChunkBytes(8 * MiB, 128, 128 * k), 64 * k);
+    EXPECT_EQ(HierarchicalChunkBytes(8 * MiB - 4, 128, 128 * k), 32 * k);
+    EXPECT_EQ(HierarchicalChunkBytes(1024 * MiB, 128, 1024 * k), 256 * k);
+    EXPECT_EQ(HierarchicalChunkBytes(512 * MiB - 4, 128, 1024 * k), 128 * k);
+    EXPECT_EQ(HierarchicalChunkBytes(2048 * MiB, 128, 1024 * k), 256 * k);
+}
+
+TEST(CollectiveRings, AcrossDomainsRotateTheCrossings)
+{
+    // 2 domains of 4: channel c walks domain 0 forward from local c and domain 1 backward
+    // from local c − 1, so it crosses 0 → 1 on rail c − 1 and back on rail c: over 4
+    // channels every local index sends exactly one crossing from each domain.
+    const std::vector<std::vector<uint32_t>> domains{{0, 1, 2, 3}, {4, 5, 6, 7}};
+    const CollectiveBuild::ChannelRings rings = CollectiveBuild::RingsAcrossDomains(domains, 4);
+    ASSERT_EQ(rings.size(), 4u);
+    EXPECT_EQ(rings[0], (std::vector<uint32_t>{0, 1, 2, 3, 7, 6, 5, 4}));
+    EXPECT_EQ(rings[1], (std::vector<uint32_t>{1, 2, 3, 0, 4, 7, 6, 5}));
+    std::map<uint32_t, uint32_t> crossingsFrom;
+    for (const auto& ring : rings)
+    {
+        for (uint32_t x = 0; x < ring.size(); ++x)
+        {
+            const uint32_t from = ring[x];
+            const uint32_t to = ring[(x + 1) % ring.size()];
+            if (from / 4 != to / 4)
+            {
+                EXPECT_EQ(from % 4, to % 4) << "crossing " << from << " -> " << to;
+                ++crossingsFrom[from];
+            }
+        }
+    }
+    EXPECT_EQ(crossingsFrom.size(), 8u);
+    for (const auto& [rank, count] : crossingsFrom)
+    {
+        EXPECT_EQ(count, 1u) << rank;
+    }
 }
 
 // --- rejection -------------------------------------------------------------------

@@ -3,6 +3,7 @@
  */
 #include "ns3/collective-cost-model.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ns3
@@ -120,6 +121,42 @@ CollectiveCostModel::HierarchicalAllReduce(const CollectiveCostModel& intra,
     return intra.RingReduceScatter(ranksPerDomain, n) +
            inter.RingAllReduce(numDomains, n / ranksPerDomain) +
            intra.RingAllGather(ranksPerDomain, n);
+}
+
+double
+CollectiveCostModel::PipelinedHierarchicalAllReduce(const CollectiveCostModel& intra,
+                                                    const CollectiveCostModel& inter,
+                                                    uint32_t ranksPerDomain,
+                                                    uint32_t numDomains,
+                                                    double n,
+                                                    double sliceBytes)
+{
+    const uint32_t l = ranksPerDomain;
+    const double k = std::max(1.0, std::ceil(n / sliceBytes));
+    auto intraTime = [&](double bytes) {
+        return intra.RingReduceScatter(l, bytes) + intra.RingAllGather(l, bytes);
+    };
+    auto interTime = [&](double bytes) { return inter.RingAllReduce(numDomains, bytes / l); };
+    return std::max(intraTime(n), interTime(n) + intraTime(n / k));
+}
+
+double
+CollectiveCostModel::RingAllReduceAcrossDomains(const CollectiveCostModel& intra,
+                                                const CollectiveCostModel& inter,
+                                                uint32_t p,
+                                                uint32_t ranksPerDomain,
+                                                uint32_t numChannels,
+                                                double n)
+{
+    const uint32_t c = std::max<uint32_t>(numChannels, 1);
+    const uint32_t l = ranksPerDomain;
+    const double crossing = (c + l - 1) / l; // ceil(C/L) channels leave by one HCA
+    const double staying = c - c / l;        // the others' hops on NVLink
+    const double domains = double(p) / l;
+    const double perHop = 2.0 * (p - 1) / p * n / c;
+    const double fill =
+        2.0 * (p - 1) / p * ((p - domains) * intra.Alpha() + domains * inter.Alpha());
+    return fill + perHop * std::max(crossing * inter.Beta(), staying * intra.Beta());
 }
 
 } // namespace ns3

@@ -80,6 +80,38 @@ class CollectiveCostModel
                                         uint32_t numDomains,
                                         double n);
 
+    /**
+     * HierarchicalAllReduce pipelined in slices of \p sliceBytes.  The two intra-domain
+     * phases load the same links of every rank, so their times add (T_intra = reduce-scatter
+     * + all-gather of n); the network phase (T_inter, allreduce of n/L per rail) runs beside
+     * them on the HCAs, bracketed by one slice of the intra phases (the first slice's
+     * reduce-scatter before it can start, the last slice's all-gather after it ended).  With
+     * K = ceil(n / sliceBytes): max(T_intra(n), T_inter(n) + T_intra(n/K)).  When T_intra is
+     * the larger, the network phase of a slice hides behind the intra phases of others.
+     */
+    static double PipelinedHierarchicalAllReduce(const CollectiveCostModel& intra,
+                                                 const CollectiveCostModel& inter,
+                                                 uint32_t ranksPerDomain,
+                                                 uint32_t numDomains,
+                                                 double n,
+                                                 double sliceBytes);
+    /**
+     * Ring allreduce of p ranks in domains of L ranks, one ring per channel (C channels, each
+     * n/C of the buffer), with the rings' domain crossings rotated over the L local indices
+     * (CollectiveBuild::RingsAcrossDomains).  Every hop of channel c carries 2((p−1)/p)(n/C);
+     * a rank sends the crossing of at most ceil(C/L) channels on its HCA and the intra-domain
+     * hop of the others (at most C − floor(C/L)) on NVLink, both at
+     * once: 2((p−1)/p)(n/C)·max(ceil(C/L)β_inter, (C − floor(C/L))β_intra), plus the first
+     * chunk's 2(p−1) hops, D of every p of them between domains.  C = 1 is today's single
+     * ring: every byte crosses on one HCA.
+     */
+    static double RingAllReduceAcrossDomains(const CollectiveCostModel& intra,
+                                             const CollectiveCostModel& inter,
+                                             uint32_t p,
+                                             uint32_t ranksPerDomain,
+                                             uint32_t numChannels,
+                                             double n);
+
   private:
     double m_alpha;
     double m_beta;

@@ -3,6 +3,7 @@
  */
 #include "ns3/collective-engine.h"
 
+#include "ns3/boolean.h"
 #include "ns3/collective-bandwidth.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
@@ -110,6 +111,29 @@ CollectiveEngine::GetTypeId()
                           UintegerValue(16),
                           MakeUintegerAccessor(&CollectiveEngine::m_treeMinRanks),
                           MakeUintegerChecker<uint32_t>(2))
+            .AddAttribute("HierarchicalPipeline",
+                          "Hierarchical allreduce pipelined per slice (one loop of the "
+                          "intra-domain ring): slice k's network phase waits only for slice "
+                          "k's reduce-scatter, as NCCL's multi-level algorithms; false: the "
+                          "three phases one after the other",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&CollectiveEngine::m_hierarchicalPipeline),
+                          MakeBooleanChecker())
+            .AddAttribute("HierarchicalChunkBytes",
+                          "Largest chunk of the pipelined hierarchical allreduce (a slice is "
+                          "NumChannels x ranks per domain chunks), shrunk for small buffers by "
+                          "NCCL's NVLS-tree rule; 128 KiB is NCCL_NVLS_CHUNKSIZE's default",
+                          UintegerValue(128 * 1024),
+                          MakeUintegerAccessor(&CollectiveEngine::m_hierarchicalChunkBytes),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("RingsAcrossDomains",
+                          "A ring over several NVLink domains is one ring per channel, each "
+                          "entering and leaving the domains at a local index rotated by the "
+                          "channel (NCCL's ring graphs), so the channels cross between "
+                          "domains on different HCAs; false: every channel in group order",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&CollectiveEngine::m_ringsAcrossDomains),
+                          MakeBooleanChecker())
             .AddAttribute("Endpoint",
                           "The GPU/NCCL endpoint model (NcclEndpoint): protocols, channels, "
                           "tuner; null = physics only (\"ideal\")",
@@ -141,6 +165,9 @@ CollectiveEngine::CollectiveEngine()
       m_nvlsMinRanks(5),
       m_treeMaxBytes(1024 * 1024),
       m_treeMinRanks(16),
+      m_hierarchicalPipeline(false),
+      m_hierarchicalChunkBytes(128 * 1024),
+      m_ringsAcrossDomains(false),
       m_nextId(0)
 {
 }
@@ -556,12 +583,22 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
     const auto& ranks = call.ranks;
     const uint64_t bytes = call.bytes;
     const uint32_t rootPos = std::find(ranks.begin(), ranks.end(), call.root) - ranks.begin();
+    ChannelRings rings;
+    if (m_ringsAcrossDomains && algorithm == Algo::Ring)
+    {
+        const auto domains = Domains(call);
+        if (domains.size() >= 2)
+        {
+            rings = RingsAcrossDomains(domains, split.numChannels);
+            NS_LOG_LOGIC("ring channels cross " << domains.size() << " domains rotated");
+        }
+    }
     switch (call.kind)
     {
     case CollectiveKind::AllReduce:
         if (algorithm == Algo::Ring)
         {
-            RingAllReduce(s, ranks, bytes, split, {});
+            RingAllReduce(s, ranks, bytes, split, {}, rings);
         }
         else if (algorithm == Algo::Tree)
         {
@@ -573,6 +610,24 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         {
             HalvingDoublingAllReduce(s, ranks, bytes, split, {});
         }
+        else if (algorithm == Algo::Hierarchical && m_hierarchicalPipeline)
+        {
+            const auto domains = Domains(call);
+            CollectiveSplit sliced = split;
+            sliced.chunkBytes =
+                HierarchicalChunkBytes(bytes,
+                                       uint64_t(split.numChannels) * domains.front().size(),
+                                       m_hierarchicalChunkBytes);
+            NS_LOG_LOGIC("hierarchical pipelined in slices of "
+                         << sliced.chunkBytes * sliced.numChannels * domains.front().size()
+                         << " B");
+            PipelinedHierarchicalAllReduce(s,
+                                           domains,
+                                           bytes,
+                                           sliced,
+                                           RingDomainReduceScatter(),
+                                           RingDomainAllGather());
+        }
         else if (algorithm == Algo::Hierarchical)
         {
             HierarchicalAllReduce(s, Domains(call), bytes, split);
@@ -581,7 +636,7 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
     case CollectiveKind::AllGather:
         if (algorithm == Algo::Ring)
         {
-            RingAllGather(s, ranks, bytes, split, {});
+            RingAllGather(s, ranks, bytes, split, {}, rings);
         }
         else
         {
@@ -591,7 +646,7 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
     case CollectiveKind::ReduceScatter:
         if (algorithm == Algo::Ring)
         {
-            RingReduceScatter(s, ranks, bytes, split, {});
+            RingReduceScatter(s, ranks, bytes, split, {}, rings);
         }
         else
         {

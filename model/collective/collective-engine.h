@@ -228,6 +228,9 @@ class CollectiveEngine : public Object
     uint32_t m_nvlsMinRanks;
     uint64_t m_treeMaxBytes;
     uint32_t m_treeMinRanks;
+    bool m_hierarchicalPipeline;
+    uint64_t m_hierarchicalChunkBytes;
+    bool m_ringsAcrossDomains;
     uint64_t m_nextId;
     std::map<uint64_t, std::unique_ptr<Running>> m_running;
     uint8_t m_client{0};

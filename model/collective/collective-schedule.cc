@@ -4,7 +4,9 @@
 #include "ns3/collective-schedule.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
+#include <utility>
 
 namespace ns3
 {
@@ -175,37 +177,54 @@ Exits(CollectiveSchedule& s,
     return out;
 }
 
-// Ring passes: piece j moves `hops` times, starting at position (j + first) mod p.
+// Ring passes: piece j of channel c moves `hops` times along rings[c % rings.size()] (a
+// permutation of ranks), starting at ring position (j + first) mod p.  entry and the joins
+// are indexed by position in ranks.
 PerRank
 RingPass(CollectiveSchedule& s,
          const std::vector<uint32_t>& ranks,
-         uint64_t bytes,
-         const CollectiveSplit& split,
+         const ChannelRings& rings,
+         const std::vector<RingPiece>& pieces,
          const PerRank& entry,
          uint32_t first,
          uint32_t hops)
 {
     const uint32_t p = ranks.size();
     std::vector<std::vector<int64_t>> recv(p);
+    std::map<uint32_t, uint32_t> groupPos;
+    for (uint32_t i = 0; i < p; ++i)
+    {
+        groupPos[ranks[i]] = i;
+    }
+    // Ring position -> group position, per ring.
+    std::vector<std::vector<uint32_t>> posOf(rings.size(), std::vector<uint32_t>(p));
+    for (uint32_t k = 0; k < rings.size(); ++k)
+    {
+        for (uint32_t x = 0; x < p; ++x)
+        {
+            posOf[k][x] = groupPos.at(rings[k][x]);
+        }
+    }
     if (p > 1)
     {
-        for (const RingPiece& piece : SplitRing(bytes, p, split))
+        for (const RingPiece& piece : pieces)
         {
             if (piece.bytes == 0)
             {
                 continue;
             }
+            const uint32_t k = piece.channel % rings.size();
             int64_t prev = NONE;
             for (uint32_t h = 0; h < hops; ++h)
             {
                 const uint32_t from = (piece.index + first + h) % p;
                 const uint32_t to = (from + 1) % p;
-                prev = s.AddMessage(ranks[from],
-                                    ranks[to],
+                prev = s.AddMessage(rings[k][from],
+                                    rings[k][to],
                                     piece.bytes,
                                     piece.channel,
-                                    {h == 0 ? EntryOf(entry, from) : prev});
-                recv[to].push_back(prev);
+                                    {h == 0 ? EntryOf(entry, posOf[k][from]) : prev});
+                recv[posOf[k][to]].push_back(prev);
             }
         }
     }
@@ -218,10 +237,12 @@ RingReduceScatter(CollectiveSchedule& s,
                   const std::vector<uint32_t>& ranks,
                   uint64_t bytes,
                   const CollectiveSplit& split,
-                  const PerRank& entry)
+                  const PerRank& entry,
+                  const ChannelRings& rings)
 {
     // Piece j ends, fully reduced, at its owner position j.
-    return RingPass(s, ranks, bytes, split, entry, 1, ranks.size() - 1);
+    const ChannelRings& r = rings.empty() ? ChannelRings{ranks} : rings;
+    return RingPass(s, ranks, r, SplitRing(bytes, ranks.size(), split), entry, 1, ranks.size() - 1);
 }
 
 PerRank
@@ -229,9 +250,11 @@ RingAllGather(CollectiveSchedule& s,
               const std::vector<uint32_t>& ranks,
               uint64_t bytes,
               const CollectiveSplit& split,
-              const PerRank& entry)
+              const PerRank& entry,
+              const ChannelRings& rings)
 {
-    return RingPass(s, ranks, bytes, split, entry, 0, ranks.size() - 1);
+    const ChannelRings& r = rings.empty() ? ChannelRings{ranks} : rings;
+    return RingPass(s, ranks, r, SplitRing(bytes, ranks.size(), split), entry, 0, ranks.size() - 1);
 }
 
 PerRank
@@ -239,9 +262,38 @@ RingAllReduce(CollectiveSchedule& s,
               const std::vector<uint32_t>& ranks,
               uint64_t bytes,
               const CollectiveSplit& split,
-              const PerRank& entry)
+              const PerRank& entry,
+              const ChannelRings& rings)
 {
-    return RingPass(s, ranks, bytes, split, entry, 0, 2 * (ranks.size() - 1));
+    const ChannelRings& r = rings.empty() ? ChannelRings{ranks} : rings;
+    return RingPass(s,
+                    ranks,
+                    r,
+                    SplitRing(bytes, ranks.size(), split),
+                    entry,
+                    0,
+                    2 * (ranks.size() - 1));
+}
+
+ChannelRings
+RingsAcrossDomains(const std::vector<std::vector<uint32_t>>& domains, uint32_t numChannels)
+{
+    ChannelRings rings(std::max<uint32_t>(numChannels, 1));
+    for (uint32_t c = 0; c < rings.size(); ++c)
+    {
+        for (uint32_t d = 0; d < domains.size(); ++d)
+        {
+            const uint32_t l = domains[d].size();
+            for (uint32_t k = 0; k < l; ++k)
+            {
+                // Even domains forward from local c, odd ones backward from local c - 1: the
+                // ring leaves domain d at the local index where it enters domain d + 1.
+                const uint32_t local = d % 2 == 0 ? (c + k) % l : (c + 2 * l - 1 - k) % l;
+                rings[c].push_back(domains[d][local]);
+            }
+        }
+    }
+    return rings;
 }
 
 PerRank
@@ -434,6 +486,26 @@ TreeChunkBytes(uint64_t bytes, uint32_t depth, uint64_t maxChunkBytes)
     while (bytes / (trees * c) < depth && c > 32768)
     {
         c /= 2;
+    }
+    return c;
+}
+
+uint64_t
+HierarchicalChunkBytes(uint64_t bytes, uint64_t concurrentOps, uint64_t maxChunkBytes)
+{
+    // NCCL (enqueue.cc, NVLS_TREE): each rule sees the chunk the previous one left.
+    uint64_t c = maxChunkBytes;
+    const uint64_t ops = std::max<uint64_t>(concurrentOps, 1);
+    const std::pair<uint64_t, uint64_t> rules[] = {{32, 262144},
+                                                   {16, 131072},
+                                                   {4, 65536},
+                                                   {1, 32768}};
+    for (const auto& [chunks, limit] : rules)
+    {
+        if (bytes < chunks * ops * c && c > limit)
+        {
+            c = limit;
+        }
     }
     return c;
 }
@@ -661,6 +733,21 @@ RingSendRecv(CollectiveSchedule& s,
     return Exits(s, ranks, recv, entry);
 }
 
+namespace
+{
+// The rail of local index i: rank i of every domain.
+std::vector<uint32_t>
+Rail(const std::vector<std::vector<uint32_t>>& domains, uint32_t i)
+{
+    std::vector<uint32_t> rail;
+    for (const auto& d : domains)
+    {
+        rail.push_back(d[i]);
+    }
+    return rail;
+}
+} // namespace
+
 PerRank
 HierarchicalAllReduce(CollectiveSchedule& s,
                       const std::vector<std::vector<uint32_t>>& domains,
@@ -683,14 +770,12 @@ HierarchicalAllReduce(CollectiveSchedule& s,
     std::vector<PerRank> phase2(numDomains, PerRank(local));
     for (uint32_t i = 0; i < local; ++i)
     {
-        std::vector<uint32_t> rail(numDomains);
         PerRank entry(numDomains);
         for (uint32_t d = 0; d < numDomains; ++d)
         {
-            rail[d] = domains[d][i];
             entry[d] = phase1[d][i];
         }
-        const PerRank out = RingAllReduce(s, rail, owned[i], split, entry);
+        const PerRank out = RingAllReduce(s, Rail(domains, i), owned[i], split, entry);
         for (uint32_t d = 0; d < numDomains; ++d)
         {
             phase2[d][i] = out[d];
@@ -701,6 +786,130 @@ HierarchicalAllReduce(CollectiveSchedule& s,
     {
         const PerRank out = RingAllGather(s, domains[d], bytes, split, phase2[d]);
         exits.insert(exits.end(), out.begin(), out.end());
+    }
+    return exits;
+}
+
+DomainPhase
+RingDomainReduceScatter()
+{
+    return [](CollectiveSchedule& s,
+              const std::vector<uint32_t>& domain,
+              const std::vector<RingPiece>& slice,
+              const PerRank& entry) {
+        return RingPass(s, domain, {domain}, slice, entry, 1, domain.size() - 1);
+    };
+}
+
+DomainPhase
+RingDomainAllGather()
+{
+    return [](CollectiveSchedule& s,
+              const std::vector<uint32_t>& domain,
+              const std::vector<RingPiece>& slice,
+              const PerRank& entry) {
+        return RingPass(s, domain, {domain}, slice, entry, 0, domain.size() - 1);
+    };
+}
+
+PerRank
+PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
+                               const std::vector<std::vector<uint32_t>>& domains,
+                               uint64_t bytes,
+                               const CollectiveSplit& split,
+                               const DomainPhase& reduceScatter,
+                               const DomainPhase& allGather)
+{
+    const uint32_t numDomains = domains.size();
+    const uint32_t local = domains.front().size();
+    const std::vector<RingPiece> pieces = SplitRing(bytes, local, split);
+    const std::size_t perSlice = std::size_t(split.numChannels) * local;
+    // A rank's send connection holds pipelineSlots chunks (NCCL_STEPS) and one slice puts
+    // local - 1 chunks per channel on it, so a phase runs at most `window` slices ahead of
+    // its own completion at that rank.  Without the window every slice's first hop would be
+    // queued at once and the FIFO streams would finish the slices all together, at the end.
+    const uint32_t window =
+        std::max<uint32_t>(1, DivUp(split.pipelineSlots, std::max<uint32_t>(local - 1, 1)));
+    // Per slice, per domain, per local position: the phases' joins.
+    std::vector<std::vector<PerRank>> reduced;
+    std::vector<std::vector<PerRank>> across;
+    std::vector<std::vector<PerRank>> gathered;
+    // Rank (d, i) starts slice k's phase once its input is there and it finished slice
+    // k - window of the same phase.
+    auto gate = [&](const std::vector<std::vector<PerRank>>& phase,
+                    uint32_t d,
+                    uint32_t i,
+                    int64_t input) -> int64_t {
+        const std::size_t k = phase.size();
+        if (k < window)
+        {
+            return input;
+        }
+        const int64_t previous = phase[k - window][d][i];
+        return input == NONE ? previous : int64_t(s.AddJoin(domains[d][i], {input, previous}));
+    };
+    for (std::size_t first = 0; first < pieces.size(); first += perSlice)
+    {
+        // One slice: a loop of the intra-domain ring, numChannels x local pieces.
+        const std::vector<RingPiece> slice(pieces.begin() + first,
+                                           pieces.begin() +
+                                               std::min(first + perSlice, pieces.size()));
+        std::vector<uint64_t> owned(local, 0);
+        for (const RingPiece& piece : slice)
+        {
+            owned[piece.index] += piece.bytes;
+        }
+        std::vector<PerRank> rs(numDomains);
+        for (uint32_t d = 0; d < numDomains; ++d)
+        {
+            PerRank entry(local);
+            for (uint32_t i = 0; i < local; ++i)
+            {
+                entry[i] = gate(reduced, d, i, NONE);
+            }
+            rs[d] = reduceScatter(s, domains[d], slice, entry);
+        }
+        reduced.push_back(rs);
+        // Only this slice's share at each rank gates its network phase and then its gather.
+        std::vector<PerRank> net(numDomains, PerRank(local));
+        for (uint32_t i = 0; i < local; ++i)
+        {
+            PerRank entry(numDomains);
+            for (uint32_t d = 0; d < numDomains; ++d)
+            {
+                entry[d] = gate(across, d, i, rs[d][i]);
+            }
+            const PerRank out = RingAllReduce(s, Rail(domains, i), owned[i], split, entry);
+            for (uint32_t d = 0; d < numDomains; ++d)
+            {
+                net[d][i] = out[d];
+            }
+        }
+        across.push_back(net);
+        std::vector<PerRank> ag(numDomains);
+        for (uint32_t d = 0; d < numDomains; ++d)
+        {
+            PerRank entry(local);
+            for (uint32_t i = 0; i < local; ++i)
+            {
+                entry[i] = gate(gathered, d, i, net[d][i]);
+            }
+            ag[d] = allGather(s, domains[d], slice, entry);
+        }
+        gathered.push_back(ag);
+    }
+    PerRank exits;
+    for (uint32_t d = 0; d < numDomains; ++d)
+    {
+        for (uint32_t i = 0; i < local; ++i)
+        {
+            std::vector<int64_t> deps;
+            for (const auto& slice : gathered)
+            {
+                deps.push_back(slice[d][i]);
+            }
+            exits.push_back(s.AddJoin(domains[d][i], deps));
+        }
     }
     return exits;
 }

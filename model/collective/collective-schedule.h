@@ -5,6 +5,7 @@
 #define AI_FABRIC_COLLECTIVE_SCHEDULE_H
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace ns3
@@ -96,22 +97,39 @@ std::vector<uint64_t> SplitEven(uint64_t bytes, uint32_t parts, uint32_t element
 namespace CollectiveBuild
 {
 typedef std::vector<int64_t> PerRank;
+/// One ring per channel, each a permutation of the group: channel c runs on ring c mod size.
+typedef std::vector<std::vector<uint32_t>> ChannelRings;
 
+/// Ring passes; \p rings empty: every channel on \p ranks in group order.  entry and the
+/// result stay indexed by position in \p ranks whatever the rings.
 PerRank RingReduceScatter(CollectiveSchedule& s,
                           const std::vector<uint32_t>& ranks,
                           uint64_t bytes,
                           const CollectiveSplit& split,
-                          const PerRank& entry);
+                          const PerRank& entry,
+                          const ChannelRings& rings = {});
 PerRank RingAllGather(CollectiveSchedule& s,
                       const std::vector<uint32_t>& ranks,
                       uint64_t bytes,
                       const CollectiveSplit& split,
-                      const PerRank& entry);
+                      const PerRank& entry,
+                      const ChannelRings& rings = {});
 PerRank RingAllReduce(CollectiveSchedule& s,
                       const std::vector<uint32_t>& ranks,
                       uint64_t bytes,
                       const CollectiveSplit& split,
-                      const PerRank& entry);
+                      const PerRank& entry,
+                      const ChannelRings& rings = {});
+/**
+ * NCCL's rings over several domains (graph/search.cc, connect.cc): channel c visits the
+ * domains in order and enters each at a local index rotated by c, so the hops between
+ * domains of different channels leave from different GPUs (different HCAs).  Even domains
+ * are walked forward from local c, odd ones backward from local c - 1: the ring leaves a
+ * domain at the local index where it enters the next (one rail per crossing) for an even
+ * number of equal domains.  \p domains: the group's ranks per domain, in visiting order.
+ */
+ChannelRings RingsAcrossDomains(const std::vector<std::vector<uint32_t>>& domains,
+                                uint32_t numChannels);
 /// Recursive halving then doubling; non-power-of-two: see doc/collectives.md.
 PerRank HalvingDoublingAllReduce(CollectiveSchedule& s,
                                  const std::vector<uint32_t>& ranks,
@@ -168,6 +186,34 @@ PerRank HierarchicalAllReduce(CollectiveSchedule& s,
                               uint64_t bytes,
                               const CollectiveSplit& split);
 
+/**
+ * An intra-domain phase of a hierarchical collective over one slice: \p slice lists the
+ * slice's pieces in ring layout (piece index i is local position i's share), \p entry per
+ * local position the step that rank waits for (empty: none); returns per local position a
+ * join when that rank's part of the phase is done.  Ring phases today; an in-switch phase
+ * (reduce-scatter / all-gather by the NVSwitches) plugs in the same way.
+ */
+typedef std::function<PerRank(CollectiveSchedule& s,
+                              const std::vector<uint32_t>& domain,
+                              const std::vector<RingPiece>& slice,
+                              const PerRank& entry)>
+    DomainPhase;
+DomainPhase RingDomainReduceScatter();
+DomainPhase RingDomainAllGather();
+/**
+ * HierarchicalAllReduce pipelined slice by slice, as NCCL runs multi-level algorithms: the
+ * buffer is cut in the loops of the intra-domain ring (numChannels x ranks per domain x
+ * split.chunkBytes); slice k's ring allreduce across domains on rail i waits only for slice k's
+ * reduce-scatter at local i, and its all-gather only for that, so the phases of different
+ * slices overlap.  Returns per rank (domain by domain) a join on all its slices.
+ */
+PerRank PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
+                                       const std::vector<std::vector<uint32_t>>& domains,
+                                       uint64_t bytes,
+                                       const CollectiveSplit& split,
+                                       const DomainPhase& reduceScatter,
+                                       const DomainPhase& allGather);
+
 /// Parent of each position in NCCL's binary tree (ncclGetBtree); -1 for the root.
 std::vector<int32_t> BinaryTreeParents(uint32_t p);
 /// The complementary tree of NCCL's double binary tree (mirror for even p, shift for odd).
@@ -176,6 +222,13 @@ std::vector<int32_t> ComplementaryTreeParents(uint32_t p);
 /// configured chunk, halved while there are fewer than 8·depth (then 4·depth, then
 /// depth) chunks per tree, down to 128 KiB (then 64 KiB, then 32 KiB).
 uint64_t TreeChunkBytes(uint64_t bytes, uint32_t depth, uint64_t maxChunkBytes);
+/**
+ * Chunk of a pipelined hierarchical allreduce, NCCL's NVLS-tree rule (enqueue.cc) with
+ * \p concurrentOps = channels x ranks per domain: from \p maxChunkBytes, at most 256 KiB
+ * below 32·ops chunks in the buffer, 128 KiB below 16·ops, 64 KiB below 4·ops, 32 KiB below
+ * ops, so that small buffers still give the pipeline several slices.
+ */
+uint64_t HierarchicalChunkBytes(uint64_t bytes, uint64_t concurrentOps, uint64_t maxChunkBytes);
 /// Edges from the root to the deepest leaf.
 uint32_t TreeDepth(const std::vector<int32_t>& parents);
 } // namespace CollectiveBuild
