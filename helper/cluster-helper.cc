@@ -3,6 +3,8 @@
  */
 #include "ns3/cluster-helper.h"
 
+#include "ns3/boolean.h"
+
 #include "ns3/abort.h"
 #include "ns3/command-line.h"
 #include "ns3/distributed-run.h"
@@ -657,6 +659,13 @@ ClusterHelper::InstallCollectiveEngine(Ptr<GpuTransport> transport) const
     Ptr<NcclEndpoint> endpoint = m_config.MakeEndpoint(&error);
     NS_ABORT_MSG_UNLESS(error.empty(), "cluster: " << error); // Validate refused it before
     engine->SetEndpoint(endpoint);
+    if (endpoint)
+    {
+        // NCCL pipelines its multi-level algorithms chunk by chunk and lays one ring per
+        // channel, each crossing between nodes on its own NIC (doc/collectives.md).
+        engine->SetAttribute("HierarchicalPipeline", BooleanValue(true));
+        engine->SetAttribute("RingsAcrossDomains", BooleanValue(true));
+    }
     return engine;
 }
 

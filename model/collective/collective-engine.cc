@@ -494,6 +494,8 @@ CollectiveEngine::TuneInput(const CollectiveCall& call,
     in.nodes = std::max<std::size_t>(domains.size(), 1);
     in.bytes = call.bytes;
     in.runnable = runnable;
+    in.multiRailRings = m_ringsAcrossDomains;
+    in.pipelinedHierarchical = m_hierarchicalPipeline;
     auto rate = [this](uint32_t a, uint32_t b) {
         const int32_t plane = m_transport->SelectPlane(a, b);
         return plane < 0 ? 0.0 : m_transport->GetPlane(plane)->GetRankRate_gbyte_per_s(a);
