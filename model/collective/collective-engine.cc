@@ -532,14 +532,15 @@ CollectiveEngine::Start(const CollectiveCall& call,
         r->remaining = call.ranks.size();
         auto* plane = dynamic_cast<InSwitchReductionPlane*>(
             PeekPointer(m_transport->GetPlane(how.inSwitchPlane)));
-        plane->StartInSwitchAllReduce(call.ranks,
-                                      call.bytes,
-                                      Callback<void, uint32_t>([this, r](uint32_t) {
-                                          if (--r->remaining == 0)
-                                          {
-                                              LocalPartDone(r);
-                                          }
-                                      }));
+        plane->StartInSwitch(InSwitchReductionPlane::Op::AllReduce,
+                             call.ranks,
+                             call.bytes,
+                             Callback<void, uint32_t>([this, r](uint32_t) {
+                                 if (--r->remaining == 0)
+                                 {
+                                     LocalPartDone(r);
+                                 }
+                             }));
         return id; // the plane may have finished (and freed) the run already
     }
     auto& steps = r->schedule.GetSteps();

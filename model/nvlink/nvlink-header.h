@@ -19,18 +19,23 @@ namespace ns3
  *
  * Data (NvLinkGpu::SendPacket): protocol = the transport's, which owns the
  * message fields (its TransportPacketTag); tag and count unused.
- * NVLS reduce contribution / multicast result: tag = group, count = chunk id.
+ * NVLS reduce contribution / multicast result / store: tag = group, count = chunk id.
+ * A contribution's destination is the member that gets the reduced chunk (multimem
+ * ld_reduce), or 0xffff for all of them; a store goes to every member (multimem.st).
  */
 class NvLinkHeader : public Header
 {
   public:
     static constexpr uint32_t SIZE_BYTES = 16;
+    /// Destination of an NVLS contribution whose reduced chunk goes to every member.
+    static constexpr uint16_t ALL_MEMBERS = 0xffff;
 
     enum Type : uint8_t
     {
         DATA = 0,
         NVLS_REDUCE = 1,    //!< one member's contribution to (group, chunk)
-        NVLS_MULTICAST = 2, //!< the reduced (group, chunk), switch to member
+        NVLS_MULTICAST = 2, //!< the reduced or stored (group, chunk), switch to member
+        NVLS_STORE = 3,     //!< one member's (group, chunk) for every member
     };
 
     NvLinkHeader();
