@@ -295,7 +295,13 @@ NvLinkGpu::NvlsReduce(uint32_t groupId,
     {
         NvlsExpect(groupId, firstChunk, bytes, packetBytes, done);
     }
-    return StartNvls(NvLinkHeader::NVLS_REDUCE, owner, groupId, firstChunk, bytes, packetBytes);
+    return StartNvls(owner == NvLinkHeader::ALL_MEMBERS ? NvLinkHeader::NVLS_REDUCE
+                                                        : NvLinkHeader::NVLS_LD_REDUCE,
+                     owner,
+                     groupId,
+                     firstChunk,
+                     bytes,
+                     packetBytes);
 }
 
 uint32_t

@@ -208,7 +208,7 @@ NvSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time
 {
     NvLinkHeader header;
     packet->PeekHeader(header);
-    if (header.type == NvLinkHeader::NVLS_REDUCE)
+    if (header.type == NvLinkHeader::NVLS_REDUCE || header.type == NvLinkHeader::NVLS_LD_REDUCE)
     {
         ReceiveNvls(inPort, packet, vc, tail);
         return;
@@ -274,7 +274,7 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tai
     m_pendingChunks--;
     m_reducedChunks++;
     const uint32_t bytes = slot.held[0].packet->GetSize();
-    const bool toAll = header.destination == NvLinkHeader::ALL_MEMBERS;
+    const bool toAll = header.type == NvLinkHeader::NVLS_REDUCE;
     NS_ABORT_MSG_IF(!toAll && (header.destination >= g.memberIndex.size() ||
                                g.memberIndex[header.destination] < 0),
                     "NvSwitch: NVLS group " << header.tag << " chunk " << chunk
