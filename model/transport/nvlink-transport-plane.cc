@@ -498,7 +498,8 @@ NvLinkTransportPlane::StartShareOp(Op op,
     // NCCL's loop: one chunk per head (loopCount = nHeads * chunkSize).
     s.pieceBytes = std::max<uint64_t>(m_nvlsChunkBytes, m_granularity);
     s.loops = static_cast<uint32_t>((s.shareBytes[0] + s.pieceBytes - 1) / s.pieceBytes);
-    s.window = std::max<uint32_t>(1, m_nvlsChunksInFlight / p);
+    // One loop per NVLS channel in flight (each channel runs its own loops).
+    s.window = m_nvlsChunksInFlight;
     s.packetBytes = AdaptivePacketBytes(
         bytes,
         m_granularity,

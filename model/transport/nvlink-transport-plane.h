@@ -44,8 +44,7 @@ namespace ns3
  * owner only (multimem.ld_reduce); all-gather: each owner stores its piece to every
  * member (multimem.st); allreduce: the owner stores the reduced piece it got.  Per
  * member and direction an allreduce moves (1 + 1/p) of the buffer.  A member has
- * max(1, NvlsChunksInFlight / p) loops outstanding: the same input in flight as the
- * multicast allreduce.
+ * NvlsChunksInFlight loops outstanding, one per NVLS channel.
  */
 class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlane
 {
