@@ -338,16 +338,26 @@ NvSwitch::ReceiveStore(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time ta
                                         << " is not a member of NVLS group " << header.tag);
     const uint32_t payload = packet->GetSize();
     std::vector<Result> results;
+    NvLinkHeader ownHeader;
     for (uint32_t member : g.members)
     {
         NvLinkHeader h = header;
         h.type = NvLinkHeader::NVLS_MULTICAST;
         h.destination = static_cast<uint16_t>(member);
         const bool own = member == header.source;
+        // The copies are taken before the original gets its header back.
         Ptr<Packet> copy = own ? packet : packet->Copy();
-        copy->AddHeader(h);
+        if (!own)
+        {
+            copy->AddHeader(h);
+        }
+        else
+        {
+            ownHeader = h;
+        }
         results.push_back(Result{copy, inPort, vc, EngineTail(member, payload, tail), own});
     }
+    packet->AddHeader(ownHeader);
     // One packet in, one out per member: the copies beyond the first are created here.
     m_absorbed -= static_cast<int64_t>(g.members.size()) - 1;
     Emit(std::move(results));

@@ -498,8 +498,23 @@ NvLinkTransportPlane::StartShareOp(Op op,
     // NCCL's loop: one chunk per head (loopCount = nHeads * chunkSize).
     s.pieceBytes = std::max<uint64_t>(m_nvlsChunkBytes, m_granularity);
     s.loops = static_cast<uint32_t>((s.shareBytes[0] + s.pieceBytes - 1) / s.pieceBytes);
-    // One loop per NVLS channel in flight (each channel runs its own loops).
-    s.window = m_nvlsChunksInFlight;
+    // A contribution is held in the switch until every member's has come: a member has
+    // as many loops outstanding as its switch input buffers hold (at most one per NVLS
+    // channel), else the ones waiting for a late member block the others.
+    uint64_t buffers = 0;
+    const Ptr<NvLinkGpu>& gpu0 = s.gpus[0];
+    UintegerValue vc;
+    gpu0->GetAttribute("Vc", vc);
+    for (uint32_t i = 0; i < gpu0->GetNDevices(); ++i)
+    {
+        if (Ptr<CreditLinkNetDevice> peer = gpu0->GetDevice(i)->GetPeer())
+        {
+            buffers += peer->GetReceiveBufferBytes(static_cast<uint32_t>(vc.Get()));
+        }
+    }
+    const uint64_t loopBytes = s.pieceBytes * p;
+    s.window =
+        static_cast<uint32_t>(std::clamp<uint64_t>(buffers / loopBytes, 1, m_nvlsChunksInFlight));
     s.packetBytes = AdaptivePacketBytes(
         bytes,
         m_granularity,
