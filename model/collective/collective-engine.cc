@@ -30,8 +30,8 @@ ValidAlgorithms(CollectiveKind kind)
 {
     static const std::vector<CollectiveAlgorithm> table[] = {
         {Algo::Ring, Algo::Tree, Algo::HalvingDoubling, Algo::Hierarchical, Algo::Nvls},
-        {Algo::Ring, Algo::Direct},
-        {Algo::Ring, Algo::Direct},
+        {Algo::Ring, Algo::Direct, Algo::Nvls},
+        {Algo::Ring, Algo::Direct, Algo::Nvls},
         {Algo::Direct},
         {Algo::Ring},
         {Algo::Ring},
@@ -532,7 +532,11 @@ CollectiveEngine::Start(const CollectiveCall& call,
         r->remaining = call.ranks.size();
         auto* plane = dynamic_cast<InSwitchReductionPlane*>(
             PeekPointer(m_transport->GetPlane(how.inSwitchPlane)));
-        plane->StartInSwitch(InSwitchReductionPlane::Op::AllReduce,
+        using Op = InSwitchReductionPlane::Op;
+        const Op op = call.kind == CollectiveKind::AllGather       ? Op::AllGather
+                      : call.kind == CollectiveKind::ReduceScatter ? Op::ReduceScatter
+                                                                   : Op::AllReduce;
+        plane->StartInSwitch(op,
                              call.ranks,
                              call.bytes,
                              Callback<void, uint32_t>([this, r](uint32_t) {
