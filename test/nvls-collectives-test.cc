@@ -306,9 +306,9 @@ TEST_F(NvlsCollectivesTest, AllGatherGivesEveryRankTheWholeBuffer)
 }
 
 // Operations of any size run at once on the same group, engine rate and latency on:
-// each calls rankDone exactly once per rank, and each rank's NVLS payload is the sum
-// of what each operation gives it (exact): reduce-scatter its share, all-gather the
-// whole buffer, NCCL allreduce 9/8 of it (its eighth reduced, all eighths stored).
+// the accounts balance mid-run and at the end, each calls rankDone exactly once per rank, and each
+// rank's NVLS payload is the sum of what each operation gives it (exact): reduce-scatter its share,
+// all-gather the whole buffer, NCCL allreduce 9/8 of it (its eighth reduced, all eighths stored).
 TEST_F(NvlsCollectivesTest, ConcurrentOperationsOfAnySizeOnOneGroup)
 {
     Build();
@@ -333,7 +333,27 @@ TEST_F(NvlsCollectivesTest, ConcurrentOperationsOfAnySizeOnOneGroup)
         o.done.assign(kGpus, RankState());
         Start(o.op, o.bytes, &o.done);
     }
+    // Mid-run the switches' accounts balance too: results in the engine's latency count
+    // as held, reduced-away contributions and multicast copies as absorbed.
+    NodeContainer all(m_gpus);
+    for (uint32_t s = 0; s < m_helper.GetNSwitches(); ++s)
+    {
+        all.Add(m_helper.GetSwitch(s)->GetObject<Node>());
+    }
+    CreditLinkConservation check;
+    check.Add("nvlink", all);
+    std::vector<CreditLinkConservationReport> mid;
+    for (int us = 1; us <= 9; us += 2)
+    {
+        Simulator::Schedule(MicroSeconds(us) + NanoSeconds(250),
+                            [&check, &mid]() { mid.push_back(check.Check(false)); });
+    }
     Simulator::Run();
+    ASSERT_EQ(mid.size(), 5u);
+    for (const auto& r : mid)
+    {
+        EXPECT_TRUE(r.Ok()) << r.Describe();
+    }
     for (uint32_t g = 0; g < kGpus; ++g)
     {
         uint64_t expected = 0;
