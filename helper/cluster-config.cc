@@ -9,11 +9,15 @@
 #include "ns3/infiniband-routing-engine.h"
 #include "ns3/nvlink-net-device.h"
 #include "ns3/run-parameters.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <sstream>
+#include <tuple>
 
 namespace ns3
 {
@@ -83,7 +87,7 @@ Positive(const char* what, double v)
 std::vector<std::string>
 ClusterConfig::GetPresetNames()
 {
-    return {"dgx-a100", "dgx-h100", "gb200-nvl72"};
+    return {"dgx-a100", "dgx-h100", "dgx-b200", "gb200-nvl72"};
 }
 
 std::string
@@ -174,6 +178,25 @@ ClusterConfig::ApplyPreset(const std::string& name)
         c.pcieRate_gbit_per_s = kPcieGen5x16_gbit_per_s;
         c.serversPerRack = 4; // DGX SuperPOD H100 RA: 4 DGX per rack [unconfirmed]
     }
+    else if (name == "dgx-b200")
+    {
+        // DGX B200 user guide: 8 B200, 2 NVSwitch gen4 chips (72 NVLink5 ports each), each
+        // GPU's 18 NVLink5 links split 9 + 9 over the two: 18 x 50 GB/s = 900 GB/s.
+        c.gpusPerServer = 8;
+        c.serversPerDomain = 1;
+        c.ApplyNvLinkGeneration(5);
+        c.nvswitchesPerDomain = 2;
+        c.nvswitchPorts = 72;
+        // 8 x ConnectX-7 400 Gb/s (NDR) compute ports, one per GPU; Quantum-2 switches.
+        c.ibRate_gbit_per_s = 400.0;
+        c.ibSwitchRadix = 64;
+        // 2 x BlueField-3 DPU, 400 Gb/s each, for storage and in-band management; PCIe Gen5.
+        c.ethPortsPerServer = 2;
+        c.ethRate_gbit_per_s = 400.0;
+        c.storageRate_gbit_per_s = 400.0;
+        c.pcieRate_gbit_per_s = kPcieGen5x16_gbit_per_s;
+        c.serversPerRack = 4; // DGX SuperPOD B200 RA: 4 DGX per rack [unconfirmed]
+    }
     else if (name == "gb200-nvl72")
     {
         // Fact sheet (DGX SuperPOD GB200 RA): 72 GPUs, 18 compute trays of 4, 18 NVSwitch gen4
@@ -220,7 +243,11 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
         cmd.AddValue(flag, help, value);
         cmd.AddValue(oldFlag, std::string("deprecated alias of --") + flag, value);
     };
-    cmd.AddValue("preset", "cluster preset: dgx-a100, dgx-h100, gb200-nvl72", cli.preset);
+    cmd.AddValue("preset", "cluster preset: dgx-a100, dgx-h100, dgx-b200, gb200-nvl72", cli.preset);
+    cmd.AddValue("endpoint",
+                 "GPU/NCCL endpoint parameters: auto (the preset's GPU), ideal (links only), "
+                 "a100, h100, b200",
+                 cli.endpoint);
     cmd.AddValue("servers",
                  "servers (DGX chassis or GB200 compute trays); -1 = preset",
                  cli.servers);
@@ -371,13 +398,137 @@ ClusterConfig::ApplyCommandLine(std::string* field)
     {
         partition = o.partition;
     }
+    if (!o.endpoint.empty())
+    {
+        endpoint = o.endpoint;
+    }
+    ReadNcclEnvironment();
     return Validate(field);
+}
+
+void
+ClusterConfig::ReadNcclEnvironment()
+{
+    auto get = [](const char* name) {
+        const char* v = std::getenv(name);
+        return std::string(v ? v : "");
+    };
+    nccl.algo = get("NCCL_ALGO");
+    nccl.proto = get("NCCL_PROTO");
+    nccl.nvlsEnable = get("NCCL_NVLS_ENABLE");
+    nccl.collNet = get("NCCL_COLLNET_ENABLE");
+    nccl.minChannels = get("NCCL_MIN_NCHANNELS");
+    nccl.maxChannels = get("NCCL_MAX_NCHANNELS");
+}
+
+Ptr<NcclEndpoint>
+ClusterConfig::MakeEndpoint(std::string* error) const
+{
+    const GpuEndpointSet set = GetEndpointSet();
+    auto refuse = [error](const std::string& message) -> Ptr<NcclEndpoint> {
+        if (error)
+        {
+            *error = message;
+        }
+        return nullptr;
+    };
+    const bool any = !nccl.algo.empty() || !nccl.proto.empty() || !nccl.nvlsEnable.empty() ||
+                     !nccl.collNet.empty() || !nccl.minChannels.empty() ||
+                     !nccl.maxChannels.empty();
+    if (set.ideal)
+    {
+        if (any)
+        {
+            return refuse(std::string(!nccl.algo.empty() ? "NCCL_ALGO" : "NCCL_*") +
+                          "=...: the ideal endpoint has no NCCL model to tune; use --endpoint="
+                          "a100, h100 or b200 (or auto)");
+        }
+        return nullptr;
+    }
+    Ptr<NcclEndpoint> e = MakeNcclEndpoint(set);
+    // A whole number in [lo, hi], as NCCL's integer parameters.
+    auto number = [](const std::string& text, int64_t lo, int64_t hi, int64_t& out) {
+        char* end = nullptr;
+        const long long v = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || v < lo || v > hi)
+        {
+            return false;
+        }
+        out = v;
+        return true;
+    };
+    int64_t v = 0;
+    if (!nccl.nvlsEnable.empty())
+    {
+        if (!number(nccl.nvlsEnable, 0, 2, v))
+        {
+            return refuse("NCCL_NVLS_ENABLE=" + nccl.nvlsEnable + ": expected 0, 1 or 2");
+        }
+        e->SetAttribute("NvlsEnable", UintegerValue(v));
+    }
+    if (!nccl.collNet.empty())
+    {
+        if (!number(nccl.collNet, 0, 1, v))
+        {
+            return refuse("NCCL_COLLNET_ENABLE=" + nccl.collNet + ": expected 0 or 1");
+        }
+        if (v == 1)
+        {
+            return refuse("NCCL_COLLNET_ENABLE=1: CollNet reduces in the InfiniBand switches "
+                          "(SHARP), which this fabric model does not offer");
+        }
+    }
+    for (auto [name, text, attribute] :
+         {std::tuple<const char*, const std::string*, const char*>{"NCCL_MIN_NCHANNELS",
+                                                                   &nccl.minChannels,
+                                                                   "MinChannels"},
+          {"NCCL_MAX_NCHANNELS", &nccl.maxChannels, "MaxChannels"}})
+    {
+        if (text->empty())
+        {
+            continue;
+        }
+        if (!number(*text, 1, 64, v))
+        {
+            return refuse(std::string(name) + "=" + *text + ": expected a channel count 1-64");
+        }
+        e->SetAttribute(attribute, UintegerValue(v));
+    }
+    e->SetAttribute("Algorithms", StringValue(nccl.algo));
+    e->SetAttribute("Protocols", StringValue(nccl.proto));
+    const std::string bad = e->CheckOverrides();
+    if (!bad.empty())
+    {
+        return refuse(bad);
+    }
+    return e;
+}
+
+GpuEndpointSet
+ClusterConfig::GetEndpointSet() const
+{
+    std::string name = endpoint;
+    if (name == "auto")
+    {
+        // The preset's GPUs; a hand-built cluster by its NVLink generation.
+        name = preset == "dgx-a100"                              ? "a100"
+               : preset == "dgx-h100"                            ? "h100"
+               : preset == "dgx-b200" || preset == "gb200-nvl72" ? "b200"
+               : nvlinkGen == 3                                  ? "a100"
+               : nvlinkGen == 4                                  ? "h100"
+               : nvlinkGen == 5                                  ? "b200"
+                                                                 : "ideal";
+    }
+    GpuEndpointSet set;
+    FindGpuEndpointSet(name, set);
+    return set;
 }
 
 void
 ClusterConfig::AddToRunParameters(RunParameters& p) const
 {
     p.Set("cluster.preset", preset);
+    p.Set("cluster.endpoint", GetEndpointSet().name);
     p.Set("cluster.servers", servers);
     p.Set("cluster.gpusPerServer", gpusPerServer);
     p.Set("cluster.serversPerDomain", serversPerDomain);
@@ -454,6 +605,22 @@ ClusterConfig::Validate(std::string* field) const
     {
         ClusterConfig probe;
         return fail("preset", probe.ApplyPreset(preset));
+    }
+    GpuEndpointSet set;
+    if (endpoint != "auto" && !FindGpuEndpointSet(endpoint, set))
+    {
+        std::string names = "auto";
+        for (const auto& n : GpuEndpointSetNames())
+        {
+            names += ", " + n;
+        }
+        return fail("endpoint", "unknown endpoint '" + endpoint + "'; valid: " + names);
+    }
+    std::string ncclError;
+    MakeEndpoint(&ncclError);
+    if (!ncclError.empty())
+    {
+        return fail(ncclError.substr(0, ncclError.find('=')).c_str(), ncclError);
     }
     if (servers == 0)
     {

@@ -5,6 +5,7 @@
 #define AI_FABRIC_CLUSTER_CONFIG_H
 
 #include "ns3/cluster-layout.h"
+#include "ns3/gpu-endpoint-set.h"
 #include "ns3/nvlink-fabric-preset.h"
 
 #include <cstdint>
@@ -91,6 +92,27 @@ struct ClusterConfig
     /// the processes.  "domain-blocks": contiguous blocks of domains; "round-robin": domain
     /// d to process d mod N.  A domain never spans processes; see doc/cluster.md.
     std::string partition{"domain-blocks"};
+    /// GPU/NCCL endpoint parameter set (GpuEndpointSet): ideal, a100, h100, b200, or auto
+    /// (the preset's GPU generation).
+    std::string endpoint{"auto"};
+
+    /// NCCL's environment overrides (NcclEndpoint attributes), as a user sets them on a real
+    /// system; ApplyCommandLine reads them from the environment.  "" = unset.
+    struct NcclEnvironment
+    {
+        std::string algo;        //!< NCCL_ALGO
+        std::string proto;       //!< NCCL_PROTO
+        std::string nvlsEnable;  //!< NCCL_NVLS_ENABLE
+        std::string collNet;     //!< NCCL_COLLNET_ENABLE
+        std::string minChannels; //!< NCCL_MIN_NCHANNELS
+        std::string maxChannels; //!< NCCL_MAX_NCHANNELS
+    } nccl;
+
+    /// Fills nccl from the process environment.
+    void ReadNcclEnvironment();
+    /// The endpoint of GetEndpointSet() with the NCCL overrides applied (null: ideal);
+    /// \p error gets the refusal naming the variable, and null is returned.
+    Ptr<NcclEndpoint> MakeEndpoint(std::string* error = nullptr) const;
 
     static std::vector<std::string> GetPresetNames();
     /// Sets every field from preset \p name; "" or an error listing the valid names.
@@ -128,6 +150,9 @@ struct ClusterConfig
 
     // Derived figures.
     uint32_t GetNRanks() const;
+    /// The endpoint set, auto resolved: dgx-a100 a100, dgx-h100 h100, dgx-b200 and
+    /// gb200-nvl72 b200.
+    GpuEndpointSet GetEndpointSet() const;
     uint32_t GetGpusPerDomain() const;
     uint32_t GetNDomains() const;
     uint32_t GetServersPerTor() const;
@@ -169,6 +194,7 @@ struct ClusterConfig
         double storageRate_gbit_per_s{-1};
         double pcieRate_gbit_per_s{-1};
         std::string partition;
+        std::string endpoint;
     };
 
     Overrides cli;

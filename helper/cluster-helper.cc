@@ -586,6 +586,7 @@ ClusterHelper::InstallTransport(const std::string& groupName)
     {
         if (Ptr<TransportPlane> tp = plane->MakeTransportPlane(m_layout))
         {
+            ApplyEndpointRate(plane->GetPlane(), tp);
             index[plane->GetPlane()] = static_cast<int32_t>(transport->AddPlane(tp));
         }
     }
@@ -617,6 +618,46 @@ std::vector<ClusterHelper::FrontEndLinkStats>
 ClusterHelper::GetFrontEndLinkStats() const
 {
     return GetFrontEndPlane().GetLinkStats(m_nodes);
+}
+
+void
+ClusterHelper::ApplyEndpointRate(ClusterPlane plane, Ptr<TransportPlane> tp) const
+{
+    // What the GPU's endpoint sustains into each plane (GpuEndpointSet): its SMs' stores on
+    // every NVLink link, its HCA behind PCIe.  The ideal set leaves the wire alone.
+    const GpuEndpointSet set = m_config.GetEndpointSet();
+    double gbyte = 0;
+    if (plane == ClusterPlane::NVLINK)
+    {
+        gbyte = set.nvlinkPerLink_gbyte_per_s * m_config.nvlinkLinksPerGpu;
+    }
+    else if (plane == ClusterPlane::INFINIBAND)
+    {
+        gbyte = set.nicPath_gbyte_per_s;
+    }
+    if (gbyte > 0)
+    {
+        tp->SetAttribute("EndpointRate", DataRateValue(DataRate(uint64_t(gbyte * 8e9))));
+    }
+}
+
+Ptr<CollectiveEngine>
+ClusterHelper::InstallCollectiveEngine(Ptr<GpuTransport> transport) const
+{
+    NS_LOG_FUNCTION(this);
+    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
+    engine->SetTransport(transport);
+    std::map<uint32_t, uint32_t> domainOfRank;
+    for (uint32_t r = 0; r < GetNRanks(); ++r)
+    {
+        domainOfRank[r] = GetDomain(r);
+    }
+    engine->SetDomainMap(domainOfRank);
+    std::string error;
+    Ptr<NcclEndpoint> endpoint = m_config.MakeEndpoint(&error);
+    NS_ABORT_MSG_UNLESS(error.empty(), "cluster: " << error); // Validate refused it before
+    engine->SetEndpoint(endpoint);
+    return engine;
 }
 
 GpuTransport::PlaneSelector

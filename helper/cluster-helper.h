@@ -7,6 +7,7 @@
 #include "ns3/cluster-config.h"
 #include "ns3/cluster-layout.h"
 #include "ns3/cluster-plane.h"
+#include "ns3/collective-engine.h"
 #include "ns3/credit-link-conservation.h"
 #include "ns3/front-end-cluster-plane.h"
 #include "ns3/front-end-transport.h"
@@ -188,6 +189,11 @@ class ClusterHelper
      * In a distributed run it is split (GpuTransport::SetDistributed; its notifications use
      * the cut InfiniBand links) and refuses a NotificationLatency below --ibDelay.
      */
+    /**
+     * A CollectiveEngine over \p transport with the cluster's domain map and the NCCL
+     * endpoint of the cluster's endpoint set (none for "ideal").
+     */
+    Ptr<CollectiveEngine> InstallCollectiveEngine(Ptr<GpuTransport> transport) const;
     Ptr<GpuTransport> InstallTransport(const std::string& groupName = "");
     /**
      * The plane rule as a GpuTransport::SetPlaneSelector callback for the traffic of
@@ -196,6 +202,8 @@ class ClusterHelper
      * carry, gets -1 (the transport's fallback).  Copies the rule: later ForcePlane calls do
      * not change a selector already made.
      */
+    /// The endpoint set's rate into \p plane, on its transport plane \p tp.
+    void ApplyEndpointRate(ClusterPlane plane, Ptr<TransportPlane> tp) const;
     GpuTransport::PlaneSelector MakePlaneSelector(const std::map<ClusterPlane, int32_t>& planeIndex,
                                                   const std::string& groupName = "") const;
 

@@ -165,14 +165,7 @@ ClusterReplay(ScenarioRun& run, int argc, char* argv[])
         cluster.WriteNodes(results);
     }
     Ptr<GpuTransport> transport = cluster.InstallTransport();
-    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(transport);
-    std::map<uint32_t, uint32_t> domains;
-    for (uint32_t r = 0; r < clusterRanks; ++r)
-    {
-        domains[r] = cluster.GetDomain(r);
-    }
-    engine->SetDomainMap(domains);
+    Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(transport);
     Ptr<WorkloadReplay> replay = CreateObject<WorkloadReplay>();
     replay->SetAttribute("IterationMarker", StringValue(marker));
     const uint32_t traceRanks = trace.numRanks;

@@ -5,7 +5,8 @@
  * nccl-tests' layout and written to the results database.  all_reduce_perf -b 8 -e 8G -f 2
  * is
  *   collective-bench --collective=allreduce --minBytes=8 --maxBytes=8G --stepFactor=2
- * (-g / -r: --ranks / --root; doc/collectives.md has the whole mapping), e.g.
+ * (-g / -r: --ranks / --root; each size out-of-place then in-place, --inPlace=out|in for one
+ * pass; doc/collectives.md has the whole mapping), e.g.
  *   collective-bench --preset=dgx-h100 --servers=2 --minBytes=1M --maxBytes=256M --stepFactor=4
  */
 #include "ns3/collective-bench.h"

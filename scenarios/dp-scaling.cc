@@ -48,12 +48,17 @@ DpScaling(ScenarioRun& run, int argc, char* argv[])
     model.AddModelArguments(cmd);
     cmd.AddValue("db", "results database (empty: none)", db);
     cmd.AddValue("seed", "RNG seed", seed);
+    std::string endpoint = "auto";
+    cmd.AddValue("endpoint",
+                 "GPU/NCCL endpoint parameters: auto (h100), ideal (links only), a100, h100, b200",
+                 endpoint);
     AddSamplingArguments(cmd, sampleInterval, linkSamples);
     cmd.Parse(argc, argv);
     run.SetDatabase(db);
     RunParameters flags;
     flags.Set("servers", serverList);
     flags.Set("seed", seed);
+    flags.Set("endpoint", endpoint);
     run.SetRun("dp-scaling", seed, flags);
     RngSeedManager::SetSeed(static_cast<uint32_t>(std::max<uint64_t>(seed, 1)));
 
@@ -91,6 +96,13 @@ DpScaling(ScenarioRun& run, int argc, char* argv[])
         ClusterConfig config;
         config.ApplyPreset("dgx-h100");
         config.servers = n;
+        config.endpoint = endpoint;
+        std::string field;
+        const std::string invalid = config.Validate(&field);
+        if (!invalid.empty())
+        {
+            throw InputError::Flag(field, invalid);
+        }
         model.tp = 1;
         model.dp = n * config.gpusPerServer;
         model.globalBatch = model.microBatch * model.dp;

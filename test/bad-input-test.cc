@@ -851,6 +851,10 @@ Cases()
              "collective-bench",
              "--servers=1 --minBytes=2M --maxBytes=1M",
              "--maxBytes"),
+        Flag("collective_bench_in_place",
+             "collective-bench",
+             "--servers=1 --inPlace=sideways",
+             "--inPlace=sideways"),
     };
     return c;
 }

@@ -16,6 +16,7 @@
 #include <functional>
 #include <gtest/gtest.h>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <sqlite3.h>
@@ -47,6 +48,9 @@ class CollectiveBenchTest : public ::testing::Test
             ClusterConfig c;
             EXPECT_EQ(c.ApplyPreset(preset), "");
             c.servers = servers;
+            // The link physics against its alpha-beta model: no GPU/NCCL endpoint costs
+            // (those are nccl-endpoint-test's).
+            c.endpoint = "ideal";
             cluster = std::make_unique<ClusterHelper>(c);
             // As collective-bench: no CRC values, same wire bytes and timing.
             cluster->SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
@@ -63,14 +67,16 @@ class CollectiveBenchTest : public ::testing::Test
             engine->SetDomainMap(domains);
         }
 
-        CollectiveBenchRow Run(const std::string& kind,
-                               const std::string& algorithm,
-                               uint64_t bytes) const
+        // The out-of-place pass alone: the model checks need one run per size.
+        CollectiveBenchPass Run(const std::string& kind,
+                                const std::string& algorithm,
+                                uint64_t bytes) const
         {
             CollectiveBenchOptions o;
             o.collective = kind;
             o.algorithm = algorithm;
-            return CollectiveBenchRun(o, ranks, {bytes}, engine).front();
+            o.inPlace = "out";
+            return CollectiveBenchRun(o, ranks, {bytes}, engine).front().outOfPlace;
         }
 
         CollectiveCostModel NvLinkModel() const
@@ -98,8 +104,8 @@ TEST_F(CollectiveBenchTest, NvlsBeatsRingOnOneDgxH100)
 {
     Bench b(1);
     const uint64_t n = 256 * MiB;
-    const CollectiveBenchRow ring = b.Run("allreduce", "ring", n);
-    const CollectiveBenchRow nvls = b.Run("allreduce", "nvls", n);
+    const CollectiveBenchPass ring = b.Run("allreduce", "ring", n);
+    const CollectiveBenchPass nvls = b.Run("allreduce", "nvls", n);
     const double model_us = b.NvLinkModel().RingAllReduce(8, n) * 1e6;
     std::cout << "[bench] 1 x dgx-h100 256 MiB ring_us=" << ring.time_us << " model_us=" << model_us
               << " nvls_us=" << nvls.time_us << " ring/nvls=" << ring.time_us / nvls.time_us
@@ -121,7 +127,7 @@ TEST_F(CollectiveBenchTest, NvlsReduceScatterAndAllGatherAtTheLinkRate)
     const double model_us = n / (18 * 25e9 * 256 / 272) * 1e6;
     for (const char* kind : {"reducescatter", "allgather"})
     {
-        const CollectiveBenchRow row = b.Run(kind, "nvls", n);
+        const CollectiveBenchPass row = b.Run(kind, "nvls", n);
         std::cout << "[bench] 1 x dgx-h100 64 MiB nvls " << kind << "_us=" << row.time_us
                   << " model_us=" << model_us << "\n";
         EXPECT_EQ(row.algorithm, "nvls");
@@ -139,7 +145,7 @@ TEST_F(CollectiveBenchTest, HierarchicalAllReduceBoundedByInfinibandRails)
 {
     Bench b(2);
     const uint64_t n = 128 * MiB;
-    const CollectiveBenchRow h = b.Run("allreduce", "hierarchical", n);
+    const CollectiveBenchPass h = b.Run("allreduce", "hierarchical", n);
     const CollectiveCostModel nv = b.NvLinkModel();
     const CollectiveCostModel ib = b.IbModel(0, 8);
     const double model_us = CollectiveCostModel::HierarchicalAllReduce(nv, ib, 8, 2, n) * 1e6;
@@ -166,7 +172,7 @@ TEST_F(CollectiveBenchTest, AllToAllAcrossServersAtInfinibandInjectionLimit)
 {
     Bench b(2);
     const uint64_t n = 32 * MiB;
-    const CollectiveBenchRow a = b.Run("alltoall", "auto", n);
+    const CollectiveBenchPass a = b.Run("alltoall", "auto", n);
     const CollectiveCostModel ib = b.IbModel(0, 9);
     const double model_us = (ib.Alpha() + n / 2.0 * ib.Beta()) * 1e6;
     std::cout << "[bench] 2 x dgx-h100 alltoall 32 MiB sim_us=" << a.time_us
@@ -184,18 +190,21 @@ TEST_F(CollectiveBenchTest, RingBusBwFlatFrom256MiB)
     Bench b(1);
     CollectiveBenchOptions o;
     o.algorithm = "ring";
+    o.inPlace = "out";
     const auto rows = CollectiveBenchRun(o, b.ranks, {256 * MiB, 384 * MiB, 512 * MiB}, b.engine);
-    double lo = rows.front().busbw_gbyte_per_s;
+    double lo = rows.front().outOfPlace.busbw_gbyte_per_s;
     double hi = lo;
     for (const auto& r : rows)
     {
         std::cout << "[bench] ring " << r.sizeBytes / MiB
-                  << " MiB busbw_gbyte_per_s=" << r.busbw_gbyte_per_s << "\n";
-        lo = std::min(lo, r.busbw_gbyte_per_s);
-        hi = std::max(hi, r.busbw_gbyte_per_s);
+                  << " MiB busbw_gbyte_per_s=" << r.outOfPlace.busbw_gbyte_per_s << "\n";
+        lo = std::min(lo, r.outOfPlace.busbw_gbyte_per_s);
+        hi = std::max(hi, r.outOfPlace.busbw_gbyte_per_s);
     }
     EXPECT_LT(hi / lo, 1.02);
-    EXPECT_NEAR(rows.back().busbw_gbyte_per_s / (1e-9 / b.NvLinkModel().Beta()), 1.0, 0.03);
+    EXPECT_NEAR(rows.back().outOfPlace.busbw_gbyte_per_s / (1e-9 / b.NvLinkModel().Beta()),
+                1.0,
+                0.03);
 }
 
 TEST_F(CollectiveBenchTest, ParsesSizesRanksAndSteps)
@@ -262,6 +271,9 @@ TEST_F(CollectiveBenchTest, RejectsBadInputWithOnlyAFailedRun)
     add("dgx-h100", "unknown collective", [](auto& o) { o.collective = "allscatter"; });
     add("dgx-h100", "unknown algorithm", [](auto& o) { o.algorithm = "butterfly"; });
     add("dgx-h100", "larger than --maxBytes", [](auto& o) { o.minBytes = "2M"; });
+    add("dgx-h100", "--inPlace=sideways is not both, out or in", [](auto& o) {
+        o.inPlace = "sideways";
+    });
     add("dgx-h100", "cannot run alltoall", [](auto& o) {
         o.collective = "alltoall";
         o.algorithm = "ring";
@@ -309,11 +321,14 @@ TEST_F(CollectiveBenchTest, RejectsBadInputWithOnlyAFailedRun)
     }
     const std::string complete =
         " WHERE run_id IN (SELECT run_id FROM runs WHERE status='complete')";
-    // 1, 2, 4 MiB ring on 8 GPUs: with 512 KiB chunks, 1 loop of 8 pieces x 14 hops at
-    // 1 MiB (pieces of 128 KiB), likewise at 2 and 4 MiB: 3 x 112 messages.
+    // 1, 2, 4 MiB ring on 8 GPUs with the h100 endpoint: the tuner's Simple ring runs all
+    // 32 channels from 1 MiB (32 x 512 threads x 64 B thread threshold = 1 MiB), so 1 loop
+    // of 32 x 8 pieces x 14 hops per size: 3 x 3584 messages per pass, and two passes
+    // (out-of-place, in-place) per size.
     EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM collectives" + complete + " AND algorithm='ring'"),
-              3);
-    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM flows" + complete), 3 * 112);
+              6);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM collectives" + complete + " AND in_place=1"), 3);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM flows" + complete), 2 * 3 * 3584);
     EXPECT_GT(Count(db, "SELECT COUNT(*) FROM nodes" + complete), 8);
     EXPECT_GT(Count(db, "SELECT COUNT(*) FROM links" + complete), 0);
     EXPECT_EQ(Count(db,
@@ -322,6 +337,231 @@ TEST_F(CollectiveBenchTest, RejectsBadInputWithOnlyAFailedRun)
               1);
     sqlite3_close(db);
     std::remove(path.c_str());
+}
+
+// The printed table: lines that are not comments, split at blanks.
+std::vector<std::vector<std::string>>
+TableRows(const std::string& text)
+{
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+    {
+        if (line.empty() || line[0] == '#')
+        {
+            continue;
+        }
+        std::istringstream fields(line);
+        rows.emplace_back(std::istream_iterator<std::string>(fields),
+                          std::istream_iterator<std::string>());
+    }
+    return rows;
+}
+
+// The value after "<name> : " on a footer line, or "" when absent.
+std::string
+FooterValue(const std::string& text, const std::string& name)
+{
+    const std::size_t at = text.find("# " + name);
+    if (at == std::string::npos)
+    {
+        return "";
+    }
+    const std::size_t colon = text.find(" : ", at);
+    return text.substr(colon + 3, text.find('\n', colon) - colon - 3);
+}
+
+// A 1 x dgx-h100 run of \p o through the whole scenario; its output, exit code 0 expected.
+std::string
+RunMain(CollectiveBenchOptions o)
+{
+    ClusterConfig config;
+    EXPECT_EQ(config.ApplyPreset("dgx-h100"), "");
+    config.servers = 1;
+    std::ostringstream out;
+    std::ostringstream err;
+    EXPECT_EQ(CollectiveBenchMain(config, o, out, err), 0) << err.str();
+    Simulator::Destroy();
+    Names::Clear();
+    return out.str();
+}
+
+// nccl-tests' table: per size, out-of-place and in-place time / algbw / busbw / #wrong (N/A:
+// no data is moved), then the algorithm, protocol and channels the engine ran; the footer's
+// average busbw is the mean of every printed busbw (both passes), within the 0.005 GB/s of
+// the printed rounding; in-place rows are separate runs (in_place = 1), as many as the
+// out-of-place ones, with the same algorithm.
+TEST_F(CollectiveBenchTest, PrintsOutOfPlaceAndInPlaceColumnsAndTheAverage)
+{
+    const std::string path =
+        testing::TempDir() + "collective-bench-passes-" + std::to_string(getpid()) + ".db";
+    std::remove(path.c_str());
+    CollectiveBenchOptions o;
+    o.collective = "all_reduce"; // nccl-tests' name
+    o.algorithm = "ring";
+    o.minBytes = "1K";
+    o.maxBytes = "256K";
+    o.stepFactor = 4;
+    o.db = path;
+    const std::string text = RunMain(o);
+    std::cout << text;
+    EXPECT_NE(text.find("out-of-place"), std::string::npos);
+    EXPECT_NE(text.find("#wrong     time   algbw   busbw  #wrong   algorithm  protocol  channels"),
+              std::string::npos);
+    const auto rows = TableRows(text);
+    ASSERT_EQ(rows.size(), 5u); // 1K, 4K, 16K, 64K, 256K
+    double sum = 0;
+    for (const auto& f : rows)
+    {
+        // size count type redop root, time algbw busbw #wrong twice, algorithm protocol channels
+        ASSERT_EQ(f.size(), 16u);
+        EXPECT_EQ(std::stoull(f[1]), std::stoull(f[0]) / 4); // count: float elements
+        EXPECT_EQ(f[2], "float");
+        EXPECT_EQ(f[3], "sum");
+        EXPECT_EQ(f[4], "-1");
+        EXPECT_EQ(f[8], "N/A");
+        EXPECT_EQ(f[12], "N/A");
+        EXPECT_EQ(f[13], "ring");
+        // The h100 endpoint's tuner: a protocol of NCCL's, 1 to 32 channels.
+        EXPECT_TRUE(f[14] == "ll" || f[14] == "ll128" || f[14] == "simple") << f[14];
+        EXPECT_GE(std::stoul(f[15]), 1u);
+        EXPECT_LE(std::stoul(f[15]), 32u);
+        for (std::size_t pass : {5, 9})
+        {
+            // busbw = algbw x 2(p−1)/p = 1.75 algbw, within the printed rounding: 0.005 on
+            // busbw plus 1.75 x 0.005 on algbw = 0.014.
+            EXPECT_GT(std::stod(f[pass]), 0);
+            EXPECT_NEAR(std::stod(f[pass + 2]), 1.75 * std::stod(f[pass + 1]), 0.014) << f[0];
+            sum += std::stod(f[pass + 2]);
+        }
+    }
+    EXPECT_EQ(FooterValue(text, "Out of bounds values"), "0 OK");
+    EXPECT_NEAR(std::stod(FooterValue(text, "Avg bus bandwidth")), sum / 10, 0.005);
+
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM collectives WHERE in_place=0"), 5);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM collectives WHERE in_place=1"), 5);
+    // Each size: the out-of-place call, then the in-place one, which starts after it ended.
+    EXPECT_EQ(Count(db,
+                    "SELECT COUNT(*) FROM collectives a JOIN collectives b ON b.coll_id = "
+                    "a.coll_id + 1 AND b.bytes = a.bytes AND b.algorithm = a.algorithm WHERE "
+                    "a.in_place=0 AND b.in_place=1 AND b.start_ns >= a.end_ns"),
+              5);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM runs WHERE json_extract(params, '$.inPlace')='both'"),
+              1);
+    sqlite3_close(db);
+    std::remove(path.c_str());
+}
+
+// --inPlace=out / in: only that pass runs (the other's columns blank, so 12 fields), and the
+// footer averages the printed busbw of that pass alone.  The flag is recorded, not charged:
+// today's schedules move the same traffic, so the in-place-only run prints the out-of-place-
+// only run's figures exactly.
+TEST_F(CollectiveBenchTest, InPlaceOptionSkipsAPass)
+{
+    std::map<std::string, std::vector<std::vector<std::string>>> printed;
+    for (const std::string pass : {"out", "in"})
+    {
+        SCOPED_TRACE(pass);
+        CollectiveBenchOptions o;
+        o.algorithm = "ring";
+        o.minBytes = "4K";
+        o.maxBytes = "64K";
+        o.stepFactor = 4;
+        o.inPlace = pass;
+        const std::string text = RunMain(o);
+        const auto rows = TableRows(text);
+        ASSERT_EQ(rows.size(), 3u);
+        double sum = 0;
+        for (const auto& f : rows)
+        {
+            ASSERT_EQ(f.size(), 12u);
+            EXPECT_EQ(f[8], "N/A");
+            sum += std::stod(f[7]);
+        }
+        EXPECT_NEAR(std::stod(FooterValue(text, "Avg bus bandwidth")), sum / 3, 0.005);
+        // The skipped pass is 32 blanks, so the columns stay in place: a row is size count
+        // type redop root (52 characters), out-of-place [52, 84), in-place [84, 116).
+        const std::string blank(32, ' ');
+        const std::size_t row = text.find("        4096          1024");
+        ASSERT_NE(row, std::string::npos);
+        const std::string line = text.substr(row, text.find('\n', row) - row);
+        EXPECT_EQ(line.substr(pass == "out" ? 84 : 52, 32), blank) << line;
+        printed[pass] = rows;
+    }
+    EXPECT_EQ(printed["out"], printed["in"]);
+}
+
+// Every nccl-tests collective runs under its nccl-tests name, with nccl-tests' count, redop
+// and root columns, and busbw = algbw x nccl-tests' factor for p = 8 (2(p−1)/p = 1.75
+// allreduce; (p−1)/p = 0.875 allgather, reducescatter, alltoall; 1 broadcast, reduce,
+// sendrecv), tolerance 1 % (algbw printed with 2 decimals, > 5 GB/s at 1 MiB).
+TEST_F(CollectiveBenchTest, RunsEveryNcclTestsCollective)
+{
+    struct Expect
+    {
+        const char* name;
+        uint64_t count; // of 1 MiB of floats on 8 ranks
+        const char* redop;
+        const char* root;
+        double factor;
+    };
+
+    const uint64_t elements = MiB / 4;
+    for (const Expect& e : std::vector<Expect>{
+             {"all_reduce", elements, "sum", "-1", 1.75},
+             {"all_gather", elements / 8, "none", "-1", 0.875},
+             {"reduce_scatter", elements / 8, "sum", "-1", 0.875},
+             {"alltoall", elements / 8, "none", "-1", 0.875},
+             {"broadcast", elements, "none", "3", 1.0},
+             {"reduce", elements, "sum", "3", 1.0},
+             {"sendrecv", elements, "sum", "-1", 1.0},
+         })
+    {
+        SCOPED_TRACE(e.name);
+        CollectiveBenchOptions o;
+        o.collective = e.name;
+        o.minBytes = "1M";
+        o.maxBytes = "1M";
+        o.root = 3;
+        const auto rows = TableRows(RunMain(o));
+        ASSERT_EQ(rows.size(), 1u);
+        const auto& f = rows.front();
+        ASSERT_EQ(f.size(), 16u);
+        EXPECT_EQ(f[0], "1048576");
+        EXPECT_EQ(std::stoull(f[1]), e.count);
+        EXPECT_EQ(f[3], e.redop);
+        EXPECT_EQ(f[4], e.root);
+        for (std::size_t pass : {5, 9})
+        {
+            EXPECT_GT(std::stod(f[pass + 1]), 5.0);
+            EXPECT_NEAR(std::stod(f[pass + 2]) / std::stod(f[pass + 1]), e.factor, 0.01 * e.factor);
+        }
+        EXPECT_FALSE(f[13].empty());
+    }
+}
+
+// nccl-tests' figures: the most decimals (2, 1, 0) that fit the column, then an exponent;
+// passes that ran with different algorithms, protocols or channels show both.
+TEST_F(CollectiveBenchTest, FormatsFiguresAsNcclTests)
+{
+    CollectiveBenchRow row;
+    row.sizeBytes = 8;
+    row.count = 2;
+    row.outOfPlace = {true, "ring", "ll", 2, 12345.678, 999.994, 1234.5};
+    row.inPlace = {true, "tree", "ll", 4, 123456.7, 12345678.0, 0.5};
+    EXPECT_EQ(CollectiveBenchFormatRow(row),
+              "           8             2     float     sum      -1  12345.7  999.99  "
+              "1234.5    N/A   123457   1e+07    0.50    N/A     ring/tree        ll       "
+              "2/4\n");
+    std::vector<CollectiveBenchRow> rows{row};
+    // (1234.5 + 0.5) / 2
+    EXPECT_DOUBLE_EQ(CollectiveBenchAverageBusBw(rows), 617.5);
+    rows.front().inPlace.ran = false;
+    EXPECT_DOUBLE_EQ(CollectiveBenchAverageBusBw(rows), 1234.5);
+    EXPECT_EQ(CollectiveBenchFooter(rows),
+              "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1234.5 \n#\n");
 }
 
 } // namespace

@@ -301,7 +301,8 @@ TEST_F(Conservation, CollectiveBenchCaseConserves)
     o.collective = "allreduce";
     o.algorithm = "hierarchical";
     const CollectiveBenchRow row = CollectiveBenchRun(o, ranks, {1 << 20}, engine).front();
-    EXPECT_EQ(row.algorithm, "hierarchical");
+    EXPECT_EQ(row.outOfPlace.algorithm, "hierarchical");
+    EXPECT_EQ(row.inPlace.algorithm, "hierarchical");
     Simulator::Stop(MicroSeconds(1));
     Simulator::Run();
     const CreditLinkConservationReport r = cluster.CheckConservation();

@@ -146,6 +146,29 @@ class FidelityScriptTest(unittest.TestCase):
         self.assertEqual(status, 1, line)
         self.assertIn("time < 64 KiB within 30 %: missed (worst 100.0 %)", line)
 
+    def test_runs_the_out_of_place_pass_only(self):
+        # The published columns are out-of-place: the sweep does not run the in-place pass.
+        db = sqlite3.connect(os.path.join(self.out, "fidelity.db"))
+        passes = dict(db.execute("SELECT in_place, count(*) FROM collectives GROUP BY in_place"))
+        db.close()
+        self.assertEqual(passes, {0: len(self.sim)})
+
+    def test_ignores_in_place_rows(self):
+        # A database written with both passes: an in-place row of another duration per size
+        # changes no simulated figure.
+        fidelity = load_script()
+        db = os.path.join(self.out, "both-passes.db")
+        shutil.copy(os.path.join(self.out, "fidelity.db"), db)
+        con = sqlite3.connect(db)
+        con.execute("""INSERT INTO collectives SELECT run_id, coll_id + 100, kind, algorithm,
+                       group_name, num_ranks, bytes, start_ns, end_ns + 1000,
+                       algbw_gbyte_per_s / 2, busbw_gbyte_per_s / 2, 1 FROM collectives""")
+        con.commit()
+        con.close()
+        rows = fidelity.simulated_rows(db, "fidelity-0")
+        self.assertEqual({b: (t, bw) for b, (t, bw, _) in rows.items()},
+                         {b: (t, bw) for b, (t, bw, _, _) in self.sim.items()})
+
     def test_reads_both_busbw_column_names(self):
         fidelity = load_script()
         db = os.path.join(self.out, "renamed.db")

@@ -99,7 +99,8 @@ TEST_F(ResultsDb, SchemaCreated)
           "start_ns",
           "end_ns",
           "algbw_gbyte_per_s",
-          "busbw_gbyte_per_s"}},
+          "busbw_gbyte_per_s",
+          "in_place"}},
         {"ops", {"run_id", "rank", "op_id", "label", "kind", "start_ns", "end_ns"}},
         {"bench_results",
          {"run_id",
@@ -291,7 +292,7 @@ TEST_F(ResultsDb, MigratesVersionTwoRenamingUnitColumns)
     db->Close();
 
     Reader r(m_path);
-    EXPECT_EQ(r.Int("PRAGMA user_version"), 3);
+    EXPECT_EQ(r.Int("PRAGMA user_version"), ResultsDatabase::SCHEMA_VERSION);
     // The old rows under the new names, values unchanged (exact: SQLite copies no value).
     EXPECT_EQ(r.Int("SELECT rate_bit_per_s FROM links WHERE run_id=4"), 200000000000);
     EXPECT_EQ(r.Real("SELECT algbw_gbyte_per_s FROM collectives WHERE run_id=4"), 10.0);
@@ -356,7 +357,49 @@ TEST_F(ResultsDb, SchemaIsTheDeclaration)
     EXPECT_EQ(TableOf<CollectiveRow>().Def().CreateSql(),
               "CREATE TABLE collectives(run_id INTEGER NOT NULL, coll_id INTEGER, kind TEXT, "
               "algorithm TEXT, group_name TEXT, num_ranks INTEGER, bytes INTEGER, start_ns "
-              "INTEGER, end_ns INTEGER, algbw_gbyte_per_s REAL, busbw_gbyte_per_s REAL)");
+              "INTEGER, end_ns INTEGER, algbw_gbyte_per_s REAL, busbw_gbyte_per_s REAL, in_place "
+              "INTEGER)");
+}
+
+// A version-3 file gains collectives.in_place at the end: its rows read NULL there (not known
+// then), new rows 0 or 1, and every other value is untouched.
+TEST_F(ResultsDb, MigratesVersionThreeAddingInPlace)
+{
+    std::string v3 = kSchemaVersion2;
+    for (const auto& [from, to] :
+         std::vector<std::pair<std::string, std::string>>{{"rate_bps", "rate_bit_per_s"},
+                                                          {"algbw_gbps", "algbw_gbyte_per_s"},
+                                                          {"busbw_gbps", "busbw_gbyte_per_s"},
+                                                          {"user_version=2", "user_version=3"}})
+    {
+        v3.replace(v3.find(from), from.size(), to);
+    }
+    RawSql(v3 + "INSERT INTO runs(run_id, label, status) VALUES (4, 'v3', 'complete');"
+                "INSERT INTO collectives VALUES (4, 0, 'allreduce', 'ring', 'world', 8, "
+                "1000000000, 0, 100000000, 10.0, 17.5);");
+
+    auto db = CreateObject<ResultsDatabase>();
+    db->Open(m_path);
+    db->BeginRun("v4", "migration", 1, "{}");
+    CollectiveRecord out{0, "allreduce", "ring", "world", 8, 1 << 20, 0, 1000};
+    CollectiveRecord in = out;
+    in.collId = 1;
+    in.inPlace = 1;
+    db->AddCollective(out);
+    db->AddCollective(in);
+    db->EndRun("complete", NanoSeconds(5));
+    db->Close();
+
+    Reader r(m_path);
+    EXPECT_EQ(r.Int("PRAGMA user_version"), 4);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM collectives WHERE run_id=4 AND in_place IS NULL"), 1);
+    EXPECT_EQ(r.Real("SELECT busbw_gbyte_per_s FROM collectives WHERE run_id=4"), 17.5);
+    EXPECT_EQ(r.Text("SELECT group_concat(in_place, ',') FROM (SELECT in_place FROM collectives "
+                     "WHERE run_id<>4 ORDER BY coll_id)"),
+              "0,1");
+    EXPECT_EQ(r.Text("SELECT group_concat(name, ',') FROM pragma_table_info('collectives')"),
+              DeclaredColumns(TableOf<CollectiveRow>().Def()));
+    EXPECT_EQ(r.Text("PRAGMA integrity_check"), "ok");
 }
 
 // A file from a newer ai-fabric is refused untouched.

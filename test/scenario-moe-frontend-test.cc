@@ -76,8 +76,10 @@ TEST_F(ScenarioMoeFrontEnd, MoeAllToAllFasterOnNvl72ByTheBandwidthRatio)
     ASSERT_EQ(nvl.ApplyPreset("gb200-nvl72"), "");
     nvl.servers = 2;
     nvl.serversPerDomain = 2;
+    nvl.endpoint = "ideal"; // the model is the links' bandwidth term alone
     ClusterConfig dgx;
     ASSERT_EQ(dgx.ApplyPreset("dgx-h100"), "");
+    dgx.endpoint = "ideal";
     dgx.servers = 2;
     dgx.gpusPerServer = 4;
     const double nvlModel = MoeAllToAllModelNs(nvl, 8, moe.AllToAllBytes());

@@ -39,6 +39,8 @@ class ScenarioSizing : public ::testing::Test
     {
         ClusterConfig config;
         EXPECT_EQ(config.ApplyPreset("dgx-h100"), "");
+        // The knees and bounds below are the links' alpha-beta figures: physics only.
+        config.endpoint = "ideal";
         config.servers = servers;
         config.gpusPerServer = gpusPerServer;
         return config;

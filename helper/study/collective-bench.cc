@@ -76,6 +76,30 @@ CollectiveBenchOptions::AddCommandLineArguments(CommandLine& cmd)
     cmd.AddValue("ibCrcs",
                  "compute InfiniBand ICRC/VCRC values (same wire bytes either way; slower)",
                  ibCrcs);
+    cmd.AddValue("inPlace",
+                 "passes per size: both (out-of-place, then in-place, as nccl-tests), out, in",
+                 inPlace);
+}
+
+std::string
+CollectiveBenchParsePasses(const std::string& text, bool& outOfPlace, bool& inPlace)
+{
+    outOfPlace = text == "both" || text == "out";
+    inPlace = text == "both" || text == "in";
+    if (!outOfPlace && !inPlace)
+    {
+        return "--inPlace=" + text + " is not both, out or in";
+    }
+    return "";
+}
+
+uint64_t
+CollectiveBenchCount(CollectiveKind kind, uint64_t sizeBytes, uint32_t numRanks)
+{
+    const uint64_t elements = sizeBytes / 4;
+    const bool perRank = kind == CollectiveKind::AllGather ||
+                         kind == CollectiveKind::ReduceScatter || kind == CollectiveKind::AllToAll;
+    return perRank && numRanks > 0 ? elements / numRanks : elements;
 }
 
 std::string
@@ -203,6 +227,13 @@ CollectiveBenchValidate(const CollectiveBenchOptions& o,
     {
         return "--stepFactor must be at least 2 (got " + std::to_string(o.stepFactor) + ")";
     }
+    bool outOfPlace = false;
+    bool inPlace = false;
+    e = CollectiveBenchParsePasses(o.inPlace, outOfPlace, inPlace);
+    if (!e.empty())
+    {
+        return e;
+    }
     if (o.ranks.empty())
     {
         ranks.clear();
@@ -283,6 +314,52 @@ CollectiveBenchCheckFabric(const CollectiveBenchOptions& o,
     return "";
 }
 
+namespace
+{
+
+// One collective on \p engine, run to its end in the current simulation.
+CollectiveResult
+RunOne(Ptr<CollectiveEngine> engine, const CollectiveSpec& spec)
+{
+    bool done = false;
+    CollectiveResult result;
+    engine->Start(spec, CollectiveEngine::DoneCallback([&done, &result](const CollectiveResult& r) {
+                      result = r;
+                      done = true;
+                      // Periodic events (watchdogs, progress) would keep Run going.  Stop
+                      // after the events already due now, so the next call starts after
+                      // them however this event was ordered among them (a distributed run
+                      // learns of the end through a notification inserted later).
+                      Simulator::Stop(Time(0));
+                  }));
+    if (!done)
+    {
+        Simulator::Run();
+    }
+    if (!done)
+    {
+        throw CollectiveError(spec.kind + " of " + std::to_string(spec.bytes) +
+                              " B did not finish: the simulation ran out of events");
+    }
+    return result;
+}
+
+CollectiveBenchPass
+PassOf(const CollectiveResult& result)
+{
+    CollectiveBenchPass pass;
+    pass.ran = true;
+    pass.algorithm = result.algorithm;
+    pass.protocol = result.protocol;
+    pass.channels = result.channels;
+    pass.time_us = (result.end - result.start).GetSeconds() * 1e6;
+    pass.algbw_gbyte_per_s = result.algbw_gbyte_per_s;
+    pass.busbw_gbyte_per_s = result.busbw_gbyte_per_s;
+    return pass;
+}
+
+} // namespace
+
 std::vector<CollectiveBenchRow>
 CollectiveBenchRun(const CollectiveBenchOptions& o,
                    const std::vector<uint32_t>& ranks,
@@ -293,7 +370,14 @@ CollectiveBenchRun(const CollectiveBenchOptions& o,
     const std::string kind = CollectiveEngine::Canonical(o.collective);
     CollectiveKind parsedKind = CollectiveKind::AllReduce;
     ParseCollectiveKind(kind, &parsedKind); // CollectiveBenchValidate refused anything else
+    bool runOutOfPlace = true;
+    bool runInPlace = true;
+    CollectiveBenchParsePasses(o.inPlace, runOutOfPlace, runInPlace); // likewise
     const bool hasRoot = CollectiveHasRoot(parsedKind);
+    const bool reduces = parsedKind == CollectiveKind::AllReduce ||
+                         parsedKind == CollectiveKind::ReduceScatter ||
+                         parsedKind == CollectiveKind::Reduce ||
+                         parsedKind == CollectiveKind::SendRecv; // nccl-tests passes -o to these
     std::vector<CollectiveBenchRow> rows;
     for (uint64_t bytes : sizes)
     {
@@ -303,36 +387,23 @@ CollectiveBenchRun(const CollectiveBenchOptions& o,
         spec.ranks = ranks;
         spec.bytes = bytes;
         spec.root = o.root;
-        bool done = false;
-        CollectiveResult result;
-        engine->Start(spec,
-                      CollectiveEngine::DoneCallback([&done, &result](const CollectiveResult& r) {
-                          result = r;
-                          done = true;
-                          // Periodic events (watchdogs, progress) would keep Run going.  Stop
-                          // after the events already due now, so the next size starts after
-                          // them however this event was ordered among them (a distributed run
-                          // learns of the end through a notification inserted later).
-                          Simulator::Stop(Time(0));
-                      }));
-        if (!done)
-        {
-            Simulator::Run();
-        }
-        if (!done)
-        {
-            throw CollectiveError(kind + " of " + std::to_string(bytes) +
-                                  " B did not finish: the simulation ran out of events");
-        }
         CollectiveBenchRow row;
         row.sizeBytes = bytes;
-        row.count = bytes / 4;
+        row.count = CollectiveBenchCount(parsedKind, bytes, ranks.size());
+        row.redop = reduces ? "sum" : "none";
         row.root = hasRoot ? static_cast<int64_t>(o.root) : -1;
-        row.algorithm = result.algorithm;
-        row.time_us = (result.end - result.start).GetSeconds() * 1e6;
-        row.algbw_gbyte_per_s = result.algbw_gbyte_per_s;
-        row.busbw_gbyte_per_s = result.busbw_gbyte_per_s;
-        NS_LOG_INFO(bytes << " B " << row.algorithm << " " << row.time_us << " us");
+        if (runOutOfPlace)
+        {
+            spec.inPlace = false;
+            row.outOfPlace = PassOf(RunOne(engine, spec));
+        }
+        if (runInPlace)
+        {
+            spec.inPlace = true;
+            row.inPlace = PassOf(RunOne(engine, spec));
+        }
+        NS_LOG_INFO(bytes << " B " << row.outOfPlace.time_us << " us out-of-place, "
+                          << row.inPlace.time_us << " us in-place");
         rows.push_back(row);
         if (out)
         {
@@ -342,14 +413,74 @@ CollectiveBenchRun(const CollectiveBenchOptions& o,
     return rows;
 }
 
+namespace
+{
+
+// nccl-tests' number format: the most decimals (2, 1, 0) that fit \p width, else exponent.
+std::string
+Figure(double value, int width)
+{
+    char text[32];
+    for (int decimals = 2; decimals >= 0; --decimals)
+    {
+        if (std::snprintf(text, sizeof(text), "%*.*f", width, decimals, value) <= width)
+        {
+            return text;
+        }
+    }
+    std::snprintf(text, sizeof(text), width >= 7 ? "%*.1e" : "%*.0e", width, value);
+    return text;
+}
+
+// One pass's "time algbw busbw #wrong", or blanks of that width for a pass that did not run.
+std::string
+PassColumns(const CollectiveBenchPass& pass)
+{
+    if (!pass.ran)
+    {
+        return std::string(32, ' ');
+    }
+    return "  " + Figure(pass.time_us, 7) + "  " + Figure(pass.algbw_gbyte_per_s, 6) + "  " +
+           Figure(pass.busbw_gbyte_per_s, 6) + "    N/A";
+}
+
+// What the passes that ran say about one property: "ring", or "ring/tree" when they differ.
+std::string
+RanWith(const CollectiveBenchRow& row, const std::string CollectiveBenchPass::*property)
+{
+    if (!row.outOfPlace.ran || !row.inPlace.ran)
+    {
+        return row.outOfPlace.ran ? row.outOfPlace.*property : row.inPlace.*property;
+    }
+    const std::string& a = row.outOfPlace.*property;
+    const std::string& b = row.inPlace.*property;
+    return a == b ? a : a + "/" + b;
+}
+
+} // namespace
+
 std::string
 CollectiveBenchHeader()
 {
-    char line[256];
-    std::string out;
+    // nccl-tests' widths: # size(10) count(12) type(8) redop(6) root(6), then per pass
+    // time(7) algbw(6) busbw(6) #wrong(6); a row's pass is one character narrower ("    N/A"),
+    // so the appended columns start two characters earlier here to line up with the rows.
+    char line[320];
+    std::string out = "#\n";
     std::snprintf(line,
                   sizeof(line),
-                  "#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %s\n",
+                  "# %10s  %12s  %8s  %6s  %6s           out-of-place                       "
+                  "in-place\n",
+                  "",
+                  "",
+                  "",
+                  "",
+                  "");
+    out += line;
+    std::snprintf(line,
+                  sizeof(line),
+                  "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s%12s  %8s  "
+                  "%8s\n",
                   "size",
                   "count",
                   "type",
@@ -358,11 +489,18 @@ CollectiveBenchHeader()
                   "time",
                   "algbw",
                   "busbw",
-                  "algo");
+                  "#wrong",
+                  "time",
+                  "algbw",
+                  "busbw",
+                  "#wrong",
+                  "algorithm",
+                  "protocol",
+                  "channels");
     out += line;
     std::snprintf(line,
                   sizeof(line),
-                  "#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s\n",
+                  "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
                   "(B)",
                   "(elements)",
                   "",
@@ -370,7 +508,12 @@ CollectiveBenchHeader()
                   "",
                   "(us)",
                   "(GB/s)",
-                  "(GB/s)");
+                  "(GB/s)",
+                  "",
+                  "(us)",
+                  "(GB/s)",
+                  "(GB/s)",
+                  "");
     out += line;
     return out;
 }
@@ -378,36 +521,65 @@ CollectiveBenchHeader()
 std::string
 CollectiveBenchFormatRow(const CollectiveBenchRow& row)
 {
-    // nccl-tests' precision: time with 2, 1 or 0 decimals as it grows.
-    char time[32];
-    const char* timeFormat =
-        row.time_us >= 10000.0 ? "%7.0f" : (row.time_us >= 100.0 ? "%7.1f" : "%7.2f");
-    std::snprintf(time, sizeof(time), timeFormat, row.time_us);
-    char line[256];
-    std::snprintf(line,
-                  sizeof(line),
-                  "%12llu  %12llu  %8s  %6s  %6lld  %7s  %6.2f  %6.2f  %s\n",
+    const CollectiveBenchPass& ran = row.outOfPlace.ran ? row.outOfPlace : row.inPlace;
+    std::string channels = std::to_string(ran.channels);
+    if (row.outOfPlace.ran && row.inPlace.ran && row.outOfPlace.channels != row.inPlace.channels)
+    {
+        channels += "/" + std::to_string(row.inPlace.channels);
+    }
+    char head[128];
+    std::snprintf(head,
+                  sizeof(head),
+                  "%12llu  %12llu  %8s  %6s  %6lld",
                   static_cast<unsigned long long>(row.sizeBytes),
                   static_cast<unsigned long long>(row.count),
                   "float",
-                  "sum",
-                  static_cast<long long>(row.root),
-                  time,
-                  row.algbw_gbyte_per_s,
-                  row.busbw_gbyte_per_s,
-                  row.algorithm.c_str());
-    return line;
+                  row.redop.c_str(),
+                  static_cast<long long>(row.root));
+    char tail[128];
+    std::snprintf(tail,
+                  sizeof(tail),
+                  "  %12s  %8s  %8s\n",
+                  RanWith(row, &CollectiveBenchPass::algorithm).c_str(),
+                  RanWith(row, &CollectiveBenchPass::protocol).c_str(),
+                  channels.c_str());
+    return head + PassColumns(row.outOfPlace) + PassColumns(row.inPlace) + tail;
 }
 
 double
 CollectiveBenchAverageBusBw(const std::vector<CollectiveBenchRow>& rows)
 {
     double sum = 0;
+    uint64_t passes = 0;
     for (const auto& r : rows)
     {
-        sum += r.busbw_gbyte_per_s;
+        for (const CollectiveBenchPass* p : {&r.outOfPlace, &r.inPlace})
+        {
+            if (p->ran)
+            {
+                sum += p->busbw_gbyte_per_s;
+                ++passes;
+            }
+        }
     }
-    return rows.empty() ? 0.0 : sum / rows.size();
+    return passes == 0 ? 0.0 : sum / passes;
+}
+
+std::string
+CollectiveBenchFooter(const std::vector<CollectiveBenchRow>& rows)
+{
+    // No data is moved, so no value can be out of bounds: nccl-tests' "0 OK".
+    char line[128];
+    std::string out;
+    std::snprintf(line, sizeof(line), "# %-20s : %d %s\n", "Out of bounds values", 0, "OK");
+    out += line;
+    std::snprintf(line,
+                  sizeof(line),
+                  "# %-20s : %g \n",
+                  "Avg bus bandwidth",
+                  CollectiveBenchAverageBusBw(rows));
+    out += line;
+    return out + "#\n";
 }
 
 int
@@ -431,6 +603,7 @@ CollectiveBenchMain(const ClusterConfig& config,
     params.Set("seed", o.seed);
     params.Set("nvlinkGranularity", o.nvlinkGranularityBytes);
     params.Set("ibCrcs", o.ibCrcs);
+    params.Set("inPlace", o.inPlace);
     params.AddGlobalValues();
 
     ScenarioRun run("collective-bench", err);
@@ -463,14 +636,7 @@ CollectiveBenchMain(const ClusterConfig& config,
         check("cluster", cluster.TryBuild());
         ScenarioRun::SetUpSimulation(cluster);
         Ptr<GpuTransport> transport = cluster.InstallTransport("world");
-        Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-        engine->SetTransport(transport);
-        std::map<uint32_t, uint32_t> domainOfRank;
-        for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
-        {
-            domainOfRank[r] = cluster.GetDomain(r);
-        }
-        engine->SetDomainMap(domainOfRank);
+        Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(transport);
         check("command line", CollectiveBenchCheckFabric(o, ranks, sizes, engine));
         run.BeginRun();
         Ptr<ResultsDatabase> db = run.GetDatabase();
@@ -487,8 +653,10 @@ CollectiveBenchMain(const ClusterConfig& config,
         out << "# collective-bench: " << CollectiveEngine::Canonical(o.collective) << ", algorithm "
             << CollectiveEngine::Canonical(o.algorithm) << ", " << ranks.size() << " of "
             << cluster.GetNRanks() << " GPUs (" << config.preset << " x " << config.servers
-            << "), one simulated iteration per size, sizes run one after the other\n"
-            << "#\n"
+            << "), one simulated iteration per pass, sizes run one after the other\n"
+            << "# minBytes " << sizes.front() << " maxBytes " << sizes.back()
+            << " step: " << o.stepFactor
+            << "(factor) warmup iters: 0 iters: 1 validation: 0 in-place: " << o.inPlace << "\n"
             << CollectiveBenchHeader();
         out.flush();
 
@@ -505,9 +673,7 @@ CollectiveBenchMain(const ClusterConfig& config,
             check("command line", x.what());
         }
         progress->Stop();
-        char avg[64];
-        std::snprintf(avg, sizeof(avg), "%g", CollectiveBenchAverageBusBw(rows));
-        out << "# Avg bus bandwidth    : " << avg << " \n#\n";
+        out << CollectiveBenchFooter(rows);
 
         if (db)
         {

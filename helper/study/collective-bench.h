@@ -43,24 +43,43 @@ struct CollectiveBenchOptions
     /// InfiniBand ICRC/VCRC values (InfinibandNetDevice ComputeCrcs).  Off: trailers of the
     /// same size, so the same timing; computing them was 60% of a 64-GPU ring's run time.
     bool ibCrcs{false};
+    /// nccl-tests' two passes per size: "both" (out-of-place, then in-place), "out" or "in".
+    std::string inPlace{"both"};
 
     /// Registers --collective, --algorithm, --ranks, --minBytes, --maxBytes, --stepFactor,
-    /// --root, --db, --label, --seed, --describe, --nvlinkGranularity, --ibCrcs.  This object must
-    /// outlive cmd.Parse().
+    /// --root, --db, --label, --seed, --describe, --nvlinkGranularity, --ibCrcs, --inPlace.
+    /// This object must outlive cmd.Parse().
     void AddCommandLineArguments(CommandLine& cmd);
 };
 
-/// One printed row (nccl-tests' out-of-place columns).
-struct CollectiveBenchRow
+/// One pass of a size (out-of-place or in-place): what the engine ran and its figures.
+struct CollectiveBenchPass
 {
-    uint64_t sizeBytes{0};
-    uint64_t count{0};     //!< elements: size / 4 (float)
-    int64_t root{-1};      //!< -1 but for broadcast / reduce
+    bool ran{false};       //!< false: skipped by --inPlace, printed blank
     std::string algorithm; //!< the one that ran (auto resolved)
+    std::string protocol;  //!< as the engine reports it (CollectiveResult::protocol)
+    uint32_t channels{0};
     double time_us{0};
     double algbw_gbyte_per_s{0};
     double busbw_gbyte_per_s{0};
 };
+
+/// One printed row: nccl-tests' out-of-place and in-place columns of one size.
+struct CollectiveBenchRow
+{
+    uint64_t sizeBytes{0};
+    uint64_t count{0};        //!< nccl-tests' count (CollectiveBenchCount)
+    std::string redop{"sum"}; //!< "none" for allgather, alltoall, broadcast (as nccl-tests)
+    int64_t root{-1};         //!< -1 but for broadcast / reduce
+    CollectiveBenchPass outOfPlace;
+    CollectiveBenchPass inPlace;
+};
+
+/// --inPlace: which passes run.  "" or the error naming the flag.
+std::string CollectiveBenchParsePasses(const std::string& text, bool& outOfPlace, bool& inPlace);
+/// nccl-tests' count column for float elements: the buffer parameter of the call, i.e. size / 4,
+/// but per rank (size / 4 / ranks) for allgather, reducescatter and alltoall.
+uint64_t CollectiveBenchCount(CollectiveKind kind, uint64_t sizeBytes, uint32_t numRanks);
 
 /// nccl-tests' size syntax: digits with an optional K, M or G (x1024^k).  "" or the error.
 std::string CollectiveBenchParseSize(const std::string& text, uint64_t& bytes);
@@ -91,11 +110,12 @@ std::string CollectiveBenchCheckFabric(const CollectiveBenchOptions& options,
                                        Ptr<CollectiveEngine> engine);
 
 /**
- * Runs one collective per size on \p engine, sequentially in the current simulation: size
- * k+1 starts when size k's last rank finished (the engine's done), so each is a fresh
+ * Runs each size on \p engine, sequentially in the current simulation: per size the
+ * out-of-place pass, then the in-place one (options.inPlace says which run), each call
+ * starting when the previous one's last rank finished (the engine's done), so each is a fresh
  * collective on an idle fabric apart from credits still returning.  Each row is printed on
- * \p out as it finishes.  Throws CollectiveError if a collective never finishes (the event
- * list ran dry).
+ * \p out as its size finishes.  Throws CollectiveError if a collective never finishes (the
+ * event list ran dry).
  */
 std::vector<CollectiveBenchRow> CollectiveBenchRun(const CollectiveBenchOptions& options,
                                                    const std::vector<uint32_t>& ranks,
@@ -103,12 +123,17 @@ std::vector<CollectiveBenchRow> CollectiveBenchRun(const CollectiveBenchOptions&
                                                    Ptr<CollectiveEngine> engine,
                                                    std::ostream* out = nullptr);
 
-/// nccl-tests' header lines (size count type redop root time algbw busbw).
+/// nccl-tests' header lines (size count type redop root, then time algbw busbw #wrong of the
+/// out-of-place and of the in-place pass), algorithm, protocol and channels appended.
 std::string CollectiveBenchHeader();
-/// One row in nccl-tests' layout, the algorithm appended.
+/// One row in nccl-tests' layout (#wrong is N/A: no data is moved), the algorithm, protocol
+/// and channels that ran appended ("a/b" when the two passes differ).
 std::string CollectiveBenchFormatRow(const CollectiveBenchRow& row);
-/// Mean busbw over the rows (nccl-tests' "Avg bus bandwidth").
+/// Mean busbw over every pass that ran, out-of-place and in-place alike (nccl-tests' "Avg bus
+/// bandwidth").
 double CollectiveBenchAverageBusBw(const std::vector<CollectiveBenchRow>& rows);
+/// nccl-tests' footer: out-of-bounds values (0: none is checked) and the average busbw.
+std::string CollectiveBenchFooter(const std::vector<CollectiveBenchRow>& rows);
 
 /**
  * The whole scenario: validate, build the cluster of \p config, run, print the table on

@@ -69,14 +69,7 @@ RunWorkloadStudy(ClusterHelper& cluster,
     }
     const uint32_t ranks = cluster.GetNRanks();
     Ptr<GpuTransport> transport = cluster.InstallTransport();
-    Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-    engine->SetTransport(transport);
-    std::map<uint32_t, uint32_t> domains;
-    for (uint32_t r = 0; r < ranks; ++r)
-    {
-        domains[r] = cluster.GetDomain(r);
-    }
-    engine->SetDomainMap(domains);
+    Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(transport);
     Ptr<WorkloadReplay> replay = CreateObject<WorkloadReplay>();
     replay->SetAttribute("IterationMarker", StringValue(marker));
     replay->SetTrace(std::move(trace));

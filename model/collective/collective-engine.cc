@@ -5,6 +5,7 @@
 
 #include "ns3/collective-bandwidth.h"
 #include "ns3/log.h"
+#include "ns3/pointer.h"
 #include "ns3/results-database.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -109,6 +110,12 @@ CollectiveEngine::GetTypeId()
                           UintegerValue(16),
                           MakeUintegerAccessor(&CollectiveEngine::m_treeMinRanks),
                           MakeUintegerChecker<uint32_t>(2))
+            .AddAttribute("Endpoint",
+                          "The GPU/NCCL endpoint model (NcclEndpoint): protocols, channels, "
+                          "tuner; null = physics only (\"ideal\")",
+                          PointerValue(),
+                          MakePointerAccessor(&CollectiveEngine::m_endpoint),
+                          MakePointerChecker<NcclEndpoint>())
             .AddAttribute("FirstCollectiveId",
                           "Id of the first collective (collectives.coll_id)",
                           UintegerValue(0),
@@ -172,6 +179,18 @@ void
 CollectiveEngine::SetDomainMap(const std::map<uint32_t, uint32_t>& domainOfRank)
 {
     m_domainOfRank = domainOfRank;
+}
+
+void
+CollectiveEngine::SetEndpoint(Ptr<NcclEndpoint> endpoint)
+{
+    m_endpoint = endpoint;
+}
+
+Ptr<NcclEndpoint>
+CollectiveEngine::GetEndpoint() const
+{
+    return m_endpoint;
 }
 
 CollectiveSplit
@@ -289,6 +308,7 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
     const auto domains = Domains(call);
     CollectiveResolution how;
     how.algorithm = call.algorithm;
+    how.channels = m_numChannels;
     if (call.algorithm == Algo::Nvls)
     {
         how.inSwitchPlane = FindInSwitchPlane(call.ranks);
@@ -303,7 +323,6 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
                    std::to_string(p) + " ranks of group " + call.groupName +
                    "; no plane offers it (planes: " + planes + ")");
         }
-        return how;
     }
     if (call.algorithm == Algo::Hierarchical)
     {
@@ -319,6 +338,80 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
                 Reject("hierarchical allreduce needs the same number of ranks in every domain");
             }
         }
+    }
+    const bool equalDomains = [&domains]() {
+        bool equal = domains.size() >= 2 && domains.front().size() >= 2;
+        for (const auto& d : domains)
+        {
+            equal = equal && d.size() == domains.front().size();
+        }
+        return equal;
+    }();
+    if (m_endpoint)
+    {
+        // NCCL's tuner: every algorithm the fabric can run, each protocol, the fastest.
+        std::vector<CollectiveAlgorithm> runnable;
+        std::string why;
+        int32_t nvlsPlane = how.inSwitchPlane;
+        if (call.algorithm != Algo::Auto)
+        {
+            runnable.push_back(call.algorithm);
+        }
+        else if (call.kind == CollectiveKind::AllReduce)
+        {
+            runnable = {Algo::Ring, Algo::Tree};
+            if (domains.size() <= 1 && p >= m_nvlsMinRanks)
+            {
+                nvlsPlane = FindInSwitchPlane(call.ranks);
+            }
+            if (nvlsPlane >= 0)
+            {
+                runnable.push_back(Algo::Nvls);
+            }
+            else
+            {
+                why += "; NVLS needs in-switch reduction (NVSwitch gen3+) over all ranks, in one "
+                       "NVLink domain of at least " +
+                       std::to_string(m_nvlsMinRanks) + " ranks";
+            }
+            if (equalDomains)
+            {
+                runnable.push_back(Algo::Hierarchical);
+            }
+            else
+            {
+                why += "; NVLSTree (hierarchical) needs at least two domains of equal size";
+            }
+        }
+        else if (call.kind == CollectiveKind::AllToAll || call.kind == CollectiveKind::SendRecv)
+        {
+            runnable.push_back(Algo::Direct);
+        }
+        else
+        {
+            runnable.push_back(Algo::Ring);
+        }
+        if (call.algorithm == Algo::Nvls && m_endpoint->GetNvlsEnable() == 0)
+        {
+            Reject("algorithm nvls: NCCL_NVLS_ENABLE=0 (NcclEndpoint NvlsEnable) disables it");
+        }
+        NcclChoice choice;
+        try
+        {
+            choice = m_endpoint->Choose(TuneInput(call, domains, runnable));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            Reject(e.what() + why);
+        }
+        how.algorithm = choice.algorithm;
+        how.protocol = choice.protocol;
+        how.channels = choice.channels;
+        how.predicted_us = choice.predicted_us;
+        how.inSwitchPlane = how.algorithm == Algo::Nvls ? nvlsPlane : -1;
+        NS_LOG_LOGIC("tuner: " << CollectiveAlgorithmName(how.algorithm) << "/"
+                               << NcclProtocolName(how.protocol) << ", " << how.channels
+                               << " channels");
         return how;
     }
     if (call.algorithm != Algo::Auto)
@@ -337,12 +430,7 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
                 break;
             }
         }
-        bool equal = domains.size() >= 2 && domains.front().size() >= 2;
-        for (const auto& d : domains)
-        {
-            equal = equal && d.size() == domains.front().size();
-        }
-        if (equal)
+        if (equalDomains)
         {
             how.algorithm = Algo::Hierarchical;
         }
@@ -368,6 +456,84 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
     return how;
 }
 
+NcclTuneInput
+CollectiveEngine::TuneInput(const CollectiveCall& call,
+                            const std::vector<std::vector<uint32_t>>& domains,
+                            const std::vector<CollectiveAlgorithm>& runnable) const
+{
+    NcclTuneInput in;
+    in.kind = call.kind;
+    in.ranks = call.ranks.size();
+    in.nodes = std::max<std::size_t>(domains.size(), 1);
+    in.bytes = call.bytes;
+    in.runnable = runnable;
+    auto rate = [this](uint32_t a, uint32_t b) {
+        const int32_t plane = m_transport->SelectPlane(a, b);
+        return plane < 0 ? 0.0 : m_transport->GetPlane(plane)->GetRankRate_gbyte_per_s(a);
+    };
+    for (const auto& d : domains)
+    {
+        if (d.size() >= 2)
+        {
+            in.intra_gbyte_per_s = rate(d[0], d[1]);
+            break;
+        }
+    }
+    if (domains.empty() && call.ranks.size() >= 2)
+    {
+        in.intra_gbyte_per_s = rate(call.ranks[0], call.ranks[1]);
+    }
+    if (domains.size() >= 2)
+    {
+        in.inter_gbyte_per_s = rate(domains[0][0], domains[1][0]);
+    }
+    return in;
+}
+
+bool
+CollectiveEngine::IsNetPlane(int32_t plane) const
+{
+    return plane >= 0 && m_transport->GetPlane(plane)->GetPlaneName() != "nvlink";
+}
+
+void
+CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
+{
+    if (!m_endpoint)
+    {
+        return;
+    }
+    const Ptr<NcclProtocol> p = m_endpoint->GetProtocol(run->how.protocol);
+    run->ringHop[0] = p->GetRingNvlinkHopLatency();
+    run->ringHop[1] = p->GetRingNetHopLatency();
+    run->treeHop[0] = p->GetTreeNvlinkHopLatency();
+    run->treeHop[1] = p->GetTreeNetHopLatency();
+    // One channel copies at most its per-channel rate; all of a rank's channels together
+    // at most the protocol's MaxBandwidth.  The tree schedule has one channel per tree
+    // (two) standing for the channels NCCL spreads over both trees.
+    const bool tree = run->how.algorithm == Algo::Tree;
+    // The channels that carry traffic: a chain or a point-to-point schedule uses one, a
+    // ring its pieces' channels, the tree one per tree.
+    std::set<uint32_t> used;
+    for (const auto& step : run->schedule.GetSteps())
+    {
+        if (!step.join)
+        {
+            used.insert(step.channel);
+        }
+    }
+    const double lanes = std::max<std::size_t>(used.size(), 1);
+    const double perLane = tree ? p->GetTreeChannelBandwidth_gbyte_per_s() * run->how.channels / 2.0
+                                : p->GetRingChannelBandwidth_gbyte_per_s();
+    const double max = p->GetMaxBandwidth_gbyte_per_s(nodes);
+    double gbyte = perLane;
+    if (max > 0)
+    {
+        gbyte = gbyte > 0 ? std::min(gbyte, max / lanes) : max / lanes;
+    }
+    run->channelRate = DataRate(static_cast<uint64_t>(gbyte * 8e9));
+}
+
 std::string
 CollectiveEngine::ResolveAlgorithm(const CollectiveSpec& spec) const
 {
@@ -375,11 +541,13 @@ CollectiveEngine::ResolveAlgorithm(const CollectiveSpec& spec) const
 }
 
 CollectiveSchedule
-CollectiveEngine::Build(const CollectiveCall& call, CollectiveAlgorithm algorithm) const
+CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& how) const
 {
     using namespace CollectiveBuild;
     CollectiveSchedule s;
-    const CollectiveSplit split = GetSplit();
+    const CollectiveAlgorithm algorithm = how.algorithm;
+    CollectiveSplit split = GetSplit();
+    split.numChannels = std::max<uint32_t>(how.channels, 1);
     const auto& ranks = call.ranks;
     const uint64_t bytes = call.bytes;
     const uint32_t rootPos = std::find(ranks.begin(), ranks.end(), call.root) - ranks.begin();
@@ -454,12 +622,12 @@ CollectiveEngine::Build(const CollectiveCall& call, CollectiveAlgorithm algorith
 CollectiveSchedule
 CollectiveEngine::BuildSchedule(const CollectiveCall& call) const
 {
-    const CollectiveAlgorithm algorithm = Resolve(call).algorithm;
-    if (algorithm == Algo::Nvls)
+    const CollectiveResolution how = Resolve(call);
+    if (how.algorithm == Algo::Nvls)
     {
         Reject("nvls runs in the switches: it has no message schedule");
     }
-    return Build(call, algorithm);
+    return Build(call, how);
 }
 
 CollectiveSchedule
@@ -514,8 +682,9 @@ CollectiveEngine::Start(const CollectiveCall& call,
     r->partsPending = r->others.size();
     if (how.algorithm != Algo::Nvls)
     {
-        r->schedule = Build(call, how.algorithm);
+        r->schedule = Build(call, how);
     }
+    SetCosts(r, std::max<std::size_t>(Domains(call).size(), 1));
     const uint64_t id = forcedId >= 0 ? forcedId : m_nextId++;
     NS_ABORT_MSG_IF(m_running.count(id), "CollectiveEngine: collective " << id << " is running");
     r->id = id;
@@ -536,15 +705,26 @@ CollectiveEngine::Start(const CollectiveCall& call,
         const Op op = call.kind == CollectiveKind::AllGather       ? Op::AllGather
                       : call.kind == CollectiveKind::ReduceScatter ? Op::ReduceScatter
                                                                    : Op::AllReduce;
-        plane->StartInSwitch(op,
-                             call.ranks,
-                             call.bytes,
-                             Callback<void, uint32_t>([this, r](uint32_t) {
-                                 if (--r->remaining == 0)
-                                 {
-                                     LocalPartDone(r);
-                                 }
-                             }));
+        auto start = [this, r, plane, op]() {
+            plane->StartInSwitch(op,
+                                 r->call.ranks,
+                                 r->call.bytes,
+                                 Callback<void, uint32_t>([this, r](uint32_t) {
+                                     if (--r->remaining == 0)
+                                     {
+                                         LocalPartDone(r);
+                                     }
+                                 }));
+        };
+        const Time latency = m_endpoint ? m_endpoint->GetNvlsLatency() : Time(0);
+        if (latency.IsStrictlyPositive() && call.bytes > 0)
+        {
+            Simulator::Schedule(latency, start);
+        }
+        else
+        {
+            start();
+        }
         return id; // the plane may have finished (and freed) the run already
     }
     auto& steps = r->schedule.GetSteps();
@@ -566,12 +746,32 @@ CollectiveEngine::Start(const CollectiveCall& call,
         Simulator::ScheduleNow(&CollectiveEngine::LocalPartDone, this, r);
         return id;
     }
+    Time base(0);
+    if (m_endpoint)
+    {
+        const Ptr<NcclProtocol> p = m_endpoint->GetProtocol(how.protocol);
+        base = how.algorithm == Algo::Tree ? p->GetTreeBaseLatency() : p->GetRingBaseLatency();
+    }
+    if (base.IsStrictlyPositive())
+    {
+        // The kernel launch and set-up before the first step (NCCL's base latency).
+        Simulator::Schedule(base, &CollectiveEngine::LaunchRoots, this, r, roots);
+    }
+    else
+    {
+        LaunchRoots(r, roots);
+    }
+    return id;
+}
+
+void
+CollectiveEngine::LaunchRoots(Running* run, const std::vector<uint32_t>& roots)
+{
     // Messages complete in later events, so the run outlives this loop.
     for (uint32_t i : roots)
     {
-        Launch(r, i);
+        Launch(run, i);
     }
-    return id;
 }
 
 void
@@ -583,15 +783,26 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
         StepDone(run, step);
         return;
     }
+    Time delay(0);
+    uint64_t bytes = s.bytes;
+    if (m_endpoint)
+    {
+        // One pipeline step of the protocol: its hop latency, its line format on the wire.
+        const bool net = IsNetPlane(m_transport->SelectPlane(s.src, s.dst));
+        delay = run->how.algorithm == Algo::Tree ? run->treeHop[net] : run->ringHop[net];
+        bytes = m_endpoint->GetProtocol(run->how.protocol)->WireBytes(s.bytes);
+    }
     m_transport->SendMessage(s.src,
                              s.dst,
-                             s.bytes,
+                             bytes,
                              GpuTransport::DoneCallback(),
                              Callback<void>([this, run, step]() { StepDone(run, step); }),
                              s.channel,
                              -1,
                              m_client,
-                             (run->id << 32) | step);
+                             (run->id << 32) | step,
+                             delay,
+                             run->channelRate);
 }
 
 void
@@ -687,11 +898,14 @@ CollectiveEngine::Finish(Running* run, Time end)
     res.id = run->id;
     res.kind = CollectiveKindName(run->call.kind);
     res.algorithm = CollectiveAlgorithmName(run->how.algorithm);
+    res.protocol = m_endpoint ? NcclProtocolName(run->how.protocol) : "ideal";
+    res.channels = run->how.channels;
     res.numRanks = run->call.ranks.size();
     res.bytes = run->call.bytes;
     res.start = run->start;
     res.end = end;
     res.messages = run->schedule.GetNumMessages();
+    res.inPlace = run->call.inPlace;
     const int64_t ns = (res.end - res.start).GetNanoSeconds();
     res.algbw_gbyte_per_s = CollectiveAlgBw_gbyte_per_s(res.bytes, ns);
     res.busbw_gbyte_per_s = CollectiveBusBw_gbyte_per_s(res.kind, res.numRanks, res.bytes, ns);
@@ -707,6 +921,7 @@ CollectiveEngine::Finish(Running* run, Time end)
         row.bytes = res.bytes;
         row.startNs = res.start.GetNanoSeconds();
         row.endNs = res.end.GetNanoSeconds();
+        row.inPlace = res.inPlace ? 1 : 0;
         m_db->AddCollective(row);
     }
     NS_LOG_LOGIC("collective " << res.id << " " << res.kind << " " << res.algorithm << " done, "
@@ -728,6 +943,7 @@ CollectiveEngine::DoDispose()
     m_running.clear();
     m_transport = nullptr;
     m_db = nullptr;
+    m_endpoint = nullptr;
     Object::DoDispose();
 }
 

@@ -8,6 +8,7 @@
 #include "ns3/collective-kind.h"
 #include "ns3/collective-schedule.h"
 #include "ns3/gpu-transport.h"
+#include "ns3/nccl-endpoint.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
@@ -38,6 +39,10 @@ struct CollectiveOperands
     uint32_t root{0}; //!< broadcast / reduce root (a rank of the group)
     std::string groupName{"world"};
     std::map<uint32_t, uint32_t> domainOfRank; //!< NVLink domain per rank; empty: engine's map
+    /// The output buffer holds the input (nccl-tests' in-place pass).  Recorded in the
+    /// result and the collectives row; today's schedules move the same traffic either way,
+    /// so an endpoint model can charge the out-of-place local copy on top.
+    bool inPlace{false};
 };
 
 /**
@@ -60,11 +65,15 @@ struct CollectiveSpec : CollectiveOperands
     CollectiveCall Parse() const;
 };
 
-/// How the engine runs a call: the algorithm, auto resolved, and for nvls the plane.
+/// How the engine runs a call: the algorithm, auto resolved, and for nvls the plane;
+/// with an NcclEndpoint also the protocol and channels the tuner chose.
 struct CollectiveResolution
 {
     CollectiveAlgorithm algorithm{CollectiveAlgorithm::Ring};
     int32_t inSwitchPlane{-1}; //!< transport plane index reducing an nvls run, else -1
+    NcclProtocolId protocol{NcclProtocolId::Simple};
+    uint32_t channels{1};
+    double predicted_us{0}; //!< the tuner's predicted time; 0 without an endpoint
 };
 
 /// What ran, with kind and algorithm as the collectives row writes them.
@@ -75,6 +84,7 @@ struct CollectiveResult
     std::string algorithm;          //!< the one that ran (auto resolved)
     std::string protocol{"simple"}; //!< NCCL protocol that ran: ll, ll128, simple
     uint32_t channels{1};           //!< channels (rings/trees) it ran on
+    bool inPlace{false};            //!< the call's CollectiveOperands::inPlace
     uint32_t numRanks{0};
     uint64_t bytes{0};
     Time start;
@@ -94,6 +104,13 @@ struct CollectiveResult
  * hands the whole allreduce to an InSwitchReductionPlane.  Every collective
  * is a `collectives` row when a ResultsDatabase is attached.  Invalid calls
  * throw CollectiveError before any message is sent.
+ *
+ * With an NcclEndpoint (attribute Endpoint) the engine is NCCL's endpoint too: its
+ * tuner picks algorithm, protocol and channels; the collective starts after the
+ * protocol's base latency (NVLS: its latency), every message waits the protocol's hop
+ * latency (NVLink or network, by the plane it takes), carries the protocol's line
+ * format on the wire, and is taken at the receiver no faster than the protocol's
+ * per-channel bandwidth.  Without one (the "ideal" model) it runs the physics alone.
  *
  * Split over processes (GpuTransport::SetDistributed), every process with a
  * rank in the group calls Start at the same simulated time: each runs the
@@ -119,6 +136,9 @@ class CollectiveEngine : public Object
     void SetResultsDatabase(Ptr<ResultsDatabase> db);
     /// Default rank -> NVLink domain map (the cluster builder sets it).
     void SetDomainMap(const std::map<uint32_t, uint32_t>& domainOfRank);
+    /// The GPU/NCCL endpoint model; null: physics only ("ideal").
+    void SetEndpoint(Ptr<NcclEndpoint> endpoint);
+    Ptr<NcclEndpoint> GetEndpoint() const;
 
     /**
      * The one place a call is checked and its algorithm chosen: auto resolved, an nvls
@@ -156,6 +176,9 @@ class CollectiveEngine : public Object
         CollectiveCall call;
         CollectiveResolution how;
         CollectiveSchedule schedule;
+        Time ringHop[2]; //!< the protocol's per-message latency over NVLink, network
+        Time treeHop[2];
+        DataRate channelRate;  //!< per (receiver, channel); 0 = none
         uint64_t remaining{0}; //!< steps completing at this process's ranks
         Time start;
         DoneCallback done;
@@ -169,7 +192,17 @@ class CollectiveEngine : public Object
     std::vector<std::vector<uint32_t>> Domains(const CollectiveCall& call) const;
     /// Transport plane index of an InSwitchReductionPlane reducing \p ranks, else -1.
     int32_t FindInSwitchPlane(const std::vector<uint32_t>& ranks) const;
-    CollectiveSchedule Build(const CollectiveCall& call, CollectiveAlgorithm algorithm) const;
+    CollectiveSchedule Build(const CollectiveCall& call, const CollectiveResolution& how) const;
+    /// The tuner's view of \p call: ranks, domains, the fabric's per-rank rates.
+    NcclTuneInput TuneInput(const CollectiveCall& call,
+                            const std::vector<std::vector<uint32_t>>& domains,
+                            const std::vector<CollectiveAlgorithm>& runnable) const;
+    /// The protocol's costs of a run, once at its start.
+    void SetCosts(Running* run, uint32_t nodes) const;
+    /// True when \p plane is not NVLink: a message over it pays the network hop latency.
+    bool IsNetPlane(int32_t plane) const;
+    /// The launch of a run's first steps, after the base latency.
+    void LaunchRoots(Running* run, const std::vector<uint32_t>& roots);
     void Launch(Running* run, uint32_t step);
     void StepDone(Running* run, uint32_t step);
     /// One dependency of \p step is satisfied.
@@ -185,6 +218,7 @@ class CollectiveEngine : public Object
 
     Ptr<GpuTransport> m_transport;
     Ptr<ResultsDatabase> m_db;
+    Ptr<NcclEndpoint> m_endpoint;
     std::map<uint32_t, uint32_t> m_domainOfRank;
     uint64_t m_chunkBytes;
     uint64_t m_treeChunkBytes;

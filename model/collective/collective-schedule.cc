@@ -609,16 +609,23 @@ ChainBroadcast(CollectiveSchedule& s,
     const uint32_t p = ranks.size();
     std::vector<std::vector<int64_t>> recv(p);
     const uint64_t chunk = std::max<uint64_t>(split.chunkBytes, 1);
-    for (uint64_t off = 0; off < bytes && p > 1; off += chunk)
+    // One chain per channel, each over its share of the buffer (NCCL's ring broadcast
+    // splits the buffer over its channels as the ring collectives do).
+    const std::vector<uint64_t> share =
+        SplitEven(bytes, std::max<uint32_t>(split.numChannels, 1), split.elementBytes);
+    for (uint32_t c = 0; c < share.size(); ++c)
     {
-        const uint64_t n = std::min(chunk, bytes - off);
-        int64_t prev = NONE;
-        for (uint32_t h = 1; h < p; ++h)
+        for (uint64_t off = 0; off < share[c] && p > 1; off += chunk)
         {
-            const uint32_t from = (rootPosition + h - 1) % p;
-            const uint32_t to = (rootPosition + h) % p;
-            prev = s.AddMessage(ranks[from], ranks[to], n, 0, {EntryOf(entry, from), prev});
-            recv[to].push_back(prev);
+            const uint64_t n = std::min(chunk, share[c] - off);
+            int64_t prev = NONE;
+            for (uint32_t h = 1; h < p; ++h)
+            {
+                const uint32_t from = (rootPosition + h - 1) % p;
+                const uint32_t to = (rootPosition + h) % p;
+                prev = s.AddMessage(ranks[from], ranks[to], n, c, {EntryOf(entry, from), prev});
+                recv[to].push_back(prev);
+            }
         }
     }
     return Exits(s, ranks, recv, entry);

@@ -83,6 +83,10 @@ class CreditLinkNetDevice : public NetDevice
     typedef Callback<uint32_t, Ptr<const Packet>> ClassifyCallback;
 
     static TypeId GetTypeId();
+    /// Signalling rate and the share of it that carries bits (line coding): the payload
+    /// rate of the wire is their product.
+    DataRate GetDataRate() const;
+    double GetEncodingEfficiency() const;
     CreditLinkNetDevice();
     // Out of line: members hold Ptr<> to types only forward-declared here.
     ~CreditLinkNetDevice() override;
@@ -213,9 +217,7 @@ class CreditLinkNetDevice : public NetDevice
 
     void SetNumVcs(uint32_t n);
     void SetDataRate(DataRate signallingRate);
-    DataRate GetDataRate() const;
     void SetEncodingEfficiency(double efficiency);
-    double GetEncodingEfficiency() const;
     void SetReceiveBufferAll(uint32_t bytes);
     uint32_t GetReceiveBufferAll() const;
     void SetReceiveDrainRate(DataRate rate);

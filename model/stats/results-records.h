@@ -77,6 +77,7 @@ struct CollectiveRecord
     int64_t bytes{0}; //!< per rank, as nccl-tests' "size"
     int64_t startNs{0};
     int64_t endNs{0};
+    int64_t inPlace{0}; //!< 1: output buffer = input (nccl-tests in-place), 0: out-of-place
 };
 
 /// One row of `ops`: one trace operation of one rank.

@@ -281,7 +281,9 @@ TableOf<CollectiveRow>()
             .Column("algbw_gbyte_per_s", &R::algbw_gbyte_per_s, Unit::GBYTE_PER_S)
             .FormerlyNamed("algbw_gbps")
             .Column("busbw_gbyte_per_s", &R::busbw_gbyte_per_s, Unit::GBYTE_PER_S)
-            .FormerlyNamed("busbw_gbps");
+            .FormerlyNamed("busbw_gbps")
+            // Version 4; NULL in rows written before.
+            .Column("in_place", &R::inPlace);
     return table;
 }
 

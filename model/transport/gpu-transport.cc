@@ -13,6 +13,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -214,7 +215,9 @@ GpuTransport::SendMessage(uint32_t srcRank,
                           uint32_t channel,
                           int64_t opId,
                           uint8_t client,
-                          uint64_t key)
+                          uint64_t key,
+                          Time delay,
+                          DataRate channelRate)
 {
     NS_LOG_FUNCTION(this << srcRank << dstRank << bytes << channel << opId);
     if (srcRank == dstRank)
@@ -243,6 +246,8 @@ GpuTransport::SendMessage(uint32_t srcRank,
     m->bytes = bytes;
     m->packets = packets;
     m->packetBytes = static_cast<uint32_t>(packetBytes);
+    m->channel = channel;
+    m->channelRate_bit_per_s = channelRate.GetBitRate();
     m->submitted = Simulator::Now();
     m->opId = opId;
     m->senderDone = onSenderDone;
@@ -263,7 +268,7 @@ GpuTransport::SendMessage(uint32_t srcRank,
     m_sentTrace(m->id, srcRank, dstRank, bytes, m->plane);
     NS_LOG_DEBUG("message " << m->id << " " << srcRank << "->" << dstRank << " " << bytes
                             << " B on " << m_planes[plane]->GetPlaneName());
-    const Time latency = m_planes[plane]->GetSoftwareLatency();
+    const Time latency = m_planes[plane]->GetSoftwareLatency() + delay;
     if (latency.IsStrictlyPositive())
     {
         Simulator::Schedule(latency, &GpuTransport::MakeEligible, this, m);
@@ -354,6 +359,8 @@ GpuTransport::Pump(Injector* inj)
             tag.client = m->client;
             tag.bytes = m->bytes;
             tag.key = m->key;
+            tag.channel = m->channel;
+            tag.channelRate_bit_per_s = m->channelRate_bit_per_s;
         }
         if (!plane->Inject(m->src, m->dst, seg, tag))
         {
@@ -423,9 +430,68 @@ GpuTransport::Deliver(uint32_t plane,
         m_rxBytes.resize(dstRank + 1, 0);
     }
     m_rxBytes[dstRank] += payloadBytes;
+    if (m->receivedPackets == 0)
+    {
+        m->notBefore =
+            ReserveEndpoint(plane, dstRank, m->bytes, m->channel, m->channelRate_bit_per_s);
+    }
     if (++m->receivedPackets == m->packets)
     {
-        Complete(m);
+        AtOrNow(m->notBefore, [this, m]() { Complete(m); });
+    }
+}
+
+Time
+GpuTransport::ReserveEndpoint(uint32_t plane,
+                              uint32_t dstRank,
+                              uint64_t bytes,
+                              uint32_t channel,
+                              uint64_t channelRate_bit_per_s)
+{
+    // Sinks of a limited rate behind the wire: each starts on a message when its first
+    // packet is in and the messages before it are taken.  The plane's EndpointRate is the
+    // receiving GPU's; the channel rate that of the collective channel receiving it.
+    const Time now = Simulator::Now();
+    auto take = [now, bytes](Time& free, uint64_t bps) {
+        // In double: bytes x 8e9 overflows 64 bits from 2 GiB up.
+        free = std::max(free, now) +
+               NanoSeconds(static_cast<int64_t>(std::ceil(double(bytes) * 8e9 / double(bps))));
+        return free;
+    };
+    Time ready = now;
+    const uint64_t bps = m_planes[plane]->GetEndpointRate().GetBitRate();
+    if (bps > 0)
+    {
+        if (m_endpointFree.size() <= plane)
+        {
+            m_endpointFree.resize(plane + 1);
+        }
+        auto& free = m_endpointFree[plane];
+        if (free.size() <= dstRank)
+        {
+            free.resize(dstRank + 1, Time(0));
+        }
+        ready = std::max(ready, take(free[dstRank], bps));
+    }
+    if (channelRate_bit_per_s > 0)
+    {
+        Time& free = m_channelFree[uint64_t{dstRank} << 32 | channel];
+        ready = std::max(ready, take(free, channelRate_bit_per_s));
+    }
+    return ready;
+}
+
+void
+GpuTransport::AtOrNow(Time notBefore, std::function<void()> fn)
+{
+    const Time now = Simulator::Now();
+    if (notBefore > now)
+    {
+        Simulator::Schedule(notBefore - now, fn);
+    }
+    else
+    {
+        fn();
     }
 }
 
@@ -499,6 +565,8 @@ GpuTransport::DeliverRemote(uint32_t plane,
         uint64_t packetBytes = 0;
         rx.bytes = tag.bytes;
         rx.packets = Segment(plane, tag.bytes, packetBytes);
+        rx.notBefore =
+            ReserveEndpoint(plane, dstRank, tag.bytes, tag.channel, tag.channelRate_bit_per_s);
     }
     if (m_rxBytes.size() <= dstRank)
     {
@@ -510,7 +578,20 @@ GpuTransport::DeliverRemote(uint32_t plane,
         return;
     }
     const uint64_t bytes = rx.bytes;
+    const Time notBefore = rx.notBefore;
     m_remoteRx.erase(tag.messageId);
+    AtOrNow(notBefore, [this, plane, srcRank, dstRank, tag, bytes]() {
+        CompleteRemote(plane, srcRank, dstRank, tag, bytes);
+    });
+}
+
+void
+GpuTransport::CompleteRemote(uint32_t plane,
+                             uint32_t srcRank,
+                             uint32_t dstRank,
+                             const TransportTag& tag,
+                             uint64_t bytes)
+{
     NS_LOG_LOGIC("remote message " << tag.messageId << " " << srcRank << "->" << dstRank
                                    << " complete; acknowledged to its process");
     // The submission time stays with the sender: the duration is unknown here (-1 ns).

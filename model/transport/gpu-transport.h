@@ -12,6 +12,7 @@
 #include "ns3/transport-plane.h"
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -87,8 +88,11 @@ class GpuTransport : public Object
     /**
      * Send \p bytes from \p srcRank to \p dstRank.  Messages with the same
      * (src, dst, channel) complete in submission order.  \p opId goes to the
-     * flows row.  \throws std::invalid_argument if no plane reaches dst or src == dst.
-     * \return the message id.
+     * flows row.  \p delay: waited after the plane's SoftwareLatency before the first
+     * packet (the collective protocol's per-step cost).  \p channelRate: the collective
+     * channel's copy/reduce limit at the receiver (messages of one (dst, channel) are
+     * taken no faster; 0 = none), charged as the plane's EndpointRate.  \throws
+     * std::invalid_argument if no plane reaches dst or src == dst.  \return the message id.
      */
     uint64_t SendMessage(uint32_t srcRank,
                          uint32_t dstRank,
@@ -98,7 +102,9 @@ class GpuTransport : public Object
                          uint32_t channel = 0,
                          int64_t opId = -1,
                          uint8_t client = 0,
-                         uint64_t key = 0);
+                         uint64_t key = 0,
+                         Time delay = Time(0),
+                         DataRate channelRate = DataRate(0));
 
     /// A notification client (CollectiveEngine, WorkloadReplay): Notify's (a, b) arrive at
     /// \p notified; a message with this client whose sender is in another process calls
@@ -147,9 +153,12 @@ class GpuTransport : public Object
         uint64_t bytes{0};
         uint64_t packets{0};
         uint32_t packetBytes{0}; //!< payload of every packet but the last
+        uint32_t channel{0};
+        uint64_t channelRate_bit_per_s{0};
         uint64_t nextSeq{0};
         uint64_t injectedBytes{0};
         uint64_t receivedPackets{0};
+        Time notBefore; //!< the receiving endpoint's rate lets it complete no earlier
         Time submitted;
         Time firstInjected;
         bool eligible{false};
@@ -199,6 +208,21 @@ class GpuTransport : public Object
                  uint32_t payloadBytes,
                  TransportTag tag);
     void Complete(Message* m);
+    /// The plane's EndpointRate at the receiving rank, when a message's first packet is in:
+    /// \return when the endpoint will have taken all \p bytes (now when the rate is 0).
+    Time ReserveEndpoint(uint32_t plane,
+                         uint32_t dstRank,
+                         uint64_t bytes,
+                         uint32_t channel,
+                         uint64_t channelRate_bit_per_s);
+    /// Run \p fn at \p notBefore, or now when that is not later.
+    static void AtOrNow(Time notBefore, std::function<void()> fn);
+    /// The last packet of a remote message is in (and the endpoint has taken it).
+    void CompleteRemote(uint32_t plane,
+                        uint32_t srcRank,
+                        uint32_t dstRank,
+                        const TransportTag& tag,
+                        uint64_t bytes);
     void WriteFlow(const Message* m, Time end);
     /// A packet of a message sent by another process's rank.
     void DeliverRemote(uint32_t plane,
@@ -221,6 +245,7 @@ class GpuTransport : public Object
         uint64_t bytes{0};
         uint64_t packets{0};
         uint64_t received{0};
+        Time notBefore;
     };
 
     uint64_t m_nextId;
@@ -234,6 +259,10 @@ class GpuTransport : public Object
     /// [plane][srcRank]: null until the rank first sends on the plane.
     std::vector<std::vector<std::unique_ptr<Injector>>> m_injectors;
     std::vector<uint64_t> m_rxBytes;
+    /// [plane][rank]: when the rank's endpoint has taken everything received on the plane.
+    std::vector<std::vector<Time>> m_endpointFree;
+    /// (dst rank << 32 | channel): when that collective channel has taken its messages.
+    std::unordered_map<uint64_t, Time> m_channelFree;
     std::vector<uint64_t> m_txBytes;
     uint64_t m_completed;
     Time m_notificationLatency;

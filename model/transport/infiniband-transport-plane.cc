@@ -237,4 +237,17 @@ InfinibandTransportPlane::DoDispose()
     TransportPlane::DoDispose();
 }
 
+double
+InfinibandTransportPlane::GetLineRate_gbyte_per_s(uint32_t rank) const
+{
+    if (rank >= m_ranks.size() || !m_ranks[rank].device)
+    {
+        return 0;
+    }
+    Ptr<InfinibandNetDevice> dev = m_ranks[rank].device;
+    const double payload = GetMaxPayloadBytes();
+    const double share = payload / (payload + GetPacketOverheadBytes());
+    return dev->GetDataRate().GetBitRate() * dev->GetEncodingEfficiency() * share / 8e9;
+}
+
 } // namespace ns3

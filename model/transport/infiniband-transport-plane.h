@@ -48,6 +48,7 @@ class InfinibandTransportPlane : public TransportPlane
                 const TransportTag& tag) override;
     int64_t GetNodeId(uint32_t rank) const override;
     uint32_t GetPacketOverheadBytes() const override;
+    double GetLineRate_gbyte_per_s(uint32_t rank) const override;
 
   protected:
     void NotifyConstructionCompleted() override;

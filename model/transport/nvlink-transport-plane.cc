@@ -704,4 +704,23 @@ NvLinkTransportPlane::DoDispose()
     TransportPlane::DoDispose();
 }
 
+double
+NvLinkTransportPlane::GetLineRate_gbyte_per_s(uint32_t rank) const
+{
+    const RankEntry* e = Entry(rank);
+    if (!e)
+    {
+        return 0;
+    }
+    const double payload = GetMaxPayloadBytes();
+    const double share = payload / (payload + GetPacketOverheadBytes());
+    double bps = 0;
+    for (uint32_t i = 0; i < e->gpu->GetNDevices(); ++i)
+    {
+        Ptr<NvLinkNetDevice> dev = e->gpu->GetDevice(i);
+        bps += dev->GetDataRate().GetBitRate() * dev->GetEncodingEfficiency();
+    }
+    return bps * share / 8e9;
+}
+
 } // namespace ns3

@@ -70,6 +70,7 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
                 const TransportTag& tag) override;
     int64_t GetNodeId(uint32_t rank) const override;
     uint32_t GetPacketOverheadBytes() const override;
+    double GetLineRate_gbyte_per_s(uint32_t rank) const override;
 
     /// How an in-switch allreduce moves its bytes.
     enum NvlsAllReduce

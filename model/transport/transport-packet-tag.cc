@@ -93,7 +93,7 @@ TransportMessageTag::GetInstanceTypeId() const
 uint32_t
 TransportMessageTag::GetSerializedSize() const
 {
-    return 17;
+    return 29;
 }
 
 void
@@ -102,6 +102,8 @@ TransportMessageTag::Serialize(TagBuffer buffer) const
     buffer.WriteU64(bytes);
     buffer.WriteU64(key);
     buffer.WriteU8(client);
+    buffer.WriteU32(channel);
+    buffer.WriteU64(channelRate_bit_per_s);
 }
 
 void
@@ -110,6 +112,8 @@ TransportMessageTag::Deserialize(TagBuffer buffer)
     bytes = buffer.ReadU64();
     key = buffer.ReadU64();
     client = buffer.ReadU8();
+    channel = buffer.ReadU32();
+    channelRate_bit_per_s = buffer.ReadU64();
 }
 
 void
@@ -127,6 +131,8 @@ AddTransportMessageTag(Ptr<Packet> p, const TransportTag& tag)
         m.bytes = tag.bytes;
         m.key = tag.key;
         m.client = tag.client;
+        m.channel = tag.channel;
+        m.channelRate_bit_per_s = tag.channelRate_bit_per_s;
         p->AddPacketTag(m);
     }
 }
@@ -142,6 +148,8 @@ PeekTransportMessageTag(Ptr<const Packet> p, TransportTag& tag)
     tag.bytes = m.bytes;
     tag.key = m.key;
     tag.client = m.client;
+    tag.channel = m.channel;
+    tag.channelRate_bit_per_s = m.channelRate_bit_per_s;
 }
 
 void

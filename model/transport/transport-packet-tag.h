@@ -55,6 +55,8 @@ class TransportMessageTag : public Tag
     uint64_t bytes{0};
     uint64_t key{0};
     uint8_t client{0};
+    uint32_t channel{0};
+    uint64_t channelRate_bit_per_s{0};
 };
 
 /// Top bit of a packet's sequence number as carried (tag or header): a TransportMessageTag

@@ -4,6 +4,7 @@
 #include "ns3/transport-plane.h"
 
 #include "ns3/abort.h"
+#include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/string.h"
 
@@ -51,12 +52,21 @@ TransportPlane::GetTypeId()
                           "(NCCL per-step cost, order of 1 us)",
                           TimeValue(Time(0)),
                           MakeTimeAccessor(&TransportPlane::m_softwareLatency),
-                          MakeTimeChecker(Time(0)));
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("EndpointRate",
+                          "Payload rate a GPU's endpoint sustains into this plane, charged at "
+                          "the receiving rank: a message completes no earlier than its first "
+                          "packet's arrival plus bytes / rate after the rank's previous "
+                          "messages on the plane; 0 = no limit beyond the wire",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&TransportPlane::m_endpointRate),
+                          MakeDataRateChecker());
     return tid;
 }
 
 TransportPlane::TransportPlane()
-    : m_name("generic")
+    : m_name("generic"),
+      m_endpointRate(0)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -126,6 +136,35 @@ TransportPlane::NotifyTxReady(uint32_t srcRank)
     {
         m_txReady(srcRank);
     }
+}
+
+} // namespace ns3
+
+namespace ns3
+{
+
+DataRate
+TransportPlane::GetEndpointRate() const
+{
+    return m_endpointRate;
+}
+
+double
+TransportPlane::GetLineRate_gbyte_per_s(uint32_t /* rank */) const
+{
+    return 0;
+}
+
+double
+TransportPlane::GetRankRate_gbyte_per_s(uint32_t rank) const
+{
+    const double line = GetLineRate_gbyte_per_s(rank);
+    const double endpoint = m_endpointRate.GetBitRate() / 8e9;
+    if (line <= 0 || endpoint <= 0)
+    {
+        return std::max(line, endpoint);
+    }
+    return std::min(line, endpoint);
 }
 
 } // namespace ns3

@@ -5,6 +5,7 @@
 #define AI_FABRIC_TRANSPORT_PLANE_H
 
 #include "ns3/callback.h"
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -26,6 +27,8 @@ struct TransportTag
     uint8_t client{0};
     uint64_t bytes{0};
     uint64_t key{0};
+    uint32_t channel{0};
+    uint64_t channelRate_bit_per_s{0}; //!< the sender's collective channel limit (0: none)
 };
 
 /**
@@ -75,6 +78,15 @@ class TransportPlane : public Object
     void SetPlaneName(const std::string& name);
     /// Per-message software overhead (NCCL per-step cost) before the first packet.
     Time GetSoftwareLatency() const;
+    /// Payload rate a GPU's endpoint sustains into this plane per direction (the SMs'
+    /// NVLink stores, GPUDirect RDMA through PCIe to the HCA); 0 = no limit beyond the wire.
+    DataRate GetEndpointRate() const;
+    /// Payload GB/s of \p rank's links on this plane (all of them, one direction), from the
+    /// devices' rates and packet overheads; 0 when the plane cannot tell.
+    virtual double GetLineRate_gbyte_per_s(uint32_t rank) const;
+    /// What \p rank can move on this plane per direction: the line rate capped by the
+    /// endpoint rate (GB/s; 0 unknown).  The collective tuner's bandwidth figure.
+    double GetRankRate_gbyte_per_s(uint32_t rank) const;
 
     virtual bool HasRank(uint32_t rank) const = 0;
     virtual bool CanReach(uint32_t srcRank, uint32_t dstRank) const = 0;
@@ -109,6 +121,7 @@ class TransportPlane : public Object
   private:
     std::string m_name;
     Time m_softwareLatency;
+    DataRate m_endpointRate;
     DeliverCallback m_deliver;
     TxReadyCallback m_txReady;
 };

@@ -1,0 +1,131 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/gpu-endpoint-set.h"
+
+#include "ns3/double.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+namespace
+{
+// NCCL sources, at the commit cited in doc/fidelity.md:
+//  - src/graph/topo.h: SM80_NVLINK_BW 20.0, SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1 GB/s
+//    per NVLink, what NCCL's topology search assumes an SM-driven link delivers.
+//  - src/graph/topo.cc: a PCI link is width x speed / 80 GB/s with speed 120 (Gen4) or
+//    240 (Gen5) in 100 Mb/s per lane: x16 = 24 or 48 GB/s.  The HCA sits behind it.
+//  - src/graph/connect.cc doubles the channels of the ring graph (16 on 8 x H100 -> 32).
+//  - src/transport/nvls.cc: NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100_NVL 24.
+//  - src/graph/tuning.cc: nvlsEfficiency (Hopper 0.85, Blackwell 0.74), llMaxBws,
+//    perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws (rows per compute
+//    capability, column N1 = one node; llMaxBws' two-node figure is the Intel CPU row).
+const std::vector<GpuEndpointSet>&
+Sets()
+{
+    static const std::vector<GpuEndpointSet> sets = [] {
+        std::vector<GpuEndpointSet> v;
+        GpuEndpointSet ideal;
+        v.push_back(ideal);
+
+        GpuEndpointSet a100;
+        a100.name = "a100";
+        a100.ideal = false;
+        a100.nvlinkPerLink_gbyte_per_s = 20.0;
+        a100.nicPath_gbyte_per_s = 24.0; // PCIe Gen4 x16
+        a100.maxChannels = 24;           // 12 ring channels found, doubled [unconfirmed]
+        a100.nvlsChannels = 16;
+        a100.nvlsEfficiency = 0.0; // no NVLS before NVSwitch gen3
+        a100.llMax_gbyte_per_s = 87.7;
+        a100.llMaxNet_gbyte_per_s = 39.0;
+        a100.ll128RingChannel_gbyte_per_s = 20.0;
+        a100.ll128TreeChannel_gbyte_per_s = 20.0;
+        a100.simpleTreeChannel_gbyte_per_s = 24.0;
+        v.push_back(a100);
+
+        GpuEndpointSet h100;
+        h100.name = "h100";
+        h100.ideal = false;
+        h100.nvlinkPerLink_gbyte_per_s = 20.6;
+        h100.nicPath_gbyte_per_s = 48.0; // PCIe Gen5 x16
+        h100.maxChannels = 32;
+        h100.nvlsChannels = 16;
+        h100.nvlsEfficiency = 0.85;
+        h100.llMax_gbyte_per_s = 141.0;
+        h100.llMaxNet_gbyte_per_s = 39.0;
+        h100.ll128RingChannel_gbyte_per_s = 36.7;
+        h100.ll128TreeChannel_gbyte_per_s = 36.7;
+        h100.simpleTreeChannel_gbyte_per_s = 38.7;
+        v.push_back(h100);
+
+        GpuEndpointSet b200;
+        b200.name = "b200";
+        b200.ideal = false;
+        b200.nvlinkPerLink_gbyte_per_s = 40.1;
+        b200.nicPath_gbyte_per_s = 48.0; // ConnectX-7 on PCIe Gen5 x16
+        b200.maxChannels = 32;           // [unconfirmed]
+        b200.nvlsChannels = 24;
+        b200.nvlsEfficiency = 0.74;
+        b200.llMax_gbyte_per_s = 282.0;
+        b200.llMaxNet_gbyte_per_s = 39.0;
+        b200.ll128RingChannel_gbyte_per_s = 40.0;
+        b200.ll128TreeChannel_gbyte_per_s = 55.6;
+        b200.simpleTreeChannel_gbyte_per_s = 70.0;
+        v.push_back(b200);
+        return v;
+    }();
+    return sets;
+}
+} // namespace
+
+std::vector<std::string>
+GpuEndpointSetNames()
+{
+    std::vector<std::string> names;
+    for (const auto& s : Sets())
+    {
+        names.push_back(s.name);
+    }
+    return names;
+}
+
+bool
+FindGpuEndpointSet(const std::string& name, GpuEndpointSet& out)
+{
+    for (const auto& s : Sets())
+    {
+        if (s.name == name)
+        {
+            out = s;
+            return true;
+        }
+    }
+    return false;
+}
+
+Ptr<NcclEndpoint>
+MakeNcclEndpoint(const GpuEndpointSet& set)
+{
+    if (set.ideal)
+    {
+        return nullptr;
+    }
+    Ptr<NcclEndpoint> e = CreateObject<NcclEndpoint>();
+    e->SetAttribute("Generation", StringValue(set.name));
+    e->SetAttribute("MaxChannels", UintegerValue(set.maxChannels));
+    e->SetAttribute("NvlsChannels", UintegerValue(set.nvlsChannels));
+    e->SetAttribute("NvlsEfficiency", DoubleValue(set.nvlsEfficiency));
+    Ptr<NcclProtocol> ll = e->GetProtocol(NcclProtocolId::Ll);
+    ll->SetAttribute("MaxBandwidth", DoubleValue(set.llMax_gbyte_per_s));
+    ll->SetAttribute("MaxNetBandwidth", DoubleValue(set.llMaxNet_gbyte_per_s));
+    Ptr<NcclProtocol> ll128 = e->GetProtocol(NcclProtocolId::Ll128);
+    ll128->SetAttribute("RingChannelBandwidth", DoubleValue(set.ll128RingChannel_gbyte_per_s));
+    ll128->SetAttribute("TreeChannelBandwidth", DoubleValue(set.ll128TreeChannel_gbyte_per_s));
+    Ptr<NcclProtocol> simple = e->GetProtocol(NcclProtocolId::Simple);
+    simple->SetAttribute("TreeChannelBandwidth", DoubleValue(set.simpleTreeChannel_gbyte_per_s));
+    return e;
+}
+
+} // namespace ns3

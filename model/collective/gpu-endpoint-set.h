@@ -1,0 +1,50 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_GPU_ENDPOINT_SET_H
+#define AI_FABRIC_GPU_ENDPOINT_SET_H
+
+#include "ns3/nccl-endpoint.h"
+#include "ns3/ptr.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * The endpoint figures of one GPU generation: what its SMs drive into NVLink, what its
+ * NIC reaches through PCIe, and NCCL's per-generation tuner constants.  "ideal" has
+ * none of them: the physics of the links alone, the simulator before the endpoint model.
+ * Every figure names its source beside it (gpu-endpoint-set.cc, doc/fidelity.md).
+ */
+struct GpuEndpointSet
+{
+    std::string name{"ideal"};
+    bool ideal{true};
+    /// Payload GB/s one NVLink link carries when SMs drive it (NCCL topo.h SMxx_NVLINK_BW).
+    double nvlinkPerLink_gbyte_per_s{0};
+    /// GB/s of the GPU-NIC path, GPUDirect RDMA over PCIe (NCCL topo.cc PCI width x speed).
+    double nicPath_gbyte_per_s{0};
+    uint32_t maxChannels{32};
+    uint32_t nvlsChannels{16};
+    double nvlsEfficiency{0.85};
+    double llMax_gbyte_per_s{0};    //!< NCCL llMaxBws, one node (GPU row)
+    double llMaxNet_gbyte_per_s{0}; //!< NCCL llMaxBws, two nodes (x86 CPU row)
+    double ll128RingChannel_gbyte_per_s{0};
+    double ll128TreeChannel_gbyte_per_s{0};
+    double simpleTreeChannel_gbyte_per_s{0};
+};
+
+/// "ideal", "a100", "h100", "b200".
+std::vector<std::string> GpuEndpointSetNames();
+/// False (out untouched) for an unknown name.
+bool FindGpuEndpointSet(const std::string& name, GpuEndpointSet& out);
+/// The NCCL endpoint of \p set; null for the ideal set.
+Ptr<NcclEndpoint> MakeNcclEndpoint(const GpuEndpointSet& set);
+
+} // namespace ns3
+
+#endif

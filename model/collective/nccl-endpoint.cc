@@ -1,0 +1,647 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/nccl-endpoint.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("NcclEndpoint");
+NS_OBJECT_ENSURE_REGISTERED(NcclEndpoint);
+
+namespace
+{
+using Algo = CollectiveAlgorithm;
+constexpr uint32_t kKinds = 7;
+
+// NCCL_ALGO's element names (src/include/device.h ncclAlgoStr) and what the engine runs
+// for each: NVLSTree is the engine's hierarchical allreduce (reduce inside each NVLink
+// domain, allreduce across, all-gather inside); CollNet and PAT have no engine algorithm.
+const std::vector<std::string>&
+AlgoNames()
+{
+    static const std::vector<std::string> names =
+        {"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+    return names;
+}
+
+int
+NcclAlgoIndex(Algo a)
+{
+    switch (a)
+    {
+    case Algo::Tree:
+        return 0;
+    case Algo::Ring:
+        return 1;
+    case Algo::Nvls:
+        return 4;
+    case Algo::Hierarchical:
+        return 5;
+    default:
+        return -1; // not an NCCL collective algorithm (p2p, halving-doubling)
+    }
+}
+
+const std::vector<std::string>&
+ProtoNames()
+{
+    static const std::vector<std::string> names = {"LL", "LL128", "Simple"};
+    return names;
+}
+
+std::string
+Lower(const std::string& s)
+{
+    std::string out;
+    for (char c : s)
+    {
+        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out;
+}
+
+std::string
+Trim(const std::string& s)
+{
+    const auto b = s.find_first_not_of(" \t");
+    const auto e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+std::vector<std::string>
+Split(const std::string& s, char sep)
+{
+    std::vector<std::string> out;
+    std::string cur;
+    std::istringstream in(s);
+    while (std::getline(in, cur, sep))
+    {
+        out.push_back(cur);
+    }
+    return out;
+}
+
+// busbw / algbw of nccl-tests (doc/PERFORMANCE.md).
+double
+BusFactor(CollectiveKind kind, uint32_t n)
+{
+    switch (kind)
+    {
+    case CollectiveKind::AllReduce:
+        return 2.0 * (n - 1) / n;
+    case CollectiveKind::AllGather:
+    case CollectiveKind::ReduceScatter:
+    case CollectiveKind::AllToAll:
+        return double(n - 1) / n;
+    default:
+        return 1.0;
+    }
+}
+
+uint32_t
+Steps(CollectiveKind kind, uint32_t n)
+{
+    switch (kind)
+    {
+    case CollectiveKind::AllReduce:
+        return 2 * (n - 1);
+    case CollectiveKind::AllGather:
+    case CollectiveKind::ReduceScatter:
+        return n - 1;
+    default:
+        return n;
+    }
+}
+
+uint32_t
+CeilLog2(uint32_t n)
+{
+    uint32_t l = 0;
+    while ((1u << l) < n)
+    {
+        ++l;
+    }
+    return l;
+}
+} // namespace
+
+TypeId
+NcclEndpoint::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::NcclEndpoint")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<NcclEndpoint>()
+            .AddAttribute("Ll",
+                          "The LL protocol's costs",
+                          PointerValue(),
+                          MakePointerAccessor(&NcclEndpoint::m_ll),
+                          MakePointerChecker<NcclProtocol>())
+            .AddAttribute("Ll128",
+                          "The LL128 protocol's costs",
+                          PointerValue(),
+                          MakePointerAccessor(&NcclEndpoint::m_ll128),
+                          MakePointerChecker<NcclProtocol>())
+            .AddAttribute("Simple",
+                          "The Simple protocol's costs",
+                          PointerValue(),
+                          MakePointerAccessor(&NcclEndpoint::m_simple),
+                          MakePointerChecker<NcclProtocol>())
+            .AddAttribute("MinChannels",
+                          "Fewest ring/tree channels (NCCL_MIN_NCHANNELS)",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&NcclEndpoint::m_minChannels),
+                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("MaxChannels",
+                          "Ring/tree channels of a communicator (NCCL_MAX_NCHANNELS; NCCL "
+                          "prints them as 'coll channels' at init: 32 on 8 x H100)",
+                          UintegerValue(32),
+                          MakeUintegerAccessor(&NcclEndpoint::m_maxChannels),
+                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("NvlsChannels",
+                          "Channels of an NVLS collective (NCCL_NVLS_NCHANNELS, 16 by default "
+                          "on Hopper: src/transport/nvls.cc)",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&NcclEndpoint::m_nvlsChannels),
+                          MakeUintegerChecker<uint32_t>(2, 64))
+            .AddAttribute("NvlsLatency",
+                          "Latency of an NVLS collective (NCCL hwLatencies NVLINK NVLS Simple)",
+                          TimeValue(MicroSeconds(25)),
+                          MakeTimeAccessor(&NcclEndpoint::m_nvlsLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("NvlsEfficiency",
+                          "Share of the NVLink rate the tuner expects of NVLS (NCCL "
+                          "nvlsEfficiency: 0.85 Hopper, 0.74 Blackwell)",
+                          DoubleValue(0.85),
+                          MakeDoubleAccessor(&NcclEndpoint::m_nvlsEfficiency),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("Algorithms",
+                          "NCCL_ALGO: algorithms the tuner may pick, NCCL's list syntax "
+                          "(\"ring,tree\", \"^nvls\", \"allreduce:tree;broadcast:ring\"); "
+                          "\"\" = all",
+                          StringValue(""),
+                          MakeStringAccessor(&NcclEndpoint::m_algorithms),
+                          MakeStringChecker())
+            .AddAttribute("Protocols",
+                          "NCCL_PROTO: protocols the tuner may pick (LL, LL128, Simple); "
+                          "\"\" = all",
+                          StringValue(""),
+                          MakeStringAccessor(&NcclEndpoint::m_protocolList),
+                          MakeStringChecker())
+            .AddAttribute("NvlsEnable",
+                          "NCCL_NVLS_ENABLE: 0 off, 1 on, 2 where the switches support it",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&NcclEndpoint::m_nvlsEnable),
+                          MakeUintegerChecker<uint32_t>(0, 2))
+            .AddAttribute("CollNetEnable",
+                          "NCCL_COLLNET_ENABLE: allow in-network reduction in the scale-out "
+                          "switches (SHARP)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&NcclEndpoint::m_collNetEnable),
+                          MakeBooleanChecker())
+            .AddAttribute("Generation",
+                          "GPU generation these parameters describe (reports only)",
+                          StringValue("h100"),
+                          MakeStringAccessor(&NcclEndpoint::m_generation),
+                          MakeStringChecker());
+    return tid;
+}
+
+NcclEndpoint::NcclEndpoint()
+    : m_minChannels(1),
+      m_maxChannels(32),
+      m_nvlsChannels(16),
+      m_nvlsEfficiency(0.85),
+      m_nvlsEnable(2),
+      m_collNetEnable(false),
+      m_generation("h100")
+{
+}
+
+Ptr<NcclProtocol>
+NcclEndpoint::GetProtocol(NcclProtocolId id) const
+{
+    // Unset: the protocol's own NCCL defaults.
+    auto* self = const_cast<NcclEndpoint*>(this);
+    switch (id)
+    {
+    case NcclProtocolId::Ll:
+        if (!m_ll)
+        {
+            self->m_ll = CreateObject<NcclLlProtocol>();
+        }
+        return m_ll;
+    case NcclProtocolId::Ll128:
+        if (!m_ll128)
+        {
+            self->m_ll128 = CreateObject<NcclLl128Protocol>();
+        }
+        return m_ll128;
+    case NcclProtocolId::Simple:
+        break;
+    }
+    if (!m_simple)
+    {
+        self->m_simple = CreateObject<NcclSimpleProtocol>();
+    }
+    return m_simple;
+}
+
+uint32_t
+NcclEndpoint::GetMaxChannels() const
+{
+    return m_maxChannels;
+}
+
+uint32_t
+NcclEndpoint::GetNvlsChannels() const
+{
+    return m_nvlsChannels;
+}
+
+Time
+NcclEndpoint::GetNvlsLatency() const
+{
+    return m_nvlsLatency;
+}
+
+std::string
+NcclEndpoint::GetGeneration() const
+{
+    return m_generation;
+}
+
+uint32_t
+NcclEndpoint::GetNvlsEnable() const
+{
+    return m_nvlsEnable;
+}
+
+bool
+NcclEndpoint::GetCollNetEnable() const
+{
+    return m_collNetEnable;
+}
+
+std::string
+NcclEndpoint::NcclAlgorithmNames()
+{
+    std::string out;
+    for (const auto& n : AlgoNames())
+    {
+        out += (out.empty() ? "" : ", ") + n;
+    }
+    return out;
+}
+
+std::string
+NcclEndpoint::ParseList(const std::string& text,
+                        const std::string& variable,
+                        const std::vector<std::string>& elements,
+                        std::vector<std::vector<bool>>& enabled)
+{
+    // NCCL's parseList (src/graph/tuning.cc): "[prefix:][^]e1,e2;prefix:..."; the first
+    // entry may lack a prefix and then applies to every function.
+    enabled.assign(kKinds, std::vector<bool>(elements.size(), true));
+    if (Trim(text).empty())
+    {
+        return "";
+    }
+    const std::vector<std::string> entries = Split(text, ';');
+    for (std::size_t k = 0; k < entries.size(); ++k)
+    {
+        const std::string entry = Trim(entries[k]);
+        std::string prefix;
+        std::string list = entry;
+        const auto colon = entry.find(':');
+        if (colon != std::string::npos)
+        {
+            prefix = Trim(entry.substr(0, colon));
+            list = Trim(entry.substr(colon + 1));
+        }
+        else if (k != 0)
+        {
+            return variable + "=" + text + ": every entry but the first needs a prefix (\"" +
+                   entry + "\")";
+        }
+        std::vector<uint32_t> kinds;
+        if (prefix.empty())
+        {
+            for (uint32_t i = 0; i < kKinds; ++i)
+            {
+                kinds.push_back(i);
+            }
+        }
+        else
+        {
+            CollectiveKind kind;
+            if (!ParseCollectiveKind(prefix, &kind))
+            {
+                return variable + "=" + text + ": unknown function \"" + prefix + "\" (" +
+                       CollectiveKindNames() + ")";
+            }
+            kinds.push_back(static_cast<uint32_t>(kind));
+        }
+        const bool negate = !list.empty() && list[0] == '^';
+        if (negate)
+        {
+            list = list.substr(1);
+        }
+        std::vector<bool> set(elements.size(), negate);
+        for (const std::string& raw : Split(list, ','))
+        {
+            const std::string e = Lower(Trim(raw));
+            auto it = std::find_if(elements.begin(), elements.end(), [&e](const std::string& n) {
+                return Lower(n) == e;
+            });
+            if (it == elements.end())
+            {
+                std::string names;
+                for (const auto& n : elements)
+                {
+                    names += (names.empty() ? "" : ", ") + n;
+                }
+                return variable + "=" + text + ": unknown element \"" + Trim(raw) +
+                       "\" (valid: " + names + ")";
+            }
+            set[it - elements.begin()] = !negate;
+        }
+        for (uint32_t kind : kinds)
+        {
+            enabled[kind] = set;
+        }
+    }
+    return "";
+}
+
+std::string
+NcclEndpoint::CheckOverrides() const
+{
+    std::vector<std::vector<bool>> scratch;
+    std::string e = ParseList(m_algorithms, "NCCL_ALGO", AlgoNames(), scratch);
+    if (e.empty())
+    {
+        e = ParseList(m_protocolList, "NCCL_PROTO", ProtoNames(), scratch);
+    }
+    if (e.empty() && m_minChannels > m_maxChannels)
+    {
+        e = "NCCL_MIN_NCHANNELS=" + std::to_string(m_minChannels) +
+            " is above NCCL_MAX_NCHANNELS=" + std::to_string(m_maxChannels);
+    }
+    return e;
+}
+
+bool
+NcclEndpoint::AlgorithmEnabled(CollectiveKind kind, CollectiveAlgorithm algorithm) const
+{
+    const int i = NcclAlgoIndex(algorithm);
+    if (i < 0)
+    {
+        return true;
+    }
+    std::vector<std::vector<bool>> enabled;
+    if (!ParseList(m_algorithms, "NCCL_ALGO", AlgoNames(), enabled).empty())
+    {
+        return false;
+    }
+    return enabled[static_cast<uint32_t>(kind)][i];
+}
+
+bool
+NcclEndpoint::ProtocolEnabled(CollectiveKind kind, NcclProtocolId protocol) const
+{
+    std::vector<std::vector<bool>> enabled;
+    if (!ParseList(m_protocolList, "NCCL_PROTO", ProtoNames(), enabled).empty())
+    {
+        return false;
+    }
+    return enabled[static_cast<uint32_t>(kind)][static_cast<uint32_t>(protocol)];
+}
+
+double
+NcclEndpoint::PredictLatency_us(const NcclTuneInput& in,
+                                CollectiveAlgorithm algorithm,
+                                NcclProtocolId protocol) const
+{
+    // NCCL's latency model (ncclTopoTuneModel): a base latency per algorithm and protocol
+    // plus one hardware latency per pipeline step, NVLink or network.
+    const Ptr<NcclProtocol> p = GetProtocol(protocol);
+    const uint32_t n = std::max<uint32_t>(in.ranks, 1);
+    const uint32_t nodes = std::max<uint32_t>(in.nodes, 1);
+    const uint32_t ppn = std::max<uint32_t>(n / nodes, 1);
+    auto toUs = [](Time t) { return t.GetSeconds() * 1e6; };
+    switch (algorithm)
+    {
+    case Algo::Ring: {
+        const uint32_t steps = Steps(in.kind, n);
+        const uint32_t inter = nodes == 1                             ? 0
+                               : in.kind == CollectiveKind::AllReduce ? 2 * (nodes - 1)
+                                                                      : nodes - 1;
+        return toUs(p->GetRingBaseLatency()) +
+               (steps - std::min(steps, inter)) * toUs(p->GetRingNvlinkHopLatency()) +
+               inter * toUs(p->GetRingNetHopLatency());
+    }
+    case Algo::Tree: {
+        // NCCL's tree is a chain inside each node and a double binary tree across nodes:
+        // 2 x ((ppn - 1) NVLink steps + log2(nodes) network steps), up and down.
+        const uint32_t net = nodes > 1 ? CeilLog2(nodes) : 0;
+        return toUs(p->GetTreeBaseLatency()) + 2 * ((ppn - 1) * toUs(p->GetTreeNvlinkHopLatency()) +
+                                                    net * toUs(p->GetTreeNetHopLatency()));
+    }
+    case Algo::Nvls:
+        return toUs(m_nvlsLatency);
+    case Algo::Hierarchical:
+        return toUs(p->GetRingBaseLatency()) + 2 * (ppn - 1) * toUs(p->GetRingNvlinkHopLatency()) +
+               2 * (nodes - 1) * toUs(p->GetRingNetHopLatency());
+    case Algo::HalvingDoubling:
+        return toUs(p->GetRingBaseLatency()) +
+               2 * CeilLog2(n) *
+                   toUs(nodes > 1 ? p->GetRingNetHopLatency() : p->GetRingNvlinkHopLatency());
+    default: // direct: one step to every peer at once
+        return toUs(p->GetRingBaseLatency()) +
+               toUs(nodes > 1 ? p->GetRingNetHopLatency() : p->GetRingNvlinkHopLatency());
+    }
+}
+
+double
+NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
+                                              CollectiveAlgorithm algorithm,
+                                              NcclProtocolId protocol) const
+{
+    const Ptr<NcclProtocol> p = GetProtocol(protocol);
+    const uint32_t n = std::max<uint32_t>(in.ranks, 1);
+    const uint32_t nodes = std::max<uint32_t>(in.nodes, 1);
+    const uint32_t ppn = std::max<uint32_t>(n / nodes, 1);
+    const double big = 1e9;
+    const double intra = in.intra_gbyte_per_s > 0 ? in.intra_gbyte_per_s : big;
+    const double inter = in.inter_gbyte_per_s > 0 ? in.inter_gbyte_per_s : big;
+    const uint32_t nc = m_maxChannels;
+    const bool nvlsFamily = algorithm == Algo::Nvls;
+    if (nvlsFamily && protocol != NcclProtocolId::Simple)
+    {
+        return 0; // NVLS runs Simple only
+    }
+    double bw = 0;
+    double channelCap = 0;
+    switch (algorithm)
+    {
+    case Algo::Ring:
+        bw = nodes == 1 ? intra
+                        : std::min(intra, in.multiRailRings ? inter * std::min(nc, ppn) : inter);
+        channelCap = p->GetRingChannelBandwidth_gbyte_per_s();
+        break;
+    case Algo::Tree:
+        bw = nodes == 1 ? intra : std::min(intra, inter);
+        channelCap = p->GetTreeChannelBandwidth_gbyte_per_s();
+        break;
+    case Algo::Nvls: {
+        // NCCL: per-channel NVLink rate x nvlsEfficiency x (nCh - 1) / nCh, x 2 for
+        // allreduce (reduce-scatter and all-gather pipelined), summed over channels.
+        const double c = m_nvlsChannels;
+        bw = intra * m_nvlsEfficiency * (c - 1) / c *
+             (in.kind == CollectiveKind::AllReduce ? 2.0 : (ppn - 1.0) / ppn);
+        break;
+    }
+    case Algo::Hierarchical: {
+        // Inside: reduce-scatter + all-gather over ppn ranks; across: allreduce of 1/ppn
+        // of the buffer per rail over `nodes` domains.  algbw per phase, then combined.
+        const double a = ppn > 1 ? intra / (2.0 * (ppn - 1) / ppn) : big;
+        const double b = inter * ppn / (2.0 * (nodes - 1) / nodes);
+        const double algbw = in.pipelinedHierarchical ? std::min(a, b) : 1.0 / (1.0 / a + 1.0 / b);
+        bw = algbw * BusFactor(in.kind, n);
+        channelCap = p->GetRingChannelBandwidth_gbyte_per_s();
+        break;
+    }
+    default:
+        bw = nodes == 1 ? intra : std::min(intra, inter);
+        break;
+    }
+    bw *= p->GetWireEfficiency();
+    if (channelCap > 0)
+    {
+        bw = std::min(bw, nc * channelCap);
+    }
+    const double cap = p->GetMaxBandwidth_gbyte_per_s(nodes);
+    if (cap > 0)
+    {
+        bw = std::min(bw, cap);
+    }
+    return bw;
+}
+
+double
+NcclEndpoint::PredictTime_us(const NcclTuneInput& in,
+                             CollectiveAlgorithm algorithm,
+                             NcclProtocolId protocol) const
+{
+    const double busbw = PredictBusBandwidth_gbyte_per_s(in, algorithm, protocol);
+    if (busbw <= 0)
+    {
+        return -1;
+    }
+    const uint32_t n = std::max<uint32_t>(in.ranks, 1);
+    // Bus to algorithm bandwidth: nccl-tests' factor; NCCL halves the tree's.
+    const double algbw =
+        algorithm == Algo::Tree ? busbw * 0.5 : busbw / std::max(BusFactor(in.kind, n), 1e-9);
+    return PredictLatency_us(in, algorithm, protocol) + in.bytes / (1e3 * algbw);
+}
+
+uint32_t
+NcclEndpoint::Channels(CollectiveAlgorithm algorithm,
+                       NcclProtocolId protocol,
+                       uint64_t bytes,
+                       uint32_t ranks) const
+{
+    if (algorithm == Algo::Nvls)
+    {
+        return m_nvlsChannels;
+    }
+    const Ptr<NcclProtocol> p = GetProtocol(protocol);
+    uint64_t threshold = p->GetThreadThresholdBytes();
+    if (algorithm == Algo::Ring && protocol == NcclProtocolId::Ll)
+    {
+        threshold *= ranks; // NCCL: threadThresholds[RING][LL] *= nRanks
+    }
+    const uint64_t perChannel = uint64_t(p->GetThreadsPerChannel()) * threshold;
+    uint32_t nc = std::max(m_maxChannels, m_minChannels);
+    while (nc > m_minChannels && bytes < nc * perChannel)
+    {
+        --nc;
+    }
+    return nc;
+}
+
+NcclChoice
+NcclEndpoint::Choose(const NcclTuneInput& in) const
+{
+    NS_LOG_FUNCTION(this << CollectiveKindName(in.kind) << in.ranks << in.nodes << in.bytes);
+    NcclChoice best;
+    bool found = false;
+    std::string disabled;
+    for (CollectiveAlgorithm a : in.runnable)
+    {
+        if (!AlgorithmEnabled(in.kind, a))
+        {
+            continue;
+        }
+        if (a == Algo::Nvls && m_nvlsEnable == 0)
+        {
+            continue;
+        }
+        for (uint32_t pi = 0; pi < kNcclNumProtocols; ++pi)
+        {
+            const auto proto = static_cast<NcclProtocolId>(pi);
+            // Point-to-point (direct) and halving-doubling run Simple, as NCCL's p2p does.
+            const bool simpleOnly = a == Algo::Nvls || NcclAlgoIndex(a) < 0;
+            if ((simpleOnly && proto != NcclProtocolId::Simple) ||
+                (!simpleOnly && !ProtocolEnabled(in.kind, proto)))
+            {
+                continue;
+            }
+            const double t = PredictTime_us(in, a, proto);
+            if (t >= 0 && (!found || t < best.predicted_us))
+            {
+                found = true;
+                best.algorithm = a;
+                best.protocol = proto;
+                best.predicted_us = t;
+            }
+        }
+    }
+    if (!found)
+    {
+        std::string runnable;
+        for (CollectiveAlgorithm a : in.runnable)
+        {
+            runnable += (runnable.empty() ? "" : ", ") + std::string(CollectiveAlgorithmName(a));
+        }
+        throw std::invalid_argument(std::string("no algorithm/protocol left for ") +
+                                    CollectiveKindName(in.kind) + ": NCCL_ALGO=\"" + m_algorithms +
+                                    "\", NCCL_PROTO=\"" + m_protocolList +
+                                    "\", NCCL_NVLS_ENABLE=" + std::to_string(m_nvlsEnable) +
+                                    " leave none of what this fabric can run (" + runnable + ")");
+    }
+    best.channels = Channels(best.algorithm, best.protocol, in.bytes, in.ranks);
+    NS_LOG_LOGIC("tuner: " << CollectiveAlgorithmName(best.algorithm) << "/"
+                           << NcclProtocolName(best.protocol) << " on " << best.channels
+                           << " channels, predicted " << best.predicted_us << " us");
+    return best;
+}
+
+} // namespace ns3

@@ -1,0 +1,141 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_NCCL_ENDPOINT_H
+#define AI_FABRIC_NCCL_ENDPOINT_H
+
+#include "ns3/collective-kind.h"
+#include "ns3/nccl-protocol.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/ptr.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// What the tuner knows of one call and of the fabric under it.
+struct NcclTuneInput
+{
+    CollectiveKind kind{CollectiveKind::AllReduce};
+    uint32_t ranks{0};
+    uint32_t nodes{1}; //!< NVLink domains the group spans (NCCL's nNodes)
+    uint64_t bytes{0};
+    double intra_gbyte_per_s{0}; //!< per rank, inside a domain (NVLink), per direction
+    double inter_gbyte_per_s{0}; //!< per rank, across domains (its NIC), per direction
+    /// Algorithms the engine can run for this call on this fabric (NCCL's "supported").
+    std::vector<CollectiveAlgorithm> runnable;
+    bool multiRailRings{false};        //!< rings cross domains on every rail (one per channel)
+    bool pipelinedHierarchical{false}; //!< hierarchical phases overlap (max, not sum)
+};
+
+/// The tuner's decision, with the time it predicted.
+struct NcclChoice
+{
+    CollectiveAlgorithm algorithm{CollectiveAlgorithm::Ring};
+    NcclProtocolId protocol{NcclProtocolId::Simple};
+    uint32_t channels{1};
+    double predicted_us{0};
+};
+
+/**
+ * \ingroup ai-fabric
+ * The GPU/NCCL endpoint of the collective engine: the three protocols' costs, the
+ * channel counts, the NVLS latency, and NCCL's tuner, which predicts each (algorithm,
+ * protocol) time as latency + bytes / bandwidth (src/graph/tuning.cc,
+ * ncclTopoTuneModel and ncclTopoGetAlgoTime) and takes the fastest, then drops
+ * channels for small buffers (src/enqueue.cc, the thread-threshold loop).  The
+ * overrides users set on real systems are attributes with NCCL's syntax: Algorithms
+ * (NCCL_ALGO, e.g. "ring,tree", "^nvls", "allreduce:tree;broadcast:ring"), Protocols
+ * (NCCL_PROTO), NvlsEnable (NCCL_NVLS_ENABLE), CollNetEnable (NCCL_COLLNET_ENABLE),
+ * MinChannels / MaxChannels (NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS).
+ *
+ * The bandwidths the tuner uses are the fabric's own (TransportPlane rank rates), so a
+ * prediction is NCCL's formula over this simulator's links; the simulated time comes
+ * from running the chosen schedule with the protocol's costs (CollectiveEngine).
+ * Without an endpoint the engine is the physics-only ("ideal") model.
+ */
+class NcclEndpoint : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    NcclEndpoint();
+
+    Ptr<NcclProtocol> GetProtocol(NcclProtocolId id) const;
+    uint32_t GetMaxChannels() const;
+    uint32_t GetNvlsChannels() const;
+    Time GetNvlsLatency() const;
+    /// GPU generation the parameters describe ("h100", ...; "custom" if set by hand).
+    std::string GetGeneration() const;
+
+    /**
+     * Refusals of the override attributes as NCCL would refuse them, naming the
+     * environment variable: an unknown algorithm or protocol, a bad prefix, MinChannels
+     * above MaxChannels.  "" when they are valid.
+     */
+    std::string CheckOverrides() const;
+    /// True when the overrides allow \p algorithm / \p protocol for \p kind.
+    bool AlgorithmEnabled(CollectiveKind kind, CollectiveAlgorithm algorithm) const;
+    bool ProtocolEnabled(CollectiveKind kind, NcclProtocolId protocol) const;
+    /// NvlsEnable: 0 off, 1 on, 2 where the fabric supports it (NCCL's default).
+    uint32_t GetNvlsEnable() const;
+    bool GetCollNetEnable() const;
+
+    /// NCCL's predicted time (µs) of \p algorithm in \p protocol for \p in; < 0 when the
+    /// pair cannot run it (as NCCL's bandwidth 0).
+    double PredictTime_us(const NcclTuneInput& in,
+                          CollectiveAlgorithm algorithm,
+                          NcclProtocolId protocol) const;
+    /// Bus bandwidth (GB/s) the tuner assumes; 0 = cannot run.
+    double PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
+                                           CollectiveAlgorithm algorithm,
+                                           NcclProtocolId protocol) const;
+    /// Latency (µs) the tuner assumes.
+    double PredictLatency_us(const NcclTuneInput& in,
+                             CollectiveAlgorithm algorithm,
+                             NcclProtocolId protocol) const;
+    /**
+     * The fastest enabled (runnable algorithm, protocol), then its channels.  Throws
+     * std::invalid_argument naming the override when none is left (NCCL: "no algorithm/
+     * protocol available").
+     */
+    NcclChoice Choose(const NcclTuneInput& in) const;
+    /// Channels NCCL runs \p bytes on: MaxChannels, one fewer while bytes < channels ×
+    /// threads × threshold (× ranks for ring LL), not below MinChannels; NvlsChannels for NVLS.
+    uint32_t Channels(CollectiveAlgorithm algorithm,
+                      NcclProtocolId protocol,
+                      uint64_t bytes,
+                      uint32_t ranks) const;
+
+    /// NCCL_ALGO's names for the engine's algorithms ("Ring", "Tree", "NVLS", "NVLSTree", ...).
+    static std::string NcclAlgorithmNames();
+
+  private:
+    /// Parses an NCCL_ALGO / NCCL_PROTO list into enabled[kind][element]; "" on success.
+    static std::string ParseList(const std::string& text,
+                                 const std::string& variable,
+                                 const std::vector<std::string>& elements,
+                                 std::vector<std::vector<bool>>& enabled);
+
+    Ptr<NcclProtocol> m_ll;
+    Ptr<NcclProtocol> m_ll128;
+    Ptr<NcclProtocol> m_simple;
+    uint32_t m_minChannels;
+    uint32_t m_maxChannels;
+    uint32_t m_nvlsChannels;
+    Time m_nvlsLatency;
+    double m_nvlsEfficiency;
+    std::string m_algorithms;
+    std::string m_protocolList;
+    uint32_t m_nvlsEnable;
+    bool m_collNetEnable;
+    std::string m_generation;
+};
+
+} // namespace ns3
+
+#endif
