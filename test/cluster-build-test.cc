@@ -526,7 +526,8 @@ TEST_F(Cluster, ImpossibleRequestsRejectedBeforeBuilding)
         {{"--servers=-1", "--preset=dgx-a100"}, ""}, // -1: the preset's value
         {{"--servers=-3"}, "--servers=-3: expected a count >= 0"},
         {{"--ethRouting=ospf"}, "unknown front-end routing 'ospf'"},
-        {{"--preset=dgx-x100"}, "unknown preset 'dgx-x100'; valid: dgx-a100 dgx-h100 dgx-b200 gb200-nvl72"},
+        {{"--preset=dgx-x100"},
+         "unknown preset 'dgx-x100'; valid: dgx-a100 dgx-h100 dgx-b200 gb200-nvl72"},
         {{"--preset=dgx-h100", "--servers=64", "--ibRadix=16", "--ibTiers=2"},
          "InfiniBand switch radix 16 too small for 512 HCAs on 8 rails in 2 tier(s): they need 3"},
         {{"--preset=dgx-h100", "--servers=4096", "--ibRadix=8"}, "more than 3 tiers reach"},

@@ -117,6 +117,25 @@ TEST_F(CollectiveBenchTest, NvlsBeatsRingOnOneDgxH100)
     EXPECT_GT(ring.time_us / nvls.time_us, 1.2);
 }
 
+// 1 x dgx-h100, nvls reduce-scatter and all-gather of n = 64 MiB (nccl-tests' size: the
+// whole input, the whole output): the reduce-scatter sends each GPU's whole input up
+// once, the all-gather brings the whole output down once, so each takes n / 423.5 GB/s
+// = 158.5 us; within 3% (pipeline fill of the first 1 MiB loop).
+TEST_F(CollectiveBenchTest, NvlsReduceScatterAndAllGatherAtTheLinkRate)
+{
+    Bench b(1);
+    const uint64_t n = 64 * MiB;
+    const double model_us = n / (18 * 25e9 * 256 / 272) * 1e6;
+    for (const char* kind : {"reducescatter", "allgather"})
+    {
+        const CollectiveBenchPass row = b.Run(kind, "nvls", n);
+        std::cout << "[bench] 1 x dgx-h100 64 MiB nvls " << kind << "_us=" << row.time_us
+                  << " model_us=" << model_us << "\n";
+        EXPECT_EQ(row.algorithm, "nvls");
+        EXPECT_NEAR(row.time_us / model_us, 1.0, 0.03) << kind;
+    }
+}
+
 // 2 x dgx-h100, hierarchical allreduce of n = 128 MiB: reduce-scatter of n in each
 // 8-GPU NVLink domain, (L−1)α + ((L−1)/L)nβ_nv; allreduce of n/L = 16 MiB between the two
 // servers on each of the 8 NDR rails, 2(D−1)α_ib + 2((D−1)/D)(n/L)β_ib = 339 us with

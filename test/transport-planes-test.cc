@@ -257,12 +257,13 @@ TEST_F(TransportPlaneTest, NvLinkTransportAlternatesWithNvlsOnOneGpu)
     const uint64_t bytes = 32 * MiB;
     Time nvlsDone = Seconds(-1);
     uint32_t ranksDone = 0;
-    plane->StartInSwitchAllReduce(Ranks(0, 7),
-                                  bytes,
-                                  Callback<void, uint32_t>([&nvlsDone, &ranksDone](uint32_t) {
-                                      nvlsDone = Simulator::Now();
-                                      ++ranksDone;
-                                  }));
+    plane->StartInSwitch(InSwitchReductionPlane::Op::AllReduce,
+                         Ranks(0, 7),
+                         bytes,
+                         Callback<void, uint32_t>([&nvlsDone, &ranksDone](uint32_t) {
+                             nvlsDone = Simulator::Now();
+                             ++ranksDone;
+                         }));
     const Time messageDone = SendAndRun(transport, 0, 7, bytes);
     ASSERT_EQ(ranksDone, 7u);
     const double expected = 2 * bytes * 8.0 / rateBitPerS;

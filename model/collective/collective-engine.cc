@@ -32,8 +32,8 @@ ValidAlgorithms(CollectiveKind kind)
 {
     static const std::vector<CollectiveAlgorithm> table[] = {
         {Algo::Ring, Algo::Tree, Algo::HalvingDoubling, Algo::Hierarchical, Algo::Nvls},
-        {Algo::Ring, Algo::Direct},
-        {Algo::Ring, Algo::Direct},
+        {Algo::Ring, Algo::Direct, Algo::Nvls},
+        {Algo::Ring, Algo::Direct, Algo::Nvls},
         {Algo::Direct},
         {Algo::Ring},
         {Algo::Ring},
@@ -763,15 +763,20 @@ CollectiveEngine::Start(const CollectiveCall& call,
         r->remaining = call.ranks.size();
         auto* plane = dynamic_cast<InSwitchReductionPlane*>(
             PeekPointer(m_transport->GetPlane(how.inSwitchPlane)));
-        auto start = [this, r, plane]() {
-            plane->StartInSwitchAllReduce(r->call.ranks,
-                                          r->call.bytes,
-                                          Callback<void, uint32_t>([this, r](uint32_t) {
-                                              if (--r->remaining == 0)
-                                              {
-                                                  LocalPartDone(r);
-                                              }
-                                          }));
+        using Op = InSwitchReductionPlane::Op;
+        const Op op = call.kind == CollectiveKind::AllGather       ? Op::AllGather
+                      : call.kind == CollectiveKind::ReduceScatter ? Op::ReduceScatter
+                                                                   : Op::AllReduce;
+        auto start = [this, r, plane, op]() {
+            plane->StartInSwitch(op,
+                                 r->call.ranks,
+                                 r->call.bytes,
+                                 Callback<void, uint32_t>([this, r](uint32_t) {
+                                     if (--r->remaining == 0)
+                                     {
+                                         LocalPartDone(r);
+                                     }
+                                 }));
         };
         const Time latency = m_endpoint ? m_endpoint->GetNvlsLatency() : Time(0);
         if (latency.IsStrictlyPositive() && call.bytes > 0)

@@ -252,13 +252,15 @@ CreditLinkConservation::CheckSwitch(const std::string& plane,
     const uint64_t buffered = sw->GetBufferedPackets();
     const uint64_t held = sw->GetHeldPackets();
     const uint64_t dropped = sw->GetDroppedPackets();
-    if (received != sent + buffered + held + dropped)
+    const int64_t absorbed = sw->GetNetAbsorbedPackets();
+    if (static_cast<int64_t>(received) !=
+        static_cast<int64_t>(sent + buffered + held + dropped) + absorbed)
     {
         std::ostringstream os;
         os << "received " << received << " packets, sent " << sent << ", buffered " << buffered
-           << ", held " << held << ", dropped " << dropped << ": "
+           << ", held " << held << ", dropped " << dropped << ", absorbed " << absorbed << ": "
            << static_cast<int64_t>(received) -
-                  static_cast<int64_t>(sent + buffered + held + dropped)
+                  static_cast<int64_t>(sent + buffered + held + dropped) - absorbed
            << " unaccounted";
         violation(where, os.str());
     }

@@ -159,6 +159,13 @@ CreditSwitch::SetRoute(uint32_t destination, const std::vector<uint32_t>& ports)
     m_routes[destination] = ports;
 }
 
+const std::vector<uint32_t>&
+CreditSwitch::GetRoute(uint32_t destination) const
+{
+    static const std::vector<uint32_t> none;
+    return destination < m_routes.size() ? m_routes[destination] : none;
+}
+
 void
 CreditSwitch::ClearRoutes()
 {
@@ -188,6 +195,12 @@ CreditSwitch::GetWatchdog() const
 
 uint64_t
 CreditSwitch::GetHeldPackets() const
+{
+    return 0;
+}
+
+int64_t
+CreditSwitch::GetNetAbsorbedPackets() const
 {
     return 0;
 }
@@ -334,7 +347,7 @@ CreditSwitch::Freeze()
 uint32_t
 CreditSwitch::QueueIndex(uint32_t inPort, uint32_t inVc, uint32_t outPort) const
 {
-    const uint32_t fifo = inPort * m_numVcs + inVc;
+    const uint32_t fifo = inPort * m_numVcs + (inVc & ~NO_INPUT_BUFFER);
     return m_voq ? fifo * GetNPorts() + outPort : fifo;
 }
 
@@ -346,6 +359,18 @@ CreditSwitch::RingIndex(uint32_t outPort, uint32_t outVc) const
 
 void
 CreditSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail)
+{
+    Forward(inPort, packet, vc, tail, true);
+}
+
+void
+CreditSwitch::ForwardCopy(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail)
+{
+    Forward(inPort, packet, vc, tail, false);
+}
+
+void
+CreditSwitch::Forward(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail, bool holdsInput)
 {
     if (!m_frozen)
     {
@@ -384,7 +409,7 @@ CreditSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, 
                 inPort,
                 out,
                 bytes,
-                static_cast<uint16_t>(vc),
+                static_cast<uint16_t>(holdsInput ? vc : vc | NO_INPUT_BUFFER),
                 static_cast<uint16_t>(outVc)};
     if (m_latency.IsZero())
     {
@@ -602,7 +627,10 @@ CreditSwitch::Dequeue(uint32_t outPort, uint32_t outVc, Time& tail)
     m_forwardTrace(entry.packet, entry.inPort, outPort);
     // Released as the output starts, also before a cut-through packet's tail is in (the
     // upstream is still sending it, so its credits cannot be used earlier than that).
-    m_ports[entry.inPort]->ReleaseReceiveBuffer(entry.inVc, entry.bytes);
+    if ((entry.inVc & NO_INPUT_BUFFER) == 0)
+    {
+        m_ports[entry.inPort]->ReleaseReceiveBuffer(entry.inVc, entry.bytes);
+    }
     tail = entry.tail;
     return entry.packet;
 }

@@ -78,6 +78,8 @@ class CreditSwitch : public Object
     /// Candidates for \p destination; several = adaptive: least bytes waiting for the
     /// port, ties taken in turn.
     void SetRoute(uint32_t destination, const std::vector<uint32_t>& ports);
+    /// Ports SetRoute gave \p destination; empty when none.
+    const std::vector<uint32_t>& GetRoute(uint32_t destination) const;
     /// Forgets every SetRoute (reprogramming a forwarding table).
     void ClearRoutes();
     void SetRouteCallback(RouteCallback cb);
@@ -89,6 +91,9 @@ class CreditSwitch : public Object
     /// Packets received but neither buffered for forwarding nor forwarded yet (an NVLS
     /// contribution waiting for the others); 0 here.
     virtual uint64_t GetHeldPackets() const;
+    /// Packets a technology absorbed minus those it created (an in-switch reduction to
+    /// one member absorbs the others' contributions, a multicast creates copies); 0 here.
+    virtual int64_t GetNetAbsorbedPackets() const;
     /// Unroutable packets dropped, in all or from input \p port; the first drop's reason.
     uint64_t GetDroppedPackets() const;
     uint64_t GetDroppedPackets(uint32_t port) const;
@@ -115,6 +120,10 @@ class CreditSwitch : public Object
 
   protected:
     void DoDispose() override;
+
+    /// As ReceiveFromPort, for a copy a technology made of a packet that already holds
+    /// its input buffer (multicast): the copy holds none, so leaving releases nothing.
+    void ForwardCopy(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail);
 
     /// Destination id of a packet; default: the CreditLinkHeader's.
     virtual uint32_t ExtractDestination(Ptr<const Packet> packet) const;
@@ -168,6 +177,10 @@ class CreditSwitch : public Object
         uint32_t headBytes{0}; //!< bytes of the first queue's head packet; 0 when empty
     };
 
+    /// inVc flag of an entry that holds no input buffer (ForwardCopy); VCs are < 32.
+    static constexpr uint16_t NO_INPUT_BUFFER = 0x8000;
+
+    void Forward(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail, bool holdsInput);
     void Freeze();
     uint32_t QueueIndex(uint32_t inPort, uint32_t inVc, uint32_t outPort) const;
     uint32_t RingIndex(uint32_t outPort, uint32_t outVc) const;

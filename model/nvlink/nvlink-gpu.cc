@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -48,7 +49,8 @@ NvLinkGpu::NvLinkGpu()
       m_blockedDevice(0),
       m_pumping(false),
       m_packetRefused(false),
-      m_transferNext(false)
+      m_transferNext(false),
+      m_unclaimed(0)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -59,6 +61,7 @@ NvLinkGpu::DoDispose()
     NS_LOG_FUNCTION(this);
     m_devices.clear();
     m_nvlsOps.clear();
+    m_earlyChunks.clear();
     m_blockedPacket = nullptr;
     m_packetReceived = PacketReceivedCallback();
     m_packetTxReady = PacketTxReadyCallback();
@@ -112,6 +115,12 @@ uint64_t
 NvLinkGpu::GetPendingBytes() const
 {
     return m_pendingBytes;
+}
+
+uint64_t
+NvLinkGpu::GetUnclaimedChunks() const
+{
+    return m_unclaimed;
 }
 
 void
@@ -233,31 +242,113 @@ NvLinkGpu::NextDataDevice(uint32_t dstGpu)
 }
 
 uint32_t
+NvLinkGpu::NvlsPackets(uint32_t firstChunk, uint64_t bytes, uint32_t& packetBytes) const
+{
+    NS_ABORT_MSG_IF(bytes == 0, "NvLinkGpu: NVLS transfer of 0 bytes");
+    PlaneForChunk(firstChunk); // aborts without switch planes
+    const uint64_t unit = packetBytes == 0 ? GetGranularityBytes() : packetBytes;
+    NS_ABORT_MSG_IF(unit > GetMaxBurstBytes(),
+                    "NvLinkGpu: NVLS " << unit << "-byte packets > MaxBurstBytes "
+                                       << GetMaxBurstBytes());
+    const uint64_t chunks = (bytes + unit - 1) / unit;
+    NS_ABORT_MSG_IF(chunks > std::numeric_limits<uint32_t>::max() - firstChunk,
+                    "NvLinkGpu: NVLS chunk ids overflow");
+    packetBytes = static_cast<uint32_t>(unit);
+    return static_cast<uint32_t>(chunks);
+}
+
+uint32_t
+NvLinkGpu::StartNvls(NvLinkHeader::Type type,
+                     uint16_t destination,
+                     uint32_t groupId,
+                     uint32_t firstChunk,
+                     uint64_t bytes,
+                     uint32_t packetBytes)
+{
+    const uint32_t chunks = NvlsPackets(firstChunk, bytes, packetBytes);
+    Transfer t;
+    t.type = type;
+    t.destination = destination;
+    t.group = groupId;
+    t.nextChunk = firstChunk;
+    t.packets = chunks;
+    t.packetBytes = packetBytes;
+    t.remaining = bytes;
+    StartTransfer(std::move(t));
+    return chunks;
+}
+
+uint32_t
 NvLinkGpu::NvlsReduce(uint32_t groupId,
                       uint32_t firstChunk,
                       uint64_t bytes,
                       NvlsDoneCallback done,
-                      uint32_t packetBytes)
+                      uint32_t packetBytes,
+                      uint16_t owner)
+{
+    NS_LOG_FUNCTION(this << groupId << firstChunk << bytes << packetBytes << owner);
+    const bool returns = owner == NvLinkHeader::ALL_MEMBERS || owner == m_gpuId;
+    NS_ABORT_MSG_IF(!returns && !done.IsNull(),
+                    "NvLinkGpu::NvlsReduce: GPU " << m_gpuId << " gets nothing back of a "
+                                                  << "reduction for GPU " << owner);
+    if (returns)
+    {
+        NvlsExpect(groupId, firstChunk, bytes, packetBytes, done);
+    }
+    return StartNvls(owner == NvLinkHeader::ALL_MEMBERS ? NvLinkHeader::NVLS_REDUCE
+                                                        : NvLinkHeader::NVLS_LD_REDUCE,
+                     owner,
+                     groupId,
+                     firstChunk,
+                     bytes,
+                     packetBytes);
+}
+
+uint32_t
+NvLinkGpu::NvlsStore(uint32_t groupId, uint32_t firstChunk, uint64_t bytes, uint32_t packetBytes)
 {
     NS_LOG_FUNCTION(this << groupId << firstChunk << bytes << packetBytes);
-    NS_ABORT_MSG_IF(bytes == 0, "NvLinkGpu::NvlsReduce of 0 bytes");
-    PlaneForChunk(firstChunk); // aborts without switch planes
-    const uint64_t unit = packetBytes == 0 ? GetGranularityBytes() : packetBytes;
-    NS_ABORT_MSG_IF(unit > GetMaxBurstBytes(),
-                    "NvLinkGpu::NvlsReduce: " << unit << "-byte packets > MaxBurstBytes "
-                                              << GetMaxBurstBytes());
-    const uint64_t chunks = (bytes + unit - 1) / unit;
-    NS_ABORT_MSG_IF(chunks > std::numeric_limits<uint32_t>::max() - firstChunk,
-                    "NvLinkGpu::NvlsReduce: chunk ids overflow");
-    m_nvlsOps.push_back(NvlsOp{groupId, firstChunk, static_cast<uint32_t>(chunks), 0, done});
-    Transfer t;
-    t.group = groupId;
-    t.nextChunk = firstChunk;
-    t.packets = static_cast<uint32_t>(chunks);
-    t.packetBytes = static_cast<uint32_t>(unit);
-    t.remaining = bytes;
-    StartTransfer(std::move(t));
-    return static_cast<uint32_t>(chunks);
+    return StartNvls(NvLinkHeader::NVLS_STORE,
+                     NvLinkHeader::ALL_MEMBERS,
+                     groupId,
+                     firstChunk,
+                     bytes,
+                     packetBytes);
+}
+
+void
+NvLinkGpu::NvlsExpect(uint32_t groupId,
+                      uint32_t firstChunk,
+                      uint64_t bytes,
+                      uint32_t packetBytes,
+                      NvlsDoneCallback done)
+{
+    const uint32_t chunks = NvlsPackets(firstChunk, bytes, packetBytes);
+    uint32_t early = 0;
+    for (uint32_t c = 0; c < chunks && !m_earlyChunks.empty(); ++c)
+    {
+        auto it = m_earlyChunks.find(static_cast<uint64_t>(groupId) << 32 | (firstChunk + c));
+        if (it != m_earlyChunks.end())
+        {
+            ++early;
+            --m_unclaimed;
+            if (--it->second == 0)
+            {
+                m_earlyChunks.erase(it);
+            }
+        }
+    }
+    if (early == chunks)
+    {
+        NS_LOG_LOGIC("GPU " << m_gpuId << ": NVLS group " << groupId << " from chunk " << firstChunk
+                            << " was all here already");
+        if (!done.IsNull())
+        {
+            Simulator::ScheduleNow([done, groupId, firstChunk]() { done(groupId, firstChunk); });
+        }
+        return;
+    }
+    m_nvlsOps.push_back(NvlsOp{groupId, firstChunk, chunks, early, done});
 }
 
 void
@@ -299,10 +390,10 @@ NvLinkGpu::Pump()
         const auto payload = static_cast<uint32_t>(std::min<uint64_t>(t.packetBytes, t.remaining));
         NvLinkHeader h;
         h.source = static_cast<uint16_t>(m_gpuId);
-        h.type = NvLinkHeader::NVLS_REDUCE;
+        h.type = t.type;
         h.vc = static_cast<uint8_t>(m_vc);
         h.tag = t.group;
-        h.destination = 0xffff; // consumed by the switch
+        h.destination = t.destination; // read by the switch
         h.count = t.nextChunk;
         const uint32_t device = PlaneForChunk(t.nextChunk);
         t.nextChunk++;
@@ -424,9 +515,12 @@ NvLinkGpu::Receive(Ptr<NetDevice> device,
             return true;
         }
     }
-    NS_FATAL_ERROR("NvLinkGpu " << m_gpuId << ": reduced chunk " << h.count << " of NVLS group "
-                                << h.tag << " matches no NvlsReduce of this GPU");
-    return false;
+    // Stored by a member ahead of this one: claimed by a later NvlsExpect.
+    NS_LOG_LOGIC("GPU " << m_gpuId << ": NVLS chunk " << h.count << " of group " << h.tag
+                        << " before its NvlsExpect");
+    m_earlyChunks[static_cast<uint64_t>(h.tag) << 32 | h.count]++;
+    m_unclaimed++;
+    return true;
 }
 
 } // namespace ns3

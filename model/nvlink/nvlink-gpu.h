@@ -12,6 +12,7 @@
 
 #include <deque>
 #include <limits>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -61,16 +62,33 @@ class NvLinkGpu : public Object
     /// Contributes \p bytes to an NVLS all-reduce of \p groupId as chunks firstChunk,
     /// firstChunk + 1, ... of \p packetBytes each (0: Granularity; at most
     /// GetMaxBurstBytes; all members must use the same chunk ids and sizes); \p done
-    /// fires when every reduced chunk has come back.  \return the number of chunks.
+    /// fires when every reduced chunk has come back.  With \p owner a member's GPU id
+    /// (multimem.ld_reduce) only that member gets the reduced chunks: elsewhere \p done
+    /// must be null.  \return the number of chunks.
     uint32_t NvlsReduce(uint32_t groupId,
                         uint32_t firstChunk,
                         uint64_t bytes,
                         NvlsDoneCallback done = NvlsDoneCallback(),
-                        uint32_t packetBytes = 0);
+                        uint32_t packetBytes = 0,
+                        uint16_t owner = NvLinkHeader::ALL_MEMBERS);
+    /// Writes \p bytes to every member of \p groupId through the switches (multimem.st)
+    /// as chunks firstChunk, ... of \p packetBytes; each member, this one included, gets
+    /// them through NvlsExpect.  \return the number of chunks.
+    uint32_t NvlsStore(uint32_t groupId, uint32_t firstChunk, uint64_t bytes, uint32_t packetBytes);
+    /// \p done once the chunks firstChunk, ... of a \p bytes NvlsStore (packets of
+    /// \p packetBytes) have arrived here.  Chunks that came before are counted (a
+    /// member may store ahead of another's window); \p done then runs in its own event.
+    void NvlsExpect(uint32_t groupId,
+                    uint32_t firstChunk,
+                    uint64_t bytes,
+                    uint32_t packetBytes,
+                    NvlsDoneCallback done);
     /// Switch-plane device index (into GetDevice) that carries NVLS chunk \p chunk.
     uint32_t PlaneForChunk(uint32_t chunk) const;
     /// Payload bytes accepted by NvlsReduce and not yet handed to a device.
     uint64_t GetPendingBytes() const;
+    /// NVLS chunks that arrived before any NvlsExpect or NvlsReduce claimed them.
+    uint64_t GetUnclaimedChunks() const;
 
     /// (source GPU, the packet as received: NvLinkHeader, then the payload with its
     /// PacketTags; payload bytes; header protocol) of a SendPacket packet.  Not copied
@@ -101,6 +119,8 @@ class NvLinkGpu : public Object
     // One member's NvlsReduce contribution still to inject.
     struct Transfer
     {
+        NvLinkHeader::Type type{NvLinkHeader::NVLS_REDUCE};
+        uint16_t destination{NvLinkHeader::ALL_MEMBERS};
         uint32_t group{0};
         uint32_t nextChunk{0};
         uint32_t packets{0};     //!< packets of the transfer
@@ -130,6 +150,14 @@ class NvLinkGpu : public Object
                            const std::vector<uint32_t>& weights);
     void RebuildSprays();
     uint32_t StartTransfer(Transfer&& t);
+    /// Packets of \p bytes in units of \p packetBytes (0: Granularity), checked.
+    uint32_t NvlsPackets(uint32_t firstChunk, uint64_t bytes, uint32_t& packetBytes) const;
+    uint32_t StartNvls(NvLinkHeader::Type type,
+                       uint16_t destination,
+                       uint32_t groupId,
+                       uint32_t firstChunk,
+                       uint64_t bytes,
+                       uint32_t packetBytes);
     void Pump();
     void TxReady(Ptr<CreditLinkNetDevice> device, uint32_t vc);
     bool Receive(Ptr<NetDevice> device,
@@ -158,6 +186,8 @@ class NvLinkGpu : public Object
     PacketTxReadyCallback m_packetTxReady;
 
     std::vector<NvlsOp> m_nvlsOps;
+    std::unordered_map<uint64_t, uint32_t> m_earlyChunks; //!< (group << 32 | chunk) -> count
+    uint64_t m_unclaimed;
 
     TracedCallback<uint32_t, uint32_t, uint32_t> m_nvlsChunkTrace;
 };

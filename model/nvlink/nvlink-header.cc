@@ -60,8 +60,12 @@ NvLinkHeader::Deserialize(Buffer::Iterator start)
 void
 NvLinkHeader::Print(std::ostream& os) const
 {
-    static const char* names[] = {"data", "nvls-reduce", "nvls-multicast"};
-    os << "NvLink " << (type <= NVLS_MULTICAST ? names[type] : "?") << " " << source << "->"
+    static const char* names[] = {"data",
+                                  "nvls-reduce",
+                                  "nvls-multicast",
+                                  "nvls-store",
+                                  "nvls-ld-reduce"};
+    os << "NvLink " << (type <= NVLS_LD_REDUCE ? names[type] : "?") << " " << source << "->"
        << destination << " vc " << unsigned(vc) << " tag " << tag << " count " << count;
 }
 

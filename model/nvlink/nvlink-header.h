@@ -19,18 +19,25 @@ namespace ns3
  *
  * Data (NvLinkGpu::SendPacket): protocol = the transport's, which owns the
  * message fields (its TransportPacketTag); tag and count unused.
- * NVLS reduce contribution / multicast result: tag = group, count = chunk id.
+ * NVLS reduce contribution / multicast result / store: tag = group, count = chunk id.
+ * An NVLS_LD_REDUCE contribution's destination is the one member that gets the reduced
+ * chunk (multimem.ld_reduce); NVLS_REDUCE's go to all; a store to every member
+ * (multimem.st).
  */
 class NvLinkHeader : public Header
 {
   public:
     static constexpr uint32_t SIZE_BYTES = 16;
+    /// NvlsReduce owner (and NVLS_REDUCE destination): the reduced chunk goes to all.
+    static constexpr uint16_t ALL_MEMBERS = 0xffff;
 
     enum Type : uint8_t
     {
         DATA = 0,
         NVLS_REDUCE = 1,    //!< one member's contribution to (group, chunk)
-        NVLS_MULTICAST = 2, //!< the reduced (group, chunk), switch to member
+        NVLS_MULTICAST = 2, //!< the reduced or stored (group, chunk), switch to member
+        NVLS_STORE = 3,     //!< one member's (group, chunk) for every member
+        NVLS_LD_REDUCE = 4, //!< a contribution to (group, chunk) reduced for destination
     };
 
     NvLinkHeader();

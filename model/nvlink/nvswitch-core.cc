@@ -4,10 +4,12 @@
 #include "nvswitch-core.h"
 
 #include "nvlink-header.h"
+#include "nvlink-net-device.h"
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -34,6 +36,21 @@ NvSwitch::GetTypeId()
                           UintegerValue(3),
                           MakeUintegerAccessor(&NvSwitch::m_generation),
                           MakeUintegerChecker<uint32_t>(1, 4))
+            // NCCL models NVLS as the NVLink bandwidth times nvlsEfficiency (src/graph/
+            // tuning.cc: 0.85 Hopper, 0.74 Blackwell): the switch's multimem processing,
+            // not the wire, bounds it, in proportion to each GPU's links.
+            .AddAttribute("NvlsEngineRatePerLink",
+                          "Payload rate at which the reduction/multicast engine delivers NVLS "
+                          "results towards a member, per NVLink link of its port; 0 = unlimited",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&NvSwitch::m_engineRatePerLink),
+                          MakeDataRateChecker())
+            .AddAttribute("NvlsEngineLatency",
+                          "Time from a chunk's data being in (all contributions of a reduction, "
+                          "a store) to its results leaving the engine",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&NvSwitch::m_engineLatency),
+                          MakeTimeChecker(Time(0)))
             .AddTraceSource("NvlsReduce",
                             "All contributions of a chunk arrived: (group, chunk, payload bytes)",
                             MakeTraceSourceAccessor(&NvSwitch::m_nvlsReduceTrace),
@@ -43,6 +60,10 @@ NvSwitch::GetTypeId()
 
 NvSwitch::NvSwitch()
     : m_generation(3),
+      m_engineRatePerLink(DataRate(0)),
+      m_engineLatency(Time(0)),
+      m_inEngine(0),
+      m_absorbed(0),
       m_reducedChunks(0),
       m_pendingChunks(0)
 {
@@ -56,6 +77,7 @@ NvSwitch::DoDispose()
     m_groups.clear();
     m_slots.clear();
     m_freeSlots.clear();
+    m_engineFree.clear();
     CreditSwitch::DoDispose();
 }
 
@@ -150,7 +172,13 @@ NvSwitch::GetHeldPackets() const
             held += m_slots[slot].arrived;
         }
     }
-    return held;
+    return held + m_inEngine;
+}
+
+int64_t
+NvSwitch::GetNetAbsorbedPackets() const
+{
+    return m_absorbed;
 }
 
 uint32_t
@@ -180,9 +208,14 @@ NvSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time
 {
     NvLinkHeader header;
     packet->PeekHeader(header);
-    if (header.type == NvLinkHeader::NVLS_REDUCE)
+    if (header.type == NvLinkHeader::NVLS_REDUCE || header.type == NvLinkHeader::NVLS_LD_REDUCE)
     {
         ReceiveNvls(inPort, packet, vc, tail);
+        return;
+    }
+    if (header.type == NvLinkHeader::NVLS_STORE)
+    {
+        ReceiveStore(inPort, packet, vc, tail);
         return;
     }
     CreditSwitch::ReceiveFromPort(inPort, packet, vc, tail);
@@ -232,16 +265,25 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tai
         return;
     }
 
-    // Every contribution is in: the reduced chunk goes back to each member, each copy
-    // using the input buffer its contribution held (released when the copy leaves).
+    // Every contribution is in: the reduced chunk goes back to each member (or the one
+    // the header names), each copy using the input buffer its contribution held
+    // (released when the copy leaves).
     const uint32_t chunk = header.count;
     const uint32_t slotIndex = it->second;
     g.pending.erase(it);
     m_pendingChunks--;
     m_reducedChunks++;
     const uint32_t bytes = slot.held[0].packet->GetSize();
-    NS_LOG_LOGIC("NVLS group " << header.tag << " chunk " << chunk << ": all " << g.members.size()
-                               << " contributions in, multicast");
+    const bool toAll = header.type == NvLinkHeader::NVLS_REDUCE;
+    NS_ABORT_MSG_IF(!toAll && (header.destination >= g.memberIndex.size() ||
+                               g.memberIndex[header.destination] < 0),
+                    "NvSwitch: NVLS group " << header.tag << " chunk " << chunk
+                                            << " reduced for GPU " << header.destination
+                                            << ", not a member");
+    NS_LOG_LOGIC(
+        "NVLS group " << header.tag << " chunk " << chunk << ": all " << g.members.size()
+                      << " contributions in, "
+                      << (toAll ? "multicast" : "to GPU " + std::to_string(header.destination)));
     m_nvlsReduceTrace(header.tag, chunk, bytes - NvLinkHeader::SIZE_BYTES);
     // The reduction streams: its result is complete when the last contribution is.
     Time reducedTail = tail;
@@ -249,6 +291,7 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tai
     {
         reducedTail = std::max(reducedTail, held.tail);
     }
+    std::vector<Result> results;
     for (uint32_t i = 0; i < slot.held.size(); ++i)
     {
         Held held = std::move(slot.held[i]);
@@ -256,15 +299,134 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tai
                         "NvSwitch: NVLS group "
                             << header.tag << " chunk " << chunk << " contributions differ in size ("
                             << held.packet->GetSize() << " vs " << bytes << " B)");
+        if (!toAll && g.members[i] != header.destination)
+        {
+            // Read by the switch, not returned: its buffer is free once reduced.
+            GetPort(held.inPort)->ReleaseReceiveBuffer(held.vc, bytes);
+            m_absorbed++;
+            continue;
+        }
         NvLinkHeader h;
         held.packet->RemoveHeader(h);
         h.type = NvLinkHeader::NVLS_MULTICAST;
         h.destination = static_cast<uint16_t>(g.members[i]);
         held.packet->AddHeader(h);
-        CreditSwitch::ReceiveFromPort(held.inPort, held.packet, held.vc, reducedTail);
+        const Time out = EngineTail(g.members[i], bytes - NvLinkHeader::SIZE_BYTES, reducedTail);
+        results.push_back(Result{held.packet, held.inPort, held.vc, out, true});
     }
+    Emit(std::move(results));
     slot.held.clear();
     m_freeSlots.push_back(slotIndex);
+}
+
+void
+NvSwitch::ReceiveStore(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail)
+{
+    NvLinkHeader header;
+    packet->RemoveHeader(header);
+    const uint32_t nodeId = GetPort(inPort)->GetNode()->GetId();
+    NS_ABORT_MSG_IF(!SupportsNvls(),
+                    "NvSwitch on node " << nodeId << " is gen" << m_generation
+                                        << ": NVLS multicast needs gen3 or later");
+    auto git = m_groups.find(header.tag);
+    NS_ABORT_MSG_IF(git == m_groups.end(),
+                    "NvSwitch on node " << nodeId << ": NVLS group " << header.tag
+                                        << " is not registered");
+    const Group& g = git->second;
+    NS_ABORT_MSG_IF(header.source >= g.memberIndex.size() || g.memberIndex[header.source] < 0,
+                    "NvSwitch on node " << nodeId << ": GPU " << header.source
+                                        << " is not a member of NVLS group " << header.tag);
+    const uint32_t payload = packet->GetSize();
+    std::vector<Result> results;
+    NvLinkHeader ownHeader;
+    for (uint32_t member : g.members)
+    {
+        NvLinkHeader h = header;
+        h.type = NvLinkHeader::NVLS_MULTICAST;
+        h.destination = static_cast<uint16_t>(member);
+        const bool own = member == header.source;
+        // The copies are taken before the original gets its header back.
+        Ptr<Packet> copy = own ? packet : packet->Copy();
+        if (!own)
+        {
+            copy->AddHeader(h);
+        }
+        else
+        {
+            ownHeader = h;
+        }
+        results.push_back(Result{copy, inPort, vc, EngineTail(member, payload, tail), own});
+    }
+    packet->AddHeader(ownHeader);
+    // One packet in, one out per member: the copies beyond the first are created here.
+    m_absorbed -= static_cast<int64_t>(g.members.size()) - 1;
+    Emit(std::move(results));
+}
+
+Time
+NvSwitch::EngineTail(uint32_t gpu, uint32_t payloadBytes, Time dataTail)
+{
+    if (m_engineRatePerLink.GetBitRate() == 0)
+    {
+        return dataTail;
+    }
+    if (gpu >= m_engineFree.size())
+    {
+        m_engineFree.resize(gpu + 1, Time(0));
+        m_gpuLinks.resize(gpu + 1, 0);
+    }
+    if (m_gpuLinks[gpu] == 0)
+    {
+        uint32_t links = 0;
+        for (uint32_t port : GetRoute(gpu))
+        {
+            Ptr<NvLinkNetDevice> dev = DynamicCast<NvLinkNetDevice>(GetPort(port));
+            links += dev ? dev->GetLinks() : 1;
+        }
+        m_gpuLinks[gpu] = std::max<uint32_t>(links, 1);
+    }
+    const double rateBps = static_cast<double>(m_engineRatePerLink.GetBitRate()) * m_gpuLinks[gpu];
+    const Time begin = std::max(Simulator::Now(), m_engineFree[gpu]);
+    const Time done = std::max(dataTail, begin + Seconds(payloadBytes * 8.0 / rateBps));
+    m_engineFree[gpu] = done;
+    return done;
+}
+
+void
+NvSwitch::Emit(std::vector<Result>&& results)
+{
+    if (m_engineLatency.IsZero())
+    {
+        EmitNow(results);
+        return;
+    }
+    // Counted held until they leave: with the absorbed count, received packets balance.
+    const uint64_t holding = results.size();
+    for (auto& r : results)
+    {
+        r.tail += m_engineLatency;
+    }
+    m_inEngine += holding;
+    Simulator::Schedule(m_engineLatency, [this, holding, results = std::move(results)]() mutable {
+        m_inEngine -= holding;
+        EmitNow(results);
+    });
+}
+
+void
+NvSwitch::EmitNow(std::vector<Result>& results)
+{
+    for (auto& r : results)
+    {
+        if (r.holdsInput)
+        {
+            CreditSwitch::ReceiveFromPort(r.inPort, r.packet, r.vc, r.tail);
+        }
+        else
+        {
+            ForwardCopy(r.inPort, r.packet, r.vc, r.tail);
+        }
+    }
 }
 
 } // namespace ns3

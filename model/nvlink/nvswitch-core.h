@@ -7,6 +7,7 @@
 // Complete type for the base class's implicit destructor (its Ptr member).
 #include "ns3/credit-link-watchdog.h"
 #include "ns3/credit-switch.h"
+#include "ns3/data-rate.h"
 #include "ns3/traced-callback.h"
 
 #include <string>
@@ -32,6 +33,17 @@ namespace ns3
  * it.  Its input buffer is released when it leaves, as for any packet, so one
  * chunk costs each member link about its size once in each direction.  The
  * reduced chunk is complete when the last contribution's tail is in.
+ *
+ * A contribution whose header names one member (multimem.ld_reduce) is reduced for that
+ * member only: its own contribution's buffer carries the result back, the others' are
+ * released at once.  An NVLS_STORE (multimem.st) is replicated to every member; the
+ * copies hold no input buffer, the one back to its sender holds the original's.
+ *
+ * Reduction-and-multicast engine: each output towards a member delivers NVLS results
+ * (reduced chunks and multicast copies) at most at NvlsEngineRatePerLink times the
+ * port's links, and NvlsEngineLatency after their data is in.  Charged per chunk: the
+ * rate stretches the chunk's tail (no event), the latency is one event per chunk.
+ * Defaults (unlimited, 0) leave the links the only limit.
  */
 class NvSwitch : public CreditSwitch
 {
@@ -53,8 +65,9 @@ class NvSwitch : public CreditSwitch
     uint32_t GetNvlsPendingChunks() const;
 
     void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail) override;
-    /// NVLS contributions held until their chunk is complete.
+    /// NVLS contributions held until their chunk is complete or in the engine's latency.
     uint64_t GetHeldPackets() const override;
+    int64_t GetNetAbsorbedPackets() const override;
 
   protected:
     void DoDispose() override;
@@ -84,9 +97,33 @@ class NvSwitch : public CreditSwitch
         std::unordered_map<uint32_t, uint32_t> pending; //!< chunk -> slot
     };
 
+    // A result leaving through the engine: to ReceiveFromPort (holds its input buffer)
+    // or ForwardCopy.
+    struct Result
+    {
+        Ptr<Packet> packet;
+        uint32_t inPort{0};
+        uint32_t vc{0};
+        Time tail;
+        bool holdsInput{true};
+    };
+
     void ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail);
+    void ReceiveStore(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail);
+    /// When the engine towards \p gpu has delivered \p payloadBytes whose data is in at
+    /// \p dataTail (dataTail itself when the rate is unlimited).
+    Time EngineTail(uint32_t gpu, uint32_t payloadBytes, Time dataTail);
+    /// Forwards \p results now, or after NvlsEngineLatency in one event.
+    void Emit(std::vector<Result>&& results);
+    void EmitNow(std::vector<Result>& results);
 
     uint32_t m_generation;
+    DataRate m_engineRatePerLink; //!< 0 = unlimited
+    Time m_engineLatency;
+    std::vector<Time> m_engineFree;   //!< by GPU id: the engine towards it is busy until
+    std::vector<uint32_t> m_gpuLinks; //!< by GPU id: links of its ports, 0 = not known yet
+    uint64_t m_inEngine;              //!< received packets waiting out the latency
+    int64_t m_absorbed;
     std::unordered_map<uint32_t, Group> m_groups;
     std::vector<Slot> m_slots; //!< reused, so a chunk allocates nothing once warm
     std::vector<uint32_t> m_freeSlots;

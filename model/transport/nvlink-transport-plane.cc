@@ -4,6 +4,7 @@
 #include "ns3/nvlink-transport-plane.h"
 
 #include "ns3/abort.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
@@ -58,7 +59,17 @@ NvLinkTransportPlane::GetTypeId()
                           "clear of groups registered through NvLinkHelper)",
                           UintegerValue(0x40000000),
                           MakeUintegerAccessor(&NvLinkTransportPlane::m_nvlsGroupBase),
-                          MakeUintegerChecker<uint32_t>());
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("NvlsAllReduce",
+                          "In-switch allreduce traffic: \"multicast\" (each buffer up once, "
+                          "the reduced one multicast back) or \"reducescatter-allgather\" "
+                          "(NCCL's NVLS kernel: multimem.ld_reduce then multimem.st)",
+                          EnumValue(NVLS_MULTICAST),
+                          MakeEnumAccessor(&NvLinkTransportPlane::m_nvlsAllReduce),
+                          MakeEnumChecker(NVLS_MULTICAST,
+                                          "multicast",
+                                          NVLS_REDUCESCATTER_ALLGATHER,
+                                          "reducescatter-allgather"));
     return tid;
 }
 
@@ -68,6 +79,7 @@ NvLinkTransportPlane::NvLinkTransportPlane()
       m_nvlsChunksInFlight(16),
       m_nvlsMinPackets(256),
       m_nvlsGroupBase(0x40000000),
+      m_nvlsAllReduce(NVLS_MULTICAST),
       m_granularity(0),
       m_maxBurst(0),
       m_overhead(0),
@@ -330,33 +342,67 @@ NvLinkTransportPlane::GroupFor(uint32_t domain, std::vector<uint32_t> gpuIds)
     return group;
 }
 
-void
-NvLinkTransportPlane::StartInSwitchAllReduce(const std::vector<uint32_t>& ranks,
-                                             uint64_t bytes,
-                                             Callback<void, uint32_t> rankDone)
+uint32_t
+NvLinkTransportPlane::GroupOfRanks(const std::vector<uint32_t>& ranks)
 {
-    NS_LOG_FUNCTION(this << ranks.size() << bytes);
+    std::vector<uint32_t> gpuIds;
+    for (uint32_t r : ranks)
+    {
+        gpuIds.push_back(m_ranks[r].gpuId);
+    }
+    return GroupFor(m_ranks[ranks[0]].domain, gpuIds);
+}
+
+uint32_t
+NvLinkTransportPlane::ReserveIds(uint32_t group, uint64_t ids, uint64_t bytes)
+{
+    NvlsGroup& g = m_groups[group];
+    NS_ABORT_MSG_IF(ids > std::numeric_limits<uint32_t>::max(),
+                    "NvLinkTransportPlane: NVLS operation of " << bytes << " B is too large");
+    if (g.nextChunk > std::numeric_limits<uint32_t>::max() - ids)
+    {
+        NS_ABORT_MSG_IF(g.inFlight != 0, "NvLinkTransportPlane: NVLS chunk ids exhausted");
+        g.nextChunk = 0; // ids may be reused once nothing of the group is in flight
+    }
+    const uint32_t first = g.nextChunk;
+    g.nextChunk += static_cast<uint32_t>(ids);
+    g.inFlight++;
+    return first;
+}
+
+void
+NvLinkTransportPlane::StartInSwitch(Op op,
+                                    const std::vector<uint32_t>& ranks,
+                                    uint64_t bytes,
+                                    Callback<void, uint32_t> rankDone)
+{
+    NS_LOG_FUNCTION(this << static_cast<int>(op) << ranks.size() << bytes);
     NS_ABORT_MSG_IF(!CanReduceInSwitch(ranks),
-                    "NvLinkTransportPlane: in-switch allreduce over ranks outside one NVLS-"
+                    "NvLinkTransportPlane: in-switch operation over ranks outside one NVLS-"
                     "capable NVLink domain");
     if (bytes == 0)
     {
-        // Nothing to reduce: every rank holds the (empty) result, but not inside the call.
+        // Nothing to move: every rank holds the (empty) result, but not inside the call.
         for (uint32_t r : ranks)
         {
             Simulator::ScheduleNow([rankDone, r]() { rankDone(r); });
         }
         return;
     }
-    const uint32_t domain = m_ranks[ranks[0]].domain;
-    std::vector<uint32_t> gpuIds;
-    for (uint32_t r : ranks)
+    if (op == Op::AllReduce && m_nvlsAllReduce == NVLS_MULTICAST)
     {
-        gpuIds.push_back(m_ranks[r].gpuId);
+        StartMulticastAllReduce(ranks, bytes, rankDone);
+        return;
     }
-    const uint32_t group = GroupFor(domain, gpuIds);
-    NvlsGroup& g = m_groups[group];
+    StartShareOp(op, ranks, bytes, rankDone);
+}
 
+void
+NvLinkTransportPlane::StartMulticastAllReduce(const std::vector<uint32_t>& ranks,
+                                              uint64_t bytes,
+                                              Callback<void, uint32_t> rankDone)
+{
+    const uint32_t group = GroupOfRanks(ranks);
     NvlsOp op;
     op.group = group;
     op.ranks = ranks;
@@ -369,17 +415,7 @@ NvLinkTransportPlane::StartInSwitchAllReduce(const std::vector<uint32_t>& ranks,
         static_cast<uint32_t>(std::min<uint64_t>(GetMaxBurstBytes(), chunkBytes)),
         m_nvlsMinPackets);
     op.idsPerChunk = static_cast<uint32_t>((chunkBytes + op.packetBytes - 1) / op.packetBytes);
-    const uint64_t ids = static_cast<uint64_t>(op.chunks) * op.idsPerChunk;
-    NS_ABORT_MSG_IF(ids > std::numeric_limits<uint32_t>::max(),
-                    "NvLinkTransportPlane: NVLS allreduce of " << bytes << " B is too large");
-    if (g.nextChunk > std::numeric_limits<uint32_t>::max() - ids)
-    {
-        NS_ABORT_MSG_IF(g.inFlight != 0, "NvLinkTransportPlane: NVLS chunk ids exhausted");
-        g.nextChunk = 0; // ids may be reused once nothing of the group is in flight
-    }
-    op.firstChunk = g.nextChunk;
-    g.nextChunk += static_cast<uint32_t>(ids);
-    g.inFlight++;
+    op.firstChunk = ReserveIds(group, static_cast<uint64_t>(op.chunks) * op.idsPerChunk, bytes);
     for (uint32_t r : ranks)
     {
         op.gpus.push_back(m_ranks[r].gpu);
@@ -441,10 +477,211 @@ NvLinkTransportPlane::ChunkDone(uint64_t opId, uint32_t member)
     done(rank); // last: may start another allreduce (and rehash m_nvlsOps)
 }
 
+// ---- reduce-scatter, all-gather, NCCL-pattern allreduce ------------------------
+
+void
+NvLinkTransportPlane::StartShareOp(Op op,
+                                   const std::vector<uint32_t>& ranks,
+                                   uint64_t bytes,
+                                   Callback<void, uint32_t> rankDone)
+{
+    ShareOp s;
+    s.op = op;
+    s.group = GroupOfRanks(ranks);
+    s.ranks = ranks;
+    const auto p = static_cast<uint32_t>(ranks.size());
+    for (uint32_t m = 0; m < p; ++m)
+    {
+        s.gpus.push_back(m_ranks[ranks[m]].gpu);
+        s.shareBytes.push_back(bytes / p + (m < bytes % p ? 1 : 0));
+    }
+    // NCCL's loop: one chunk per head (loopCount = nHeads * chunkSize).
+    s.pieceBytes = std::max<uint64_t>(m_nvlsChunkBytes, m_granularity);
+    s.loops = static_cast<uint32_t>((s.shareBytes[0] + s.pieceBytes - 1) / s.pieceBytes);
+    // A contribution is held in the switch until every member's has come: a member has
+    // as many loops outstanding as its switch input buffers hold (at most one per NVLS
+    // channel), else the ones waiting for a late member block the others.
+    uint64_t buffers = 0;
+    const Ptr<NvLinkGpu>& gpu0 = s.gpus[0];
+    UintegerValue vc;
+    gpu0->GetAttribute("Vc", vc);
+    for (uint32_t i = 0; i < gpu0->GetNDevices(); ++i)
+    {
+        if (Ptr<CreditLinkNetDevice> peer = gpu0->GetDevice(i)->GetPeer())
+        {
+            buffers += peer->GetReceiveBufferBytes(static_cast<uint32_t>(vc.Get()));
+        }
+    }
+    const uint64_t loopBytes = s.pieceBytes * p;
+    s.window =
+        static_cast<uint32_t>(std::clamp<uint64_t>(buffers / loopBytes, 1, m_nvlsChunksInFlight));
+    s.packetBytes = AdaptivePacketBytes(
+        bytes,
+        m_granularity,
+        static_cast<uint32_t>(std::min<uint64_t>(GetMaxBurstBytes(), s.pieceBytes)),
+        m_nvlsMinPackets);
+    s.idsPerPiece = static_cast<uint32_t>((s.pieceBytes + s.packetBytes - 1) / s.packetBytes);
+    const uint64_t phases = op == Op::AllReduce ? 2 : 1;
+    s.firstId =
+        ReserveIds(s.group, phases * s.loops * static_cast<uint64_t>(p) * s.idsPerPiece, bytes);
+    s.issued.assign(p, 0);
+    s.completed.assign(p, 0);
+    s.left.assign(static_cast<std::size_t>(p) * s.loops, 0);
+    s.rankDone = rankDone;
+    const uint64_t id = m_nextOpId++;
+    NS_LOG_INFO("NVLS " << (op == Op::AllReduce       ? "allreduce (reduce-scatter + all-gather)"
+                            : op == Op::ReduceScatter ? "reduce-scatter"
+                                                      : "all-gather")
+                        << " " << id << ": " << p << " ranks, " << bytes << " B, " << s.loops
+                        << " loops, group " << s.group);
+    m_shareOps.emplace(id, std::move(s));
+    for (uint32_t m = 0; m < p; ++m)
+    {
+        IssueLoops(id, m);
+    }
+}
+
+uint64_t
+NvLinkTransportPlane::PieceBytes(const ShareOp& op, uint32_t loop, uint32_t owner)
+{
+    const uint64_t offset = static_cast<uint64_t>(loop) * op.pieceBytes;
+    const uint64_t share = op.shareBytes[owner];
+    return offset < share ? std::min(op.pieceBytes, share - offset) : 0;
+}
+
+uint32_t
+NvLinkTransportPlane::PieceId(const ShareOp& op, uint32_t phase, uint32_t loop, uint32_t owner)
+{
+    const auto p = static_cast<uint64_t>(op.ranks.size());
+    const uint64_t piece = (phase * op.loops + loop) * p + owner;
+    return op.firstId + static_cast<uint32_t>(piece * op.idsPerPiece);
+}
+
+void
+NvLinkTransportPlane::IssueLoops(uint64_t opId, uint32_t member)
+{
+    ShareOp& op = m_shareOps.at(opId);
+    const auto p = static_cast<uint32_t>(op.ranks.size());
+    const Ptr<NvLinkGpu>& gpu = op.gpus[member];
+    while (op.issued[member] < op.loops && op.issued[member] - op.completed[member] < op.window)
+    {
+        const uint32_t k = op.issued[member]++;
+        uint32_t& left = op.left[static_cast<std::size_t>(member) * op.loops + k];
+        const uint32_t storePhase = op.op == Op::AllReduce ? 1 : 0;
+        if (op.op != Op::ReduceScatter)
+        {
+            // Every owner's stored piece of this loop comes here (multimem.st).
+            for (uint32_t r = 0; r < p; ++r)
+            {
+                if (const uint64_t b = PieceBytes(op, k, r); b != 0)
+                {
+                    ++left;
+                    gpu->NvlsExpect(
+                        op.group,
+                        PieceId(op, storePhase, k, r),
+                        b,
+                        op.packetBytes,
+                        NvLinkGpu::NvlsDoneCallback([this, opId, member, k](uint32_t, uint32_t) {
+                            PieceArrived(opId, member, k);
+                        }));
+                }
+            }
+        }
+        if (op.op == Op::AllGather)
+        {
+            if (const uint64_t b = PieceBytes(op, k, member); b != 0)
+            {
+                gpu->NvlsStore(op.group, PieceId(op, 0, k, member), b, op.packetBytes);
+            }
+        }
+        else
+        {
+            // Each owner's piece, reduced for that owner only (multimem.ld_reduce).
+            for (uint32_t r = 0; r < p; ++r)
+            {
+                const uint64_t b = PieceBytes(op, k, r);
+                if (b == 0)
+                {
+                    continue;
+                }
+                NvLinkGpu::NvlsDoneCallback done;
+                if (r == member)
+                {
+                    left += op.op == Op::ReduceScatter ? 1 : 0;
+                    done = NvLinkGpu::NvlsDoneCallback([this, opId, member, k](uint32_t, uint32_t) {
+                        PieceReduced(opId, member, k);
+                    });
+                }
+                const auto owner = static_cast<uint16_t>(m_ranks[op.ranks[r]].gpuId);
+                gpu->NvlsReduce(op.group, PieceId(op, 0, k, r), b, done, op.packetBytes, owner);
+            }
+        }
+        if (left == 0)
+        {
+            op.completed[member]++; // a reduce-scatter loop past this member's share
+        }
+    }
+    if (op.completed[member] == op.loops)
+    {
+        // Only a reduce-scatter member whose share ended before the last loop gets here
+        // without an arrival; its rankDone must not run inside StartInSwitch.
+        Simulator::ScheduleNow(&NvLinkTransportPlane::PieceArrived,
+                               this,
+                               opId,
+                               member,
+                               std::numeric_limits<uint32_t>::max());
+    }
+}
+
+void
+NvLinkTransportPlane::PieceReduced(uint64_t opId, uint32_t member, uint32_t loop)
+{
+    ShareOp& op = m_shareOps.at(opId);
+    if (op.op == Op::ReduceScatter)
+    {
+        PieceArrived(opId, member, loop);
+        return;
+    }
+    // Allreduce: the owner writes its reduced piece to every member (multimem.st).
+    op.gpus[member]->NvlsStore(op.group,
+                               PieceId(op, 1, loop, member),
+                               PieceBytes(op, loop, member),
+                               op.packetBytes);
+}
+
+void
+NvLinkTransportPlane::PieceArrived(uint64_t opId, uint32_t member, uint32_t loop)
+{
+    auto it = m_shareOps.find(opId);
+    NS_ASSERT(it != m_shareOps.end());
+    ShareOp& op = it->second;
+    if (loop != std::numeric_limits<uint32_t>::max())
+    {
+        if (--op.left[static_cast<std::size_t>(member) * op.loops + loop] != 0)
+        {
+            return;
+        }
+        if (++op.completed[member] < op.loops)
+        {
+            IssueLoops(opId, member);
+            return;
+        }
+    }
+    const uint32_t rank = op.ranks[member];
+    Callback<void, uint32_t> done = op.rankDone;
+    NS_LOG_LOGIC("NVLS operation " << opId << ": rank " << rank << " done");
+    if (++op.membersDone == op.ranks.size())
+    {
+        m_groups[op.group].inFlight--;
+        m_shareOps.erase(it);
+    }
+    done(rank); // last: may start another operation (and rehash m_shareOps)
+}
+
 uint32_t
 NvLinkTransportPlane::GetNvlsInFlight() const
 {
-    return static_cast<uint32_t>(m_nvlsOps.size());
+    return static_cast<uint32_t>(m_nvlsOps.size() + m_shareOps.size());
 }
 
 void
@@ -462,6 +699,7 @@ NvLinkTransportPlane::DoDispose()
     m_ranks.clear();
     m_domains.clear();
     m_nvlsOps.clear();
+    m_shareOps.clear();
     m_groups.clear();
     TransportPlane::DoDispose();
 }

@@ -36,6 +36,15 @@ namespace ns3
  * with one chunk in flight.  The window must fit the switch input buffers
  * (1 MiB per port by default), since a contribution is held there until every
  * member's has arrived.
+ *
+ * ReduceScatter, AllGather, and AllReduce with NvlsAllReduce "reducescatter-allgather"
+ * run as NCCL's NVLS kernels (src/device/all_reduce.h, RunWorkColl NCCL_ALGO_NVLS):
+ * each member owns 1/p of the buffer, handled in loops of one NvlsChunkBytes piece per
+ * owner.  Reduce-scatter: every member contributes each owner's piece, reduced for that
+ * owner only (multimem.ld_reduce); all-gather: each owner stores its piece to every
+ * member (multimem.st); allreduce: the owner stores the reduced piece it got.  Per
+ * member and direction an allreduce moves (1 + 1/p) of the buffer.  A member has
+ * NvlsChunksInFlight loops outstanding, one per NVLS channel.
  */
 class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlane
 {
@@ -63,11 +72,19 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     uint32_t GetPacketOverheadBytes() const override;
     double GetLineRate_gbyte_per_s(uint32_t rank) const override;
 
+    /// How an in-switch allreduce moves its bytes.
+    enum NvlsAllReduce
+    {
+        NVLS_MULTICAST,               //!< each buffer up once, reduced, multicast back
+        NVLS_REDUCESCATTER_ALLGATHER, //!< NCCL: ld_reduce of each owner's share, multimem.st
+    };
+
     bool CanReduceInSwitch(const std::vector<uint32_t>& ranks) const override;
-    void StartInSwitchAllReduce(const std::vector<uint32_t>& ranks,
-                                uint64_t bytes,
-                                Callback<void, uint32_t> rankDone) override;
-    /// In-switch allreduces started and not finished by every member.
+    void StartInSwitch(Op op,
+                       const std::vector<uint32_t>& ranks,
+                       uint64_t bytes,
+                       Callback<void, uint32_t> rankDone) override;
+    /// In-switch operations started and not finished by every member.
     uint32_t GetNvlsInFlight() const;
 
   protected:
@@ -91,8 +108,8 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
 
     struct NvlsGroup
     {
-        uint32_t nextChunk{0}; //!< chunk id (packet units) of the next allreduce
-        uint32_t inFlight{0};  //!< allreduces running on the group
+        uint32_t nextChunk{0}; //!< chunk id (packet units) of the next operation
+        uint32_t inFlight{0};  //!< operations running on the group
     };
 
     struct NvlsOp
@@ -111,8 +128,47 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
         Callback<void, uint32_t> rankDone;
     };
 
+    // A reduce-scatter, all-gather or NCCL-pattern allreduce (class comment).
+    struct ShareOp
+    {
+        Op op{Op::AllReduce};
+        uint32_t group{0};
+        std::vector<uint32_t> ranks;
+        std::vector<Ptr<NvLinkGpu>> gpus;
+        std::vector<uint64_t> shareBytes; //!< by member: the part of the buffer it owns
+        uint64_t pieceBytes{0};           //!< of each owner per loop
+        uint32_t loops{0};
+        uint32_t window{0};      //!< loops a member has outstanding
+        uint32_t firstId{0};     //!< packet chunk id of loop 0, owner 0
+        uint32_t idsPerPiece{0}; //!< packet chunk ids a piece spans
+        uint32_t packetBytes{0};
+        std::vector<uint32_t> issued;    //!< loops, by member
+        std::vector<uint32_t> completed; //!< loops, by member
+        std::vector<uint32_t> left;      //!< pieces still to arrive, by member * loops + loop
+        uint32_t membersDone{0};
+        Callback<void, uint32_t> rankDone;
+    };
+
     const RankEntry* Entry(uint32_t rank) const;
+    void StartMulticastAllReduce(const std::vector<uint32_t>& ranks,
+                                 uint64_t bytes,
+                                 Callback<void, uint32_t> rankDone);
+    void StartShareOp(Op op,
+                      const std::vector<uint32_t>& ranks,
+                      uint64_t bytes,
+                      Callback<void, uint32_t> rankDone);
+    /// Bytes of owner \p owner's piece in loop \p loop (0 past its share).
+    static uint64_t PieceBytes(const ShareOp& op, uint32_t loop, uint32_t owner);
+    /// Packet chunk id of (loop, owner)'s piece in the reduce (phase 0) or store phase.
+    static uint32_t PieceId(const ShareOp& op, uint32_t phase, uint32_t loop, uint32_t owner);
+    void IssueLoops(uint64_t opId, uint32_t member);
+    void PieceReduced(uint64_t opId, uint32_t member, uint32_t loop);
+    void PieceArrived(uint64_t opId, uint32_t member, uint32_t loop);
     uint32_t GroupFor(uint32_t domain, std::vector<uint32_t> gpuIds);
+    /// The NVLS group of \p ranks (registered on first use).
+    uint32_t GroupOfRanks(const std::vector<uint32_t>& ranks);
+    /// First of \p ids consecutive packet chunk ids of \p group for a new operation.
+    uint32_t ReserveIds(uint32_t group, uint64_t ids, uint64_t bytes);
     void IssueChunks(uint64_t opId, uint32_t member);
     void ChunkDone(uint64_t opId, uint32_t member);
     /// The GPU's PacketTxReady, bound to its rank: straight to NotifyTxReady.
@@ -127,6 +183,7 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     uint32_t m_nvlsChunksInFlight;
     uint32_t m_nvlsMinPackets;
     uint32_t m_nvlsGroupBase;
+    NvlsAllReduce m_nvlsAllReduce;
     uint32_t m_granularity; //!< 0 until the first domain
     uint32_t m_maxBurst;
     uint32_t m_overhead;
@@ -134,6 +191,7 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     std::vector<Domain> m_domains;
     std::unordered_map<uint32_t, NvlsGroup> m_groups;
     std::unordered_map<uint64_t, NvlsOp> m_nvlsOps;
+    std::unordered_map<uint64_t, ShareOp> m_shareOps;
     uint64_t m_nextOpId;
     uint32_t m_nextGroup;
 };

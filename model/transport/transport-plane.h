@@ -132,8 +132,7 @@ class TransportPlane : public Object
  * SHARP, NCCL's NVLS).  A TransportPlane that also derives from this class
  * lets the collective engine run algorithm "nvls"; when no plane of the
  * transport does, "nvls" is rejected.  The NVLink plane implements it with
- * NvSwitch's reduction/multicast engines: each rank sends its buffer to the
- * switch once, the switch reduces across the group and multicasts the result.
+ * NvSwitch's reduction/multicast engines (multimem.ld_reduce and multimem.st).
  */
 class InSwitchReductionPlane
 {
@@ -153,11 +152,13 @@ class InSwitchReductionPlane
     virtual ~InSwitchReductionPlane() = default;
     /// True when the switches can reduce over exactly these ranks (one NVLink domain).
     virtual bool CanReduceInSwitch(const std::vector<uint32_t>& ranks) const = 0;
-    /// Allreduce \p bytes per rank in the switch; \p rankDone(rank) once that rank
-    /// holds the full result.  Called only after CanReduceInSwitch(ranks) returned true.
-    virtual void StartInSwitchAllReduce(const std::vector<uint32_t>& ranks,
-                                        uint64_t bytes,
-                                        Callback<void, uint32_t> rankDone) = 0;
+    /// Runs \p op over \p bytes (as Op says) in the switches; \p rankDone(rank) once that
+    /// rank holds its result.  Called only after CanReduceInSwitch(ranks) returned true;
+    /// any byte count, and several at once on the same ranks.
+    virtual void StartInSwitch(Op op,
+                               const std::vector<uint32_t>& ranks,
+                               uint64_t bytes,
+                               Callback<void, uint32_t> rankDone) = 0;
 };
 
 } // namespace ns3
