@@ -3,13 +3,14 @@
  */
 #include "ns3/cluster-helper.h"
 
-#include "ns3/boolean.h"
-
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/distributed-run.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
+#include "ns3/nvlink-transport-plane.h"
 #include "ns3/results-database.h"
 
 #include <algorithm>
@@ -94,6 +95,13 @@ ClusterHelper::SetConfig(const ClusterConfig& config)
     m_config = config;
     m_layout = config.GetLayout();
     m_rules.SetLayout(m_layout);
+    // The NVSwitch reduction/multicast engine delivers results at NCCL's NVLS efficiency
+    // of the GPU's per-link NVLink rate (tuning.cc nvlsEfficiency x topo.h SMxx_NVLINK_BW);
+    // the ideal set leaves it unlimited.
+    const GpuEndpointSet set = config.GetEndpointSet();
+    const double engine_gbyte_per_s = set.nvlsEfficiency * set.nvlinkPerLink_gbyte_per_s;
+    SetNvSwitchAttribute("NvlsEngineRatePerLink",
+                         DataRateValue(DataRate(static_cast<uint64_t>(engine_gbyte_per_s * 8e9))));
 }
 
 const ClusterConfig&
@@ -640,6 +648,12 @@ ClusterHelper::ApplyEndpointRate(ClusterPlane plane, Ptr<TransportPlane> tp) con
     if (gbyte > 0)
     {
         tp->SetAttribute("EndpointRate", DataRateValue(DataRate(uint64_t(gbyte * 8e9))));
+    }
+    if (plane == ClusterPlane::NVLINK && !set.ideal)
+    {
+        // NCCL's NVLS kernel: each owner's share pulled reduced, then stored to all.
+        tp->SetAttribute("NvlsAllReduce",
+                         EnumValue(NvLinkTransportPlane::NVLS_REDUCESCATTER_ALLGATHER));
     }
 }
 
