@@ -51,8 +51,9 @@ BM_RingAllReduceDgxH100(benchmark::State& state)
             break;
         }
         ScenarioRun::SetUpSimulation(cluster);
-        Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
-        engine->SetTransport(cluster.InstallTransport("world"));
+        // The preset's endpoint set (h100), as collective-bench runs it.
+        Ptr<CollectiveEngine> engine =
+            cluster.InstallCollectiveEngine(cluster.InstallTransport("world"));
         CollectiveBenchOptions o;
         o.algorithm = "ring";
         o.inPlace = "out"; // one collective timed, as before the in-place pass

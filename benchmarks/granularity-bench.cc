@@ -55,6 +55,7 @@ RunAllReduce(benchmark::State& state,
     {
         ClusterConfig c;
         c.ApplyPreset("dgx-h100");
+        c.endpoint = "ideal"; // the link physics against its alpha-beta model
         c.servers = servers;
         ClusterHelper cluster(c);
         cluster.SetNvLinkDeviceAttribute("Granularity", UintegerValue(nvlinkGranularityBytes));
