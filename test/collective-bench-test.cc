@@ -380,13 +380,13 @@ TEST_F(CollectiveBenchTest, RejectsBadInputWithOnlyAFailedRun)
     const std::string complete =
         " WHERE run_id IN (SELECT run_id FROM runs WHERE status='complete')";
     // 1, 2, 4 MiB ring on 8 GPUs with the h100 endpoint: the tuner's Simple ring runs all
-    // 32 channels from 1 MiB (32 x 512 threads x 64 B thread threshold = 1 MiB), so 1 loop
-    // of 32 x 8 pieces x 14 hops per size: 3 x 3584 messages per pass, and two passes
-    // (out-of-place, in-place) per size.
+    // 32 channels from 1 MiB (32 x 512 threads x 64 B thread threshold = 1 MiB), simulated
+    // as 8 (MaxSimulatedChannels), so 1 loop of 8 x 8 pieces x 14 hops per size: 3 x 896
+    // messages per pass, and two passes (out-of-place, in-place) per size.
     EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM collectives" + complete + " AND algorithm='ring'"),
               6);
     EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM collectives" + complete + " AND in_place=1"), 3);
-    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM flows" + complete), 2 * 3 * 3584);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM flows" + complete), 2 * 3 * 896);
     EXPECT_GT(Count(db, "SELECT COUNT(*) FROM nodes" + complete), 8);
     EXPECT_GT(Count(db, "SELECT COUNT(*) FROM links" + complete), 0);
     EXPECT_EQ(Count(db,

@@ -336,6 +336,7 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
     CollectiveResolution how;
     how.algorithm = call.algorithm;
     how.channels = m_numChannels;
+    how.simulatedChannels = m_numChannels;
     if (call.algorithm == Algo::Nvls)
     {
         how.inSwitchPlane = FindInSwitchPlane(call.ranks);
@@ -434,6 +435,12 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
         how.algorithm = choice.algorithm;
         how.protocol = choice.protocol;
         how.channels = choice.channels;
+        uint32_t perDomain = 0;
+        for (const auto& d : domains)
+        {
+            perDomain = std::max<uint32_t>(perDomain, d.size());
+        }
+        how.simulatedChannels = m_endpoint->SimulatedChannels(choice.channels, perDomain);
         how.predicted_us = choice.predicted_us;
         how.inSwitchPlane = how.algorithm == Algo::Nvls ? nvlsPlane : -1;
         NS_LOG_LOGIC("tuner: " << CollectiveAlgorithmName(how.algorithm) << "/"
@@ -552,8 +559,10 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
         }
     }
     const double lanes = std::max<std::size_t>(used.size(), 1);
+    // A simulated channel stands for channels / simulatedChannels of NCCL's.
     const double perLane = tree ? p->GetTreeChannelBandwidth_gbyte_per_s() * run->how.channels / 2.0
-                                : p->GetRingChannelBandwidth_gbyte_per_s();
+                                : p->GetRingChannelBandwidth_gbyte_per_s() * run->how.channels /
+                                      std::max<uint32_t>(run->how.simulatedChannels, 1);
     const double max = p->GetMaxBandwidth_gbyte_per_s(nodes);
     double gbyte = perLane;
     if (max > 0)
@@ -577,7 +586,7 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
     CollectiveSchedule s;
     const CollectiveAlgorithm algorithm = how.algorithm;
     CollectiveSplit split = GetSplit();
-    split.numChannels = std::max<uint32_t>(how.channels, 1);
+    split.numChannels = std::max<uint32_t>(how.simulatedChannels, 1);
     if (m_endpoint)
     {
         split.chunkBytes = m_endpoint->GetProtocol(how.protocol)->GetChunkBytes();

@@ -72,8 +72,9 @@ struct CollectiveResolution
     CollectiveAlgorithm algorithm{CollectiveAlgorithm::Ring};
     int32_t inSwitchPlane{-1}; //!< transport plane index reducing an nvls run, else -1
     NcclProtocolId protocol{NcclProtocolId::Simple};
-    uint32_t channels{1};
-    double predicted_us{0}; //!< the tuner's predicted time; 0 without an endpoint
+    uint32_t channels{1};          //!< NCCL's channels (the row's figure)
+    uint32_t simulatedChannels{1}; //!< the schedule's, each standing for channels / this
+    double predicted_us{0};        //!< the tuner's predicted time; 0 without an endpoint
 };
 
 /// What ran, with kind and algorithm as the collectives row writes them.

@@ -180,6 +180,13 @@ NcclEndpoint::GetTypeId()
                           UintegerValue(16),
                           MakeUintegerAccessor(&NcclEndpoint::m_nvlsChannels),
                           MakeUintegerChecker<uint32_t>(2, 64))
+            .AddAttribute("MaxSimulatedChannels",
+                          "Simulation cost, not NCCL: a schedule runs at most this many channels "
+                          "(but at least the ranks of a domain), each standing for several of "
+                          "NCCL's with their summed rate",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&NcclEndpoint::m_maxSimulatedChannels),
+                          MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("NvlsLatency",
                           "Latency of an NVLS collective (NCCL hwLatencies NVLINK NVLS Simple)",
                           TimeValue(MicroSeconds(25)),
@@ -227,6 +234,7 @@ NcclEndpoint::NcclEndpoint()
     : m_minChannels(1),
       m_maxChannels(32),
       m_nvlsChannels(16),
+      m_maxSimulatedChannels(8),
       m_nvlsEfficiency(0.85),
       m_nvlsEnable(2),
       m_collNetEnable(false),
@@ -585,6 +593,13 @@ NcclEndpoint::Channels(CollectiveAlgorithm algorithm,
         --nc;
     }
     return nc;
+}
+
+uint32_t
+NcclEndpoint::SimulatedChannels(uint32_t channels, uint32_t ranksPerDomain) const
+{
+    return std::max<uint32_t>(1,
+                              std::min(channels, std::max(m_maxSimulatedChannels, ranksPerDomain)));
 }
 
 NcclChoice

@@ -111,6 +111,14 @@ class NcclEndpoint : public Object
                       uint64_t bytes,
                       uint32_t ranks) const;
 
+    /**
+     * Channels the simulated schedule runs for NCCL's \p channels: at most
+     * MaxSimulatedChannels, but never fewer than \p ranksPerDomain (so rings across
+     * domains still leave each domain on every rail).  Each simulated channel stands for
+     * channels / this of NCCL's, with their summed rate: fewer, larger messages.
+     */
+    uint32_t SimulatedChannels(uint32_t channels, uint32_t ranksPerDomain) const;
+
     /// NCCL_ALGO's names for the engine's algorithms ("Ring", "Tree", "NVLS", "NVLSTree", ...).
     static std::string NcclAlgorithmNames();
 
@@ -127,6 +135,7 @@ class NcclEndpoint : public Object
     uint32_t m_minChannels;
     uint32_t m_maxChannels;
     uint32_t m_nvlsChannels;
+    uint32_t m_maxSimulatedChannels;
     Time m_nvlsLatency;
     double m_nvlsEfficiency;
     std::string m_algorithms;

@@ -130,10 +130,10 @@ NcclProtocol::AddCostAttributes(TypeId tid, const Costs& d)
                       MakeUintegerAccessor(&NcclProtocol::m_threadThreshold),
                       MakeUintegerChecker<uint32_t>(1))
         .AddAttribute("ChunkBytes",
-                      "Largest ring/chain piece: a hop forwards a piece once it holds all of "
-                      "it.  Simple forwards whole steps (NCCL's 4 MiB buffer / NCCL_STEPS 8); "
-                      "LL and LL128 forward each line as its flag arrives, so their pieces are "
-                      "kept small against a channel's rate x the hop latency",
+                      "Largest ring/chain piece, stored and forwarded whole at each hop: one "
+                      "NCCL step of data, the protocol's buffer / NCCL_STEPS (src/init.cc "
+                      "DEFAULT_*BUFFSIZE): Simple 4 MiB / 8, LL 512 KiB of 16-byte lines / 8 "
+                      "(half data), LL128 4.9 MB of 128-byte lines / 8 (120/128 data)",
                       UintegerValue(d.chunkBytes),
                       MakeUintegerAccessor(&NcclProtocol::m_chunkBytes),
                       MakeUintegerChecker<uint64_t>(1));
@@ -242,12 +242,12 @@ NcclProtocol::GetChunkBytes() const
 TypeId
 NcclLlProtocol::GetTypeId()
 {
-    static TypeId tid =
-        AddCostAttributes(TypeId("ns3::NcclLlProtocol")
-                              .SetParent<NcclProtocol>()
-                              .SetGroupName("AiFabric")
-                              .AddConstructor<NcclLlProtocol>(),
-                          Costs{6.6, 6.8, 0.6, 2.7, 0.6, 5.0, 0, 0, 141.0, 39.0, 512, 8, 8 * 1024});
+    static TypeId tid = AddCostAttributes(
+        TypeId("ns3::NcclLlProtocol")
+            .SetParent<NcclProtocol>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<NcclLlProtocol>(),
+        Costs{6.6, 6.8, 0.6, 2.7, 0.6, 5.0, 0, 0, 141.0, 39.0, 512, 8, 32 * 1024});
     return tid;
 }
 
@@ -266,12 +266,12 @@ NcclLlProtocol::WireBytes(uint64_t payloadBytes) const
 TypeId
 NcclLl128Protocol::GetTypeId()
 {
-    static TypeId tid = AddCostAttributes(
-        TypeId("ns3::NcclLl128Protocol")
-            .SetParent<NcclProtocol>()
-            .SetGroupName("AiFabric")
-            .AddConstructor<NcclLl128Protocol>(),
-        Costs{14.0, 14.0, 1.9, 4.0, 1.25, 8.5, 36.7, 36.7, 0, 0, 640, 8, 64 * 1024});
+    static TypeId tid =
+        AddCostAttributes(TypeId("ns3::NcclLl128Protocol")
+                              .SetParent<NcclProtocol>()
+                              .SetGroupName("AiFabric")
+                              .AddConstructor<NcclLl128Protocol>(),
+                          Costs{14.0, 14.0, 1.9, 4.0, 1.25, 8.5, 36.7, 36.7, 0, 0, 640, 8, 576000});
     return tid;
 }
 
