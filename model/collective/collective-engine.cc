@@ -31,7 +31,12 @@ const std::vector<CollectiveAlgorithm>&
 ValidAlgorithms(CollectiveKind kind)
 {
     static const std::vector<CollectiveAlgorithm> table[] = {
-        {Algo::Ring, Algo::Tree, Algo::HalvingDoubling, Algo::Hierarchical, Algo::Nvls},
+        {Algo::Ring,
+         Algo::Tree,
+         Algo::HalvingDoubling,
+         Algo::Hierarchical,
+         Algo::Nvls,
+         Algo::NvlsTree},
         {Algo::Ring, Algo::Direct, Algo::Nvls},
         {Algo::Ring, Algo::Direct, Algo::Nvls},
         {Algo::Direct},
@@ -284,6 +289,35 @@ CollectiveEngine::FindInSwitchPlane(const std::vector<uint32_t>& ranks) const
     return -1;
 }
 
+std::string
+CollectiveEngine::NvlsTreeRefusal(const CollectiveCall& call,
+                                  const std::vector<std::vector<uint32_t>>& domains) const
+{
+    if (domains.size() < 2)
+    {
+        return "needs a group spanning at least two NVLink domains (give every rank a domain: "
+               "CollectiveSpec::domainOfRank or SetDomainMap); one domain runs nvls";
+    }
+    for (const auto& d : domains)
+    {
+        if (d.size() != domains.front().size())
+        {
+            return "needs the same number of ranks in every domain";
+        }
+    }
+    for (const auto& d : domains)
+    {
+        if (FindInSwitchPlane(d) < 0)
+        {
+            return "needs in-switch reduction (NVSwitch gen3+, NVLS) over each domain; no plane "
+                   "offers it over the " +
+                   std::to_string(d.size()) + " ranks of group " + call.groupName + " from rank " +
+                   std::to_string(d.front());
+        }
+    }
+    return "";
+}
+
 void
 CollectiveEngine::Validate(const CollectiveCall& call) const
 {
@@ -351,6 +385,14 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
                    "; no plane offers it (planes: " + planes + ")");
         }
     }
+    if (call.algorithm == Algo::NvlsTree)
+    {
+        const std::string why = NvlsTreeRefusal(call, domains);
+        if (!why.empty())
+        {
+            Reject("algorithm nvlstree " + why);
+        }
+    }
     if (call.algorithm == Algo::Hierarchical)
     {
         if (domains.size() < 2)
@@ -407,7 +449,17 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
             }
             else
             {
-                why += "; NVLSTree (hierarchical) needs at least two domains of equal size";
+                why += "; hierarchical needs at least two domains of equal size";
+            }
+            const std::string nvlsTree = NvlsTreeRefusal(call, domains);
+            if (nvlsTree.empty() && m_endpoint->GetNvlsEnable() != 0)
+            {
+                runnable.push_back(Algo::NvlsTree);
+            }
+            else
+            {
+                why +=
+                    "; NVLSTree " + (nvlsTree.empty() ? "is off (NCCL_NVLS_ENABLE=0)" : nvlsTree);
             }
         }
         else if (call.kind == CollectiveKind::AllToAll || call.kind == CollectiveKind::SendRecv)
@@ -418,9 +470,11 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
         {
             runnable.push_back(Algo::Ring);
         }
-        if (call.algorithm == Algo::Nvls && m_endpoint->GetNvlsEnable() == 0)
+        if ((call.algorithm == Algo::Nvls || call.algorithm == Algo::NvlsTree) &&
+            m_endpoint->GetNvlsEnable() == 0)
         {
-            Reject("algorithm nvls: NCCL_NVLS_ENABLE=0 (NcclEndpoint NvlsEnable) disables it");
+            Reject("algorithm " + std::string(CollectiveAlgorithmName(call.algorithm)) +
+                   ": NCCL_NVLS_ENABLE=0 (NcclEndpoint NvlsEnable) disables it");
         }
         NcclChoice choice;
         try
@@ -537,6 +591,11 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     run->ringHop[1] = p->GetRingNetHopLatency();
     run->treeHop[0] = p->GetTreeNvlinkHopLatency();
     run->treeHop[1] = p->GetTreeNetHopLatency();
+    if (run->how.algorithm == Algo::NvlsTree)
+    {
+        // NCCL's NVLSTree network step (hwLatencies NET NVLSTree): its rails only.
+        run->ringHop[1] = m_endpoint->GetNvlsTreeNetLatency();
+    }
     // One channel copies at most its per-channel rate; all of a rank's channels together
     // at most the protocol's MaxBandwidth.  The tree schedule has one channel per tree
     // (two) standing for the channels NCCL spreads over both trees.
@@ -546,7 +605,7 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     std::set<uint32_t> used;
     for (const auto& step : run->schedule.GetSteps())
     {
-        if (!step.join)
+        if (!step.join && step.inSwitch < 0)
         {
             used.insert(step.channel);
         }
@@ -568,6 +627,19 @@ std::string
 CollectiveEngine::ResolveAlgorithm(const CollectiveSpec& spec) const
 {
     return CollectiveAlgorithmName(Resolve(spec.Parse()).algorithm);
+}
+
+CollectiveSplit
+CollectiveEngine::Sliced(const CollectiveSplit& split, uint64_t bytes, uint32_t perDomain) const
+{
+    CollectiveSplit sliced = split;
+    sliced.chunkBytes =
+        CollectiveBuild::HierarchicalChunkBytes(bytes,
+                                                uint64_t(split.numChannels) * perDomain,
+                                                m_hierarchicalChunkBytes);
+    NS_LOG_LOGIC("hierarchical pipelined in slices of "
+                 << sliced.chunkBytes * sliced.numChannels * perDomain << " B");
+    return sliced;
 }
 
 CollectiveSchedule
@@ -615,24 +687,30 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         else if (algorithm == Algo::Hierarchical && m_hierarchicalPipeline)
         {
             const auto domains = Domains(call);
-            CollectiveSplit sliced = split;
-            sliced.chunkBytes =
-                HierarchicalChunkBytes(bytes,
-                                       uint64_t(split.numChannels) * domains.front().size(),
-                                       m_hierarchicalChunkBytes);
-            NS_LOG_LOGIC("hierarchical pipelined in slices of "
-                         << sliced.chunkBytes * sliced.numChannels * domains.front().size()
-                         << " B");
             PipelinedHierarchicalAllReduce(s,
                                            domains,
                                            bytes,
-                                           sliced,
+                                           Sliced(split, bytes, domains.front().size()),
                                            RingDomainReduceScatter(),
                                            RingDomainAllGather());
         }
         else if (algorithm == Algo::Hierarchical)
         {
             HierarchicalAllReduce(s, Domains(call), bytes, split);
+        }
+        else if (algorithm == Algo::NvlsTree)
+        {
+            // Always pipelined, as NCCL's NVLSTree kernel: the switches reduce-scatter a
+            // slice, the rails allreduce each rank's share, the switches gather it back.
+            using Op = InSwitchReductionPlane::Op;
+            const auto domains = Domains(call);
+            PipelinedHierarchicalAllReduce(s,
+                                           domains,
+                                           bytes,
+                                           Sliced(split, bytes, domains.front().size()),
+                                           InSwitchDomainPhase(Op::ReduceScatter),
+                                           InSwitchDomainPhase(Op::AllGather),
+                                           1);
         }
         break;
     case CollectiveKind::AllGather:
@@ -669,9 +747,19 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         break;
     }
     // Reachability now, so a fabric that cannot run the algorithm fails before any traffic.
+    for (const auto& op : s.GetInSwitch())
+    {
+        if (FindInSwitchPlane(op.ranks) < 0)
+        {
+            Reject("algorithm " + std::string(CollectiveAlgorithmName(algorithm)) +
+                   " needs in-switch reduction over the " + std::to_string(op.ranks.size()) +
+                   " ranks from rank " + std::to_string(op.ranks.front()) +
+                   ", which no plane offers");
+        }
+    }
     for (const auto& step : s.GetSteps())
     {
-        if (!step.join && !m_transport->CanReach(step.src, step.dst))
+        if (!step.join && step.inSwitch < 0 && !m_transport->CanReach(step.src, step.dst))
         {
             Reject("algorithm " + std::string(CollectiveAlgorithmName(algorithm)) + " needs rank " +
                    std::to_string(step.src) + " -> rank " + std::to_string(step.dst) +
@@ -812,7 +900,10 @@ CollectiveEngine::Start(const CollectiveCall& call,
     if (m_endpoint)
     {
         const Ptr<NcclProtocol> p = m_endpoint->GetProtocol(how.protocol);
-        base = how.algorithm == Algo::Tree ? p->GetTreeBaseLatency() : p->GetRingBaseLatency();
+        // NVLSTree: NCCL's intra-node NVLS latency (its base latency is 0).
+        base = how.algorithm == Algo::Tree       ? p->GetTreeBaseLatency()
+               : how.algorithm == Algo::NvlsTree ? m_endpoint->GetNvlsLatency()
+                                                 : p->GetRingBaseLatency();
     }
     if (base.IsStrictlyPositive())
     {
@@ -840,6 +931,11 @@ void
 CollectiveEngine::Launch(Running* run, uint32_t step)
 {
     const auto& s = run->schedule.GetSteps()[step];
+    if (s.inSwitch >= 0)
+    {
+        LaunchInSwitch(run, s.inSwitch);
+        return;
+    }
     if (s.join)
     {
         StepDone(run, step);
@@ -868,6 +964,34 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
 }
 
 void
+CollectiveEngine::LaunchInSwitch(Running* run, int32_t index)
+{
+    const CollectiveSchedule::InSwitch& op = run->schedule.GetInSwitch()[index];
+    NS_LOG_FUNCTION(this << run->id << index << op.bytes);
+    // An NVLink domain is never split over processes: every rank of the operation is here,
+    // so its completions are this process's own steps.
+    auto it = run->inSwitchPlanes.find(op.ranks);
+    if (it == run->inSwitchPlanes.end())
+    {
+        it = run->inSwitchPlanes.emplace(op.ranks, FindInSwitchPlane(op.ranks)).first;
+        NS_ABORT_MSG_IF(it->second < 0, "CollectiveEngine: in-switch step without a plane");
+    }
+    auto* plane =
+        dynamic_cast<InSwitchReductionPlane*>(PeekPointer(m_transport->GetPlane(it->second)));
+    // The start step first: a rankDone that fires at once then cannot meet a finished run.
+    StepDone(run, op.start);
+    plane->StartInSwitch(op.op,
+                         op.ranks,
+                         op.bytes,
+                         Callback<void, uint32_t>([this, run, index](uint32_t rank) {
+                             const auto& o = run->schedule.GetInSwitch()[index];
+                             const auto pos =
+                                 std::find(o.ranks.begin(), o.ranks.end(), rank) - o.ranks.begin();
+                             StepDone(run, o.complete[pos]);
+                         }));
+}
+
+void
 CollectiveEngine::Received(uint64_t key)
 {
     auto it = m_running.find(key >> 32);
@@ -882,7 +1006,9 @@ CollectiveEngine::StepDone(Running* run, uint32_t step)
 {
     auto& steps = run->schedule.GetSteps();
     const uint32_t here = steps[step].dst;
-    for (uint32_t next : steps[step].successors)
+    // An in-switch start's successors are its completions: the plane completes them.
+    static const std::vector<uint32_t> kNone;
+    for (uint32_t next : steps[step].inSwitchStart ? kNone : steps[step].successors)
     {
         if (steps[next].src == here)
         {
