@@ -443,23 +443,23 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
                        "NVLink domain of at least " +
                        std::to_string(m_nvlsMinRanks) + " ranks";
             }
-            if (equalDomains)
-            {
-                runnable.push_back(Algo::Hierarchical);
-            }
-            else
-            {
-                why += "; hierarchical needs at least two domains of equal size";
-            }
-            const std::string nvlsTree = NvlsTreeRefusal(call, domains);
-            if (nvlsTree.empty() && m_endpoint->GetNvlsEnable() != 0)
+            // NVLSTree: NVLS inside each domain where the switches reduce, else the
+            // hierarchical allreduce with ring phases inside stands for it.
+            const std::string nvlsTree = m_endpoint->GetNvlsEnable() == 0
+                                             ? std::string("is off (NCCL_NVLS_ENABLE=0)")
+                                             : NvlsTreeRefusal(call, domains);
+            if (nvlsTree.empty())
             {
                 runnable.push_back(Algo::NvlsTree);
             }
-            else
+            else if (equalDomains)
             {
-                why +=
-                    "; NVLSTree " + (nvlsTree.empty() ? "is off (NCCL_NVLS_ENABLE=0)" : nvlsTree);
+                runnable.push_back(Algo::Hierarchical);
+            }
+            if (!nvlsTree.empty())
+            {
+                why += "; NVLSTree " + nvlsTree +
+                       (equalDomains ? "" : " (hierarchical needs at least two equal domains)");
             }
         }
         else if (call.kind == CollectiveKind::AllToAll || call.kind == CollectiveKind::SendRecv)
@@ -890,7 +890,7 @@ CollectiveEngine::Start(const CollectiveCall& call,
             roots.push_back(i);
         }
     }
-    if (r->schedule.GetNumMessages() == 0)
+    if (r->schedule.GetNumMessages() == 0 && r->schedule.GetInSwitch().empty())
     {
         // Nothing to move (0 bytes, one rank): end at once, but not inside Start.
         Simulator::ScheduleNow(&CollectiveEngine::LocalPartDone, this, r);
@@ -933,6 +933,7 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
     const auto& s = run->schedule.GetSteps()[step];
     if (s.inSwitch >= 0)
     {
+        NS_ASSERT_MSG(s.inSwitchStart, "an in-switch completion step was launched");
         LaunchInSwitch(run, s.inSwitch);
         return;
     }
@@ -970,6 +971,12 @@ CollectiveEngine::LaunchInSwitch(Running* run, int32_t index)
     NS_LOG_FUNCTION(this << run->id << index << op.bytes);
     // An NVLink domain is never split over processes: every rank of the operation is here,
     // so its completions are this process's own steps.
+    for (uint32_t rank : op.ranks)
+    {
+        NS_ABORT_MSG_UNLESS(m_transport->IsLocal(rank),
+                            "CollectiveEngine: in-switch operation over rank "
+                                << rank << " of another process (a split NVLink domain)");
+    }
     auto it = run->inSwitchPlanes.find(op.ranks);
     if (it == run->inSwitchPlanes.end())
     {

@@ -30,9 +30,9 @@ constexpr uint32_t kKinds = 7;
 
 // NCCL_ALGO's element names (src/include/device.h ncclAlgoStr) and what the engine runs
 // for each: NVLSTree is nvlstree (NVLS reduce-scatter inside each NVLink domain, the
-// network across, NVLS all-gather); CollNet and PAT have no engine algorithm.  The
-// engine's hierarchical allreduce (ring phases inside) is not NCCL's: NCCL_ALGO leaves it
-// allowed, and the tuner weighs it with every protocol as before.
+// network across, NVLS all-gather) and, where the switches cannot reduce, the engine's
+// hierarchical allreduce (ring phases inside) in its place; CollNet and PAT have no
+// engine algorithm.
 const std::vector<std::string>&
 AlgoNames()
 {
@@ -53,6 +53,7 @@ NcclAlgoIndex(Algo a)
     case Algo::Nvls:
         return 4;
     case Algo::NvlsTree:
+    case Algo::Hierarchical:
         return 5;
     default:
         return -1; // not an NCCL collective algorithm (p2p, halving-doubling)
@@ -669,8 +670,7 @@ NcclEndpoint::Choose(const NcclTuneInput& in) const
         {
             const auto proto = static_cast<NcclProtocolId>(pi);
             // Point-to-point (direct) and halving-doubling run Simple, as NCCL's p2p does.
-            const bool simpleOnly = a == Algo::Nvls || a == Algo::NvlsTree ||
-                                    (NcclAlgoIndex(a) < 0 && a != Algo::Hierarchical);
+            const bool simpleOnly = a == Algo::Nvls || a == Algo::NvlsTree || NcclAlgoIndex(a) < 0;
             if ((simpleOnly && proto != NcclProtocolId::Simple) ||
                 (!simpleOnly && !ProtocolEnabled(in.kind, proto)))
             {
