@@ -21,7 +21,9 @@ namespace
 //  - src/transport/nvls.cc: NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100_NVL 24.
 //  - src/graph/tuning.cc: nvlsEfficiency (Hopper 0.85, Blackwell 0.74), llMaxBws,
 //    perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws, perChMaxNVLSTreeBws (rows per
-//    compute capability, column N1 = one node; llMaxBws' two-node figure is the Intel CPU row).
+//    compute capability, column N1 = one node; llMaxBws' two-node figure is the Intel CPU row;
+//    perChMaxNVLSTreeBws' N2 (two nodes) and N4 (more) columns, NVLSTree having two at least);
+//    hwLatencies NET NVLSTree Simple 20.9 us is NcclEndpoint's NvlsTreeNetLatency default.
 const std::vector<GpuEndpointSet>&
 Sets()
 {
