@@ -784,14 +784,14 @@ TEST(CollectiveKindText, ParsedOnceAtTheEdge)
     spec.algorithm = "butterfly";
     EXPECT_EQ(refusal(spec),
               "collective rejected: unknown algorithm \"butterfly\" (auto, ring, tree, "
-              "halvingdoubling, direct, hierarchical, nvls)");
+              "halvingdoubling, direct, hierarchical, nvls, nvlstree)");
     for (uint32_t k = 0; k <= static_cast<uint32_t>(CollectiveKind::SendRecv); ++k)
     {
         CollectiveKind parsed{};
         ASSERT_TRUE(ParseCollectiveKind(CollectiveKindName(CollectiveKind(k)), &parsed));
         EXPECT_EQ(parsed, CollectiveKind(k));
     }
-    for (uint32_t a = 0; a <= static_cast<uint32_t>(CollectiveAlgorithm::Nvls); ++a)
+    for (uint32_t a = 0; a <= static_cast<uint32_t>(CollectiveAlgorithm::NvlsTree); ++a)
     {
         CollectiveAlgorithm parsed{};
         ASSERT_TRUE(

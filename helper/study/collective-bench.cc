@@ -59,7 +59,7 @@ CollectiveBenchOptions::AddCommandLineArguments(CommandLine& cmd)
                  "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv",
                  collective);
     cmd.AddValue("algorithm",
-                 "auto, ring, tree, halvingdoubling, direct, nvls, hierarchical",
+                 "auto, ring, tree, halvingdoubling, direct, nvls, hierarchical, nvlstree",
                  algorithm);
     cmd.AddValue("ranks", "group in ring order, e.g. 0-7 or 0,8,16 (default: every GPU)", ranks);
     cmd.AddValue("minBytes", "smallest size (nccl-tests -b; K/M/G suffixes)", minBytes);

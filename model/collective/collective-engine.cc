@@ -31,7 +31,12 @@ const std::vector<CollectiveAlgorithm>&
 ValidAlgorithms(CollectiveKind kind)
 {
     static const std::vector<CollectiveAlgorithm> table[] = {
-        {Algo::Ring, Algo::Tree, Algo::HalvingDoubling, Algo::Hierarchical, Algo::Nvls},
+        {Algo::Ring,
+         Algo::Tree,
+         Algo::HalvingDoubling,
+         Algo::Hierarchical,
+         Algo::Nvls,
+         Algo::NvlsTree},
         {Algo::Ring, Algo::Direct, Algo::Nvls},
         {Algo::Ring, Algo::Direct, Algo::Nvls},
         {Algo::Direct},
@@ -284,6 +289,35 @@ CollectiveEngine::FindInSwitchPlane(const std::vector<uint32_t>& ranks) const
     return -1;
 }
 
+std::string
+CollectiveEngine::NvlsTreeRefusal(const CollectiveCall& call,
+                                  const std::vector<std::vector<uint32_t>>& domains) const
+{
+    if (domains.size() < 2)
+    {
+        return "needs a group spanning at least two NVLink domains (give every rank a domain: "
+               "CollectiveSpec::domainOfRank or SetDomainMap); one domain runs nvls";
+    }
+    for (const auto& d : domains)
+    {
+        if (d.size() != domains.front().size())
+        {
+            return "needs the same number of ranks in every domain";
+        }
+    }
+    for (const auto& d : domains)
+    {
+        if (FindInSwitchPlane(d) < 0)
+        {
+            return "needs in-switch reduction (NVSwitch gen3+, NVLS) over each domain; no plane "
+                   "offers it over the " +
+                   std::to_string(d.size()) + " ranks of group " + call.groupName + " from rank " +
+                   std::to_string(d.front());
+        }
+    }
+    return "";
+}
+
 void
 CollectiveEngine::Validate(const CollectiveCall& call) const
 {
@@ -352,6 +386,14 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
                    "; no plane offers it (planes: " + planes + ")");
         }
     }
+    if (call.algorithm == Algo::NvlsTree)
+    {
+        const std::string why = NvlsTreeRefusal(call, domains);
+        if (!why.empty())
+        {
+            Reject("algorithm nvlstree " + why);
+        }
+    }
     if (call.algorithm == Algo::Hierarchical)
     {
         if (domains.size() < 2)
@@ -402,13 +444,23 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
                        "NVLink domain of at least " +
                        std::to_string(m_nvlsMinRanks) + " ranks";
             }
-            if (equalDomains)
+            // NVLSTree: NVLS inside each domain where the switches reduce, else the
+            // hierarchical allreduce with ring phases inside stands for it.
+            const std::string nvlsTree = m_endpoint->GetNvlsEnable() == 0
+                                             ? std::string("is off (NCCL_NVLS_ENABLE=0)")
+                                             : NvlsTreeRefusal(call, domains);
+            if (nvlsTree.empty())
+            {
+                runnable.push_back(Algo::NvlsTree);
+            }
+            else if (equalDomains)
             {
                 runnable.push_back(Algo::Hierarchical);
             }
-            else
+            if (!nvlsTree.empty())
             {
-                why += "; NVLSTree (hierarchical) needs at least two domains of equal size";
+                why += "; NVLSTree " + nvlsTree +
+                       (equalDomains ? "" : " (hierarchical needs at least two equal domains)");
             }
         }
         else if (call.kind == CollectiveKind::AllToAll || call.kind == CollectiveKind::SendRecv)
@@ -419,9 +471,11 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
         {
             runnable.push_back(Algo::Ring);
         }
-        if (call.algorithm == Algo::Nvls && m_endpoint->GetNvlsEnable() == 0)
+        if ((call.algorithm == Algo::Nvls || call.algorithm == Algo::NvlsTree) &&
+            m_endpoint->GetNvlsEnable() == 0)
         {
-            Reject("algorithm nvls: NCCL_NVLS_ENABLE=0 (NcclEndpoint NvlsEnable) disables it");
+            Reject("algorithm " + std::string(CollectiveAlgorithmName(call.algorithm)) +
+                   ": NCCL_NVLS_ENABLE=0 (NcclEndpoint NvlsEnable) disables it");
         }
         NcclChoice choice;
         try
@@ -440,7 +494,11 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
         {
             perDomain = std::max<uint32_t>(perDomain, d.size());
         }
-        how.simulatedChannels = m_endpoint->SimulatedChannels(choice.channels, perDomain);
+        // NVLS algorithms keep NCCL's channels: their slices follow them (one in-switch
+        // operation per slice), so folding would change the pipeline, not only its cost.
+        const bool nvls = choice.algorithm == Algo::Nvls || choice.algorithm == Algo::NvlsTree;
+        how.simulatedChannels =
+            nvls ? choice.channels : m_endpoint->SimulatedChannels(choice.channels, perDomain);
         how.predicted_us = choice.predicted_us;
         how.inSwitchPlane = how.algorithm == Algo::Nvls ? nvlsPlane : -1;
         NS_LOG_LOGIC("tuner: " << CollectiveAlgorithmName(how.algorithm) << "/"
@@ -544,6 +602,11 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     run->ringHop[1] = p->GetRingNetHopLatency();
     run->treeHop[0] = p->GetTreeNvlinkHopLatency();
     run->treeHop[1] = p->GetTreeNetHopLatency();
+    if (run->how.algorithm == Algo::NvlsTree)
+    {
+        // NCCL's NVLSTree network step (hwLatencies NET NVLSTree): its rails only.
+        run->ringHop[1] = m_endpoint->GetNvlsTreeNetLatency();
+    }
     // One channel copies at most its per-channel rate; all of a rank's channels together
     // at most the protocol's MaxBandwidth.  The tree schedule has one channel per tree
     // (two) standing for the channels NCCL spreads over both trees.
@@ -553,7 +616,7 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     std::set<uint32_t> used;
     for (const auto& step : run->schedule.GetSteps())
     {
-        if (!step.join)
+        if (!step.join && step.inSwitch < 0)
         {
             used.insert(step.channel);
         }
@@ -577,6 +640,19 @@ std::string
 CollectiveEngine::ResolveAlgorithm(const CollectiveSpec& spec) const
 {
     return CollectiveAlgorithmName(Resolve(spec.Parse()).algorithm);
+}
+
+CollectiveSplit
+CollectiveEngine::Sliced(const CollectiveSplit& split, uint64_t bytes, uint32_t perDomain) const
+{
+    CollectiveSplit sliced = split;
+    sliced.chunkBytes =
+        CollectiveBuild::HierarchicalChunkBytes(bytes,
+                                                uint64_t(split.numChannels) * perDomain,
+                                                m_hierarchicalChunkBytes);
+    NS_LOG_LOGIC("hierarchical pipelined in slices of "
+                 << sliced.chunkBytes * sliced.numChannels * perDomain << " B");
+    return sliced;
 }
 
 CollectiveSchedule
@@ -624,24 +700,30 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         else if (algorithm == Algo::Hierarchical && m_hierarchicalPipeline)
         {
             const auto domains = Domains(call);
-            CollectiveSplit sliced = split;
-            sliced.chunkBytes =
-                HierarchicalChunkBytes(bytes,
-                                       uint64_t(split.numChannels) * domains.front().size(),
-                                       m_hierarchicalChunkBytes);
-            NS_LOG_LOGIC("hierarchical pipelined in slices of "
-                         << sliced.chunkBytes * sliced.numChannels * domains.front().size()
-                         << " B");
             PipelinedHierarchicalAllReduce(s,
                                            domains,
                                            bytes,
-                                           sliced,
+                                           Sliced(split, bytes, domains.front().size()),
                                            RingDomainReduceScatter(),
                                            RingDomainAllGather());
         }
         else if (algorithm == Algo::Hierarchical)
         {
             HierarchicalAllReduce(s, Domains(call), bytes, split);
+        }
+        else if (algorithm == Algo::NvlsTree)
+        {
+            // Always pipelined, as NCCL's NVLSTree kernel: the switches reduce-scatter a
+            // slice, the rails allreduce each rank's share, the switches gather it back.
+            using Op = InSwitchReductionPlane::Op;
+            const auto domains = Domains(call);
+            PipelinedHierarchicalAllReduce(s,
+                                           domains,
+                                           bytes,
+                                           Sliced(split, bytes, domains.front().size()),
+                                           InSwitchDomainPhase(Op::ReduceScatter),
+                                           InSwitchDomainPhase(Op::AllGather),
+                                           1);
         }
         break;
     case CollectiveKind::AllGather:
@@ -678,9 +760,19 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         break;
     }
     // Reachability now, so a fabric that cannot run the algorithm fails before any traffic.
+    for (const auto& op : s.GetInSwitch())
+    {
+        if (FindInSwitchPlane(op.ranks) < 0)
+        {
+            Reject("algorithm " + std::string(CollectiveAlgorithmName(algorithm)) +
+                   " needs in-switch reduction over the " + std::to_string(op.ranks.size()) +
+                   " ranks from rank " + std::to_string(op.ranks.front()) +
+                   ", which no plane offers");
+        }
+    }
     for (const auto& step : s.GetSteps())
     {
-        if (!step.join && !m_transport->CanReach(step.src, step.dst))
+        if (!step.join && step.inSwitch < 0 && !m_transport->CanReach(step.src, step.dst))
         {
             Reject("algorithm " + std::string(CollectiveAlgorithmName(algorithm)) + " needs rank " +
                    std::to_string(step.src) + " -> rank " + std::to_string(step.dst) +
@@ -811,7 +903,7 @@ CollectiveEngine::Start(const CollectiveCall& call,
             roots.push_back(i);
         }
     }
-    if (r->schedule.GetNumMessages() == 0)
+    if (r->schedule.GetNumMessages() == 0 && r->schedule.GetInSwitch().empty())
     {
         // Nothing to move (0 bytes, one rank): end at once, but not inside Start.
         Simulator::ScheduleNow(&CollectiveEngine::LocalPartDone, this, r);
@@ -821,7 +913,10 @@ CollectiveEngine::Start(const CollectiveCall& call,
     if (m_endpoint)
     {
         const Ptr<NcclProtocol> p = m_endpoint->GetProtocol(how.protocol);
-        base = how.algorithm == Algo::Tree ? p->GetTreeBaseLatency() : p->GetRingBaseLatency();
+        // NVLSTree: NCCL's intra-node NVLS latency (its base latency is 0).
+        base = how.algorithm == Algo::Tree       ? p->GetTreeBaseLatency()
+               : how.algorithm == Algo::NvlsTree ? m_endpoint->GetNvlsLatency()
+                                                 : p->GetRingBaseLatency();
     }
     if (base.IsStrictlyPositive())
     {
@@ -849,6 +944,12 @@ void
 CollectiveEngine::Launch(Running* run, uint32_t step)
 {
     const auto& s = run->schedule.GetSteps()[step];
+    if (s.inSwitch >= 0)
+    {
+        NS_ASSERT_MSG(s.inSwitchStart, "an in-switch completion step was launched");
+        LaunchInSwitch(run, s.inSwitch);
+        return;
+    }
     if (s.join)
     {
         StepDone(run, step);
@@ -877,6 +978,40 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
 }
 
 void
+CollectiveEngine::LaunchInSwitch(Running* run, int32_t index)
+{
+    const CollectiveSchedule::InSwitch& op = run->schedule.GetInSwitch()[index];
+    NS_LOG_FUNCTION(this << run->id << index << op.bytes);
+    // An NVLink domain is never split over processes: every rank of the operation is here,
+    // so its completions are this process's own steps.
+    for (uint32_t rank : op.ranks)
+    {
+        NS_ABORT_MSG_UNLESS(m_transport->IsLocal(rank),
+                            "CollectiveEngine: in-switch operation over rank "
+                                << rank << " of another process (a split NVLink domain)");
+    }
+    auto it = run->inSwitchPlanes.find(op.ranks);
+    if (it == run->inSwitchPlanes.end())
+    {
+        it = run->inSwitchPlanes.emplace(op.ranks, FindInSwitchPlane(op.ranks)).first;
+        NS_ABORT_MSG_IF(it->second < 0, "CollectiveEngine: in-switch step without a plane");
+    }
+    auto* plane =
+        dynamic_cast<InSwitchReductionPlane*>(PeekPointer(m_transport->GetPlane(it->second)));
+    // The start step first: a rankDone that fires at once then cannot meet a finished run.
+    StepDone(run, op.start);
+    plane->StartInSwitch(op.op,
+                         op.ranks,
+                         op.bytes,
+                         Callback<void, uint32_t>([this, run, index](uint32_t rank) {
+                             const auto& o = run->schedule.GetInSwitch()[index];
+                             const auto pos =
+                                 std::find(o.ranks.begin(), o.ranks.end(), rank) - o.ranks.begin();
+                             StepDone(run, o.complete[pos]);
+                         }));
+}
+
+void
 CollectiveEngine::Received(uint64_t key)
 {
     auto it = m_running.find(key >> 32);
@@ -891,7 +1026,9 @@ CollectiveEngine::StepDone(Running* run, uint32_t step)
 {
     auto& steps = run->schedule.GetSteps();
     const uint32_t here = steps[step].dst;
-    for (uint32_t next : steps[step].successors)
+    // An in-switch start's successors are its completions: the plane completes them.
+    static const std::vector<uint32_t> kNone;
+    for (uint32_t next : steps[step].inSwitchStart ? kNone : steps[step].successors)
     {
         if (steps[next].src == here)
         {

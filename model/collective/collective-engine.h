@@ -187,12 +187,18 @@ class CollectiveEngine : public Object
         uint32_t partsPending{0};     //!< of those, the ones whose part did not end yet
         Time lastPartEnd;
         bool localDone{false};
+        std::map<std::vector<uint32_t>, int32_t> inSwitchPlanes; //!< per domain, its plane
     };
 
     void Validate(const CollectiveCall& call) const;
     std::vector<std::vector<uint32_t>> Domains(const CollectiveCall& call) const;
     /// Transport plane index of an InSwitchReductionPlane reducing \p ranks, else -1.
     int32_t FindInSwitchPlane(const std::vector<uint32_t>& ranks) const;
+    /// Why nvlstree cannot run \p call over \p domains ("" when it can).
+    std::string NvlsTreeRefusal(const CollectiveCall& call,
+                                const std::vector<std::vector<uint32_t>>& domains) const;
+    /// \p split with the pipelined hierarchical chunk for \p bytes, \p perDomain ranks.
+    CollectiveSplit Sliced(const CollectiveSplit& split, uint64_t bytes, uint32_t perDomain) const;
     CollectiveSchedule Build(const CollectiveCall& call, const CollectiveResolution& how) const;
     /// The tuner's view of \p call: ranks, domains, the fabric's per-rank rates.
     NcclTuneInput TuneInput(const CollectiveCall& call,
@@ -205,6 +211,8 @@ class CollectiveEngine : public Object
     /// The launch of a run's first steps, after the base latency.
     void LaunchRoots(Running* run, const std::vector<uint32_t>& roots);
     void Launch(Running* run, uint32_t step);
+    /// Hands in-switch operation \p index of the run's schedule to its plane.
+    void LaunchInSwitch(Running* run, int32_t index);
     void StepDone(Running* run, uint32_t step);
     /// One dependency of \p step is satisfied.
     void Release(Running* run, uint32_t step);

@@ -27,6 +27,7 @@ constexpr const char* kAlgorithmNames[] = {
     "direct",
     "hierarchical",
     "nvls",
+    "nvlstree",
 };
 
 template <typename Enum, std::size_t N>

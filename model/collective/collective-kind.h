@@ -33,12 +33,14 @@ enum class CollectiveAlgorithm : uint8_t
     HalvingDoubling,
     Direct,
     Hierarchical,
-    Nvls, ///< in-switch reduction (InSwitchReductionPlane)
+    Nvls,     ///< in-switch reduction (InSwitchReductionPlane)
+    NvlsTree, ///< NVLS inside each domain, network across (NCCL's NVLSTree)
 };
 
 /// "allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "sendrecv"
 const char* CollectiveKindName(CollectiveKind kind);
-/// "auto", "ring", "tree", "halvingdoubling", "direct", "hierarchical", "nvls"
+/// "auto", "ring", "tree", "halvingdoubling", "direct", "hierarchical", "nvls",
+/// "nvlstree"
 const char* CollectiveAlgorithmName(CollectiveAlgorithm algorithm);
 /// Case, '_' and '-' ignored ("All_Reduce"); false for anything else, \p kind untouched.
 /// Lower-case, without '_' and '-'; "hd" and "rabenseifner" become "halvingdoubling".

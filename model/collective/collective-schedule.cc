@@ -58,6 +58,53 @@ CollectiveSchedule::AddJoin(uint32_t rank, const std::vector<int64_t>& deps)
     return Add(std::move(s), deps);
 }
 
+std::vector<int64_t>
+CollectiveSchedule::AddInSwitch(InSwitchReductionPlane::Op op,
+                                const std::vector<uint32_t>& ranks,
+                                uint64_t bytes,
+                                const std::vector<int64_t>& entry,
+                                const std::vector<uint64_t>& rxBytes)
+{
+    if (ranks.empty() || (!entry.empty() && entry.size() != ranks.size()) ||
+        (!rxBytes.empty() && rxBytes.size() != ranks.size()))
+    {
+        throw std::logic_error("CollectiveSchedule: in-switch operation needs one entry and "
+                               "one byte count per rank");
+    }
+    InSwitch op1;
+    op1.op = op;
+    op1.ranks = ranks;
+    op1.bytes = bytes;
+    const auto index = static_cast<int32_t>(m_inSwitch.size());
+    Step start;
+    start.src = ranks.front();
+    start.dst = ranks.front();
+    start.inSwitch = index;
+    start.inSwitchStart = true;
+    op1.start = Add(std::move(start), entry);
+    std::vector<int64_t> out;
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+    {
+        // Depends on the start only so that it is never a root and follows it in the DAG:
+        // the plane's rankDone completes it.
+        Step done;
+        done.src = ranks[i];
+        done.dst = ranks[i];
+        done.bytes = rxBytes.empty() ? 0 : rxBytes[i];
+        done.inSwitch = index;
+        op1.complete.push_back(Add(std::move(done), {int64_t(op1.start)}));
+        out.push_back(op1.complete.back());
+    }
+    m_inSwitch.push_back(std::move(op1));
+    return out;
+}
+
+const std::vector<CollectiveSchedule::InSwitch>&
+CollectiveSchedule::GetInSwitch() const
+{
+    return m_inSwitch;
+}
+
 const std::vector<CollectiveSchedule::Step>&
 CollectiveSchedule::GetSteps() const
 {
@@ -812,13 +859,36 @@ RingDomainAllGather()
     };
 }
 
+DomainPhase
+InSwitchDomainPhase(InSwitchReductionPlane::Op op)
+{
+    return [op](CollectiveSchedule& s,
+                const std::vector<uint32_t>& domain,
+                const std::vector<RingPiece>& slice,
+                const PerRank& entry) {
+        uint64_t bytes = 0;
+        std::vector<uint64_t> owned(domain.size(), 0);
+        for (const RingPiece& piece : slice)
+        {
+            owned[piece.index] += piece.bytes;
+            bytes += piece.bytes;
+        }
+        if (op != InSwitchReductionPlane::Op::ReduceScatter)
+        {
+            owned.assign(domain.size(), bytes);
+        }
+        return s.AddInSwitch(op, domain, bytes, entry, owned);
+    };
+}
+
 PerRank
 PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
                                const std::vector<std::vector<uint32_t>>& domains,
                                uint64_t bytes,
                                const CollectiveSplit& split,
                                const DomainPhase& reduceScatter,
-                               const DomainPhase& allGather)
+                               const DomainPhase& allGather,
+                               uint32_t domainWindow)
 {
     const uint32_t numDomains = domains.size();
     const uint32_t local = domains.front().size();
@@ -834,18 +904,20 @@ PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
     std::vector<std::vector<PerRank>> reduced;
     std::vector<std::vector<PerRank>> across;
     std::vector<std::vector<PerRank>> gathered;
+    const uint32_t inDomain = domainWindow > 0 ? domainWindow : window;
     // Rank (d, i) starts slice k's phase once its input is there and it finished slice
-    // k - window of the same phase.
+    // k - w of the same phase (w: the phase's window).
     auto gate = [&](const std::vector<std::vector<PerRank>>& phase,
                     uint32_t d,
                     uint32_t i,
                     int64_t input) -> int64_t {
         const std::size_t k = phase.size();
-        if (k < window)
+        const uint32_t w = &phase == &across ? window : inDomain;
+        if (k < w)
         {
             return input;
         }
-        const int64_t previous = phase[k - window][d][i];
+        const int64_t previous = phase[k - w][d][i];
         return input == NONE ? previous : int64_t(s.AddJoin(domains[d][i], {input, previous}));
     };
     for (std::size_t first = 0; first < pieces.size(); first += perSlice)

@@ -4,6 +4,8 @@
 #ifndef AI_FABRIC_COLLECTIVE_SCHEDULE_H
 #define AI_FABRIC_COLLECTIVE_SCHEDULE_H
 
+#include "ns3/transport-plane.h"
+
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -21,6 +23,11 @@ namespace ns3
  * rank: a message starts at src and completes at dst, a join is at its rank;
  * a dependency completing at another rank than where its successor starts is
  * a cross-rank dependency, which the engine delivers as a notification.
+ *
+ * An in-switch operation (AddInSwitch) is one start step at the group's first rank
+ * and one completion step per rank; the switches move its bytes (the engine hands it
+ * to an InSwitchReductionPlane), and a completion step completes when the plane says
+ * its rank holds the result, never by its dependency on the start.
  */
 class CollectiveSchedule
 {
@@ -36,6 +43,18 @@ class CollectiveSchedule
         bool join{false};
         uint32_t numDeps{0};
         std::vector<uint32_t> successors;
+        int32_t inSwitch{-1};      //!< the in-switch operation it starts or completes, else -1
+        bool inSwitchStart{false}; //!< the start step (bytes 0), else a completion (bytes: rx)
+    };
+
+    /// One operation the switches run over a group (an NVLink domain).
+    struct InSwitch
+    {
+        InSwitchReductionPlane::Op op{InSwitchReductionPlane::Op::AllReduce};
+        std::vector<uint32_t> ranks;
+        uint64_t bytes{0};              //!< as InSwitchReductionPlane::StartInSwitch
+        uint32_t start{0};              //!< its start step
+        std::vector<uint32_t> complete; //!< its completion step per position in ranks
     };
 
     /// Dependencies equal to NONE are ignored.  \return the step index.
@@ -46,6 +65,18 @@ class CollectiveSchedule
                         const std::vector<int64_t>& deps);
     /// A join is "rank \p rank finished something": it happens at that rank.
     uint32_t AddJoin(uint32_t rank, const std::vector<int64_t>& deps);
+    /**
+     * \p op over \p ranks in the switches, started once every rank's \p entry step (NONE:
+     * none; empty: none at all) completed.  \p rxBytes per position: what that rank
+     * receives (GetRxBytesPerRank); empty: nothing counted.  \return per position the
+     * completion step of that rank.
+     */
+    std::vector<int64_t> AddInSwitch(InSwitchReductionPlane::Op op,
+                                     const std::vector<uint32_t>& ranks,
+                                     uint64_t bytes,
+                                     const std::vector<int64_t>& entry,
+                                     const std::vector<uint64_t>& rxBytes = {});
+    const std::vector<InSwitch>& GetInSwitch() const;
 
     const std::vector<Step>& GetSteps() const;
     std::vector<Step>& GetSteps();
@@ -56,6 +87,7 @@ class CollectiveSchedule
   private:
     uint32_t Add(Step&& step, const std::vector<int64_t>& deps);
     std::vector<Step> m_steps;
+    std::vector<InSwitch> m_inSwitch;
     uint64_t m_messages{0};
 };
 
@@ -201,18 +233,30 @@ typedef std::function<PerRank(CollectiveSchedule& s,
 DomainPhase RingDomainReduceScatter();
 DomainPhase RingDomainAllGather();
 /**
+ * The slice's reduce-scatter or all-gather (\p op) done by the domain's switches as one
+ * in-switch operation over the slice's bytes: a rank receives its share (the slice's
+ * pieces of its index) from a reduce-scatter, the whole slice from an all-gather (its own
+ * share too, back through the switch, as NVLS's multimem.st).
+ */
+DomainPhase InSwitchDomainPhase(InSwitchReductionPlane::Op op);
+/**
  * HierarchicalAllReduce pipelined slice by slice, as NCCL runs multi-level algorithms: the
  * buffer is cut in the loops of the intra-domain ring (numChannels x ranks per domain x
  * split.chunkBytes); slice k's ring allreduce across domains on rail i waits only for slice k's
  * reduce-scatter at local i, and its all-gather only for that, so the phases of different
- * slices overlap.  Returns per rank (domain by domain) a join on all its slices.
+ * slices overlap.  A phase runs at most a window of slices ahead of its own completion at
+ * a rank: the ring's slots allow (pipelineSlots / (ranks per domain - 1) slices), or
+ * \p domainWindow for the intra-domain phases when not 0 (an in-switch phase: 1, as the
+ * switches hold a reduction's contributions until every member's came, and one operation
+ * already fills their buffers).  Returns per rank (domain by domain) a join on all its slices.
  */
 PerRank PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
                                        const std::vector<std::vector<uint32_t>>& domains,
                                        uint64_t bytes,
                                        const CollectiveSplit& split,
                                        const DomainPhase& reduceScatter,
-                                       const DomainPhase& allGather);
+                                       const DomainPhase& allGather,
+                                       uint32_t domainWindow = 0);
 
 /// Parent of each position in NCCL's binary tree (ncclGetBtree); -1 for the root.
 std::vector<int32_t> BinaryTreeParents(uint32_t p);

@@ -20,8 +20,10 @@ namespace
 //  - src/graph/connect.cc doubles the channels of the ring graph (16 on 8 x H100 -> 32).
 //  - src/transport/nvls.cc: NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100_NVL 24.
 //  - src/graph/tuning.cc: nvlsEfficiency (Hopper 0.85, Blackwell 0.74), llMaxBws,
-//    perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws (rows per compute
-//    capability, column N1 = one node; llMaxBws' two-node figure is the Intel CPU row).
+//    perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws, perChMaxNVLSTreeBws (rows per
+//    compute capability, column N1 = one node; llMaxBws' two-node figure is the Intel CPU row;
+//    perChMaxNVLSTreeBws' N2 (two nodes) and N4 (more) columns, NVLSTree having two at least);
+//    hwLatencies NET NVLSTree Simple 20.9 us is NcclEndpoint's NvlsTreeNetLatency default.
 const std::vector<GpuEndpointSet>&
 Sets()
 {
@@ -43,6 +45,8 @@ Sets()
         a100.ll128RingChannel_gbyte_per_s = 20.0;
         a100.ll128TreeChannel_gbyte_per_s = 20.0;
         a100.simpleTreeChannel_gbyte_per_s = 24.0;
+        a100.nvlsTreeChannel_gbyte_per_s = 23.6;
+        a100.nvlsTreeChannelN4_gbyte_per_s = 17.8;
         v.push_back(a100);
 
         GpuEndpointSet h100;
@@ -58,6 +62,8 @@ Sets()
         h100.ll128RingChannel_gbyte_per_s = 36.7;
         h100.ll128TreeChannel_gbyte_per_s = 36.7;
         h100.simpleTreeChannel_gbyte_per_s = 38.7;
+        h100.nvlsTreeChannel_gbyte_per_s = 57.7;
+        h100.nvlsTreeChannelN4_gbyte_per_s = 45.5;
         v.push_back(h100);
 
         GpuEndpointSet b200;
@@ -73,6 +79,8 @@ Sets()
         b200.ll128RingChannel_gbyte_per_s = 40.0;
         b200.ll128TreeChannel_gbyte_per_s = 55.6;
         b200.simpleTreeChannel_gbyte_per_s = 70.0;
+        b200.nvlsTreeChannel_gbyte_per_s = 96.0;
+        b200.nvlsTreeChannelN4_gbyte_per_s = 80.0;
         v.push_back(b200);
         return v;
     }();
@@ -125,6 +133,8 @@ MakeNcclEndpoint(const GpuEndpointSet& set)
     ll128->SetAttribute("TreeChannelBandwidth", DoubleValue(set.ll128TreeChannel_gbyte_per_s));
     Ptr<NcclProtocol> simple = e->GetProtocol(NcclProtocolId::Simple);
     simple->SetAttribute("TreeChannelBandwidth", DoubleValue(set.simpleTreeChannel_gbyte_per_s));
+    e->SetAttribute("NvlsTreeChannelBandwidth", DoubleValue(set.nvlsTreeChannel_gbyte_per_s));
+    e->SetAttribute("NvlsTreeChannelBandwidthN4", DoubleValue(set.nvlsTreeChannelN4_gbyte_per_s));
     return e;
 }
 

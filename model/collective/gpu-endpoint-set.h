@@ -36,6 +36,8 @@ struct GpuEndpointSet
     double ll128RingChannel_gbyte_per_s{0};
     double ll128TreeChannel_gbyte_per_s{0};
     double simpleTreeChannel_gbyte_per_s{0};
+    double nvlsTreeChannel_gbyte_per_s{0};   //!< NCCL perChMaxNVLSTreeBws, two nodes (N2)
+    double nvlsTreeChannelN4_gbyte_per_s{0}; //!< ... more nodes (N4)
 };
 
 /// "ideal", "a100", "h100", "b200".

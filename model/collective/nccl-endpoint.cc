@@ -29,8 +29,10 @@ using Algo = CollectiveAlgorithm;
 constexpr uint32_t kKinds = 7;
 
 // NCCL_ALGO's element names (src/include/device.h ncclAlgoStr) and what the engine runs
-// for each: NVLSTree is the engine's hierarchical allreduce (reduce inside each NVLink
-// domain, allreduce across, all-gather inside); CollNet and PAT have no engine algorithm.
+// for each: NVLSTree is nvlstree (NVLS reduce-scatter inside each NVLink domain, the
+// network across, NVLS all-gather) and, where the switches cannot reduce, the engine's
+// hierarchical allreduce (ring phases inside) in its place; CollNet and PAT have no
+// engine algorithm.
 const std::vector<std::string>&
 AlgoNames()
 {
@@ -50,6 +52,7 @@ NcclAlgoIndex(Algo a)
         return 1;
     case Algo::Nvls:
         return 4;
+    case Algo::NvlsTree:
     case Algo::Hierarchical:
         return 5;
     default:
@@ -128,6 +131,18 @@ Steps(CollectiveKind kind, uint32_t n)
     }
 }
 
+// NCCL's log2i: floor.
+uint32_t
+FloorLog2(uint32_t n)
+{
+    uint32_t l = 0;
+    while (n >>= 1)
+    {
+        ++l;
+    }
+    return l;
+}
+
 uint32_t
 CeilLog2(uint32_t n)
 {
@@ -198,6 +213,24 @@ NcclEndpoint::GetTypeId()
                           DoubleValue(0.85),
                           MakeDoubleAccessor(&NcclEndpoint::m_nvlsEfficiency),
                           MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("NvlsTreeNetLatency",
+                          "Latency of one network step of NVLSTree (NCCL hwLatencies NET "
+                          "NVLSTree Simple); the tuner counts 2 log2(nodes) of them",
+                          TimeValue(NanoSeconds(20900)),
+                          MakeTimeAccessor(&NcclEndpoint::m_nvlsTreeNetLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("NvlsTreeChannelBandwidth",
+                          "GB/s the tuner allows one NVLSTree channel on two nodes (NCCL "
+                          "perChMaxNVLSTreeBws N2: Hopper 57.7, Blackwell 96); 0 = no cap",
+                          DoubleValue(57.7),
+                          MakeDoubleAccessor(&NcclEndpoint::m_nvlsTreeChannel_gbyte_per_s),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("NvlsTreeChannelBandwidthN4",
+                          "... on more than two nodes (perChMaxNVLSTreeBws N4: Hopper 45.5, "
+                          "Blackwell 80); 0 = no cap",
+                          DoubleValue(45.5),
+                          MakeDoubleAccessor(&NcclEndpoint::m_nvlsTreeChannelN4_gbyte_per_s),
+                          MakeDoubleChecker<double>(0))
             .AddAttribute("Algorithms",
                           "NCCL_ALGO: algorithms the tuner may pick, NCCL's list syntax "
                           "(\"ring,tree\", \"^nvls\", \"allreduce:tree;broadcast:ring\"); "
@@ -235,6 +268,8 @@ NcclEndpoint::NcclEndpoint()
       m_maxChannels(32),
       m_nvlsChannels(16),
       m_maxSimulatedChannels(8),
+      m_nvlsTreeChannel_gbyte_per_s(57.7),
+      m_nvlsTreeChannelN4_gbyte_per_s(45.5),
       m_nvlsEfficiency(0.85),
       m_nvlsEnable(2),
       m_collNetEnable(false),
@@ -287,6 +322,12 @@ Time
 NcclEndpoint::GetNvlsLatency() const
 {
     return m_nvlsLatency;
+}
+
+Time
+NcclEndpoint::GetNvlsTreeNetLatency() const
+{
+    return m_nvlsTreeNetLatency;
 }
 
 std::string
@@ -474,6 +515,9 @@ NcclEndpoint::PredictLatency_us(const NcclTuneInput& in,
     }
     case Algo::Nvls:
         return toUs(m_nvlsLatency);
+    case Algo::NvlsTree:
+        // NCCL: baseLatency 0 + intraLat (NVLS) + 2 log2i(nNodes) interLat.
+        return toUs(m_nvlsLatency) + 2.0 * FloorLog2(nodes) * toUs(m_nvlsTreeNetLatency);
     case Algo::Hierarchical:
         return toUs(p->GetRingBaseLatency()) + 2 * (ppn - 1) * toUs(p->GetRingNvlinkHopLatency()) +
                2 * (nodes - 1) * toUs(p->GetRingNetHopLatency());
@@ -500,7 +544,7 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
     const double intra = in.intra_gbyte_per_s > 0 ? in.intra_gbyte_per_s : big;
     const double inter = in.inter_gbyte_per_s > 0 ? in.inter_gbyte_per_s : big;
     const uint32_t nc = m_maxChannels;
-    const bool nvlsFamily = algorithm == Algo::Nvls;
+    const bool nvlsFamily = algorithm == Algo::Nvls || algorithm == Algo::NvlsTree;
     if (nvlsFamily && protocol != NcclProtocolId::Simple)
     {
         return 0; // NVLS runs Simple only
@@ -524,6 +568,24 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
         const double c = m_nvlsChannels;
         bw = intra * m_nvlsEfficiency * (c - 1) / c *
              (in.kind == CollectiveKind::AllReduce ? 2.0 : (ppn - 1.0) / ppn);
+        break;
+    }
+    case Algo::NvlsTree: {
+        // NCCL's NVLS graph has one channel per head, a GPU and its NIC (search.cc: at most
+        // the GPUs of a node), so per node: the NVLS rate x nvlsEfficiency x (heads - 1) /
+        // heads, x 2 for allreduce; the heads' NICs, x 2 on two nodes (the tree's up and
+        // down phases each carry half); and the per-channel cap, all as busbw.
+        const double heads = ppn;
+        const double intraBw = intra * m_nvlsEfficiency * (heads - 1) / heads *
+                               (in.kind == CollectiveKind::AllReduce ? 2.0 : (ppn - 1.0) / ppn);
+        const double interBw = inter * heads * (nodes <= 2 ? 2.0 : 1.0);
+        const double perChannel =
+            nodes <= 2 ? m_nvlsTreeChannel_gbyte_per_s : m_nvlsTreeChannelN4_gbyte_per_s;
+        bw = std::min(intraBw, interBw);
+        if (perChannel > 0)
+        {
+            bw = std::min(bw, heads * perChannel);
+        }
         break;
     }
     case Algo::Hierarchical: {
@@ -576,7 +638,7 @@ NcclEndpoint::Channels(CollectiveAlgorithm algorithm,
                        uint64_t bytes,
                        uint32_t ranks) const
 {
-    if (algorithm == Algo::Nvls)
+    if (algorithm == Algo::Nvls || algorithm == Algo::NvlsTree)
     {
         return m_nvlsChannels;
     }
@@ -615,7 +677,7 @@ NcclEndpoint::Choose(const NcclTuneInput& in) const
         {
             continue;
         }
-        if (a == Algo::Nvls && m_nvlsEnable == 0)
+        if ((a == Algo::Nvls || a == Algo::NvlsTree) && m_nvlsEnable == 0)
         {
             continue;
         }
@@ -623,7 +685,7 @@ NcclEndpoint::Choose(const NcclTuneInput& in) const
         {
             const auto proto = static_cast<NcclProtocolId>(pi);
             // Point-to-point (direct) and halving-doubling run Simple, as NCCL's p2p does.
-            const bool simpleOnly = a == Algo::Nvls || NcclAlgoIndex(a) < 0;
+            const bool simpleOnly = a == Algo::Nvls || a == Algo::NvlsTree || NcclAlgoIndex(a) < 0;
             if ((simpleOnly && proto != NcclProtocolId::Simple) ||
                 (!simpleOnly && !ProtocolEnabled(in.kind, proto)))
             {

@@ -69,6 +69,8 @@ class NcclEndpoint : public Object
     uint32_t GetMaxChannels() const;
     uint32_t GetNvlsChannels() const;
     Time GetNvlsLatency() const;
+    /// One network step of NVLSTree (NCCL hwLatencies NET NVLSTree Simple).
+    Time GetNvlsTreeNetLatency() const;
     /// GPU generation the parameters describe ("h100", ...; "custom" if set by hand).
     std::string GetGeneration() const;
 
@@ -137,6 +139,9 @@ class NcclEndpoint : public Object
     uint32_t m_nvlsChannels;
     uint32_t m_maxSimulatedChannels;
     Time m_nvlsLatency;
+    Time m_nvlsTreeNetLatency;
+    double m_nvlsTreeChannel_gbyte_per_s;
+    double m_nvlsTreeChannelN4_gbyte_per_s;
     double m_nvlsEfficiency;
     std::string m_algorithms;
     std::string m_protocolList;
