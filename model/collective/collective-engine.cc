@@ -478,9 +478,10 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
                    ": NCCL_NVLS_ENABLE=0 (NcclEndpoint NvlsEnable) disables it");
         }
         NcclChoice choice;
+        const NcclTuneInput input = TuneInput(call, domains, runnable);
         try
         {
-            choice = m_endpoint->Choose(TuneInput(call, domains, runnable));
+            choice = m_endpoint->Choose(input);
         }
         catch (const std::invalid_argument& e)
         {
@@ -489,6 +490,23 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
         how.algorithm = choice.algorithm;
         how.protocol = choice.protocol;
         how.channels = choice.channels;
+        // NCCL's ring graph gives each of its channels an equal share of the ring's rate
+        // (search.cc: nChannels x bwIntra within the GPU's links; connect.cc doubles the
+        // channels and halves their share): one channel, one SM, moves no more than that.
+        const uint32_t maxChannels = std::max<uint32_t>(m_endpoint->GetMaxChannels(), 1);
+        if (how.algorithm == Algo::Ring || how.algorithm == Algo::Hierarchical)
+        {
+            const uint32_t ppn = domains.empty() ? p : domains.front().size();
+            double ring = input.intra_gbyte_per_s;
+            if (how.algorithm == Algo::Ring && domains.size() > 1)
+            {
+                const double inter = m_ringsAcrossDomains
+                                         ? input.inter_gbyte_per_s * std::min(maxChannels, ppn)
+                                         : input.inter_gbyte_per_s;
+                ring = std::min(ring, inter);
+            }
+            how.graphChannel_gbyte_per_s = ring / maxChannels;
+        }
         uint32_t perDomain = 0;
         for (const auto& d : domains)
         {
@@ -623,9 +641,18 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     }
     const double lanes = std::max<std::size_t>(used.size(), 1);
     // A simulated channel stands for channels / simulatedChannels of NCCL's.
-    const double perLane = tree ? p->GetTreeChannelBandwidth_gbyte_per_s() * run->how.channels / 2.0
-                                : p->GetRingChannelBandwidth_gbyte_per_s() * run->how.channels /
-                                      std::max<uint32_t>(run->how.simulatedChannels, 1);
+    // A ring channel moves at most its protocol's cap and its share of the ring graph, in
+    // data bytes: the graph's share carries the protocol's flags too (NCCL: LL x 0.5, LL128
+    // x 120/128 of the share).
+    double ringChannel = p->GetRingChannelBandwidth_gbyte_per_s();
+    const double graph = run->how.graphChannel_gbyte_per_s * p->GetWireEfficiency();
+    if (graph > 0)
+    {
+        ringChannel = ringChannel > 0 ? std::min(ringChannel, graph) : graph;
+    }
+    const double perLane =
+        tree ? p->GetTreeChannelBandwidth_gbyte_per_s() * run->how.channels / 2.0
+             : ringChannel * run->how.channels / std::max<uint32_t>(run->how.simulatedChannels, 1);
     const double max = p->GetMaxBandwidth_gbyte_per_s(nodes);
     double gbyte = perLane;
     if (max > 0)

@@ -75,6 +75,8 @@ struct CollectiveResolution
     uint32_t channels{1};          //!< NCCL's channels (the row's figure)
     uint32_t simulatedChannels{1}; //!< the schedule's, each standing for channels / this
     double predicted_us{0};        //!< the tuner's predicted time; 0 without an endpoint
+    /// NCCL's ring graph bandwidth per channel (GB/s): the ring's rate / channels; 0 = none
+    double graphChannel_gbyte_per_s{0};
 };
 
 /// What ran, with kind and algorithm as the collectives row writes them.
