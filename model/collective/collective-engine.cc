@@ -492,8 +492,10 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
         how.channels = choice.channels;
         // NCCL's ring graph gives each of its channels an equal share of the ring's rate
         // (search.cc: nChannels x bwIntra within the GPU's links; connect.cc doubles the
-        // channels and halves their share): one channel, one SM, moves no more than that.
+        // channels and halves their share): one channel, one SM, moves no more than its
+        // share of the channels this call runs, also while the others have finished.
         const uint32_t maxChannels = std::max<uint32_t>(m_endpoint->GetMaxChannels(), 1);
+        const uint32_t callChannels = std::max<uint32_t>(how.channels, 1);
         if (how.algorithm == Algo::Ring || how.algorithm == Algo::Hierarchical)
         {
             const uint32_t ppn = domains.empty() ? p : domains.front().size();
@@ -505,7 +507,7 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
                                          : input.inter_gbyte_per_s;
                 ring = std::min(ring, inter);
             }
-            how.graphChannel_gbyte_per_s = ring / maxChannels;
+            how.graphChannel_gbyte_per_s = ring / callChannels;
         }
         uint32_t perDomain = 0;
         for (const auto& d : domains)
