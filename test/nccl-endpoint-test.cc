@@ -257,6 +257,31 @@ TEST_F(NcclEndpointTest, SmallAllReduceHasTheProtocolsLatencyFloor)
     EXPECT_LT(Us(i), 2.0);
 }
 
+// A ring channel moves at most its share of NCCL's ring graph: the ring's rate / the call's
+// channels, 370.8 / 32 = 11.59 GB/s on one dgx-h100 (0.1 %).  An 8-GPU allgather of 32 MiB is
+// one loop of the ring: 8 simulated channels (each standing for 4 of NCCL's, 46.35 GB/s) x 8
+// pieces of 512 KiB, and each piece crosses 7 hops one after the other, so the call takes at
+// least base + 7 x (hop latency + 512 KiB / 46.35 GB/s) = 8.4 + 7 x (3.4 + 11.31) = 111.4 us,
+// against 79.2 us of bandwidth alone (7/8 x 32 MiB / 370.8 GB/s).  Within 0 / +12 % of it.
+TEST_F(NcclEndpointTest, RingChannelsMoveTheirShareOfTheGraph)
+{
+    Fabric f(1);
+    CollectiveCall call;
+    call.kind = CollectiveKind::AllGather;
+    call.ranks = {0, 1, 2, 3, 4, 5, 6, 7};
+    call.bytes = 32 * MiB;
+    const CollectiveResolution how = f.engine->Resolve(call);
+    EXPECT_EQ(how.channels, 32u);
+    EXPECT_EQ(how.simulatedChannels, 8u);
+    EXPECT_NEAR(how.graphChannel_gbyte_per_s, 370.8 / 32, 0.001 * 370.8 / 32);
+    const CollectiveResult r = f.Run(CollectiveKind::AllGather, call.ranks, call.bytes);
+    const double model_us = 8.4 + 7 * (3.4 + 512.0 * 1024 / (4 * 370.8 / 32 * 1e3));
+    std::cout << "[endpoint] 32 MiB allgather, 8 GPUs: " << Us(r) << " us, model " << model_us
+              << " us\n";
+    EXPECT_GE(Us(r), model_us);
+    EXPECT_LE(Us(r), 1.12 * model_us);
+}
+
 // NCCL's overrides are refused as NCCL refuses them, naming the variable.
 TEST_F(NcclEndpointTest, OverridesAreRefusedNamingTheVariable)
 {
