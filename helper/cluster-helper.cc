@@ -776,6 +776,18 @@ ClusterHelper::Describe() const
     {
         o << plane->DescribeBisection(c);
     }
+    const GpuEndpointSet set = c.GetEndpointSet();
+    if (set.ideal)
+    {
+        o << "GPU/NCCL endpoint: ideal (the links alone)\n";
+    }
+    else
+    {
+        o << "GPU/NCCL endpoint: " << set.name << " (GPU into NVLink "
+          << FormatDecimal(set.nvlinkPerLink_gbyte_per_s * c.nvlinkLinksPerGpu)
+          << " GB/s, HCA behind PCIe " << FormatDecimal(set.nicPath_gbyte_per_s)
+          << " GB/s; NCCL's protocols and tuner)\n";
+    }
     return o.str();
 }
 
