@@ -529,6 +529,19 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
 {
     p.Set("cluster.preset", preset);
     p.Set("cluster.endpoint", GetEndpointSet().name);
+    // NCCL's variables change what runs: a run records those that were set.
+    for (auto [name, value] : {std::pair<const char*, const std::string*>{"NCCL_ALGO", &nccl.algo},
+                               {"NCCL_PROTO", &nccl.proto},
+                               {"NCCL_NVLS_ENABLE", &nccl.nvlsEnable},
+                               {"NCCL_COLLNET_ENABLE", &nccl.collNet},
+                               {"NCCL_MIN_NCHANNELS", &nccl.minChannels},
+                               {"NCCL_MAX_NCHANNELS", &nccl.maxChannels}})
+    {
+        if (!value->empty())
+        {
+            p.Set(std::string("cluster.") + name, *value);
+        }
+    }
     p.Set("cluster.servers", servers);
     p.Set("cluster.gpusPerServer", gpusPerServer);
     p.Set("cluster.serversPerDomain", serversPerDomain);
