@@ -490,35 +490,17 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
         how.algorithm = choice.algorithm;
         how.protocol = choice.protocol;
         how.channels = choice.channels;
-        // NCCL's ring graph gives each of its channels an equal share of the ring's rate
-        // (search.cc: nChannels x bwIntra within the GPU's links; connect.cc doubles the
-        // channels and halves their share): one channel, one SM, moves no more than its
-        // share of the channels this call runs, also while the others have finished.
-        const uint32_t maxChannels = std::max<uint32_t>(m_endpoint->GetMaxChannels(), 1);
-        const uint32_t callChannels = std::max<uint32_t>(how.channels, 1);
-        if (how.algorithm == Algo::Ring || how.algorithm == Algo::Hierarchical)
-        {
-            const uint32_t ppn = domains.empty() ? p : domains.front().size();
-            double ring = input.intra_gbyte_per_s;
-            if (how.algorithm == Algo::Ring && domains.size() > 1)
-            {
-                const double inter = m_ringsAcrossDomains
-                                         ? input.inter_gbyte_per_s * std::min(maxChannels, ppn)
-                                         : input.inter_gbyte_per_s;
-                ring = std::min(ring, inter);
-            }
-            how.graphChannel_gbyte_per_s = ring / callChannels;
-        }
+        // One channel, one SM, moves no more than its share of NCCL's ring graph, also while
+        // the call's other channels have finished.
+        how.graphChannel_gbyte_per_s =
+            m_endpoint->RingChannelShare_gbyte_per_s(input, how.algorithm, how.channels);
         uint32_t perDomain = 0;
         for (const auto& d : domains)
         {
             perDomain = std::max<uint32_t>(perDomain, d.size());
         }
-        // NVLS algorithms keep NCCL's channels: their slices follow them (one in-switch
-        // operation per slice), so folding would change the pipeline, not only its cost.
-        const bool nvls = choice.algorithm == Algo::Nvls || choice.algorithm == Algo::NvlsTree;
         how.simulatedChannels =
-            nvls ? choice.channels : m_endpoint->SimulatedChannels(choice.channels, perDomain);
+            m_endpoint->SimulatedChannels(how.algorithm, how.channels, perDomain);
         how.predicted_us = choice.predicted_us;
         how.inSwitchPlane = how.algorithm == Algo::Nvls ? nvlsPlane : -1;
         NS_LOG_LOGIC("tuner: " << CollectiveAlgorithmName(how.algorithm) << "/"

@@ -456,6 +456,21 @@ NcclEndpoint::CheckOverrides() const
     return e;
 }
 
+const NcclEndpoint::ParsedList&
+NcclEndpoint::Parsed(ParsedList& cache,
+                     const std::string& text,
+                     const std::string& variable,
+                     const std::vector<std::string>& elements)
+{
+    if (!cache.parsed || cache.text != text)
+    {
+        cache.text = text;
+        cache.parsed = true;
+        cache.valid = ParseList(text, variable, elements, cache.enabled).empty();
+    }
+    return cache;
+}
+
 bool
 NcclEndpoint::AlgorithmEnabled(CollectiveKind kind, CollectiveAlgorithm algorithm) const
 {
@@ -464,23 +479,15 @@ NcclEndpoint::AlgorithmEnabled(CollectiveKind kind, CollectiveAlgorithm algorith
     {
         return true;
     }
-    std::vector<std::vector<bool>> enabled;
-    if (!ParseList(m_algorithms, "NCCL_ALGO", AlgoNames(), enabled).empty())
-    {
-        return false;
-    }
-    return enabled[static_cast<uint32_t>(kind)][i];
+    const ParsedList& list = Parsed(m_algorithmList, m_algorithms, "NCCL_ALGO", AlgoNames());
+    return list.valid && list.enabled[static_cast<uint32_t>(kind)][i];
 }
 
 bool
 NcclEndpoint::ProtocolEnabled(CollectiveKind kind, NcclProtocolId protocol) const
 {
-    std::vector<std::vector<bool>> enabled;
-    if (!ParseList(m_protocolList, "NCCL_PROTO", ProtoNames(), enabled).empty())
-    {
-        return false;
-    }
-    return enabled[static_cast<uint32_t>(kind)][static_cast<uint32_t>(protocol)];
+    const ParsedList& list = Parsed(m_protocolParsed, m_protocolList, "NCCL_PROTO", ProtoNames());
+    return list.valid && list.enabled[static_cast<uint32_t>(kind)][static_cast<uint32_t>(protocol)];
 }
 
 double
@@ -554,8 +561,7 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
     switch (algorithm)
     {
     case Algo::Ring:
-        bw = nodes == 1 ? intra
-                        : std::min(intra, in.multiRailRings ? inter * std::min(nc, ppn) : inter);
+        bw = RingRate_gbyte_per_s(in);
         channelCap = p->GetRingChannelBandwidth_gbyte_per_s();
         break;
     case Algo::Tree:
@@ -658,10 +664,56 @@ NcclEndpoint::Channels(CollectiveAlgorithm algorithm,
 }
 
 uint32_t
-NcclEndpoint::SimulatedChannels(uint32_t channels, uint32_t ranksPerDomain) const
+NcclEndpoint::SimulatedChannels(CollectiveAlgorithm algorithm,
+                                uint32_t channels,
+                                uint32_t ranksPerDomain) const
 {
+    if (algorithm == Algo::Nvls || algorithm == Algo::NvlsTree)
+    {
+        // Their slices follow the channels (one in-switch operation per slice): folding
+        // them would change the pipeline, not only its cost.
+        return std::max<uint32_t>(channels, 1);
+    }
     return std::max<uint32_t>(1,
                               std::min(channels, std::max(m_maxSimulatedChannels, ranksPerDomain)));
+}
+
+double
+NcclEndpoint::RingRate_gbyte_per_s(const NcclTuneInput& in) const
+{
+    const double big = 1e9;
+    const double intra = in.intra_gbyte_per_s > 0 ? in.intra_gbyte_per_s : big;
+    const uint32_t nodes = std::max<uint32_t>(in.nodes, 1);
+    if (nodes == 1)
+    {
+        return intra;
+    }
+    const double inter = in.inter_gbyte_per_s > 0 ? in.inter_gbyte_per_s : big;
+    const uint32_t ppn = std::max<uint32_t>(in.ranks / nodes, 1);
+    return std::min(intra, in.multiRailRings ? inter * std::min(m_maxChannels, ppn) : inter);
+}
+
+double
+NcclEndpoint::RingChannelShare_gbyte_per_s(const NcclTuneInput& in,
+                                           CollectiveAlgorithm algorithm,
+                                           uint32_t channels) const
+{
+    // A plane that cannot tell its rate (0) gives no share to limit by.
+    if (in.intra_gbyte_per_s <= 0 ||
+        (algorithm == Algo::Ring && in.nodes > 1 && in.inter_gbyte_per_s <= 0))
+    {
+        return 0;
+    }
+    double ring = 0;
+    if (algorithm == Algo::Ring)
+    {
+        ring = RingRate_gbyte_per_s(in);
+    }
+    else if (algorithm == Algo::Hierarchical)
+    {
+        ring = in.intra_gbyte_per_s;
+    }
+    return ring / std::max<uint32_t>(channels, 1);
 }
 
 NcclChoice

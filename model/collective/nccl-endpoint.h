@@ -119,7 +119,22 @@ class NcclEndpoint : public Object
      * domains still leave each domain on every rail).  Each simulated channel stands for
      * channels / this of NCCL's, with their summed rate: fewer, larger messages.
      */
-    uint32_t SimulatedChannels(uint32_t channels, uint32_t ranksPerDomain) const;
+    uint32_t SimulatedChannels(CollectiveAlgorithm algorithm,
+                               uint32_t channels,
+                               uint32_t ranksPerDomain) const;
+    /// Per-rank GB/s of a ring over \p in's group: its NVLink rate inside one domain; across
+    /// domains also the HCAs it crosses on (one per channel with multi-rail rings).
+    double RingRate_gbyte_per_s(const NcclTuneInput& in) const;
+    /**
+     * GB/s one channel of \p algorithm moves at most: NCCL's ring graph gives each of the
+     * call's \p channels an equal share of the ring's rate (search.cc nChannels x bwIntra,
+     * connect.cc doubling the channels and halving the share).  Ring: RingRate; the
+     * hierarchical allreduce's rings inside a domain: its NVLink rate; 0 for the others and
+     * when the planes cannot tell their rates.
+     */
+    double RingChannelShare_gbyte_per_s(const NcclTuneInput& in,
+                                        CollectiveAlgorithm algorithm,
+                                        uint32_t channels) const;
 
     /// NCCL_ALGO's names for the engine's algorithms ("Ring", "Tree", "NVLS", "NVLSTree", ...).
     static std::string NcclAlgorithmNames();
@@ -148,6 +163,23 @@ class NcclEndpoint : public Object
     uint32_t m_nvlsEnable;
     bool m_collNetEnable;
     std::string m_generation;
+
+    /// An override list parsed once: enabled[kind][element], for the text it was parsed from.
+    struct ParsedList
+    {
+        std::string text;
+        bool valid{false};
+        bool parsed{false};
+        std::vector<std::vector<bool>> enabled;
+    };
+
+    /// \p cache for \p text, parsed again only when the attribute changed.
+    static const ParsedList& Parsed(ParsedList& cache,
+                                    const std::string& text,
+                                    const std::string& variable,
+                                    const std::vector<std::string>& elements);
+    mutable ParsedList m_algorithmList;
+    mutable ParsedList m_protocolParsed;
 };
 
 } // namespace ns3
