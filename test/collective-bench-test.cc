@@ -332,6 +332,10 @@ TEST_F(CollectiveBenchTest, RejectsBadInputWithOnlyAFailedRun)
     add("dgx-h100", "--inPlace=sideways is not both, out or in", [](auto& o) {
         o.inPlace = "sideways";
     });
+    add("dgx-h100", "--gpusPerThread=9 is not 1 to the 8 GPUs", [](auto& o) {
+        o.gpusPerThread = 9;
+    });
+    add("dgx-h100", "--iters must be at least 1", [](auto& o) { o.iters = 0; });
     add("dgx-h100", "cannot run alltoall", [](auto& o) {
         o.collective = "alltoall";
         o.algorithm = "ring";

@@ -71,8 +71,14 @@ class FidelityScriptTest(unittest.TestCase):
         db = sqlite3.connect(os.path.join(cls.out, "fidelity.db"))
         columns = {r[1] for r in db.execute("PRAGMA table_info(collectives)")}
         cls.busbw = "busbw_gbps" if "busbw_gbps" in columns else "busbw_gbyte_per_s"
-        cls.sim = {b: (dt / 1e3, bw, algo, n) for b, dt, bw, algo, n in db.execute(
-            f"SELECT bytes, end_ns - start_ns, {cls.busbw}, algorithm, num_ranks FROM collectives")}
+        # What nccl-tests prints is its timing loop's time per iteration (loop_time_ns); busbw
+        # scales with it.
+        cls.sim = {b: (loop / 1e3, bw * dt / loop, algo, n)
+                   for b, dt, loop, bw, algo, n in db.execute(
+                       f"SELECT bytes, end_ns - start_ns, loop_time_ns, {cls.busbw}, algorithm, "
+                       "num_ranks FROM collectives")}
+        cls.collective_us = {b: dt / 1e3 for b, dt in db.execute(
+            "SELECT bytes, end_ns - start_ns FROM collectives")}
         db.close()
 
     @classmethod
@@ -86,6 +92,16 @@ class FidelityScriptTest(unittest.TestCase):
         # Every table size up to the cap was simulated, none above it.
         self.assertEqual(sorted(self.sim), [1024, 2048, 4096, 8192, 16384])
         self.assertTrue(os.path.getsize(os.path.join(self.out, f"fidelity-{TABLE}.png")) > 0)
+
+    def test_times_the_loop_of_the_simulate_line(self):
+        # gpusPerThread=4 iters=50 of the '# simulate:' line: one thread issuing four GPUs'
+        # launches at NcclEndpoint's HostLaunchTime (5.3 us) binds the loop, 4 x 5.3 us plus
+        # the collective's own time / 50 per iteration (NcclEndpoint::LoopIterationTime),
+        # to 1 ns.
+        for size, (loop_us, _, _, _) in self.sim.items():
+            collective = self.collective_us[size]
+            expected = max(collective + 4 * 5.3 / 50, 4 * 5.3 + collective / 50)
+            self.assertAlmostEqual(loop_us, expected, delta=0.001)
 
     def test_printed_errors_are_the_database_arithmetic(self):
         rows = printed_rows(self.proc.stdout, TABLE)
@@ -127,7 +143,7 @@ class FidelityScriptTest(unittest.TestCase):
             with open(os.path.join(ref, "scaled.csv"), "w") as f:
                 f.write("# source: simulated times scaled, for the test\n"
                         "# simulate: preset=dgx-h100 servers=1 ranks=0-3 collective=allreduce "
-                        "algorithm=ring\nsize_bytes,time_us,algbw_gbyte_per_s,busbw_gbyte_per_s\n")
+                        "algorithm=ring gpusPerThread=4 iters=50\nsize_bytes,time_us,algbw_gbyte_per_s,busbw_gbyte_per_s\n")
                 for size in (1024, 4096):
                     f.write(f"{size},{self.sim[size][0] * time_scale:.4f},,\n")
             proc = run(["--reference", ref, "--out", out, "--check"])
@@ -162,7 +178,8 @@ class FidelityScriptTest(unittest.TestCase):
         con = sqlite3.connect(db)
         con.execute("""INSERT INTO collectives SELECT run_id, coll_id + 100, kind, algorithm,
                        group_name, num_ranks, bytes, start_ns, end_ns + 1000,
-                       algbw_gbyte_per_s / 2, busbw_gbyte_per_s / 2, 1 FROM collectives""")
+                       algbw_gbyte_per_s / 2, busbw_gbyte_per_s / 2, 1, loop_time_ns + 1000
+                       FROM collectives""")
         con.commit()
         con.close()
         rows = fidelity.simulated_rows(db, "fidelity-0")

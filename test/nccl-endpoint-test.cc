@@ -389,3 +389,46 @@ TEST_F(NcclEndpointTest, GenerationSets)
     EXPECT_EQ(field, "endpoint");
 }
 } // namespace
+
+// nccl-tests' timing loop (NcclEndpoint::LoopIterationTime), with HostLaunchTime 5.3 us:
+// one thread issuing 4 GPUs' launches is host-bound below 4 x 5.3 = 21.2 us per iteration,
+// so an iteration of a 9 us collective over 50 iterations costs 21.2 + 9 / 50 = 21.38 us; a
+// 100 us collective on one GPU per thread over 20 is GPU-bound: 100 + 5.3 / 20 = 100.265 us.
+// Exact to the nanosecond (integer time arithmetic, 1 ns of rounding).
+TEST_F(NcclEndpointTest, TimingLoopIsBoundByTheHostOrTheCollective)
+{
+    Ptr<NcclEndpoint> e = CreateObject<NcclEndpoint>();
+    EXPECT_EQ(e->GetHostLaunchTime(), NanoSeconds(5300));
+    EXPECT_NEAR(e->LoopIterationTime(MicroSeconds(9), 4, 50).GetNanoSeconds(), 21380, 1);
+    EXPECT_NEAR(e->LoopIterationTime(MicroSeconds(100), 1, 20).GetNanoSeconds(), 100265, 1);
+    // One iteration pays both: the launches, then the collective.
+    EXPECT_EQ(e->LoopIterationTime(MicroSeconds(9), 4, 1), NanoSeconds(21200 + 9000));
+}
+
+// The loop time reaches the result and the collectives row's figure: a 4-GPU 8 B allreduce
+// (ring LL, 6.6 + 6 x 0.6 = 10.2 us of NCCL latency) issued by one thread for 4 GPUs, 50
+// iterations, is host-bound at 21.2 us + its own time / 50; without the loop the result's
+// loop time is the collective's.  Within 1 ns of the formula applied to the simulated time.
+TEST_F(NcclEndpointTest, HostBoundLoopSetsTheFourGpuFloor)
+{
+    Fabric f(1);
+    CollectiveCall call;
+    call.kind = CollectiveKind::AllReduce;
+    call.ranks = {0, 1, 2, 3};
+    call.bytes = 8;
+    call.loopGpusPerThread = 4;
+    call.loopIterations = 50;
+    CollectiveResult r;
+    f.engine->Start(call,
+                    CollectiveEngine::DoneCallback([&r](const CollectiveResult& x) { r = x; }));
+    Simulator::Run();
+    const double collective_ns = (r.end - r.start).GetNanoSeconds();
+    std::cout << "[endpoint] 4-GPU 8 B allreduce: " << collective_ns / 1e3 << " us, loop of "
+              << r.loopTime.GetNanoSeconds() / 1e3 << " us per iteration\n";
+    EXPECT_LT(collective_ns, 21200.0); // the host binds
+    EXPECT_NEAR(r.loopTime.GetNanoSeconds(), 21200.0 + collective_ns / 50, 1.0);
+    Reset();
+    Fabric g(1);
+    const CollectiveResult plain = g.Run(CollectiveKind::AllReduce, {0, 1, 2, 3}, 8);
+    EXPECT_EQ(plain.loopTime, plain.end - plain.start);
+}

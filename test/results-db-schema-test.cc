@@ -358,11 +358,11 @@ TEST_F(ResultsDb, SchemaIsTheDeclaration)
               "CREATE TABLE collectives(run_id INTEGER NOT NULL, coll_id INTEGER, kind TEXT, "
               "algorithm TEXT, group_name TEXT, num_ranks INTEGER, bytes INTEGER, start_ns "
               "INTEGER, end_ns INTEGER, algbw_gbyte_per_s REAL, busbw_gbyte_per_s REAL, in_place "
-              "INTEGER)");
+              "INTEGER, loop_time_ns INTEGER)");
 }
 
-// A version-3 file gains collectives.in_place at the end: its rows read NULL there (not known
-// then), new rows 0 or 1, and every other value is untouched.
+// A version-3 file gains collectives.in_place and loop_time_ns at the end: its rows read NULL
+// there (not known then), new rows their values, and every other value is untouched.
 TEST_F(ResultsDb, MigratesVersionThreeAddingInPlace)
 {
     std::string v3 = kSchemaVersion2;
@@ -382,17 +382,23 @@ TEST_F(ResultsDb, MigratesVersionThreeAddingInPlace)
     db->Open(m_path);
     db->BeginRun("v4", "migration", 1, "{}");
     CollectiveRecord out{0, "allreduce", "ring", "world", 8, 1 << 20, 0, 1000};
+    out.loopTimeNs = 1000;
     CollectiveRecord in = out;
     in.collId = 1;
     in.inPlace = 1;
+    in.loopTimeNs = 1250;
     db->AddCollective(out);
     db->AddCollective(in);
     db->EndRun("complete", NanoSeconds(5));
     db->Close();
 
     Reader r(m_path);
-    EXPECT_EQ(r.Int("PRAGMA user_version"), 4);
+    EXPECT_EQ(r.Int("PRAGMA user_version"), ResultsDatabase::SCHEMA_VERSION);
     EXPECT_EQ(r.Int("SELECT count(*) FROM collectives WHERE run_id=4 AND in_place IS NULL"), 1);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM collectives WHERE run_id=4 AND loop_time_ns IS NULL"), 1);
+    EXPECT_EQ(r.Text("SELECT group_concat(loop_time_ns, ',') FROM (SELECT loop_time_ns FROM "
+                     "collectives WHERE run_id<>4 ORDER BY coll_id)"),
+              "1000,1250");
     EXPECT_EQ(r.Real("SELECT busbw_gbyte_per_s FROM collectives WHERE run_id=4"), 17.5);
     EXPECT_EQ(r.Text("SELECT group_concat(in_place, ',') FROM (SELECT in_place FROM collectives "
                      "WHERE run_id<>4 ORDER BY coll_id)"),

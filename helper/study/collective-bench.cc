@@ -5,6 +5,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
+#include "ns3/collective-bandwidth.h"
 #include "ns3/command-line.h"
 #include "ns3/infiniband-switch.h"
 #include "ns3/log.h"
@@ -79,6 +80,12 @@ CollectiveBenchOptions::AddCommandLineArguments(CommandLine& cmd)
     cmd.AddValue("inPlace",
                  "passes per size: both (out-of-place, then in-place, as nccl-tests), out, in",
                  inPlace);
+    cmd.AddValue("gpusPerThread",
+                 "GPUs one host thread drives, issuing their launches in turn (nccl-tests -g)",
+                 gpusPerThread);
+    cmd.AddValue("iters",
+                 "iterations of the timing loop each row stands for (nccl-tests -n)",
+                 iters);
 }
 
 std::string
@@ -227,6 +234,10 @@ CollectiveBenchValidate(const CollectiveBenchOptions& o,
     {
         return "--stepFactor must be at least 2 (got " + std::to_string(o.stepFactor) + ")";
     }
+    if (o.iters < 1)
+    {
+        return "--iters must be at least 1";
+    }
     bool outOfPlace = false;
     bool inPlace = false;
     e = CollectiveBenchParsePasses(o.inPlace, outOfPlace, inPlace);
@@ -262,6 +273,11 @@ CollectiveBenchValidate(const CollectiveBenchOptions& o,
         {
             return "rank " + std::to_string(r) + " appears twice in --ranks=" + o.ranks;
         }
+    }
+    if (o.gpusPerThread < 1 || o.gpusPerThread > ranks.size())
+    {
+        return "--gpusPerThread=" + std::to_string(o.gpusPerThread) + " is not 1 to the " +
+               std::to_string(ranks.size()) + " GPUs of the group";
     }
     if (CollectiveHasRoot(kind) && !seen.count(o.root))
     {
@@ -352,9 +368,12 @@ PassOf(const CollectiveResult& result)
     pass.algorithm = result.algorithm;
     pass.protocol = result.protocol;
     pass.channels = result.channels;
-    pass.time_us = (result.end - result.start).GetSeconds() * 1e6;
-    pass.algbw_gbyte_per_s = result.algbw_gbyte_per_s;
-    pass.busbw_gbyte_per_s = result.busbw_gbyte_per_s;
+    // What nccl-tests prints: the time per iteration of its loop, the figures from it.
+    const int64_t loopNs = result.loopTime.GetNanoSeconds();
+    pass.time_us = result.loopTime.GetSeconds() * 1e6;
+    pass.algbw_gbyte_per_s = CollectiveAlgBw_gbyte_per_s(result.bytes, loopNs);
+    pass.busbw_gbyte_per_s =
+        CollectiveBusBw_gbyte_per_s(result.kind, result.numRanks, result.bytes, loopNs);
     return pass;
 }
 
@@ -387,6 +406,8 @@ CollectiveBenchRun(const CollectiveBenchOptions& o,
         spec.ranks = ranks;
         spec.bytes = bytes;
         spec.root = o.root;
+        spec.loopGpusPerThread = o.gpusPerThread;
+        spec.loopIterations = o.iters;
         CollectiveBenchRow row;
         row.sizeBytes = bytes;
         row.count = CollectiveBenchCount(parsedKind, bytes, ranks.size());
@@ -655,8 +676,9 @@ CollectiveBenchMain(const ClusterConfig& config,
             << cluster.GetNRanks() << " GPUs (" << config.preset << " x " << config.servers
             << "), one simulated iteration per pass, sizes run one after the other\n"
             << "# minBytes " << sizes.front() << " maxBytes " << sizes.back()
-            << " step: " << o.stepFactor
-            << "(factor) warmup iters: 0 iters: 1 validation: 0 in-place: " << o.inPlace << "\n"
+            << " step: " << o.stepFactor << "(factor) warmup iters: 0 iters: " << o.iters
+            << " (one simulated) gpus per thread: " << o.gpusPerThread
+            << " validation: 0 in-place: " << o.inPlace << "\n"
             << CollectiveBenchHeader();
         out.flush();
 

@@ -45,9 +45,16 @@ struct CollectiveBenchOptions
     bool ibCrcs{false};
     /// nccl-tests' two passes per size: "both" (out-of-place, then in-place), "out" or "in".
     std::string inPlace{"both"};
+    /// nccl-tests -g: GPUs one host thread drives (their launches are issued one by one).
+    uint32_t gpusPerThread{1};
+    /// nccl-tests -n: iterations of the timing loop a row stands for.  One iteration is
+    /// simulated; the loop's time per iteration follows from it and the host's launches
+    /// (NcclEndpoint::LoopIterationTime).
+    uint32_t iters{20};
 
     /// Registers --collective, --algorithm, --ranks, --minBytes, --maxBytes, --stepFactor,
-    /// --root, --db, --label, --seed, --describe, --nvlinkGranularity, --ibCrcs, --inPlace.
+    /// --root, --db, --label, --seed, --describe, --nvlinkGranularity, --ibCrcs, --inPlace,
+    /// --gpusPerThread, --iters.
     /// This object must outlive cmd.Parse().
     void AddCommandLineArguments(CommandLine& cmd);
 };

@@ -1125,6 +1125,11 @@ CollectiveEngine::Finish(Running* run, Time end)
     res.end = end;
     res.messages = run->schedule.GetNumMessages();
     res.inPlace = run->call.inPlace;
+    res.loopTime = m_endpoint && run->call.loopIterations > 0
+                       ? m_endpoint->LoopIterationTime(res.end - res.start,
+                                                       run->call.loopGpusPerThread,
+                                                       run->call.loopIterations)
+                       : res.end - res.start;
     const int64_t ns = (res.end - res.start).GetNanoSeconds();
     res.algbw_gbyte_per_s = CollectiveAlgBw_gbyte_per_s(res.bytes, ns);
     res.busbw_gbyte_per_s = CollectiveBusBw_gbyte_per_s(res.kind, res.numRanks, res.bytes, ns);
@@ -1141,6 +1146,7 @@ CollectiveEngine::Finish(Running* run, Time end)
         row.startNs = res.start.GetNanoSeconds();
         row.endNs = res.end.GetNanoSeconds();
         row.inPlace = res.inPlace ? 1 : 0;
+        row.loopTimeNs = res.loopTime.GetNanoSeconds();
         m_db->AddCollective(row);
     }
     NS_LOG_LOGIC("collective " << res.id << " " << res.kind << " " << res.algorithm << " done, "

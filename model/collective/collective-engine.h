@@ -43,6 +43,11 @@ struct CollectiveOperands
     /// result and the collectives row; today's schedules move the same traffic either way,
     /// so an endpoint model can charge the out-of-place local copy on top.
     bool inPlace{false};
+    /// nccl-tests' timing loop the call stands for (collective-bench -g and -n): one host
+    /// thread issuing it on loopGpusPerThread GPUs, loopIterations times.  0 iterations: not
+    /// a loop; the result's loop time is then the collective's own.
+    uint32_t loopGpusPerThread{1};
+    uint32_t loopIterations{0};
 };
 
 /**
@@ -92,6 +97,9 @@ struct CollectiveResult
     uint64_t bytes{0};
     Time start;
     Time end;
+    /// Time per iteration of the call's timing loop (NcclEndpoint::LoopIterationTime);
+    /// end - start when the call is not in one or there is no endpoint
+    Time loopTime;
     uint64_t messages{0};
     double algbw_gbyte_per_s{0};
     double busbw_gbyte_per_s{0};

@@ -207,6 +207,15 @@ NcclEndpoint::GetTypeId()
                           TimeValue(MicroSeconds(25)),
                           MakeTimeAccessor(&NcclEndpoint::m_nvlsLatency),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("HostLaunchTime",
+                          "Host time to issue one GPU's collective: NCCL's enqueue and the "
+                          "kernel launch.  Hidden behind the GPU when one thread drives one "
+                          "GPU; the bound of a loop where one thread drives several "
+                          "(nccl-tests -g).  5.3 us: the published one-thread 4-GPU H100 "
+                          "floors (doc/endpoint.md)",
+                          TimeValue(NanoSeconds(5300)),
+                          MakeTimeAccessor(&NcclEndpoint::m_hostLaunchTime),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("NvlsEfficiency",
                           "Share of the NVLink rate the tuner expects of NVLS (NCCL "
                           "nvlsEfficiency: 0.85 Hopper, 0.74 Blackwell)",
@@ -328,6 +337,27 @@ Time
 NcclEndpoint::GetNvlsTreeNetLatency() const
 {
     return m_nvlsTreeNetLatency;
+}
+
+Time
+NcclEndpoint::GetHostLaunchTime() const
+{
+    return m_hostLaunchTime;
+}
+
+Time
+NcclEndpoint::LoopIterationTime(Time collective, uint32_t gpusPerThread, uint32_t iterations) const
+{
+    // Iteration k can start on the GPUs once the host issued its last launch, at
+    // (k + 1) x gpusPerThread x HostLaunchTime, and once iteration k - 1 is done: the end
+    // of the last iteration is the larger of host-bound (every launch, then one
+    // collective) and GPU-bound (the first iteration's launches, then every collective).
+    const uint32_t n = std::max<uint32_t>(iterations, 1);
+    const Time issue =
+        m_hostLaunchTime * static_cast<int64_t>(std::max<uint32_t>(gpusPerThread, 1));
+    const Time hostBound = issue * static_cast<int64_t>(n) + collective;
+    const Time gpuBound = issue + collective * static_cast<int64_t>(n);
+    return std::max(hostBound, gpuBound) / static_cast<int64_t>(n);
 }
 
 std::string

@@ -73,6 +73,17 @@ class NcclEndpoint : public Object
     Time GetNvlsTreeNetLatency() const;
     /// GPU generation the parameters describe ("h100", ...; "custom" if set by hand).
     std::string GetGeneration() const;
+    /// Host time to issue one GPU's collective (enqueue and kernel launch).
+    Time GetHostLaunchTime() const;
+
+    /**
+     * Time per iteration of a timing loop as nccl-tests runs it: one host thread issues
+     * \p iterations collectives of duration \p collective on each of its \p gpusPerThread
+     * GPUs, launch after launch, then waits for all of them.  The GPUs queue the
+     * iterations, so the loop is bound by the host (gpusPerThread x HostLaunchTime per
+     * iteration) or by the collective, whichever is slower, plus the other's share once.
+     */
+    Time LoopIterationTime(Time collective, uint32_t gpusPerThread, uint32_t iterations) const;
 
     /**
      * Refusals of the override attributes as NCCL would refuse them, naming the
@@ -155,6 +166,7 @@ class NcclEndpoint : public Object
     uint32_t m_maxSimulatedChannels;
     Time m_nvlsLatency;
     Time m_nvlsTreeNetLatency;
+    Time m_hostLaunchTime;
     double m_nvlsTreeChannel_gbyte_per_s;
     double m_nvlsTreeChannelN4_gbyte_per_s;
     double m_nvlsEfficiency;

@@ -78,6 +78,8 @@ struct CollectiveRecord
     int64_t startNs{0};
     int64_t endNs{0};
     int64_t inPlace{0}; //!< 1: output buffer = input (nccl-tests in-place), 0: out-of-place
+    /// Time per iteration of nccl-tests' timing loop the call stood for; end - start if none
+    int64_t loopTimeNs{-1};
 };
 
 /// One row of `ops`: one trace operation of one rank.

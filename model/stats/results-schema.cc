@@ -283,7 +283,12 @@ TableOf<CollectiveRow>()
             .Column("busbw_gbyte_per_s", &R::busbw_gbyte_per_s, Unit::GBYTE_PER_S)
             .FormerlyNamed("busbw_gbps")
             // Version 4; NULL in rows written before.
-            .Column("in_place", &R::inPlace);
+            .Column("in_place", &R::inPlace)
+            // Version 5; NULL in rows written before.
+            .Column("loop_time_ns",
+                    &R::loopTimeNs,
+                    Unit::NS,
+                    RecordTable<R>::Nulls::NEGATIVE_OR_NAN);
     return table;
 }
 
