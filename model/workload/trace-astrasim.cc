@@ -821,7 +821,7 @@ SimAiWorkloadImporter::ToTrace(const SimAiWorkload& w,
                              " copies of one block: the file is replayed as one micro-batch");
         }
         vpp = w.vpp;
-        if (vpp > 1 && (mbs.length < vpp || (mbs.count != w.pp && mbs.count % w.pp != 0)))
+        if (vpp > 1 && (mbs.length < vpp || mbs.count % w.pp != 0))
         {
             b.AddWarning(1,
                          "vpp " + std::to_string(vpp) +
