@@ -120,6 +120,8 @@ ClusterReplay(ScenarioRun& run, int argc, char* argv[])
             options.ranks = simaiRanks ? simaiRanks : (w.allGpus ? 0 : clusterRanks);
             options.nsPerTick = nsPerTick;
             options.passes = passes;
+            // ASTRA-sim's first network dimension: the GPUs of one server.
+            options.firstDimension = cluster.GetConfig().gpusPerServer;
             trace = SimAiWorkloadImporter::ToTrace(w, options, tracePath);
         }
         else if (format == "goal")

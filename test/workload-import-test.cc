@@ -13,7 +13,10 @@ using namespace ns3;
 namespace
 {
 
-const std::string kSamples = AI_FABRIC_SOURCE_DIR "/../shared/samples/workloads/";
+// Public sample workloads beside the checkout, or where AI_FABRIC_WORKLOAD_SAMPLES points.
+const std::string kSamples = getenv("AI_FABRIC_WORKLOAD_SAMPLES")
+                                 ? std::string(getenv("AI_FABRIC_WORKLOAD_SAMPLES")) + "/"
+                                 : AI_FABRIC_SOURCE_DIR "/../shared/samples/workloads/";
 
 bool
 HaveSamples()
@@ -56,7 +59,8 @@ ErrorOf(const std::function<void()>& f)
 } // namespace
 
 // AICB micro_test: MICRO, 19 rows whose wg collective is ALLREDUCE 4 KiB .. 1 GiB
-// (doubling), no compute.  Imported as 19 serial allreduces over all ranks.
+// (doubling), no compute, update time 1.  Imported as 19 serial allreduces over all
+// ranks, each followed by its 1 ns update.
 TEST(WorkloadSimAi, MicroAllReduceSweep)
 {
     REQUIRE_SAMPLES();
@@ -65,9 +69,10 @@ TEST(WorkloadSimAi, MicroAllReduceSweep)
     auto t = SimAiWorkloadImporter::ImportFile(kSamples +
                                                    "aicb_workload_simAI_micro_test_all_reduce.txt",
                                                opt);
-    ASSERT_EQ(t.ops[0].size(), 19u);
+    ASSERT_EQ(t.ops[0].size(), 2u * 19);
     EXPECT_EQ(t.ops[0][0].bytes, 4096u);
-    EXPECT_EQ(t.ops[0][18].bytes, 1ULL << 30);
+    EXPECT_EQ(t.ops[0][1].timeNs, 1u);
+    EXPECT_EQ(t.ops[0][36].bytes, 1ULL << 30);
     EXPECT_EQ(t.collectives.size(), 19u);
     EXPECT_EQ(t.groups[t.ops[3][0].group].ranks.size(), 8u); // DP group = all 8 ranks
     // the sum of a doubling series 4 KiB .. 1 GiB is 2 GiB - 4 KiB
@@ -75,8 +80,8 @@ TEST(WorkloadSimAi, MicroAllReduceSweep)
 }
 
 // ASTRA-sim 1.0 ResNet-50, DATA, 54 layers, every row has compute in all three
-// phases and an ALLREDUCE weight-gradient collective.  Per rank: 54 fwd + 53 ig
-// (DATA skips the first layer's) + 54 wg computes, 54 allreduces.
+// phases, an ALLREDUCE weight-gradient collective and an update time.  Per rank: 54 fwd +
+// 53 ig (DATA skips the first layer's) + 54 wg computes + 54 updates, 54 allreduces.
 TEST(WorkloadSimAi, Resnet50DataParallel)
 {
     REQUIRE_SAMPLES();
@@ -85,19 +90,22 @@ TEST(WorkloadSimAi, Resnet50DataParallel)
     auto t = SimAiWorkloadImporter::ImportFile(
         kSamples + "astrasim1_inputs_workload_Resnet50_DataParallel.txt",
         opt);
-    EXPECT_EQ(Count(t, 2, WorkloadOpKind::Compute), 54u + 53u + 54u);
+    EXPECT_EQ(Count(t, 2, WorkloadOpKind::Compute), 54u + 53u + 54u + 54u);
     EXPECT_EQ(Count(t, 2, WorkloadOpKind::AllReduce), 54u);
     // conv1: fwd 13003 cycles = 13003 ns at 1 GHz; its wg allreduce is 37632 B
     EXPECT_EQ(t.ops[0][0].label, "p0.l0.f");
     EXPECT_EQ(t.ops[0][0].timeNs, 13003u);
-    EXPECT_EQ(t.ops[0].back().label, "p0.l0.wgc");
-    EXPECT_EQ(t.ops[0].back().bytes, 37632u);
+    const auto& last = t.ops[0][t.ops[0].size() - 2];
+    EXPECT_EQ(last.label, "p0.l0.wgc");
+    EXPECT_EQ(last.bytes, 37632u);
+    EXPECT_EQ(t.ops[0].back().timeNs, 3229u);                        // conv1's update time
     EXPECT_EQ(t.SumBytes(0, WorkloadOpKind::AllReduce), 102011648u); // column 11 summed
 }
 
 // ASTRA-sim 1.0 Transformer, HYBRID_TRANSFORMER, model_parallel_NPU_group 4, on 16
-// ranks: tp 4 x dp 4.  57 rows, all with three computes; 14 fwd, 19 ig (none on
-// the first row) and 37 wg collectives (all ALLREDUCE, 2434351104 B in total).
+// ranks: tp 4 x dp 4.  57 rows, all with three computes; 14 fwd, 19 ig (the first row's
+// is NONE) and 37 wg collectives (all ALLREDUCE, 2434351104 B in total), each followed by
+// the row's update time.
 TEST(WorkloadSimAi, TransformerHybrid)
 {
     REQUIRE_SAMPLES();
@@ -106,7 +114,7 @@ TEST(WorkloadSimAi, TransformerHybrid)
     auto t = SimAiWorkloadImporter::ImportFile(
         kSamples + "astrasim1_inputs_workload_Transformer_HybridParallel.txt",
         opt);
-    EXPECT_EQ(t.ops[5].size(), 57u * 3 + 14 + 19 + 37);
+    EXPECT_EQ(t.ops[5].size(), 57u * 3 + 2 * (14 + 19 + 37));
     // Embedding: fwd ALLGATHER 8 MiB on the TP group {4,5,6,7} of rank 5
     const auto& ag = t.ops[5][1];
     EXPECT_EQ(ag.kind, WorkloadOpKind::AllGather);
@@ -115,7 +123,7 @@ TEST(WorkloadSimAi, TransformerHybrid)
     uint64_t wg = 0;
     for (const auto& op : t.ops[5])
     {
-        if (op.stream == 2)
+        if (op.stream == 2 && op.kind != WorkloadOpKind::Compute)
         {
             wg += op.bytes;
             EXPECT_EQ(t.groups[op.group].ranks, (std::vector<uint32_t>{1, 5, 9, 13})); // DP
@@ -125,8 +133,9 @@ TEST(WorkloadSimAi, TransformerHybrid)
 }
 
 // AICB Llama-7B megatron tp2: 76 rows; fwd compute on 75 (norm has 0), ig and wg
-// compute on all 76, 75 fwd collectives, 66 ig (the first row's is NONE), one wg
-// REDUCESCATTER of 13509853184 B; BROADCAST imported with the group's first rank as root.
+// compute on all 76, 74 fwd collectives (norm's BROADCAST moves nothing in SimAI), 66 ig
+// (the first row's is NONE), one wg REDUCESCATTER of 13509853184 B, an update of 100 ns
+// after each of the 141 collectives.
 TEST(WorkloadSimAi, AicbLlamaMegatron)
 {
     REQUIRE_SAMPLES();
@@ -135,22 +144,23 @@ TEST(WorkloadSimAi, AicbLlamaMegatron)
     auto t = SimAiWorkloadImporter::ImportFile(
         kSamples + "aicb_workload_simAI_L7B-M1-C04_Llama7B_megatron_tp2_pp1_mbs1_A100.txt",
         opt);
-    EXPECT_EQ(t.ops[3].size(), 75u + 76 + 76 + 75 + 66 + 1);
-    EXPECT_EQ(t.ops[3][0].kind, WorkloadOpKind::Broadcast);
-    EXPECT_EQ(t.ops[3][0].root, 2); // TP group {2,3}
+    EXPECT_EQ(t.ops[3].size(), 75u + 76 + 76 + 2 * (74 + 66 + 1));
+    EXPECT_EQ(Count(t, 3, WorkloadOpKind::Broadcast), 0u);
+    EXPECT_EQ(t.ops[3][0].label, "p0.l1.f"); // norm (row 0) has neither compute nor collective
     EXPECT_EQ(t.SumBytes(3, WorkloadOpKind::ReduceScatter), 13509853184u);
 }
 
 // SimAI example: 2 rows of fwd ALLREDUCE (16 MiB, 64 MiB) with 556000 ns compute on a
-// TP group of all 8 GPUs; ig and wg compute 1 ns each.  8 ops per rank.
+// TP group of all 8 GPUs, each followed by its 1 ns update; ig and wg compute 1 ns each.
+// 10 ops per rank.
 TEST(WorkloadSimAi, SimAiMicroAllReduceExample)
 {
     REQUIRE_SAMPLES();
     auto t = SimAiWorkloadImporter::ImportFile(kSamples + "SimAI_example_microAllReduce.txt", {});
     ASSERT_EQ(t.numRanks, 8u); // all_gpus
-    EXPECT_EQ(t.ops[0].size(), 8u);
+    EXPECT_EQ(t.ops[0].size(), 10u);
     EXPECT_EQ(t.ops[0][1].bytes, 16777216u);
-    EXPECT_EQ(t.ops[0][3].bytes, 67108864u);
+    EXPECT_EQ(t.ops[0][4].bytes, 67108864u);
     EXPECT_EQ(t.ops[0][0].timeNs, 556000u);
 }
 
@@ -187,7 +197,8 @@ TEST(WorkloadSimAi, ExpertGroups)
     const auto& a2a = t.ops[6][1];
     EXPECT_EQ(a2a.kind, WorkloadOpKind::AllToAll);
     EXPECT_EQ(t.groups[a2a.group].ranks, (std::vector<uint32_t>{4, 5, 6, 7}));
-    const auto& ar = t.ops[6].back();
+    const auto& ar = t.ops[6][t.ops[6].size() - 2];
+    EXPECT_EQ(ar.label, "p0.l0.wgc");
     EXPECT_EQ(t.groups[ar.group].ranks, (std::vector<uint32_t>{2, 6}));
 }
 
@@ -197,15 +208,16 @@ TEST(WorkloadSimAi, Errors)
         return ErrorOf([&] { SimAiWorkloadImporter::ParseString(text, "w.txt"); });
     };
     EXPECT_EQ(parse("PIPELINE\n1\n"),
-              "w.txt:1: field 'parallelism': expected DATA, MODEL, HYBRID_TRANSFORMER, "
-              "HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA or MICRO, "
-              "got 'PIPELINE'");
+              "w.txt:1: field 'parallelism': expected DATA, MODEL, HYBRID_DATA_MODEL, "
+              "HYBRID_MODEL_DATA, HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, "
+              "HYBRID_DLRM, HYBRID_CUSTOMIZED or MICRO, got 'PIPELINE'");
     EXPECT_EQ(parse("DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 12XB 1\n"),
               "w.txt:3: field 'wg bytes': expected a whole number up to 18446744073709551615, "
               "got '12XB'");
     EXPECT_EQ(parse("DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLSUM 12 1\n"),
               "w.txt:3: field 'wg comm type': expected NONE, ALLREDUCE, ALLGATHER, "
-              "REDUCESCATTER, ALLTOALL or BROADCAST (optionally _EP or _DP_EP), got 'ALLSUM'");
+              "REDUCESCATTER, ALLTOALL, ALLREDUCEALLTOALL or BROADCAST (optionally _EP or "
+              "_DP_EP), got 'ALLSUM'");
     EXPECT_EQ(parse("DATA\n2\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n"),
               "w.txt:3: field 'layers': file declares 2 layers but has 1");
     EXPECT_EQ(parse("DATA\n1\nl -1 1 NONE 0 1\n"),
@@ -217,7 +229,7 @@ TEST(WorkloadSimAi, Errors)
                       SimAiWorkloadImporter::ParseString(
                           "HYBRID_TRANSFORMER model_parallel_NPU_group: 3\n0\n",
                           "w.txt"),
-                      SimAiImportOptions{8, 1.0, 1},
+                      SimAiImportOptions{8, 1.0, 1, 0},
                       "w.txt");
               }),
               "w.txt:1: field 'model_parallel_NPU_group': 8 ranks are not a multiple of tp 3 x "
