@@ -548,6 +548,12 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
     p.Set("cluster.nvlinkGen", nvlinkGen);
     p.Set("cluster.nvlinkLinksPerGpu", nvlinkLinksPerGpu);
     p.Set("cluster.nvlinkLinkRate_gbyte_per_s", nvlinkLinkRate_gbyte_per_s);
+    if (nvlinkEndpointScale != 1.0 || ibEndpointScale != 1.0)
+    {
+        // Only plane sizing scales them; a run at the set's own figures records nothing.
+        p.Set("cluster.nvlinkEndpointScale", nvlinkEndpointScale);
+        p.Set("cluster.ibEndpointScale", ibEndpointScale);
+    }
     p.Set("cluster.nvswitchesPerDomain", nvswitchesPerDomain);
     p.Set("cluster.nvswitchPorts", nvswitchPorts);
     p.Set("cluster.ibRate_gbit_per_s", ibRate_gbit_per_s);

@@ -53,6 +53,12 @@ struct ClusterConfig
     double nvlinkLinkRate_gbyte_per_s{25.0}; //!< from the generation (the device model's figure)
     uint32_t nvswitchesPerDomain{4};
     uint32_t nvswitchPorts{64};
+    /// What the GPU endpoint sustains into NVLink (its SMs' stores, the NVSwitch engine) and
+    /// into its HCA (the PCIe path), as multiples of the GPU set's figures.  Plane sizing
+    /// scales them with the plane's links: a plane twice as fast comes with endpoints that
+    /// drive it (a faster HCA with its host interface, faster NVLink with SMs to match).
+    double nvlinkEndpointScale{1.0};
+    double ibEndpointScale{1.0};
 
     // Scale-out (InfiniBand), one HCA per GPU, rail-optimised.
     double ibRate_gbit_per_s{400.0};

@@ -99,7 +99,8 @@ ClusterHelper::SetConfig(const ClusterConfig& config)
     // of the GPU's per-link NVLink rate (tuning.cc nvlsEfficiency x topo.h SMxx_NVLINK_BW);
     // the ideal set leaves it unlimited.
     const GpuEndpointSet set = config.GetEndpointSet();
-    const double engine_gbyte_per_s = set.nvlsEfficiency * set.nvlinkPerLink_gbyte_per_s;
+    const double engine_gbyte_per_s =
+        set.nvlsEfficiency * set.nvlinkPerLink_gbyte_per_s * config.nvlinkEndpointScale;
     SetNvSwitchAttribute("NvlsEngineRatePerLink",
                          DataRateValue(DataRate(static_cast<uint64_t>(engine_gbyte_per_s * 8e9))));
 }
@@ -639,11 +640,12 @@ ClusterHelper::ApplyEndpointRate(ClusterPlane plane, Ptr<TransportPlane> tp) con
     double gbyte = 0;
     if (plane == ClusterPlane::NVLINK)
     {
-        gbyte = set.nvlinkPerLink_gbyte_per_s * m_config.nvlinkLinksPerGpu;
+        gbyte = set.nvlinkPerLink_gbyte_per_s * m_config.nvlinkLinksPerGpu *
+                m_config.nvlinkEndpointScale;
     }
     else if (plane == ClusterPlane::INFINIBAND)
     {
-        gbyte = set.nicPath_gbyte_per_s;
+        gbyte = set.nicPath_gbyte_per_s * m_config.ibEndpointScale;
     }
     if (gbyte > 0)
     {

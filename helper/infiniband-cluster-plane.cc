@@ -410,6 +410,7 @@ void
 InfinibandClusterPlane::ScaleBandwidth(ClusterConfig& c, double factor) const
 {
     c.ibRate_gbit_per_s *= factor;
+    c.ibEndpointScale *= factor;
 }
 
 const InfinibandTopology&

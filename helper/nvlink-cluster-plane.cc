@@ -231,6 +231,7 @@ void
 NvLinkClusterPlane::ScaleBandwidth(ClusterConfig& c, double factor) const
 {
     c.nvlinkLinkRate_gbyte_per_s *= factor;
+    c.nvlinkEndpointScale *= factor;
 }
 
 uint32_t

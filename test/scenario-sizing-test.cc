@@ -8,6 +8,7 @@
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/gpu-transport.h"
 #include "ns3/infiniband-net-device.h"
 #include "ns3/names.h"
 #include "ns3/nvlink-net-device.h"
@@ -19,6 +20,7 @@
 #include "ns3/workload-study.h"
 
 #include <gtest/gtest.h>
+#include <map>
 
 using namespace ns3;
 
@@ -141,6 +143,38 @@ TEST_F(ScenarioSizing, ScaledConfigReachesTheDevices)
             EXPECT_NEAR(DataBps(nv), nv->GetLinks() * 50 * 8e9, 1);
         }
     }
+}
+
+// With the calibrated endpoint the sweep scales a plane end to end: a 2x InfiniBand point
+// doubles the HCA's PCIe path (2 x 48 GB/s), a 2x NVLink point what the GPU stores into NVLink
+// (2 x 18 x 20.6 GB/s); the 1x point keeps the h100 set's figures (exact to 1 B/s after the
+// bit-rate round trip).
+TEST_F(ScenarioSizing, ScaledPlaneScalesTheGpuEndpoint)
+{
+    auto endpointRates = [](const ClusterConfig& config) {
+        ClusterHelper cluster(config);
+        EXPECT_EQ(cluster.TryBuild(), "");
+        Ptr<GpuTransport> transport = cluster.InstallTransport("world");
+        std::map<std::string, double> rates;
+        for (uint32_t i = 0; i < transport->GetNPlanes(); ++i)
+        {
+            Ptr<TransportPlane> plane = transport->GetPlane(i);
+            rates[plane->GetPlaneName()] = plane->GetEndpointRate().GetBitRate() / 8.0;
+        }
+        Simulator::Destroy();
+        Names::Clear();
+        return rates;
+    };
+    ClusterConfig c = DgxH100(2, 8);
+    c.endpoint = "h100";
+    auto base = endpointRates(c);
+    EXPECT_NEAR(base["infiniband"], 48e9, 1);
+    EXPECT_NEAR(base["nvlink"], 18 * 20.6e9, 1);
+    ScalePlaneBandwidth(c, ClusterPlane::INFINIBAND, 2);
+    ScalePlaneBandwidth(c, ClusterPlane::NVLINK, 2);
+    auto scaled = endpointRates(c);
+    EXPECT_NEAR(scaled["infiniband"], 96e9, 1);
+    EXPECT_NEAR(scaled["nvlink"], 2 * 18 * 20.6e9, 1);
 }
 
 // Pipeline bubble: TP 1 x PP p x DP 1 on one dgx-h100 server (stages on NVLink), m = 4
