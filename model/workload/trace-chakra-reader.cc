@@ -29,7 +29,8 @@ namespace
 
 namespace pb = aifabric::chakra;
 
-/// Streams of ops without our "stream" attribute: one each, above any stream a file names.
+/// Streams of ops without our "stream" attribute: one each, from here or above the highest
+/// stream the file names.
 constexpr uint32_t kOwnStreamBase = 1u << 24;
 const char* const kWorldGroup = "world";
 
@@ -284,7 +285,7 @@ DecodeNode(const Reader& r, const pb::Node& n, uint32_t rank, uint32_t numRanks,
         }
         else if (k == "stream")
         {
-            op.stream = static_cast<uint32_t>(Unsigned(r, a, kOwnStreamBase - 1));
+            op.stream = static_cast<uint32_t>(Unsigned(r, a, std::numeric_limits<uint32_t>::max()));
             c->hasStream = true;
         }
         else if (k == "algorithm")
@@ -964,7 +965,18 @@ ChakraTraceImporter::ImportStreams(const std::vector<std::string>& streams,
                 resolve(i);
             }
         }
-        uint32_t ownStream = kOwnStreamBase;
+        uint64_t ownStream = kOwnStreamBase;
+        for (const auto& c : f.ops)
+        {
+            if (c.hasStream && c.op.stream >= ownStream)
+            {
+                ownStream = uint64_t(c.op.stream) + 1;
+            }
+        }
+        if (ownStream + f.ops.size() > std::numeric_limits<uint32_t>::max())
+        {
+            Reader(f, 0).Fail("stream", "no stream numbers left for the nodes without one");
+        }
         for (uint32_t i = 0; i < f.ops.size(); ++i)
         {
             auto& c = f.ops[i];
@@ -977,7 +989,7 @@ ChakraTraceImporter::ImportStreams(const std::vector<std::string>& streams,
             op.statement = c.record;
             if (!c.hasStream)
             {
-                op.stream = ownStream++; // only the dependencies order ops, as in ASTRA-sim
+                op.stream = static_cast<uint32_t>(ownStream++); // only dependencies order ops
             }
             std::set<uint32_t> seen;
             for (uint32_t d : resolved[i])
