@@ -300,6 +300,7 @@ function(ai_fabric_write_build_lists)
     WRITE ${CMAKE_BINARY_DIR}/ai-fabric-build-lists.txt
     "sources=${ai_fabric_sources}\nheaders=${ai_fabric_headers}\n"
     "tests=${ai_fabric_test_sources};${ai_fabric_ns3_test_adapter}\nprograms=${programs}\n"
+    "protos=${ai_fabric_proto_files}\n"
   )
 endfunction()
 
