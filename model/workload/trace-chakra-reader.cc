@@ -172,6 +172,20 @@ String(const Reader& r, const pb::Attribute& a)
 }
 
 bool
+IsUtf8(const std::string& s)
+{
+    try
+    {
+        (void)nlohmann::json(s).dump();
+        return true;
+    }
+    catch (const nlohmann::json::exception&)
+    {
+        return false;
+    }
+}
+
+bool
 CollectiveKindFromChakra(uint64_t type, WorkloadOpKind* kind)
 {
     switch (type)
@@ -255,6 +269,10 @@ DecodeNode(const Reader& r, const pb::Node& n, uint32_t rank, uint32_t numRanks,
         else if (k == "pg_name")
         {
             c->pg = String(r, a);
+            if (!IsUtf8(c->pg))
+            {
+                r.Fail(k, "not UTF-8 text (protobuf's string type, which ASTRA-sim reads)");
+            }
         }
         else if (k == "involved_dim")
         {

@@ -109,7 +109,14 @@ ChakraTraceWriter::Serialize(const WorkloadTrace& trace)
     meta.set_version("0.0.4");
     pb::Attribute* table = meta.add_attr();
     table->set_name("process_groups");
-    table->set_string_val(groups.dump());
+    try
+    {
+        table->set_string_val(groups.dump());
+    }
+    catch (const nlohmann::json::exception&)
+    {
+        throw WorkloadError(trace.source, 0, "group", "a group name is not UTF-8 text");
+    }
 
     std::vector<std::string> out(trace.numRanks);
     for (uint32_t r = 0; r < trace.numRanks; ++r)
