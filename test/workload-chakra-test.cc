@@ -209,6 +209,7 @@ TEST(WorkloadChakra, MalformedFixtures)
         {"bad-involved-dim", "0", "involved_dim", "record 2: a subset of ASTRA-sim's"},
         {"bad-size-type", "0", "comm_size", "record 2: expected an integer value"},
         {"bad-empty", "0", "", "record 0: empty file"},
+        {"bad-pg-utf8", "0", "pg_name", "record 2: not UTF-8 text"},
     };
     for (const auto& c : cases)
     {

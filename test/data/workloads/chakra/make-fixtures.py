@@ -163,6 +163,8 @@ def main():
         1, 'ar', COMM_COLL_NODE, data=[0],
         attrs=[attr('comm_type', i64=ALL_REDUCE), attr('comm_size', s='1MiB')])]))
     write('bad-empty', two_ranks(b''))
+    write('bad-pg-utf8', two_ranks([metadata(), comp(0, 'fwd', 1),
+                                    coll(1, 'ar', ALL_REDUCE, 1024, data=[0], pg=b'tp\xb1')]))
 
 
 if __name__ == '__main__':
