@@ -22,7 +22,7 @@ namespace
 
 namespace pb = aifabric::chakra;
 
-/// ASTRA-sim looks communicators up by number in its group file: the group index + 1.
+/// ASTRA-sim looks pg_name up among its group file's keys; numbered as in its examples.
 std::string
 PgName(int32_t group)
 {
