@@ -25,7 +25,7 @@ set(AI_FABRIC_MODEL_INCLUDE_DIR ${CMAKE_BINARY_DIR}/include-model)
 set(AI_FABRIC_MODULE_ROOT ${CMAKE_CURRENT_SOURCE_DIR})
 
 set(ai_fabric_install_hint
-    "apt-get install libns3-dev ns3 libgsl-dev libsqlite3-dev libboost-dev libboost-graph-dev nlohmann-json3-dev googletest libgtest-dev libbenchmark-dev"
+    "apt-get install libns3-dev ns3 libgsl-dev libsqlite3-dev libboost-dev libboost-graph-dev nlohmann-json3-dev libprotobuf-dev protobuf-compiler googletest libgtest-dev libbenchmark-dev"
 )
 
 # Debian's ns3Config.cmake fails with pages of errors when files it references
@@ -300,6 +300,7 @@ function(ai_fabric_write_build_lists)
     WRITE ${CMAKE_BINARY_DIR}/ai-fabric-build-lists.txt
     "sources=${ai_fabric_sources}\nheaders=${ai_fabric_headers}\n"
     "tests=${ai_fabric_test_sources};${ai_fabric_ns3_test_adapter}\nprograms=${programs}\n"
+    "protos=${ai_fabric_proto_files}\n"
   )
 endfunction()
 

@@ -4,6 +4,7 @@
  * Replays a training workload on a cluster built from the shared cluster flags, e.g.
  *   cluster-replay --preset=dgx-h100 --servers=2 --trace=job.trace --db=runs.db
  *   cluster-replay --trace=SimAI_example_microAllReduce.txt --format=simai --servers=1
+ *   cluster-replay --trace=job --format=chakra   (Chakra: job.0.et, job.1.et, ...)
  * Prints iteration times and exposed communication per parallelism kind and plane;
  * writes runs, nodes, links, flows, collectives and ops rows.  Exit status: 0 on
  * success, 1 on bad input (ScenarioRun: only a `failed` run row with the message),
@@ -21,6 +22,7 @@
 #include "ns3/scenario-run.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/trace-chakra.h"
 #include "ns3/trace-goal.h"
 #include "ns3/trace-native.h"
 #include "ns3/trace-simai.h"
@@ -30,6 +32,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 using namespace ns3;
@@ -65,7 +68,7 @@ ClusterReplay(ScenarioRun& run, int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cluster.AddCommandLineArguments(cmd);
     cmd.AddValue("trace", "workload file", tracePath);
-    cmd.AddValue("format", "native, simai or goal", format);
+    cmd.AddValue("format", "native, simai, goal or chakra (--trace=PREFIX of PREFIX.r.et)", format);
     cmd.AddValue("db", "results database (empty: none)", db);
     cmd.AddValue("label", "label of the runs row", label);
     cmd.AddValue("seed", "RNG seed", seed);
@@ -128,12 +131,20 @@ ClusterReplay(ScenarioRun& run, int argc, char* argv[])
         {
             trace = GoalScheduleImporter::ImportFile(tracePath);
         }
+        else if (format == "chakra")
+        {
+            // ASTRA-sim's communicator-group file, when our metadata table is absent
+            const std::string groups = tracePath + ".comm-groups.json";
+            trace = ChakraTraceImporter::ImportFiles(tracePath,
+                                                     std::ifstream(groups).good() ? groups
+                                                                                  : std::string());
+        }
         else
         {
             throw WorkloadError("command line",
                                 0,
                                 "format",
-                                "expected native, simai or goal, got '" + format + "'");
+                                "expected native, simai, goal or chakra, got '" + format + "'");
         }
         trace.CheckStorageNodes(cluster.GetConfig().storageNodes);
     }

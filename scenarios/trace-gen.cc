@@ -3,8 +3,10 @@
  *
  * Writes the native workload trace of a transformer training job, e.g.
  *   trace-gen --layers=96 --hidden=12288 --tp=8 --pp=8 --dp=2 --out=gpt3.trace
+ *   trace-gen --tp=2 --dp=2 --format=chakra --out=job   (job.0.et ... job.3.et, Chakra ET)
  */
 #include "ns3/command-line.h"
+#include "ns3/trace-chakra.h"
 #include "ns3/trace-native.h"
 #include "ns3/trace-transformer-gen.h"
 
@@ -18,6 +20,7 @@ main(int argc, char* argv[])
 {
     TransformerTraceConfig c;
     std::string out;
+    std::string format = "native";
     bool check = true;
     uint64_t bucketMiB = c.bucketBytes >> 20;
     CommandLine cmd(__FILE__);
@@ -60,7 +63,11 @@ main(int argc, char* argv[])
                  "synchronous checkpoint per rank and iteration to storage0",
                  c.checkpointBytes);
     cmd.AddValue("check", "parse the generated trace before writing it", check);
-    cmd.AddValue("out", "output file (default: standard output)", out);
+    cmd.AddValue("format",
+                 "native (one text file) or chakra (PREFIX.r.et per rank and "
+                 "PREFIX.comm-groups.json, for ASTRA-sim)",
+                 format);
+    cmd.AddValue("out", "output file, or the prefix for chakra (default: standard output)", out);
     cmd.Parse(argc, argv);
     c.bucketBytes = bucketMiB << 20;
 
@@ -68,6 +75,23 @@ main(int argc, char* argv[])
     {
         TransformerTraceGenerator gen(c);
         const std::string text = gen.Generate();
+        if (format == "chakra")
+        {
+            if (out.empty())
+            {
+                throw InputError::Flag("out", "--format=chakra writes files: give --out=PREFIX");
+            }
+            WorkloadTrace t = NativeTraceParser::ParseString(text, out);
+            ChakraTraceWriter::WriteFiles(t, out);
+            std::cerr << "trace-gen: " << t.numRanks << " ranks, " << t.CountOps() << " ops -> "
+                      << ChakraFileName(out, 0) << " ... " << ChakraFileName(out, t.numRanks - 1)
+                      << "\n";
+            return 0;
+        }
+        if (format != "native")
+        {
+            throw InputError::Flag("format", "expected native or chakra, got '" + format + "'");
+        }
         if (check)
         {
             WorkloadTrace t = NativeTraceParser::ParseString(text, out.empty() ? "trace-gen" : out);
@@ -88,7 +112,7 @@ main(int argc, char* argv[])
             return 1;
         }
     }
-    catch (const WorkloadError& e)
+    catch (const InputError& e)
     {
         std::cerr << e.what() << "\n";
         return 1;

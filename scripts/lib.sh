@@ -19,6 +19,7 @@ AI_FABRIC_PACKAGES=(
     libsqlite3-dev sqlite3 libjemalloc-dev
     googletest libgtest-dev libbenchmark-dev
     nlohmann-json3-dev
+    libprotobuf-dev protobuf-compiler
     python3 python3-matplotlib
     tshark
     clang-format
