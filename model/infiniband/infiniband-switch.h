@@ -6,7 +6,9 @@
 
 #include "ns3/credit-link-watchdog.h"
 #include "ns3/credit-switch.h"
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
+#include "ns3/switch-reduction-engine.h"
 
 #include <array>
 #include <string>
@@ -35,6 +37,16 @@ namespace ns3
  *
  * Ports are numbered as in IBA from 1; CreditSwitch port index = IB port - 1
  * when ports are added in port order (InfinibandHelper does so).
+ *
+ * SHARP (SharpEnabled; NVIDIA Quantum-2 class, SHARPv3): the switch is an aggregation
+ * node for the groups registered on it (RegisterSharpGroup, member HCA LIDs).  A packet
+ * addressed to the switch's own LID with an InfinibandSharpTag is a member's contribution
+ * to (group, chunk): held out of the forwarding path, still in its input buffer, until
+ * every member's came, then each becomes the reduced chunk for the member it came from
+ * (LRH DLID = member, SLID = switch, BTH DestQP = the tag's result QP) and leaves through
+ * the switch's engine (SwitchReductionEngine, shared with NvSwitch's NVLS): at most
+ * SharpEngineRatePerPort towards each member, SharpEngineLatency after the chunk is in.
+ * Single-level aggregation: every member hangs off this switch.
  */
 class InfinibandSwitch : public CreditSwitch
 {
@@ -63,6 +75,17 @@ class InfinibandSwitch : public CreditSwitch
 
     uint64_t GetFecnMarked() const;
 
+    bool SupportsSharp() const;
+    /// Empty, or why (group, member LIDs) cannot be an aggregation group of this switch.
+    std::string CheckSharpGroup(uint32_t groupId, const std::vector<uint32_t>& memberLids) const;
+    /// Aborts with CheckSharpGroup's message.
+    void RegisterSharpGroup(uint32_t groupId, const std::vector<uint32_t>& memberLids);
+    uint64_t GetSharpReducedChunks() const;
+
+    void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail) override;
+    /// SHARP contributions held until their chunk is complete or in the engine's latency.
+    uint64_t GetHeldPackets() const override;
+
   protected:
     void DoDispose() override;
     void NotifyConstructionCompleted() override;
@@ -81,6 +104,8 @@ class InfinibandSwitch : public CreditSwitch
     std::string GetDefaultSlToVl() const;
     void OnForward(Ptr<const Packet> packet, uint32_t inPort, uint32_t outPort);
     void RewriteVcrc(Ptr<Packet> packet);
+    /// A contribution (addressed to this switch, tagged): held, or the chunk reduced.
+    void ReceiveSharp(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail);
 
     uint16_t m_lid;
     bool m_adaptive;
@@ -99,6 +124,10 @@ class InfinibandSwitch : public CreditSwitch
     std::vector<uint32_t> m_overThresholdCount;
     uint64_t m_fecnMarked;
     std::vector<uint8_t> m_scratch;
+    bool m_sharp;
+    DataRate m_sharpEngineRatePerPort; //!< 0 = unlimited
+    Time m_sharpEngineLatency;
+    SwitchReductionEngine m_sharpEngine;
 };
 
 } // namespace ns3
