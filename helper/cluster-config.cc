@@ -485,11 +485,12 @@ ClusterConfig::MakeEndpoint(std::string* error) const
                           "Quantum-2 class switches with SHARPv3");
         }
         const ClusterIbShape shape = ClusterIbShape::Compute(*this);
-        if (v == 1 && shape.tiers > 1)
+        if (v == 1 && shape.tiers > 1 && shape.leavesPerRail > 1)
         {
-            return refuse("NCCL_COLLNET_ENABLE=1: the rails span " + std::to_string(shape.tiers) +
-                          " switch tiers, and only single-switch SHARP aggregation (one tier, "
-                          "every HCA on one switch) is modelled");
+            return refuse("NCCL_COLLNET_ENABLE=1: each rail spans " +
+                          std::to_string(shape.leavesPerRail) +
+                          " leaf switches, and only single-switch SHARP aggregation (every HCA "
+                          "of a rail on one leaf) is modelled");
         }
         e->SetAttribute("CollNetEnable", BooleanValue(v == 1));
     }

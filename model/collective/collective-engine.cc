@@ -838,13 +838,17 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         }
         else if (algorithm == Algo::CollNetChain)
         {
+            // One chain per channel, each with its own head: at least one channel per local
+            // rank, so that every GPU's NIC carries its share (NCCL: a head per NIC).
             const auto domains = Domains(call);
             const uint32_t depth = domains.front().size();
+            CollectiveSplit chains = split;
+            chains.numChannels = std::max(split.numChannels, depth);
             CollNetChainAllReduce(s,
                                   domains,
                                   bytes,
-                                  split,
-                                  CollNetChainChunkBytes(bytes, split.numChannels, depth));
+                                  chains,
+                                  CollNetChainChunkBytes(bytes, chains.numChannels, depth));
         }
         break;
     case CollectiveKind::AllGather:
