@@ -340,6 +340,14 @@ CollectiveEngine::CollNetRefusal(const CollectiveCall& call,
             return "needs the same number of ranks in every domain";
         }
     }
+    for (uint32_t r : call.ranks)
+    {
+        // A SHARP operation is started in one process for all its members.
+        if (m_transport->GetSystemOf(r) != m_transport->GetSystemOf(call.ranks.front()))
+        {
+            return "needs the whole group in one process (a distributed run splits its rails)";
+        }
+    }
     for (uint32_t i = 0; i < domains.front().size(); ++i)
     {
         std::vector<uint32_t> rail;
@@ -349,8 +357,8 @@ CollectiveEngine::CollNetRefusal(const CollectiveCall& call,
         }
         if (FindInSwitchPlane(rail, true) < 0)
         {
-            return "needs in-network reduction (SHARP-capable InfinibandSwitch, SharpEnabled) "
-                   "under every rail; no plane offers it over the rail of rank " +
+            return "needs in-network reduction (SHARP switches: --sharp, InfinibandSwitch "
+                   "SharpEnabled) under every rail; no plane offers it over the rail of rank " +
                    std::to_string(rail.front()) + " of group " + call.groupName;
         }
     }
