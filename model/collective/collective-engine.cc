@@ -340,6 +340,12 @@ CollectiveEngine::CollNetRefusal(const CollectiveCall& call,
             return "needs the same number of ranks in every domain";
         }
     }
+    // NCCL (enqueue.cc): CollNet only up to NCCL_MAX_DIRECT_ARITY + 1 = 8 local GPUs.
+    if (domains.front().size() > 8)
+    {
+        return "runs at most 8 ranks per domain (NCCL_MAX_DIRECT_ARITY + 1); the domains have " +
+               std::to_string(domains.front().size());
+    }
     for (uint32_t r : call.ranks)
     {
         // A SHARP operation is started in one process for all its members.
