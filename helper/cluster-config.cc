@@ -485,12 +485,12 @@ ClusterConfig::MakeEndpoint(std::string* error) const
                           "Quantum-2 class switches with SHARPv3");
         }
         const ClusterIbShape shape = ClusterIbShape::Compute(*this);
-        if (v == 1 && shape.tiers > 1 && shape.leavesPerRail > 1)
+        if (v == 1 && shape.tiers > 2 && shape.leavesPerRail > 1)
         {
             return refuse("NCCL_COLLNET_ENABLE=1: each rail spans " +
                           std::to_string(shape.leavesPerRail) +
-                          " leaf switches, and only single-switch SHARP aggregation (every HCA "
-                          "of a rail on one leaf) is modelled");
+                          " leaf switches of a three-tier fabric, and SHARP aggregation trees "
+                          "of more than two levels (leaf, spine) are not modelled");
         }
         e->SetAttribute("CollNetEnable", BooleanValue(v == 1));
     }

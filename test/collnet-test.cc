@@ -175,7 +175,7 @@ TEST_F(CollNetTest, SharpPlaneReducesARailInItsLeafSwitch)
     Reset();
     Build(2, true);
     EXPECT_TRUE(m_ib->CanReduceInSwitch({0, 8}));
-    EXPECT_FALSE(m_ib->CanReduceInSwitch({0, 1})); // rails 0 and 1: two leaves
+    EXPECT_FALSE(m_ib->CanReduceInSwitch({0, 0}));
     EXPECT_FALSE(m_ib->CanReduceInSwitch({0}));
     std::vector<uint32_t> done;
     Time last;
@@ -199,6 +199,66 @@ TEST_F(CollNetTest, SharpPlaneReducesARailInItsLeafSwitch)
     std::cout << "SHARP 4 MiB over a rail of 2: " << sim_us << " us, model " << model_us << "\n";
     EXPECT_GE(sim_us, model_us);
     EXPECT_LE(sim_us, model_us * 1.03); // +3 %: first packet up, last packet down
+}
+
+// A two-level tree: 8 one-GPU servers under radix-4 switches put the rail's HCAs on four
+// leaves (2 each) below two spines; each leaf aggregates its two members and sends one
+// aggregate to the root spine, which returns the result to the four leaves, each
+// multicasting it to its members.  Every rank gets the whole 4 MiB back, every switch of the
+// tree reduces every packet once (4 leaves + the root), the links balance (conservation), and
+// the time is
+// still 4 MiB at the HCA's payload rate (a spine link carries one leaf's aggregate, the
+// same rate as one member's), 0 / +5 % (two more hops each way).
+TEST_F(CollNetTest, SharpTwoLevelTreeThroughASpine)
+{
+    ClusterConfig c;
+    ASSERT_EQ(c.ApplyPreset("dgx-h100"), "");
+    c.servers = 8;
+    c.gpusPerServer = 1;
+    c.ibSwitchRadix = 4;
+    c.endpoint = "ideal";
+    c.sharp = true;
+    ASSERT_EQ(c.Validate(), "");
+    ASSERT_EQ(ClusterIbShape::Compute(c).tiers, 2u);
+    ASSERT_EQ(ClusterIbShape::Compute(c).leavesPerRail, 4u);
+    m_cluster = std::make_unique<ClusterHelper>(c);
+    m_cluster->SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
+    ASSERT_EQ(m_cluster->TryBuild(), "");
+    m_transport = m_cluster->InstallTransport("world");
+    for (uint32_t i = 0; i < m_transport->GetNPlanes(); ++i)
+    {
+        if (auto ib = DynamicCast<InfinibandTransportPlane>(m_transport->GetPlane(i)))
+        {
+            m_ib = ib;
+        }
+    }
+    ASSERT_TRUE(m_ib);
+    const std::vector<uint32_t> ranks = {0, 1, 2, 3, 4, 5, 6, 7};
+    ASSERT_TRUE(m_ib->CanReduceInSwitch(ranks));
+    std::vector<uint32_t> done;
+    Time last;
+    const uint64_t bytes = 4 * MiB;
+    m_ib->StartInSwitch(InSwitchReductionPlane::Op::AllReduce,
+                        ranks,
+                        bytes,
+                        Callback<void, uint32_t>([&done, &last](uint32_t r) {
+                            done.push_back(r);
+                            last = Simulator::Now();
+                        }));
+    Simulator::Run();
+    std::sort(done.begin(), done.end());
+    EXPECT_EQ(done, ranks);
+    const uint64_t packet =
+        AdaptivePacketBytes(bytes, m_ib->GetMaxPayloadBytes(), m_ib->GetMaxBurstBytes(), 32);
+    EXPECT_EQ(SharpReducedChunks(), 5 * ((bytes + packet - 1) / packet));
+    const CreditLinkConservationReport report = m_cluster->CheckConservation(true);
+    EXPECT_TRUE(report.Ok()) << report.Describe();
+    const double model_us = bytes / (m_ib->GetLineRate_gbyte_per_s(0) * 1e3);
+    const double sim_us = last.GetSeconds() * 1e6;
+    std::cout << "SHARP 4 MiB, two-level tree of 8: " << sim_us << " us, model " << model_us
+              << "\n";
+    EXPECT_GE(sim_us, model_us);
+    EXPECT_LE(sim_us, model_us * 1.05);
 }
 
 // CollNetDirect on 2 and 4 servers with 100 Gb/s HCAs: the network binds (each GPU's NVLink

@@ -27,7 +27,7 @@ InfinibandSharpTag::GetInstanceTypeId() const
 uint32_t
 InfinibandSharpTag::GetSerializedSize() const
 {
-    return 12;
+    return 13;
 }
 
 void
@@ -36,6 +36,7 @@ InfinibandSharpTag::Serialize(TagBuffer buffer) const
     buffer.WriteU32(group);
     buffer.WriteU32(chunk);
     buffer.WriteU32(resultQp);
+    buffer.WriteU8(down ? 1 : 0);
 }
 
 void
@@ -44,12 +45,14 @@ InfinibandSharpTag::Deserialize(TagBuffer buffer)
     group = buffer.ReadU32();
     chunk = buffer.ReadU32();
     resultQp = buffer.ReadU32();
+    down = buffer.ReadU8() != 0;
 }
 
 void
 InfinibandSharpTag::Print(std::ostream& os) const
 {
-    os << "sharp group=" << group << " chunk=" << chunk << " qp=" << resultQp;
+    os << "sharp group=" << group << " chunk=" << chunk << " qp=" << resultQp
+       << (down ? " down" : " up");
 }
 
 } // namespace ns3

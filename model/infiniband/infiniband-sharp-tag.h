@@ -16,7 +16,8 @@ namespace ns3
  * What a SHARP aggregation packet carries beyond its RC headers: the aggregation group,
  * the chunk (in packet units, equal at every member) and the QP the result goes back to.
  * Rides as a PacketTag: the real SHARP header is not charged on the wire (an assumption,
- * like the NVLS fields of NvLinkHeader).  Sent by a member to its switch's LID.
+ * like the NVLS fields of NvLinkHeader).  Sent by a member to its switch's LID, by a leaf
+ * to its parent (an aggregate), by a parent down to a leaf (a result).
  */
 class InfinibandSharpTag : public Tag
 {
@@ -31,6 +32,7 @@ class InfinibandSharpTag : public Tag
     uint32_t group{0};
     uint32_t chunk{0};
     uint32_t resultQp{0};
+    bool down{false}; //!< a result going down the aggregation tree, else a contribution
 };
 
 } // namespace ns3

@@ -112,7 +112,8 @@ InfinibandSwitch::InfinibandSwitch()
       m_fecnMarked(0),
       m_sharp(false),
       m_sharpEngineRatePerPort(DataRate(0)),
-      m_sharpEngineLatency(Time(0))
+      m_sharpEngineLatency(Time(0)),
+      m_sharpAbsorbed(0)
 {
 }
 
@@ -133,6 +134,7 @@ InfinibandSwitch::DoDispose()
     NS_LOG_FUNCTION(this);
     m_slToVl.clear();
     m_sharpEngine.Clear();
+    m_sharpParent.clear();
     CreditSwitch::DoDispose();
 }
 
@@ -413,12 +415,15 @@ InfinibandSwitch::CheckSharpGroup(uint32_t groupId, const std::vector<uint32_t>&
 }
 
 void
-InfinibandSwitch::RegisterSharpGroup(uint32_t groupId, const std::vector<uint32_t>& memberLids)
+InfinibandSwitch::RegisterSharpGroup(uint32_t groupId,
+                                     const std::vector<uint32_t>& memberLids,
+                                     uint16_t parentLid)
 {
-    NS_LOG_FUNCTION(this << groupId << memberLids.size());
+    NS_LOG_FUNCTION(this << groupId << memberLids.size() << parentLid);
     const std::string error = CheckSharpGroup(groupId, memberLids);
     NS_ABORT_MSG_IF(!error.empty(), "InfinibandSwitch::RegisterSharpGroup: " << error);
     m_sharpEngine.RegisterGroup(groupId, memberLids);
+    m_sharpParent[groupId] = parentLid;
 }
 
 uint64_t
@@ -433,6 +438,12 @@ InfinibandSwitch::GetHeldPackets() const
     return m_sharpEngine.GetHeldPackets();
 }
 
+int64_t
+InfinibandSwitch::GetNetAbsorbedPackets() const
+{
+    return m_sharpAbsorbed;
+}
+
 void
 InfinibandSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail)
 {
@@ -443,11 +454,80 @@ InfinibandSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t 
         InfinibandSharpTag tag;
         if (lrh.GetDlid() == m_lid && packet->PeekPacketTag(tag))
         {
-            ReceiveSharp(inPort, packet, vc, tail);
+            if (tag.down)
+            {
+                ReceiveSharpResult(inPort, packet, vc, tail);
+            }
+            else
+            {
+                ReceiveSharp(inPort, packet, vc, tail);
+            }
             return;
         }
     }
     CreditSwitch::ReceiveFromPort(inPort, packet, vc, tail);
+}
+
+uint32_t
+InfinibandSwitch::SharpPayload(uint32_t size)
+{
+    return size - InfinibandLrh::SIZE_BYTES - InfinibandBth::SIZE_BYTES -
+           InfinibandIcrc::SIZE_BYTES - InfinibandVcrc::SIZE_BYTES;
+}
+
+void
+InfinibandSwitch::Readdress(Ptr<Packet> p,
+                            uint32_t inPort,
+                            uint16_t dlid,
+                            const InfinibandSharpTag& tag) const
+{
+    InfinibandVcrc vcrc;
+    p->RemoveTrailer(vcrc);
+    InfinibandIcrc icrc;
+    p->RemoveTrailer(icrc);
+    InfinibandLrh h;
+    p->RemoveHeader(h);
+    InfinibandBth bth;
+    p->RemoveHeader(bth);
+    h.SetDlid(dlid);
+    h.SetSlid(m_lid);
+    bth.SetDestQp(tag.resultQp);
+    p->AddHeader(bth);
+    p->AddHeader(h);
+    InfinibandSharpTag old;
+    p->RemovePacketTag(old);
+    p->AddPacketTag(tag);
+    BooleanValue crcs;
+    GetPort(inPort)->GetAttribute("ComputeCrcs", crcs);
+    if (crcs.Get())
+    {
+        InfinibandAddCrcs(p);
+    }
+    else
+    {
+        p->AddTrailer(icrc);
+        p->AddTrailer(vcrc);
+    }
+}
+
+void
+InfinibandSwitch::EmitSharp(std::vector<SwitchReductionEngine::Result>&& results)
+{
+    m_sharpEngine.Emit(std::move(results),
+                       m_sharpEngineLatency,
+                       [this](std::vector<SwitchReductionEngine::Result>& rs) {
+                           for (auto& r : rs)
+                           {
+                               if (r.holdsInput)
+                               {
+                                   CreditSwitch::ReceiveFromPort(r.inPort, r.packet, r.vc, r.tail);
+                               }
+                               else
+                               {
+                                   ForwardCopy(r.inPort, r.packet, r.vc, r.tail);
+                               }
+                           }
+                       });
 }
 
 void
@@ -485,61 +565,80 @@ InfinibandSwitch::ReceiveSharp(uint32_t inPort, Ptr<Packet> packet, uint32_t vc,
     for (const auto& held : all)
     {
         reducedTail = std::max(reducedTail, held.tail);
-    }
-    const uint32_t bytes = all[0].packet->GetSize();
-    std::vector<SwitchReductionEngine::Result> results;
-    for (uint32_t i = 0; i < all.size(); ++i)
-    {
-        SwitchReductionEngine::Held held = std::move(all[i]);
-        NS_ABORT_MSG_IF(held.packet->GetSize() != bytes,
+        NS_ABORT_MSG_IF(held.packet->GetSize() != all[0].packet->GetSize(),
                         "InfinibandSwitch: SHARP group " << tag.group << " chunk " << tag.chunk
                                                          << " contributions differ in size ("
                                                          << held.packet->GetSize() << " vs "
-                                                         << bytes << " B)");
-        // The result to the member this contribution came from, in its input buffer.
-        const uint32_t memberLid = group->members[i];
-        Ptr<Packet> p = held.packet;
-        InfinibandVcrc vcrc;
-        p->RemoveTrailer(vcrc);
-        InfinibandIcrc icrc;
-        p->RemoveTrailer(icrc);
-        InfinibandLrh h;
-        p->RemoveHeader(h);
-        InfinibandBth bth;
-        p->RemoveHeader(bth);
-        h.SetDlid(static_cast<uint16_t>(memberLid));
-        h.SetSlid(m_lid);
-        bth.SetDestQp(tag.resultQp);
-        p->AddHeader(bth);
-        p->AddHeader(h);
-        BooleanValue crcs;
-        GetPort(held.inPort)->GetAttribute("ComputeCrcs", crcs);
-        if (crcs.Get())
-        {
-            InfinibandAddCrcs(p);
-        }
-        else
-        {
-            p->AddTrailer(icrc);
-            p->AddTrailer(vcrc);
-        }
-        const double rate = static_cast<double>(m_sharpEngineRatePerPort.GetBitRate());
-        const Time out =
-            m_sharpEngine.EngineTail(memberLid,
-                                     rate,
-                                     bytes - InfinibandLrh::SIZE_BYTES - InfinibandBth::SIZE_BYTES -
-                                         InfinibandIcrc::SIZE_BYTES - InfinibandVcrc::SIZE_BYTES,
-                                     reducedTail);
-        results.push_back(SwitchReductionEngine::Result{p, held.inPort, held.vc, out, true});
+                                                         << all[0].packet->GetSize() << " B)");
     }
-    m_sharpEngine.Emit(std::move(results),
-                       m_sharpEngineLatency,
-                       [this](std::vector<SwitchReductionEngine::Result>& rs) {
-                           for (auto& r : rs)
-                           {
-                               CreditSwitch::ReceiveFromPort(r.inPort, r.packet, r.vc, r.tail);
-                           }
-                       });
+    const uint32_t payload = SharpPayload(all[0].packet->GetSize());
+    const double rate = static_cast<double>(m_sharpEngineRatePerPort.GetBitRate());
+    const uint16_t parent = m_sharpParent[tag.group];
+    std::vector<SwitchReductionEngine::Result> results;
+    if (parent != 0)
+    {
+        // Not the root: one aggregate up, in the first contribution's input buffer; the
+        // others are read and released.
+        for (uint32_t i = 1; i < all.size(); ++i)
+        {
+            GetPort(all[i].inPort)->ReleaseReceiveBuffer(all[i].vc, all[i].packet->GetSize());
+            m_sharpAbsorbed++;
+        }
+        Readdress(all[0].packet, all[0].inPort, parent, tag);
+        results.push_back(SwitchReductionEngine::Result{
+            all[0].packet,
+            all[0].inPort,
+            all[0].vc,
+            m_sharpEngine.EngineTail(parent, rate, payload, reducedTail),
+            true});
+        EmitSharp(std::move(results));
+        return;
+    }
+    // The root: the reduced chunk to every member, each in its contribution's input buffer.
+    InfinibandSharpTag down = tag;
+    down.down = true;
+    for (uint32_t i = 0; i < all.size(); ++i)
+    {
+        const uint32_t memberLid = group->members[i];
+        Readdress(all[i].packet, all[i].inPort, static_cast<uint16_t>(memberLid), down);
+        results.push_back(SwitchReductionEngine::Result{
+            all[i].packet,
+            all[i].inPort,
+            all[i].vc,
+            m_sharpEngine.EngineTail(memberLid, rate, payload, reducedTail),
+            true});
+    }
+    EmitSharp(std::move(results));
+}
+
+void
+InfinibandSwitch::ReceiveSharpResult(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail)
+{
+    InfinibandSharpTag tag;
+    packet->PeekPacketTag(tag);
+    const SwitchReductionEngine::Group* group = m_sharpEngine.FindGroup(tag.group);
+    NS_ABORT_MSG_IF(!group,
+                    "InfinibandSwitch LID " << m_lid << ": SHARP result of group " << tag.group
+                                            << ", which is not registered");
+    const uint32_t payload = SharpPayload(packet->GetSize());
+    const double rate = static_cast<double>(m_sharpEngineRatePerPort.GetBitRate());
+    std::vector<SwitchReductionEngine::Result> results;
+    for (uint32_t i = 0; i < group->members.size(); ++i)
+    {
+        // The first child gets the packet (holding its input buffer), the others copies.
+        const bool first = i == 0;
+        Ptr<Packet> p = first ? packet : packet->Copy();
+        const uint32_t child = group->members[i];
+        Readdress(p, inPort, static_cast<uint16_t>(child), tag);
+        results.push_back(
+            SwitchReductionEngine::Result{p,
+                                          inPort,
+                                          vc,
+                                          m_sharpEngine.EngineTail(child, rate, payload, tail),
+                                          first});
+    }
+    m_sharpAbsorbed -= static_cast<int64_t>(group->members.size()) - 1;
+    EmitSharp(std::move(results));
 }
 
 } // namespace ns3

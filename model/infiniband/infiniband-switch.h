@@ -7,6 +7,7 @@
 #include "ns3/credit-link-watchdog.h"
 #include "ns3/credit-switch.h"
 #include "ns3/data-rate.h"
+#include "ns3/infiniband-sharp-tag.h"
 #include "ns3/nstime.h"
 #include "ns3/switch-reduction-engine.h"
 
@@ -46,7 +47,9 @@ namespace ns3
  * (LRH DLID = member, SLID = switch, BTH DestQP = the tag's result QP) and leaves through
  * the switch's engine (SwitchReductionEngine, shared with NvSwitch's NVLS): at most
  * SharpEngineRatePerPort towards each member, SharpEngineLatency after the chunk is in.
- * Single-level aggregation: every member hangs off this switch.
+ * In a two-level tree (a group registered with a parent) a leaf's complete chunk goes up
+ * as one aggregate to the parent's LID (the children's contributions are absorbed), and
+ * the parent's result, coming down to the leaf's LID, is multicast to its children.
  */
 class InfinibandSwitch : public CreditSwitch
 {
@@ -78,13 +81,17 @@ class InfinibandSwitch : public CreditSwitch
     bool SupportsSharp() const;
     /// Empty, or why (group, member LIDs) cannot be an aggregation group of this switch.
     std::string CheckSharpGroup(uint32_t groupId, const std::vector<uint32_t>& memberLids) const;
-    /// Aborts with CheckSharpGroup's message.
-    void RegisterSharpGroup(uint32_t groupId, const std::vector<uint32_t>& memberLids);
+    /// Aborts with CheckSharpGroup's message.  Members: HCA LIDs or child switches' LIDs;
+    /// \p parentLid: the switch this one's aggregates go up to (0: this is the root).
+    void RegisterSharpGroup(uint32_t groupId,
+                            const std::vector<uint32_t>& memberLids,
+                            uint16_t parentLid = 0);
     uint64_t GetSharpReducedChunks() const;
 
     void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail) override;
     /// SHARP contributions held until their chunk is complete or in the engine's latency.
     uint64_t GetHeldPackets() const override;
+    int64_t GetNetAbsorbedPackets() const override;
 
   protected:
     void DoDispose() override;
@@ -106,6 +113,17 @@ class InfinibandSwitch : public CreditSwitch
     void RewriteVcrc(Ptr<Packet> packet);
     /// A contribution (addressed to this switch, tagged): held, or the chunk reduced.
     void ReceiveSharp(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail);
+    /// The parent's result of a chunk, down to every child.
+    void ReceiveSharpResult(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail);
+    /// \p packet readdressed (LRH DLID, SLID = this switch, BTH DestQP, the tag), CRCs
+    /// recomputed when its input port computes them.
+    void Readdress(Ptr<Packet> packet,
+                   uint32_t inPort,
+                   uint16_t dlid,
+                   const InfinibandSharpTag& tag) const;
+    /// Payload bytes of a SHARP packet of \p size wire bytes.
+    static uint32_t SharpPayload(uint32_t size);
+    void EmitSharp(std::vector<SwitchReductionEngine::Result>&& results);
 
     uint16_t m_lid;
     bool m_adaptive;
@@ -128,6 +146,8 @@ class InfinibandSwitch : public CreditSwitch
     DataRate m_sharpEngineRatePerPort; //!< 0 = unlimited
     Time m_sharpEngineLatency;
     SwitchReductionEngine m_sharpEngine;
+    std::unordered_map<uint32_t, uint16_t> m_sharpParent; //!< group -> parent LID (0: root)
+    int64_t m_sharpAbsorbed;
 };
 
 } // namespace ns3

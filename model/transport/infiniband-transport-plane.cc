@@ -296,32 +296,83 @@ InfinibandTransportPlane::SharpSwitch(uint32_t rank) const
     return sw && sw->SupportsSharp() ? sw : nullptr;
 }
 
-bool
-InfinibandTransportPlane::CanReduceInSwitch(const std::vector<uint32_t>& ranks) const
+Ptr<InfinibandSwitch>
+InfinibandTransportPlane::SharpRoot(const std::vector<uint32_t>& ranks) const
 {
     if (ranks.size() < 2)
     {
-        return false;
+        return nullptr;
     }
     std::set<const InfinibandNetDevice*> hcas;
-    Ptr<InfinibandSwitch> first;
+    std::vector<Ptr<InfinibandSwitch>> leaves;
     for (uint32_t r : ranks)
     {
         Ptr<InfinibandSwitch> sw = SharpSwitch(r);
-        // Each member's own HCA (the switch tells members by LID), all on one switch: a
-        // single-level aggregation tree.
-        if (!sw || (first && sw != first) || m_ranks[r].shared->ranks.size() != 1 ||
+        // Each member's own HCA (the switch tells members by LID).
+        if (!sw || m_ranks[r].shared->ranks.size() != 1 ||
             !hcas.insert(PeekPointer(m_ranks[r].device)).second)
         {
-            return false;
+            return nullptr;
         }
-        first = sw;
+        if (std::find(leaves.begin(), leaves.end(), sw) == leaves.end())
+        {
+            leaves.push_back(sw);
+        }
     }
-    return true;
+    if (leaves.size() == 1)
+    {
+        return leaves.front(); // single level: the members' switch
+    }
+    // Two levels: a SHARP switch cabled to every leaf (a spine of a two-tier fat tree).
+    auto neighbours = [](Ptr<InfinibandSwitch> sw) {
+        std::set<Ptr<InfinibandSwitch>> out;
+        for (uint32_t i = 0; i < sw->GetNPorts(); ++i)
+        {
+            Ptr<CreditLinkNetDevice> peer = sw->GetPort(i)->GetPeer();
+            Ptr<InfinibandSwitch> n =
+                peer ? DynamicCast<InfinibandSwitch>(peer->GetSwitch()) : nullptr;
+            if (n && n->SupportsSharp())
+            {
+                out.insert(n);
+            }
+        }
+        return out;
+    };
+    std::set<Ptr<InfinibandSwitch>> common = neighbours(leaves.front());
+    for (std::size_t i = 1; i < leaves.size() && !common.empty(); ++i)
+    {
+        const std::set<Ptr<InfinibandSwitch>> n = neighbours(leaves[i]);
+        std::set<Ptr<InfinibandSwitch>> both;
+        for (const auto& sw : common)
+        {
+            if (n.count(sw))
+            {
+                both.insert(sw);
+            }
+        }
+        common = std::move(both);
+    }
+    if (common.empty())
+    {
+        return nullptr;
+    }
+    // The one with the lowest LID: every operation on these members takes the same root.
+    Ptr<InfinibandSwitch> root = *common.begin();
+    for (const auto& sw : common)
+    {
+        root = sw->GetLid() < root->GetLid() ? sw : root;
+    }
+    return root;
+}
+
+bool
+InfinibandTransportPlane::CanReduceInSwitch(const std::vector<uint32_t>& ranks) const
+{
+    return SharpRoot(ranks) != nullptr;
 }
 
 uint32_t
-InfinibandTransportPlane::SharpGroup(Ptr<InfinibandSwitch> sw, const std::vector<uint32_t>& ranks)
+InfinibandTransportPlane::SharpGroup(const std::vector<uint32_t>& ranks)
 {
     std::vector<uint32_t> lids;
     for (uint32_t r : ranks)
@@ -329,15 +380,32 @@ InfinibandTransportPlane::SharpGroup(Ptr<InfinibandSwitch> sw, const std::vector
         lids.push_back(m_ranks[r].lid);
     }
     std::sort(lids.begin(), lids.end());
-    auto key = std::make_pair(PeekPointer(sw), lids);
-    auto it = m_sharpGroups.find(key);
+    auto it = m_sharpGroups.find(lids);
     if (it != m_sharpGroups.end())
     {
         return it->second;
     }
     const uint32_t group = m_sharpGroupBase + static_cast<uint32_t>(m_sharpGroups.size());
-    sw->RegisterSharpGroup(group, lids);
-    m_sharpGroups.emplace(key, group);
+    Ptr<InfinibandSwitch> root = SharpRoot(ranks);
+    // Each leaf aggregates its members; with several leaves, each goes up to the root.
+    std::map<Ptr<InfinibandSwitch>, std::vector<uint32_t>> membersOf;
+    for (uint32_t r : ranks)
+    {
+        membersOf[SharpSwitch(r)].push_back(m_ranks[r].lid);
+    }
+    std::vector<uint32_t> leafLids;
+    for (auto& [leaf, members] : membersOf)
+    {
+        std::sort(members.begin(), members.end());
+        leaf->RegisterSharpGroup(group, members, leaf == root ? 0 : root->GetLid());
+        leafLids.push_back(leaf->GetLid());
+    }
+    if (!membersOf.count(root))
+    {
+        std::sort(leafLids.begin(), leafLids.end());
+        root->RegisterSharpGroup(group, leafLids, 0);
+    }
+    m_sharpGroups.emplace(lids, group);
     return group;
 }
 
@@ -355,7 +423,7 @@ InfinibandTransportPlane::StartInSwitch(Op op,
                                                                                << " ranks");
     const uint64_t id = m_nextSharpOp++;
     SharpOp& o = m_sharpOps[id];
-    o.group = SharpGroup(SharpSwitch(ranks.front()), ranks);
+    o.group = SharpGroup(ranks);
     o.ranks = ranks;
     o.bytes = bytes;
     o.packetBytes = AdaptivePacketBytes(bytes, GetMaxPayloadBytes(), GetMaxBurstBytes(), 32);

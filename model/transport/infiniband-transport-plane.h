@@ -29,7 +29,9 @@ namespace ns3
  *
  * In-network reduction (SHARP, NCCL's CollNet): an InSwitchReductionPlane whose
  * allreduce runs in the switch every member's HCA hangs off, when that switch is a SHARP
- * aggregation node (InfinibandSwitch SharpEnabled).  Every member streams its buffer to
+ * aggregation node (InfinibandSwitch SharpEnabled), or where the members' switches share
+ * a SHARP switch above them (a two-level tree: the leaves aggregate their members, the
+ * root the leaves).  Every member streams its buffer to
  * the switch's LID as RC packets of AdaptivePacketBytes(bytes, MTU, burst, 32) tagged
  * with the group and chunk (InfinibandSharpTag), at most SharpWindowBytes sent and not
  * yet back reduced; the switch returns each reduced chunk to each member on SharpQp.  A
@@ -62,7 +64,8 @@ class InfinibandTransportPlane : public TransportPlane, public InSwitchReduction
     uint32_t GetPacketOverheadBytes() const override;
     double GetLineRate_gbyte_per_s(uint32_t rank) const override;
 
-    /// Distinct ranks, each with an HCA of its own, all on one SharpEnabled switch.
+    /// Distinct ranks, each with an HCA of its own, on SharpEnabled switches: one, or
+    /// several leaves under a common SHARP switch (SharpRoot).
     bool CanReduceInSwitch(const std::vector<uint32_t>& ranks) const override;
     /// AllReduce only (SHARP's reduce-scatter and all-gather are not modelled).
     void StartInSwitch(Op op,
@@ -117,8 +120,11 @@ class InfinibandTransportPlane : public TransportPlane, public InSwitchReduction
 
     /// The SHARP switch of \p rank's HCA, or null.
     Ptr<InfinibandSwitch> SharpSwitch(uint32_t rank) const;
-    /// The aggregation group of \p ranks, registered on \p sw on first use.
-    uint32_t SharpGroup(Ptr<InfinibandSwitch> sw, const std::vector<uint32_t>& ranks);
+    /// The root of \p ranks' aggregation tree: their switch when all hang off one, else a
+    /// SHARP switch cabled to each of their switches (two levels); null when none.
+    Ptr<InfinibandSwitch> SharpRoot(const std::vector<uint32_t>& ranks) const;
+    /// The aggregation group of \p ranks, registered on its switches on first use.
+    uint32_t SharpGroup(const std::vector<uint32_t>& ranks);
     /// Sends \p rank's contributions while its HCA and window take them.
     void SharpPump(uint32_t rank);
     void SharpReceive(uint32_t rank, Ptr<Packet> packet);
@@ -134,7 +140,7 @@ class InfinibandTransportPlane : public TransportPlane, public InSwitchReduction
     uint32_t m_sharpQp;
     uint64_t m_sharpWindowBytes;
     uint32_t m_sharpGroupBase;
-    std::map<std::pair<const InfinibandSwitch*, std::vector<uint32_t>>, uint32_t> m_sharpGroups;
+    std::map<std::vector<uint32_t>, uint32_t> m_sharpGroups; //!< sorted member LIDs ->
     std::unordered_map<uint64_t, SharpOp> m_sharpOps;
     std::map<uint32_t, uint64_t> m_sharpOpOfChunk; //!< first chunk id -> operation
     std::unordered_map<uint32_t, SharpMember> m_sharpMembers;
