@@ -31,10 +31,10 @@ namespace ns3
  * allreduce runs in the switch every member's HCA hangs off, when that switch is a SHARP
  * aggregation node (InfinibandSwitch SharpEnabled), or where the members' switches share
  * a SHARP switch above them (a two-level tree: the leaves aggregate their members, the
- * root the leaves).  Every member streams its buffer to
- * the switch's LID as RC packets of AdaptivePacketBytes(bytes, MTU, burst, 32) tagged
- * with the group and chunk (InfinibandSharpTag), at most SharpWindowBytes sent and not
- * yet back reduced; the switch returns each reduced chunk to each member on SharpQp.  A
+ * root the leaves).  Every member streams its buffer to its switch's LID as RC packets
+ * of AdaptivePacketBytes(bytes, MTU, burst, 32) tagged with the group and chunk
+ * (InfinibandSharpTag), at most SharpWindowBytes sent and not yet back reduced; the
+ * switch returns each reduced chunk to each member on SharpQp.  A
  * member runs its operations in the order they were started, so every member feeds the
  * switch in the same order (no two operations wait for each other in its buffers).
  */
