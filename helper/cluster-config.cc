@@ -4,6 +4,7 @@
 #include "ns3/cluster-config.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/cluster-layout.h"
 #include "ns3/command-line.h"
 #include "ns3/infiniband-routing-engine.h"
@@ -313,6 +314,10 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
                  "distributed runs (mpirun): NVLink domains per process, domain-blocks "
                  "(default) or round-robin",
                  cli.partition);
+    cmd.AddValue("sharp",
+                 "the InfiniBand switches reduce in the network (SHARP, Quantum-2 class); "
+                 "needed for NCCL_COLLNET_ENABLE=1",
+                 cli.sharp);
 }
 
 std::string
@@ -402,6 +407,7 @@ ClusterConfig::ApplyCommandLine(std::string* field)
     {
         endpoint = o.endpoint;
     }
+    sharp = sharp || o.sharp;
     ReadNcclEnvironment();
     return Validate(field);
 }
@@ -472,11 +478,21 @@ ClusterConfig::MakeEndpoint(std::string* error) const
         {
             return refuse("NCCL_COLLNET_ENABLE=" + nccl.collNet + ": expected 0 or 1");
         }
-        if (v == 1)
+        if (v == 1 && !sharp)
         {
             return refuse("NCCL_COLLNET_ENABLE=1: CollNet reduces in the InfiniBand switches "
-                          "(SHARP), which this fabric model does not offer");
+                          "(SHARP), and this fabric's switches do not; add --sharp for "
+                          "Quantum-2 class switches with SHARPv3");
         }
+        const ClusterIbShape shape = ClusterIbShape::Compute(*this);
+        if (v == 1 && shape.tiers > 2 && shape.leavesPerRail > 1)
+        {
+            return refuse("NCCL_COLLNET_ENABLE=1: each rail spans " +
+                          std::to_string(shape.leavesPerRail) +
+                          " leaf switches of a three-tier fabric, and SHARP aggregation trees "
+                          "of more than two levels (leaf, spine) are not modelled");
+        }
+        e->SetAttribute("CollNetEnable", BooleanValue(v == 1));
     }
     for (auto [name, text, attribute] :
          {std::tuple<const char*, const std::string*, const char*>{"NCCL_MIN_NCHANNELS",
@@ -529,6 +545,10 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
 {
     p.Set("cluster.preset", preset);
     p.Set("cluster.endpoint", GetEndpointSet().name);
+    if (sharp)
+    {
+        p.Set("cluster.sharp", 1); // recorded only when on: runs without it keep their params
+    }
     // NCCL's variables change what runs: a run records those that were set.
     for (auto [name, value] : {std::pair<const char*, const std::string*>{"NCCL_ALGO", &nccl.algo},
                                {"NCCL_PROTO", &nccl.proto},

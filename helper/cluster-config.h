@@ -101,6 +101,9 @@ struct ClusterConfig
     /// GPU/NCCL endpoint parameter set (GpuEndpointSet): ideal, a100, h100, b200, or auto
     /// (the preset's GPU generation).
     std::string endpoint{"auto"};
+    /// The InfiniBand switches are SHARP aggregation nodes (NVIDIA Quantum-2 class,
+    /// SHARPv3): CollNet can reduce in them (NCCL_COLLNET_ENABLE=1).  Off by default.
+    bool sharp{false};
 
     /// NCCL's environment overrides (NcclEndpoint attributes), as a user sets them on a real
     /// system; ApplyCommandLine reads them from the environment.  "" = unset.
@@ -201,6 +204,7 @@ struct ClusterConfig
         double pcieRate_gbit_per_s{-1};
         std::string partition;
         std::string endpoint;
+        bool sharp{false};
     };
 
     Overrides cli;

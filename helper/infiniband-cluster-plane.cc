@@ -235,6 +235,10 @@ InfinibandClusterPlane::Build(const ClusterConfig& c,
         m_helper->SetChannelAttribute("Delay",
                                       TimeValue(NanoSeconds(static_cast<int64_t>(c.ibDelay_ns))));
     }
+    if (c.sharp)
+    {
+        m_helper->SetSwitchAttribute("SharpEnabled", BooleanValue(true));
+    }
     const std::vector<uint32_t> systemOf = SwitchSystemIds(layout);
     for (uint32_t sw : t.GetSwitches())
     {

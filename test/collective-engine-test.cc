@@ -782,9 +782,10 @@ TEST(CollectiveKindText, ParsedOnceAtTheEdge)
               "reducescatter, alltoall, broadcast, reduce, sendrecv)");
     spec.kind = "reduce-scatter";
     spec.algorithm = "butterfly";
-    EXPECT_EQ(refusal(spec),
-              "collective rejected: unknown algorithm \"butterfly\" (auto, ring, tree, "
-              "halvingdoubling, direct, hierarchical, nvls, nvlstree)");
+    EXPECT_EQ(
+        refusal(spec),
+        "collective rejected: unknown algorithm \"butterfly\" (auto, ring, tree, "
+        "halvingdoubling, direct, hierarchical, nvls, nvlstree, collnetdirect, collnetchain, pat)");
     for (uint32_t k = 0; k <= static_cast<uint32_t>(CollectiveKind::SendRecv); ++k)
     {
         CollectiveKind parsed{};

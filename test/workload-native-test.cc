@@ -307,7 +307,7 @@ TEST(WorkloadNative, UnknownAlgorithmRefused)
     EXPECT_EQ(
         ErrorOf(std::string(kHead) + "0-3 a allreduce group=all bytes=1KiB algorithm=fast\n"),
         "trace.txt:4: field 'algorithm': unknown algorithm 'fast'; expected auto, ring, tree, "
-        "halvingdoubling, direct, hierarchical, nvls, nvlstree");
+        "halvingdoubling, direct, hierarchical, nvls, nvlstree, collnetdirect, collnetchain, pat");
     const WorkloadTrace t = NativeTraceParser::ParseString(
         std::string(kHead) + "0-3 a allreduce group=all bytes=1KiB algorithm=HD\n",
         "hd.trace");

@@ -36,9 +36,11 @@ ValidAlgorithms(CollectiveKind kind)
          Algo::HalvingDoubling,
          Algo::Hierarchical,
          Algo::Nvls,
-         Algo::NvlsTree},
-        {Algo::Ring, Algo::Direct, Algo::Nvls},
-        {Algo::Ring, Algo::Direct, Algo::Nvls},
+         Algo::NvlsTree,
+         Algo::CollNetDirect,
+         Algo::CollNetChain},
+        {Algo::Ring, Algo::Direct, Algo::Nvls, Algo::Pat},
+        {Algo::Ring, Algo::Direct, Algo::Nvls, Algo::Pat},
         {Algo::Direct},
         {Algo::Ring},
         {Algo::Ring},
@@ -276,10 +278,14 @@ CollectiveEngine::Domains(const CollectiveCall& call) const
 }
 
 int32_t
-CollectiveEngine::FindInSwitchPlane(const std::vector<uint32_t>& ranks) const
+CollectiveEngine::FindInSwitchPlane(const std::vector<uint32_t>& ranks, bool scaleOut) const
 {
     for (uint32_t i = 0; i < m_transport->GetNPlanes(); ++i)
     {
+        if (IsNetPlane(static_cast<int32_t>(i)) != scaleOut)
+        {
+            continue;
+        }
         auto* plane = dynamic_cast<InSwitchReductionPlane*>(PeekPointer(m_transport->GetPlane(i)));
         if (plane && plane->CanReduceInSwitch(ranks))
         {
@@ -313,6 +319,53 @@ CollectiveEngine::NvlsTreeRefusal(const CollectiveCall& call,
                    "offers it over the " +
                    std::to_string(d.size()) + " ranks of group " + call.groupName + " from rank " +
                    std::to_string(d.front());
+        }
+    }
+    return "";
+}
+
+std::string
+CollectiveEngine::CollNetRefusal(const CollectiveCall& call,
+                                 const std::vector<std::vector<uint32_t>>& domains) const
+{
+    if (domains.size() < 2)
+    {
+        return "needs a group spanning at least two domains (give every rank a domain: "
+               "CollectiveSpec::domainOfRank or SetDomainMap)";
+    }
+    for (const auto& d : domains)
+    {
+        if (d.size() != domains.front().size())
+        {
+            return "needs the same number of ranks in every domain";
+        }
+    }
+    // NCCL (enqueue.cc): CollNet only up to NCCL_MAX_DIRECT_ARITY + 1 = 8 local GPUs.
+    if (domains.front().size() > 8)
+    {
+        return "runs at most 8 ranks per domain (NCCL_MAX_DIRECT_ARITY + 1); the domains have " +
+               std::to_string(domains.front().size());
+    }
+    for (uint32_t r : call.ranks)
+    {
+        // A SHARP operation is started in one process for all its members.
+        if (m_transport->GetSystemOf(r) != m_transport->GetSystemOf(call.ranks.front()))
+        {
+            return "needs the whole group in one process (a distributed run splits its rails)";
+        }
+    }
+    for (uint32_t i = 0; i < domains.front().size(); ++i)
+    {
+        std::vector<uint32_t> rail;
+        for (const auto& d : domains)
+        {
+            rail.push_back(d[i]);
+        }
+        if (FindInSwitchPlane(rail, true) < 0)
+        {
+            return "needs in-network reduction (SHARP switches: --sharp, InfinibandSwitch "
+                   "SharpEnabled) under every rail; no plane offers it over the rail of rank " +
+                   std::to_string(rail.front()) + " of group " + call.groupName;
         }
     }
     return "";
@@ -394,6 +447,25 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
             Reject("algorithm nvlstree " + why);
         }
     }
+    if (call.algorithm == Algo::CollNetDirect || call.algorithm == Algo::CollNetChain)
+    {
+        const std::string why = CollNetRefusal(call, domains);
+        if (!why.empty())
+        {
+            Reject("algorithm " + std::string(CollectiveAlgorithmName(call.algorithm)) + " " + why);
+        }
+        if (m_endpoint && !m_endpoint->GetCollNetEnable())
+        {
+            Reject("algorithm " + std::string(CollectiveAlgorithmName(call.algorithm)) +
+                   ": NCCL_COLLNET_ENABLE is not 1 (NcclEndpoint CollNetEnable)");
+        }
+    }
+    if (call.algorithm == Algo::Pat && domains.size() != p)
+    {
+        Reject("algorithm pat runs one rank per domain (NCCL: nNodes == nRanks); group " +
+               call.groupName + " has " + std::to_string(p) + " ranks in " +
+               std::to_string(domains.size()) + " domain(s)");
+    }
     if (call.algorithm == Algo::Hierarchical)
     {
         if (domains.size() < 2)
@@ -462,6 +534,27 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
                 why += "; NVLSTree " + nvlsTree +
                        (equalDomains ? "" : " (hierarchical needs at least two equal domains)");
             }
+            // CollNet only where NCCL_COLLNET_ENABLE=1 and the network's switches reduce.
+            if (m_endpoint->GetCollNetEnable())
+            {
+                const std::string collNet = CollNetRefusal(call, domains);
+                if (collNet.empty())
+                {
+                    runnable.push_back(Algo::CollNetDirect);
+                    runnable.push_back(Algo::CollNetChain);
+                }
+                else
+                {
+                    why += "; CollNet " + collNet;
+                }
+            }
+        }
+        else if ((call.kind == CollectiveKind::AllGather ||
+                  call.kind == CollectiveKind::ReduceScatter) &&
+                 p >= 2 && domains.size() == p)
+        {
+            // NCCL 2.23+ considers PAT at one GPU per node (ncclPatEnable: nNodes == nRanks).
+            runnable = {Algo::Ring, Algo::Pat};
         }
         else if (call.kind == CollectiveKind::AllToAll || call.kind == CollectiveKind::SendRecv)
         {
@@ -609,6 +702,13 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
         // NCCL's NVLSTree network step (hwLatencies NET NVLSTree): its rails only.
         run->ringHop[1] = m_endpoint->GetNvlsTreeNetLatency();
     }
+    if (run->how.algorithm == Algo::CollNetDirect || run->how.algorithm == Algo::CollNetChain ||
+        run->how.algorithm == Algo::Pat)
+    {
+        // Their NVLink steps (hwLatencies NVLINK CollNet*), PAT's network step.
+        run->ringHop[0] = m_endpoint->GetStepLatency(run->how.algorithm, false);
+        run->ringHop[1] = m_endpoint->GetStepLatency(run->how.algorithm, true);
+    }
     // One channel copies at most its per-channel rate; all of a rank's channels together
     // at most the protocol's MaxBandwidth.  The tree schedule has one channel per tree
     // (two) standing for the channels NCCL spreads over both trees.
@@ -736,11 +836,43 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
                                            InSwitchDomainPhase(Op::AllGather),
                                            1);
         }
+        else if (algorithm == Algo::CollNetDirect)
+        {
+            // NCCL's CollNetDirect: NVLink scatter to every head, SHARP across, NVLink gather,
+            // pipelined slice by slice like NVLSTree.
+            const auto domains = Domains(call);
+            PipelinedHierarchicalAllReduce(s,
+                                           domains,
+                                           bytes,
+                                           Sliced(split, bytes, domains.front().size()),
+                                           DirectDomainReduceScatter(),
+                                           DirectDomainAllGather(),
+                                           0,
+                                           InSwitchRailAllReduce());
+        }
+        else if (algorithm == Algo::CollNetChain)
+        {
+            // One chain per channel, each with its own head: at least one channel per local
+            // rank, so that every GPU's NIC carries its share (NCCL: a head per NIC).
+            const auto domains = Domains(call);
+            const uint32_t depth = domains.front().size();
+            CollectiveSplit chains = split;
+            chains.numChannels = std::max(split.numChannels, depth);
+            CollNetChainAllReduce(s,
+                                  domains,
+                                  bytes,
+                                  chains,
+                                  CollNetChainChunkBytes(bytes, chains.numChannels, depth));
+        }
         break;
     case CollectiveKind::AllGather:
         if (algorithm == Algo::Ring)
         {
             RingAllGather(s, ranks, bytes, split, {}, rings);
+        }
+        else if (algorithm == Algo::Pat)
+        {
+            PatAllGather(s, ranks, bytes, split, {});
         }
         else
         {
@@ -751,6 +883,10 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         if (algorithm == Algo::Ring)
         {
             RingReduceScatter(s, ranks, bytes, split, {}, rings);
+        }
+        else if (algorithm == Algo::Pat)
+        {
+            PatReduceScatter(s, ranks, bytes, split, {});
         }
         else
         {
@@ -773,7 +909,7 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
     // Reachability now, so a fabric that cannot run the algorithm fails before any traffic.
     for (const auto& op : s.GetInSwitch())
     {
-        if (FindInSwitchPlane(op.ranks) < 0)
+        if (FindInSwitchPlane(op.ranks, op.scaleOut) < 0)
         {
             Reject("algorithm " + std::string(CollectiveAlgorithmName(algorithm)) +
                    " needs in-switch reduction over the " + std::to_string(op.ranks.size()) +
@@ -924,10 +1060,15 @@ CollectiveEngine::Start(const CollectiveCall& call,
     if (m_endpoint)
     {
         const Ptr<NcclProtocol> p = m_endpoint->GetProtocol(how.protocol);
-        // NVLSTree: NCCL's intra-node NVLS latency (its base latency is 0).
+        // NVLSTree: NCCL's intra-node NVLS latency (its base latency is 0); CollNet: its
+        // network latency (base 0), PAT its base and per-rank latency.
+        const auto domains = static_cast<uint32_t>(Domains(call).size());
         base = how.algorithm == Algo::Tree       ? p->GetTreeBaseLatency()
                : how.algorithm == Algo::NvlsTree ? m_endpoint->GetNvlsLatency()
-                                                 : p->GetRingBaseLatency();
+               : how.algorithm == Algo::CollNetDirect || how.algorithm == Algo::CollNetChain ||
+                       how.algorithm == Algo::Pat
+                   ? m_endpoint->GetStartLatency(how.algorithm, call.ranks.size(), domains)
+                   : p->GetRingBaseLatency();
     }
     if (base.IsStrictlyPositive())
     {
@@ -1004,7 +1145,7 @@ CollectiveEngine::LaunchInSwitch(Running* run, int32_t index)
     auto it = run->inSwitchPlanes.find(op.ranks);
     if (it == run->inSwitchPlanes.end())
     {
-        it = run->inSwitchPlanes.emplace(op.ranks, FindInSwitchPlane(op.ranks)).first;
+        it = run->inSwitchPlanes.emplace(op.ranks, FindInSwitchPlane(op.ranks, op.scaleOut)).first;
         NS_ABORT_MSG_IF(it->second < 0, "CollectiveEngine: in-switch step without a plane");
     }
     auto* plane =

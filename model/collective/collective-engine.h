@@ -202,8 +202,12 @@ class CollectiveEngine : public Object
 
     void Validate(const CollectiveCall& call) const;
     std::vector<std::vector<uint32_t>> Domains(const CollectiveCall& call) const;
-    /// Transport plane index of an InSwitchReductionPlane reducing \p ranks, else -1.
-    int32_t FindInSwitchPlane(const std::vector<uint32_t>& ranks) const;
+    /// Transport plane index of an InSwitchReductionPlane reducing \p ranks, else -1: an
+    /// NVLink plane (NVLS), or with \p scaleOut a network plane (SHARP).
+    int32_t FindInSwitchPlane(const std::vector<uint32_t>& ranks, bool scaleOut = false) const;
+    /// Why CollNet (SHARP across domains) cannot run \p call ("" when it can).
+    std::string CollNetRefusal(const CollectiveCall& call,
+                               const std::vector<std::vector<uint32_t>>& domains) const;
     /// Why nvlstree cannot run \p call over \p domains ("" when it can).
     std::string NvlsTreeRefusal(const CollectiveCall& call,
                                 const std::vector<std::vector<uint32_t>>& domains) const;

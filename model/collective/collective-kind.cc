@@ -28,6 +28,9 @@ constexpr const char* kAlgorithmNames[] = {
     "hierarchical",
     "nvls",
     "nvlstree",
+    "collnetdirect",
+    "collnetchain",
+    "pat",
 };
 
 template <typename Enum, std::size_t N>

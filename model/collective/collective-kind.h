@@ -35,12 +35,21 @@ enum class CollectiveAlgorithm : uint8_t
     Hierarchical,
     Nvls,     ///< in-switch reduction (InSwitchReductionPlane)
     NvlsTree, ///< NVLS inside each domain, network across (NCCL's NVLSTree)
+    /// NVLink reduce-scatter to every GPU (a head with its NIC), SHARP allreduce of each
+    /// head's share in the InfiniBand switches, NVLink all-gather (NCCL's CollNetDirect)
+    CollNetDirect,
+    /// A chain inside each domain up to the channel's head, SHARP across, the chain down
+    /// (NCCL's CollNetChain)
+    CollNetChain,
+    /// Parallel aggregated trees, allgather and reducescatter at one rank per domain in
+    /// log2(ranks) steps (NCCL's PAT)
+    Pat,
 };
 
 /// "allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce", "sendrecv"
 const char* CollectiveKindName(CollectiveKind kind);
 /// "auto", "ring", "tree", "halvingdoubling", "direct", "hierarchical", "nvls",
-/// "nvlstree"
+/// "nvlstree", "collnetdirect", "collnetchain", "pat"
 const char* CollectiveAlgorithmName(CollectiveAlgorithm algorithm);
 /// Case, '_' and '-' ignored ("All_Reduce"); false for anything else, \p kind untouched.
 /// Lower-case, without '_' and '-'; "hd" and "rabenseifner" become "halvingdoubling".

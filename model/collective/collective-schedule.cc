@@ -63,7 +63,8 @@ CollectiveSchedule::AddInSwitch(InSwitchReductionPlane::Op op,
                                 const std::vector<uint32_t>& ranks,
                                 uint64_t bytes,
                                 const std::vector<int64_t>& entry,
-                                const std::vector<uint64_t>& rxBytes)
+                                const std::vector<uint64_t>& rxBytes,
+                                bool scaleOut)
 {
     if (ranks.empty() || (!entry.empty() && entry.size() != ranks.size()) ||
         (!rxBytes.empty() && rxBytes.size() != ranks.size()))
@@ -75,6 +76,7 @@ CollectiveSchedule::AddInSwitch(InSwitchReductionPlane::Op op,
     op1.op = op;
     op1.ranks = ranks;
     op1.bytes = bytes;
+    op1.scaleOut = scaleOut;
     const auto index = static_cast<int32_t>(m_inSwitch.size());
     Step start;
     start.src = ranks.front();
@@ -881,6 +883,90 @@ InSwitchDomainPhase(InSwitchReductionPlane::Op op)
     };
 }
 
+DomainPhase
+DirectDomainReduceScatter()
+{
+    return [](CollectiveSchedule& s,
+              const std::vector<uint32_t>& domain,
+              const std::vector<RingPiece>& slice,
+              const PerRank& entry) {
+        const uint32_t p = domain.size();
+        std::vector<uint64_t> owned(p, 0);
+        for (const RingPiece& piece : slice)
+        {
+            owned[piece.index] += piece.bytes;
+        }
+        std::vector<std::vector<int64_t>> recv(p);
+        for (uint32_t i = 0; i < p; ++i)
+        {
+            for (uint32_t k = 1; k < p; ++k)
+            {
+                const uint32_t j = (i + k) % p; // staggered, as NCCL's direct sends
+                if (owned[j] > 0)
+                {
+                    recv[j].push_back(
+                        s.AddMessage(domain[i], domain[j], owned[j], 0, {EntryOf(entry, i)}));
+                }
+            }
+        }
+        return Exits(s, domain, recv, entry);
+    };
+}
+
+DomainPhase
+DirectDomainAllGather()
+{
+    return [](CollectiveSchedule& s,
+              const std::vector<uint32_t>& domain,
+              const std::vector<RingPiece>& slice,
+              const PerRank& entry) {
+        const uint32_t p = domain.size();
+        std::vector<uint64_t> owned(p, 0);
+        for (const RingPiece& piece : slice)
+        {
+            owned[piece.index] += piece.bytes;
+        }
+        std::vector<std::vector<int64_t>> recv(p);
+        for (uint32_t i = 0; i < p; ++i)
+        {
+            for (uint32_t k = 1; k < p && owned[i] > 0; ++k)
+            {
+                const uint32_t j = (i + k) % p;
+                recv[j].push_back(
+                    s.AddMessage(domain[i], domain[j], owned[i], 0, {EntryOf(entry, i)}));
+            }
+        }
+        return Exits(s, domain, recv, entry);
+    };
+}
+
+RailPhase
+RingRailAllReduce()
+{
+    return [](CollectiveSchedule& s,
+              const std::vector<uint32_t>& rail,
+              uint64_t bytes,
+              const CollectiveSplit& split,
+              const PerRank& entry) { return RingAllReduce(s, rail, bytes, split, entry); };
+}
+
+RailPhase
+InSwitchRailAllReduce()
+{
+    return [](CollectiveSchedule& s,
+              const std::vector<uint32_t>& rail,
+              uint64_t bytes,
+              const CollectiveSplit&,
+              const PerRank& entry) {
+        return s.AddInSwitch(InSwitchReductionPlane::Op::AllReduce,
+                             rail,
+                             bytes,
+                             entry,
+                             std::vector<uint64_t>(rail.size(), bytes),
+                             true);
+    };
+}
+
 PerRank
 PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
                                const std::vector<std::vector<uint32_t>>& domains,
@@ -888,7 +974,8 @@ PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
                                const CollectiveSplit& split,
                                const DomainPhase& reduceScatter,
                                const DomainPhase& allGather,
-                               uint32_t domainWindow)
+                               uint32_t domainWindow,
+                               const RailPhase& acrossDomains)
 {
     const uint32_t numDomains = domains.size();
     const uint32_t local = domains.front().size();
@@ -951,7 +1038,7 @@ PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
             {
                 entry[d] = gate(across, d, i, rs[d][i]);
             }
-            const PerRank out = RingAllReduce(s, Rail(domains, i), owned[i], split, entry);
+            const PerRank out = acrossDomains(s, Rail(domains, i), owned[i], split, entry);
             for (uint32_t d = 0; d < numDomains; ++d)
             {
                 net[d][i] = out[d];
@@ -984,6 +1071,208 @@ PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
         }
     }
     return exits;
+}
+
+uint64_t
+CollNetChainChunkBytes(uint64_t bytes, uint32_t channels, uint32_t depth)
+{
+    const uint64_t nc = std::max<uint32_t>(channels, 1);
+    const uint64_t d = std::max<uint32_t>(depth, 1);
+    uint64_t chunk = 256 * 1024;
+    while (bytes / (nc * chunk) < d * 64 && chunk > 131072)
+    {
+        chunk /= 2;
+    }
+    while (bytes / (nc * chunk) < d * 8 && chunk > 65536)
+    {
+        chunk /= 2;
+    }
+    while (bytes / (nc * chunk) < d && chunk > 32768)
+    {
+        chunk /= 2;
+    }
+    return chunk;
+}
+
+PerRank
+CollNetChainAllReduce(CollectiveSchedule& s,
+                      const std::vector<std::vector<uint32_t>>& domains,
+                      uint64_t bytes,
+                      const CollectiveSplit& split,
+                      uint64_t chunkBytes)
+{
+    const uint32_t numDomains = domains.size();
+    const uint32_t local = domains.front().size();
+    const uint32_t channels = std::max<uint32_t>(split.numChannels, 1);
+    const uint64_t e = std::max<uint32_t>(split.elementBytes, 1);
+    const uint64_t chunk = std::max(RoundUp(chunkBytes, e), e);
+    const uint64_t slots = std::max<uint32_t>(split.pipelineSlots, 1);
+    const std::vector<uint64_t> share = SplitEven(bytes, channels, split.elementBytes);
+    // Received steps per rank, domain by domain.
+    std::vector<std::vector<int64_t>> recv(numDomains * local);
+    for (uint32_t c = 0; c < channels; ++c)
+    {
+        const uint32_t head = c % local;
+        // Chain positions: head + 1, head + 2, ..., head (the top).
+        std::vector<uint32_t> chain;
+        for (uint32_t j = 1; j <= local; ++j)
+        {
+            chain.push_back((head + j) % local);
+        }
+        // Per chunk, per domain, per chain position: the message into that position going
+        // up (index j: into chain[j]), and going down (index j: into chain[j]).
+        std::vector<std::vector<std::vector<int64_t>>> upHist;
+        std::vector<std::vector<std::vector<int64_t>>> downHist;
+        std::vector<PerRank> netHist;
+        for (uint64_t off = 0; off < share[c]; off += chunk)
+        {
+            const uint64_t n = std::min(chunk, share[c] - off);
+            const std::size_t k = upHist.size();
+            std::vector<std::vector<int64_t>> up(numDomains, std::vector<int64_t>(local, NONE));
+            PerRank atHead(numDomains, NONE);
+            for (uint32_t d = 0; d < numDomains; ++d)
+            {
+                int64_t prev = NONE;
+                for (uint32_t j = 0; j + 1 < local; ++j)
+                {
+                    std::vector<int64_t> deps{prev};
+                    if (k >= slots)
+                    {
+                        // The next position passed chunk k - slots on (up, or to the network).
+                        deps.push_back(j + 2 < local ? upHist[k - slots][d][j + 2]
+                                                     : netHist[k - slots][d]);
+                    }
+                    prev = s.AddMessage(domains[d][chain[j]], domains[d][chain[j + 1]], n, c, deps);
+                    up[d][j + 1] = prev;
+                    recv[d * local + chain[j + 1]].push_back(prev);
+                }
+                atHead[d] = prev;
+            }
+            std::vector<uint32_t> rail;
+            for (uint32_t d = 0; d < numDomains; ++d)
+            {
+                rail.push_back(domains[d][head]);
+            }
+            const PerRank net = s.AddInSwitch(InSwitchReductionPlane::Op::AllReduce,
+                                              rail,
+                                              n,
+                                              atHead,
+                                              std::vector<uint64_t>(numDomains, n),
+                                              true);
+            std::vector<std::vector<int64_t>> down(numDomains, std::vector<int64_t>(local, NONE));
+            for (uint32_t d = 0; d < numDomains; ++d)
+            {
+                recv[d * local + head].push_back(net[d]);
+                int64_t prev = net[d];
+                for (uint32_t j = local - 1; j > 0; --j)
+                {
+                    std::vector<int64_t> deps{prev};
+                    if (k >= slots && j >= 2)
+                    {
+                        deps.push_back(downHist[k - slots][d][j - 2]);
+                    }
+                    prev = s.AddMessage(domains[d][chain[j]], domains[d][chain[j - 1]], n, c, deps);
+                    down[d][j - 1] = prev;
+                    recv[d * local + chain[j - 1]].push_back(prev);
+                }
+            }
+            upHist.push_back(std::move(up));
+            downHist.push_back(std::move(down));
+            netHist.push_back(net);
+        }
+    }
+    PerRank exits;
+    for (uint32_t d = 0; d < numDomains; ++d)
+    {
+        for (uint32_t i = 0; i < local; ++i)
+        {
+            exits.push_back(s.AddJoin(domains[d][i], recv[d * local + i]));
+        }
+    }
+    return exits;
+}
+
+namespace
+{
+// Bytes of the pieces first, first + 1, ..., first + count - 1 (mod p).
+uint64_t
+PieceSum(const std::vector<uint64_t>& piece, uint32_t first, uint32_t count)
+{
+    uint64_t sum = 0;
+    for (uint32_t j = 0; j < count; ++j)
+    {
+        sum += piece[(first + j) % piece.size()];
+    }
+    return sum;
+}
+
+// The PAT steps over distances `dist` in order: rank i sends to i - d (allgather: the
+// pieces i .. i + c - 1 it holds) or to i + d (reduce-scatter: the partial sums of pieces
+// i + d .. i + d + c - 1 it passes on), c = min(d, p - d), each after its previous receipt.
+PerRank
+PatSteps(CollectiveSchedule& s,
+         const std::vector<uint32_t>& ranks,
+         uint64_t bytes,
+         const CollectiveSplit& split,
+         const PerRank& entry,
+         bool gather)
+{
+    const uint32_t p = ranks.size();
+    std::vector<std::vector<int64_t>> recv(p);
+    if (p < 2)
+    {
+        return Exits(s, ranks, recv, entry);
+    }
+    const std::vector<uint64_t> piece = SplitEven(bytes, p, split.elementBytes);
+    std::vector<uint32_t> dist;
+    for (uint32_t d = 1; d < p; d *= 2)
+    {
+        dist.push_back(d);
+    }
+    if (!gather)
+    {
+        std::reverse(dist.begin(), dist.end());
+    }
+    std::vector<int64_t> last(p, NONE); // per rank: its latest receipt
+    for (uint32_t i = 0; i < p; ++i)
+    {
+        last[i] = EntryOf(entry, i);
+    }
+    for (uint32_t d : dist)
+    {
+        const uint32_t c = std::min(d, p - d);
+        std::vector<int64_t> got(p, NONE);
+        for (uint32_t i = 0; i < p; ++i)
+        {
+            const uint32_t to = gather ? (i + p - d) % p : (i + d) % p;
+            const uint64_t n = gather ? PieceSum(piece, i, c) : PieceSum(piece, (i + d) % p, c);
+            got[to] = s.AddMessage(ranks[i], ranks[to], n, 0, {last[i]});
+            recv[to].push_back(got[to]);
+        }
+        last = got;
+    }
+    return Exits(s, ranks, recv, entry);
+}
+} // namespace
+
+PerRank
+PatAllGather(CollectiveSchedule& s,
+             const std::vector<uint32_t>& ranks,
+             uint64_t bytes,
+             const CollectiveSplit& split,
+             const PerRank& entry)
+{
+    return PatSteps(s, ranks, bytes, split, entry, true);
+}
+
+PerRank
+PatReduceScatter(CollectiveSchedule& s,
+                 const std::vector<uint32_t>& ranks,
+                 uint64_t bytes,
+                 const CollectiveSplit& split,
+                 const PerRank& entry)
+{
+    return PatSteps(s, ranks, bytes, split, entry, false);
 }
 
 } // namespace CollectiveBuild

@@ -55,6 +55,7 @@ class CollectiveSchedule
         uint64_t bytes{0};              //!< as InSwitchReductionPlane::StartInSwitch
         uint32_t start{0};              //!< its start step
         std::vector<uint32_t> complete; //!< its completion step per position in ranks
+        bool scaleOut{false}; //!< across domains (SHARP in the network), else in one domain
     };
 
     /// Dependencies equal to NONE are ignored.  \return the step index.
@@ -75,7 +76,8 @@ class CollectiveSchedule
                                      const std::vector<uint32_t>& ranks,
                                      uint64_t bytes,
                                      const std::vector<int64_t>& entry,
-                                     const std::vector<uint64_t>& rxBytes = {});
+                                     const std::vector<uint64_t>& rxBytes = {},
+                                     bool scaleOut = false);
     const std::vector<InSwitch>& GetInSwitch() const;
 
     const std::vector<Step>& GetSteps() const;
@@ -239,6 +241,27 @@ DomainPhase RingDomainAllGather();
  * share too, back through the switch, as NVLS's multimem.st).
  */
 DomainPhase InSwitchDomainPhase(InSwitchReductionPlane::Op op);
+/// Reduce-scatter / all-gather of the slice by direct NVLink writes, every rank to every
+/// other at once (NCCL's CollNetDirect scatter and gather to the heads).
+DomainPhase DirectDomainReduceScatter();
+DomainPhase DirectDomainAllGather();
+
+/**
+ * The network phase of a hierarchical allreduce: the allreduce of \p bytes over one
+ * rail (rank i of every domain) after \p entry; per rail position a join.
+ */
+typedef std::function<PerRank(CollectiveSchedule& s,
+                              const std::vector<uint32_t>& rail,
+                              uint64_t bytes,
+                              const CollectiveSplit& split,
+                              const PerRank& entry)>
+    RailPhase;
+/// The rail's ring allreduce (hierarchical, nvlstree).
+RailPhase RingRailAllReduce();
+/// The rail's allreduce in the network's switches, one scale-out in-switch operation
+/// (SHARP; CollNet): each rank receives the reduced bytes.
+RailPhase InSwitchRailAllReduce();
+
 /**
  * HierarchicalAllReduce pipelined slice by slice, as NCCL runs multi-level algorithms: the
  * buffer is cut in the loops of the intra-domain ring (numChannels x ranks per domain x
@@ -256,7 +279,43 @@ PerRank PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
                                        const CollectiveSplit& split,
                                        const DomainPhase& reduceScatter,
                                        const DomainPhase& allGather,
-                                       uint32_t domainWindow = 0);
+                                       uint32_t domainWindow = 0,
+                                       const RailPhase& acrossDomains = RingRailAllReduce());
+
+/**
+ * NCCL's CollNetChain allreduce: channel c's head is local index c mod L of every domain;
+ * per chunk of its share of the buffer the domain's chain reduces up to the head
+ * (head + 1 -> head + 2 -> ... -> head), the heads allreduce it in the network's switches
+ * (one scale-out in-switch operation over the rail), the chain broadcasts it down again.
+ * A connection holds split.pipelineSlots chunks: chunk k goes on to a peer once that peer
+ * passed chunk k - slots on.  \p chunkBytes as CollNetChainChunkBytes.
+ */
+PerRank CollNetChainAllReduce(CollectiveSchedule& s,
+                              const std::vector<std::vector<uint32_t>>& domains,
+                              uint64_t bytes,
+                              const CollectiveSplit& split,
+                              uint64_t chunkBytes);
+/// NCCL's CollNetChain chunk (enqueue.cc): 256 KiB, halved while a channel's share holds
+/// fewer than 64·depth chunks (down to 128 KiB), 8·depth (64 KiB), depth (32 KiB).
+uint64_t CollNetChainChunkBytes(uint64_t bytes, uint32_t channels, uint32_t depth);
+
+/**
+ * PAT allgather (NCCL 2.23+, src/device/all_gather.h): ceil(log2 p) steps; in step k every
+ * rank sends the min(2^k, p - 2^k) pieces it holds to the rank 2^k before it, after it got
+ * the previous step's (Bruck's dissemination, the aggregation of NCCL's trees).
+ */
+PerRank PatAllGather(CollectiveSchedule& s,
+                     const std::vector<uint32_t>& ranks,
+                     uint64_t bytes,
+                     const CollectiveSplit& split,
+                     const PerRank& entry);
+/// PAT reduce-scatter: the same steps in reverse order (distance 2^(K-1) first), every
+/// rank sending the partial sums of the min(2^k, p - 2^k) pieces it does not keep.
+PerRank PatReduceScatter(CollectiveSchedule& s,
+                         const std::vector<uint32_t>& ranks,
+                         uint64_t bytes,
+                         const CollectiveSplit& split,
+                         const PerRank& entry);
 
 /// Parent of each position in NCCL's binary tree (ncclGetBtree); -1 for the root.
 std::vector<int32_t> BinaryTreeParents(uint32_t p);

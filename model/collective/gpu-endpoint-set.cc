@@ -40,6 +40,7 @@ Sets()
         a100.maxChannels = 24;           // 12 ring channels found, doubled [unconfirmed]
         a100.nvlsChannels = 16;
         a100.nvlsEfficiency = 0.0; // no NVLS before NVSwitch gen3
+        a100.collNetEfficiency = 1.0;
         a100.llMax_gbyte_per_s = 87.7;
         a100.llMaxNet_gbyte_per_s = 39.0;
         a100.ll128RingChannel_gbyte_per_s = 20.0;
@@ -125,6 +126,7 @@ MakeNcclEndpoint(const GpuEndpointSet& set)
     e->SetAttribute("MaxChannels", UintegerValue(set.maxChannels));
     e->SetAttribute("NvlsChannels", UintegerValue(set.nvlsChannels));
     e->SetAttribute("NvlsEfficiency", DoubleValue(set.nvlsEfficiency));
+    e->SetAttribute("CollNetEfficiency", DoubleValue(set.collNetEfficiency));
     Ptr<NcclProtocol> ll = e->GetProtocol(NcclProtocolId::Ll);
     ll->SetAttribute("MaxBandwidth", DoubleValue(set.llMax_gbyte_per_s));
     ll->SetAttribute("MaxNetBandwidth", DoubleValue(set.llMaxNet_gbyte_per_s));

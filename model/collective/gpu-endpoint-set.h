@@ -31,6 +31,8 @@ struct GpuEndpointSet
     uint32_t maxChannels{32};
     uint32_t nvlsChannels{16};
     double nvlsEfficiency{0.85};
+    /// tuning.cc: CollNetDirect x 0.85 from compute capability 9.0 on, else 1.
+    double collNetEfficiency{0.85};
     double llMax_gbyte_per_s{0};    //!< NCCL llMaxBws, one node (GPU row)
     double llMaxNet_gbyte_per_s{0}; //!< NCCL llMaxBws, two nodes (x86 CPU row)
     double ll128RingChannel_gbyte_per_s{0};

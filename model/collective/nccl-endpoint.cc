@@ -31,8 +31,7 @@ constexpr uint32_t kKinds = 7;
 // NCCL_ALGO's element names (src/include/device.h ncclAlgoStr) and what the engine runs
 // for each: NVLSTree is nvlstree (NVLS reduce-scatter inside each NVLink domain, the
 // network across, NVLS all-gather) and, where the switches cannot reduce, the engine's
-// hierarchical allreduce (ring phases inside) in its place; CollNet and PAT have no
-// engine algorithm.
+// hierarchical allreduce (ring phases inside) in its place.
 const std::vector<std::string>&
 AlgoNames()
 {
@@ -50,11 +49,17 @@ NcclAlgoIndex(Algo a)
         return 0;
     case Algo::Ring:
         return 1;
+    case Algo::CollNetDirect:
+        return 2;
+    case Algo::CollNetChain:
+        return 3;
     case Algo::Nvls:
         return 4;
     case Algo::NvlsTree:
     case Algo::Hierarchical:
         return 5;
+    case Algo::Pat:
+        return 6;
     default:
         return -1; // not an NCCL collective algorithm (p2p, halving-doubling)
     }
@@ -240,6 +245,61 @@ NcclEndpoint::GetTypeId()
                           DoubleValue(45.5),
                           MakeDoubleAccessor(&NcclEndpoint::m_nvlsTreeChannelN4_gbyte_per_s),
                           MakeDoubleChecker<double>(0))
+            // NCCL src/graph/tuning.cc, hwLatencies NET / NVLINK, CollNetDirect and
+            // CollNetChain (Simple only), and the latency formula's 0.4 us per extra GPU.
+            .AddAttribute("CollNetDirectNetLatency",
+                          "Network latency of CollNetDirect (NCCL hwLatencies NET "
+                          "CollNetDirect Simple), once per collective",
+                          TimeValue(MicroSeconds(31)),
+                          MakeTimeAccessor(&NcclEndpoint::m_collNetDirectNetLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("CollNetChainNetLatency",
+                          "Network latency of CollNetChain (hwLatencies NET CollNetChain "
+                          "Simple), once per collective",
+                          TimeValue(MicroSeconds(30)),
+                          MakeTimeAccessor(&NcclEndpoint::m_collNetChainNetLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("CollNetDirectNvlinkLatency",
+                          "One NVLink step of CollNetDirect (hwLatencies NVLINK CollNetDirect "
+                          "Simple)",
+                          TimeValue(NanoSeconds(3700)),
+                          MakeTimeAccessor(&NcclEndpoint::m_collNetDirectNvlinkLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("CollNetChainNvlinkLatency",
+                          "One NVLink step of CollNetChain (hwLatencies NVLINK CollNetChain "
+                          "Simple)",
+                          TimeValue(NanoSeconds(2800)),
+                          MakeTimeAccessor(&NcclEndpoint::m_collNetChainNvlinkLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("CollNetArityLatency",
+                          "CollNetDirect's serialisation per further GPU of a node (the "
+                          "tuner's 0.4 us arity latency)",
+                          TimeValue(NanoSeconds(400)),
+                          MakeTimeAccessor(&NcclEndpoint::m_collNetArityLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("CollNetEfficiency",
+                          "Share of CollNetDirect's bandwidth the tuner expects (NCCL: 0.85 "
+                          "from compute capability 9.0, else 1)",
+                          DoubleValue(0.85),
+                          MakeDoubleAccessor(&NcclEndpoint::m_collNetEfficiency),
+                          MakeDoubleChecker<double>(0, 1))
+            // NCCL 2.23+ PAT: baseLatencies PAT 8 us, the per-rank 2.8 us, the bandwidth
+            // factor 0.75 (tuning.cc).
+            .AddAttribute("PatBaseLatency",
+                          "Base latency of PAT (NCCL baseLatencies PAT)",
+                          TimeValue(MicroSeconds(8)),
+                          MakeTimeAccessor(&NcclEndpoint::m_patBaseLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("PatRankLatency",
+                          "PAT's latency per rank (the tuner's linear part, 2.8 us x ranks)",
+                          TimeValue(NanoSeconds(2800)),
+                          MakeTimeAccessor(&NcclEndpoint::m_patRankLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("PatEfficiency",
+                          "Share of the ring's bandwidth the tuner expects of PAT (0.75)",
+                          DoubleValue(0.75),
+                          MakeDoubleAccessor(&NcclEndpoint::m_patEfficiency),
+                          MakeDoubleChecker<double>(0, 1))
             .AddAttribute("Algorithms",
                           "NCCL_ALGO: algorithms the tuner may pick, NCCL's list syntax "
                           "(\"ring,tree\", \"^nvls\", \"allreduce:tree;broadcast:ring\"); "
@@ -280,6 +340,8 @@ NcclEndpoint::NcclEndpoint()
       m_nvlsTreeChannel_gbyte_per_s(57.7),
       m_nvlsTreeChannelN4_gbyte_per_s(45.5),
       m_nvlsEfficiency(0.85),
+      m_collNetEfficiency(0.85),
+      m_patEfficiency(0.75),
       m_nvlsEnable(2),
       m_collNetEnable(false),
       m_generation("h100")
@@ -358,6 +420,43 @@ NcclEndpoint::LoopIterationTime(Time collective, uint32_t gpusPerThread, uint32_
     const Time hostBound = issue * static_cast<int64_t>(n) + collective;
     const Time gpuBound = issue + collective * static_cast<int64_t>(n);
     return std::max(hostBound, gpuBound) / static_cast<int64_t>(n);
+}
+
+Time
+NcclEndpoint::GetStartLatency(CollectiveAlgorithm algorithm, uint32_t ranks, uint32_t nodes) const
+{
+    const uint32_t ppn = std::max<uint32_t>(ranks / std::max<uint32_t>(nodes, 1), 1);
+    // With one rank per node NCCL takes the tree's network latency (ppn == 1 in tuning.cc).
+    const Time tree = GetProtocol(NcclProtocolId::Simple)->GetTreeNetHopLatency();
+    switch (algorithm)
+    {
+    case Algo::CollNetDirect:
+        return ppn == 1 ? tree : m_collNetDirectNetLatency;
+    case Algo::CollNetChain:
+        return ppn == 1 ? tree : m_collNetChainNetLatency;
+    case Algo::Pat:
+        return m_patBaseLatency + m_patRankLatency * static_cast<int64_t>(ranks);
+    default:
+        return Time(0);
+    }
+}
+
+Time
+NcclEndpoint::GetStepLatency(CollectiveAlgorithm algorithm, bool network) const
+{
+    switch (algorithm)
+    {
+    case Algo::CollNetDirect:
+        return network ? Time(0) : m_collNetDirectNvlinkLatency;
+    case Algo::CollNetChain:
+        return network ? Time(0) : m_collNetChainNvlinkLatency;
+    case Algo::Pat:
+        // tuning.cc: log2i(nNodes) x interLat / 3.5, interLat the tree's (ppn = 1).
+        return network ? GetProtocol(NcclProtocolId::Simple)->GetTreeNetHopLatency() / 3.5
+                       : Time(0);
+    default:
+        return Time(0);
+    }
 }
 
 std::string
@@ -558,6 +657,19 @@ NcclEndpoint::PredictLatency_us(const NcclTuneInput& in,
     case Algo::Hierarchical:
         return toUs(p->GetRingBaseLatency()) + 2 * (ppn - 1) * toUs(p->GetRingNvlinkHopLatency()) +
                2 * (nodes - 1) * toUs(p->GetRingNetHopLatency());
+    case Algo::CollNetDirect:
+        // NCCL: 2 (min(1, ppn - 1) intraLat + (ppn - 1) 0.4) + interLat (base 0).
+        return 2 * (std::min<uint32_t>(1, ppn - 1) * toUs(m_collNetDirectNvlinkLatency) +
+                    (ppn - 1) * toUs(m_collNetArityLatency)) +
+               toUs(GetStartLatency(algorithm, n, nodes));
+    case Algo::CollNetChain:
+        // NCCL: 2 (ppn - 1) intraLat + interLat.
+        return 2 * (ppn - 1) * toUs(m_collNetChainNvlinkLatency) +
+               toUs(GetStartLatency(algorithm, n, nodes));
+    case Algo::Pat:
+        // NCCL: base + log2i(nNodes) interLat / 3.5 + 2.8 nRanks.
+        return toUs(GetStartLatency(algorithm, n, nodes)) +
+               FloorLog2(nodes) * toUs(GetStepLatency(algorithm, true));
     case Algo::HalvingDoubling:
         return toUs(p->GetRingBaseLatency()) +
                2 * CeilLog2(n) *
@@ -581,10 +693,12 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
     const double intra = in.intra_gbyte_per_s > 0 ? in.intra_gbyte_per_s : big;
     const double inter = in.inter_gbyte_per_s > 0 ? in.inter_gbyte_per_s : big;
     const uint32_t nc = m_maxChannels;
-    const bool nvlsFamily = algorithm == Algo::Nvls || algorithm == Algo::NvlsTree;
-    if (nvlsFamily && protocol != NcclProtocolId::Simple)
+    const bool simpleOnly = algorithm == Algo::Nvls || algorithm == Algo::NvlsTree ||
+                            algorithm == Algo::CollNetDirect || algorithm == Algo::CollNetChain ||
+                            algorithm == Algo::Pat;
+    if (simpleOnly && protocol != NcclProtocolId::Simple)
     {
-        return 0; // NVLS runs Simple only
+        return 0; // NVLS, CollNet and PAT run Simple only (tuning.cc sets the others' to 0)
     }
     double bw = 0;
     double channelCap = 0;
@@ -634,6 +748,27 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
         channelCap = p->GetRingChannelBandwidth_gbyte_per_s();
         break;
     }
+    case Algo::CollNetDirect: {
+        // One collnet channel per head (a GPU and its NIC), each at the head's path
+        // (its NIC, at most its NVLink); NCCL divides by the GPU/NIC ratio's penalty and
+        // takes 0.85 of it from Hopper on.
+        const double heads = ppn;
+        double factor = ppn / heads;
+        factor -= (factor - 1) / 2;
+        bw = heads * std::min(inter, intra) / factor * m_collNetEfficiency;
+        break;
+    }
+    case Algo::CollNetChain: {
+        // The chain moves every byte through each GPU's NVLink up and down again; the heads'
+        // NICs carry 1/ppn each way: as NCCL's "busBw" (2 x algbw).
+        const double heads = ppn;
+        bw = std::min(intra, 2.0 * heads * inter);
+        break;
+    }
+    case Algo::Pat:
+        // The ring's graph (one GPU per node: its NIC), x 0.75.
+        bw = RingRate_gbyte_per_s(in) * m_patEfficiency;
+        break;
     default:
         bw = nodes == 1 ? intra : std::min(intra, inter);
         break;
@@ -662,9 +797,13 @@ NcclEndpoint::PredictTime_us(const NcclTuneInput& in,
         return -1;
     }
     const uint32_t n = std::max<uint32_t>(in.ranks, 1);
-    // Bus to algorithm bandwidth: nccl-tests' factor; NCCL halves the tree's.
-    const double algbw =
-        algorithm == Algo::Tree ? busbw * 0.5 : busbw / std::max(BusFactor(in.kind, n), 1e-9);
+    // Bus to algorithm bandwidth: nccl-tests' factor; NCCL halves the tree's and CollNet's,
+    // and leaves PAT's allgather / reducescatter as they are.
+    const bool halved = algorithm == Algo::Tree || algorithm == Algo::CollNetDirect ||
+                        algorithm == Algo::CollNetChain;
+    const double algbw = halved                   ? busbw * 0.5
+                         : algorithm == Algo::Pat ? busbw
+                                                  : busbw / std::max(BusFactor(in.kind, n), 1e-9);
     return PredictLatency_us(in, algorithm, protocol) + in.bytes / (1e3 * algbw);
 }
 
@@ -763,11 +902,17 @@ NcclEndpoint::Choose(const NcclTuneInput& in) const
         {
             continue;
         }
+        if ((a == Algo::CollNetDirect || a == Algo::CollNetChain) && !m_collNetEnable)
+        {
+            continue; // tuning.cc: disabled unless collnetEnable
+        }
         for (uint32_t pi = 0; pi < kNcclNumProtocols; ++pi)
         {
             const auto proto = static_cast<NcclProtocolId>(pi);
             // Point-to-point (direct) and halving-doubling run Simple, as NCCL's p2p does.
-            const bool simpleOnly = a == Algo::Nvls || a == Algo::NvlsTree || NcclAlgoIndex(a) < 0;
+            const bool simpleOnly = a == Algo::Nvls || a == Algo::NvlsTree ||
+                                    a == Algo::CollNetDirect || a == Algo::CollNetChain ||
+                                    a == Algo::Pat || NcclAlgoIndex(a) < 0;
             if ((simpleOnly && proto != NcclProtocolId::Simple) ||
                 (!simpleOnly && !ProtocolEnabled(in.kind, proto)))
             {
@@ -794,6 +939,7 @@ NcclEndpoint::Choose(const NcclTuneInput& in) const
                                     CollectiveKindName(in.kind) + ": NCCL_ALGO=\"" + m_algorithms +
                                     "\", NCCL_PROTO=\"" + m_protocolList +
                                     "\", NCCL_NVLS_ENABLE=" + std::to_string(m_nvlsEnable) +
+                                    ", NCCL_COLLNET_ENABLE=" + (m_collNetEnable ? "1" : "0") +
                                     " leave none of what this fabric can run (" + runnable + ")");
     }
     best.channels = Channels(best.algorithm, best.protocol, in.bytes, in.ranks);

@@ -71,6 +71,15 @@ class NcclEndpoint : public Object
     Time GetNvlsLatency() const;
     /// One network step of NVLSTree (NCCL hwLatencies NET NVLSTree Simple).
     Time GetNvlsTreeNetLatency() const;
+    /**
+     * What a CollNet or PAT run waits before its first step: CollNet its network latency
+     * (NCCL's interLat, hwLatencies NET CollNetDirect / CollNetChain; with one rank per
+     * node the tree's network latency), PAT its base latency plus its per-rank part.
+     */
+    Time GetStartLatency(CollectiveAlgorithm algorithm, uint32_t ranks, uint32_t nodes) const;
+    /// One step of CollNet (NVLink: hwLatencies NVLINK CollNet*) or PAT (network: the
+    /// tree's network latency / 3.5), per message.
+    Time GetStepLatency(CollectiveAlgorithm algorithm, bool network) const;
     /// GPU generation the parameters describe ("h100", ...; "custom" if set by hand).
     std::string GetGeneration() const;
     /// Host time to issue one GPU's collective (enqueue and kernel launch).
@@ -170,6 +179,15 @@ class NcclEndpoint : public Object
     double m_nvlsTreeChannel_gbyte_per_s;
     double m_nvlsTreeChannelN4_gbyte_per_s;
     double m_nvlsEfficiency;
+    Time m_collNetDirectNetLatency;
+    Time m_collNetChainNetLatency;
+    Time m_collNetDirectNvlinkLatency;
+    Time m_collNetChainNvlinkLatency;
+    Time m_collNetArityLatency;
+    double m_collNetEfficiency;
+    Time m_patBaseLatency;
+    Time m_patRankLatency;
+    double m_patEfficiency;
     std::string m_algorithms;
     std::string m_protocolList;
     uint32_t m_nvlsEnable;

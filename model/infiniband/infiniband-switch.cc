@@ -4,10 +4,13 @@
 #include "ns3/infiniband-switch.h"
 
 #include "ns3/boolean.h"
+#include "ns3/infiniband-crc.h"
 #include "ns3/infiniband-headers.h"
 #include "ns3/infiniband-link-preset.h"
+#include "ns3/infiniband-sharp-tag.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -68,7 +71,33 @@ InfinibandSwitch::GetTypeId()
                           "Mark one in this many packets above the threshold (Marking_Rate+1)",
                           UintegerValue(1),
                           MakeUintegerAccessor(&InfinibandSwitch::m_ccMarkingRate),
-                          MakeUintegerChecker<uint32_t>(1));
+                          MakeUintegerChecker<uint32_t>(1))
+            // NVIDIA Quantum-2 (QM9700: 64 x NDR 400 Gb/s, 51.2 Tb/s) carries SHARPv3; off by
+            // default, as on fabrics whose switches or subnet manager do not run SHARP.
+            .AddAttribute("SharpEnabled",
+                          "The switch is a SHARP aggregation node: it reduces the contributions "
+                          "of the groups registered on it (NVIDIA Quantum-2 class, SHARPv3)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&InfinibandSwitch::m_sharp),
+                          MakeBooleanChecker())
+            // SHARPv2 (Quantum HDR) introduced streaming aggregation at the port's wire
+            // speed; SHARPv3 keeps it for several trees at once (SHARP 3.x documentation):
+            // by default only the link limits the result stream.
+            .AddAttribute("SharpEngineRatePerPort",
+                          "Payload rate at which the aggregation engine delivers results "
+                          "towards each member port; 0 = unlimited (streaming aggregation at "
+                          "the wire's rate)",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&InfinibandSwitch::m_sharpEngineRatePerPort),
+                          MakeDataRateChecker())
+            // No public per-switch figure: the port-to-port latency (TraversalLatency) still
+            // applies to every result, as to any packet.
+            .AddAttribute("SharpEngineLatency",
+                          "Time from a chunk's last contribution being in to its results "
+                          "leaving the aggregation engine",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&InfinibandSwitch::m_sharpEngineLatency),
+                          MakeTimeChecker(Time(0)));
     return tid;
 }
 
@@ -80,7 +109,11 @@ InfinibandSwitch::InfinibandSwitch()
       m_ccEnabled(false),
       m_ccThresholdBytes(32768),
       m_ccMarkingRate(1),
-      m_fecnMarked(0)
+      m_fecnMarked(0),
+      m_sharp(false),
+      m_sharpEngineRatePerPort(DataRate(0)),
+      m_sharpEngineLatency(Time(0)),
+      m_sharpAbsorbed(0)
 {
 }
 
@@ -100,6 +133,8 @@ InfinibandSwitch::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_slToVl.clear();
+    m_sharpEngine.Clear();
+    m_sharpParent.clear();
     CreditSwitch::DoDispose();
 }
 
@@ -360,6 +395,250 @@ InfinibandSwitch::RewriteVcrc(Ptr<Packet> packet)
     m_scratch.resize(packet->GetSize());
     packet->CopyData(m_scratch.data(), m_scratch.size());
     packet->AddTrailer(InfinibandVcrc(InfinibandVcrc::Compute(m_scratch.data(), m_scratch.size())));
+}
+
+bool
+InfinibandSwitch::SupportsSharp() const
+{
+    return m_sharp;
+}
+
+std::string
+InfinibandSwitch::CheckSharpGroup(uint32_t groupId, const std::vector<uint32_t>& memberLids) const
+{
+    if (!m_sharp)
+    {
+        return "SHARP (in-network reduction) is off on switch LID " + std::to_string(m_lid) +
+               " (InfinibandSwitch SharpEnabled)";
+    }
+    return m_sharpEngine.CheckGroup("SHARP group", groupId, memberLids);
+}
+
+void
+InfinibandSwitch::RegisterSharpGroup(uint32_t groupId,
+                                     const std::vector<uint32_t>& memberLids,
+                                     uint16_t parentLid)
+{
+    NS_LOG_FUNCTION(this << groupId << memberLids.size() << parentLid);
+    const std::string error = CheckSharpGroup(groupId, memberLids);
+    NS_ABORT_MSG_IF(!error.empty(), "InfinibandSwitch::RegisterSharpGroup: " << error);
+    m_sharpEngine.RegisterGroup(groupId, memberLids);
+    m_sharpParent[groupId] = parentLid;
+}
+
+uint64_t
+InfinibandSwitch::GetSharpReducedChunks() const
+{
+    return m_sharpEngine.GetReducedChunks();
+}
+
+uint64_t
+InfinibandSwitch::GetHeldPackets() const
+{
+    return m_sharpEngine.GetHeldPackets();
+}
+
+int64_t
+InfinibandSwitch::GetNetAbsorbedPackets() const
+{
+    return m_sharpAbsorbed;
+}
+
+void
+InfinibandSwitch::ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail)
+{
+    if (m_sharp)
+    {
+        InfinibandLrh lrh;
+        packet->PeekHeader(lrh);
+        InfinibandSharpTag tag;
+        if (lrh.GetDlid() == m_lid && packet->PeekPacketTag(tag))
+        {
+            if (tag.down)
+            {
+                ReceiveSharpResult(inPort, packet, vc, tail);
+            }
+            else
+            {
+                ReceiveSharp(inPort, packet, vc, tail);
+            }
+            return;
+        }
+    }
+    CreditSwitch::ReceiveFromPort(inPort, packet, vc, tail);
+}
+
+uint32_t
+InfinibandSwitch::SharpPayload(uint32_t size)
+{
+    return size - InfinibandLrh::SIZE_BYTES - InfinibandBth::SIZE_BYTES -
+           InfinibandIcrc::SIZE_BYTES - InfinibandVcrc::SIZE_BYTES;
+}
+
+void
+InfinibandSwitch::Readdress(Ptr<Packet> p,
+                            uint32_t inPort,
+                            uint16_t dlid,
+                            const InfinibandSharpTag& tag) const
+{
+    InfinibandVcrc vcrc;
+    p->RemoveTrailer(vcrc);
+    InfinibandIcrc icrc;
+    p->RemoveTrailer(icrc);
+    InfinibandLrh h;
+    p->RemoveHeader(h);
+    InfinibandBth bth;
+    p->RemoveHeader(bth);
+    h.SetDlid(dlid);
+    h.SetSlid(m_lid);
+    bth.SetDestQp(tag.resultQp);
+    p->AddHeader(bth);
+    p->AddHeader(h);
+    InfinibandSharpTag old;
+    p->RemovePacketTag(old);
+    p->AddPacketTag(tag);
+    BooleanValue crcs;
+    GetPort(inPort)->GetAttribute("ComputeCrcs", crcs);
+    if (crcs.Get())
+    {
+        InfinibandAddCrcs(p);
+    }
+    else
+    {
+        p->AddTrailer(icrc);
+        p->AddTrailer(vcrc);
+    }
+}
+
+void
+InfinibandSwitch::EmitSharp(std::vector<SwitchReductionEngine::Result>&& results)
+{
+    m_sharpEngine.Emit(std::move(results),
+                       m_sharpEngineLatency,
+                       [this](std::vector<SwitchReductionEngine::Result>& rs) {
+                           for (auto& r : rs)
+                           {
+                               if (r.holdsInput)
+                               {
+                                   CreditSwitch::ReceiveFromPort(r.inPort, r.packet, r.vc, r.tail);
+                               }
+                               else
+                               {
+                                   ForwardCopy(r.inPort, r.packet, r.vc, r.tail);
+                               }
+                           }
+                       });
+}
+
+void
+InfinibandSwitch::ReceiveSharp(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail)
+{
+    InfinibandLrh lrh;
+    packet->PeekHeader(lrh);
+    InfinibandSharpTag tag;
+    packet->PeekPacketTag(tag);
+    const SwitchReductionEngine::Group* group = m_sharpEngine.FindGroup(tag.group);
+    NS_ABORT_MSG_IF(!group,
+                    "InfinibandSwitch LID " << m_lid << ": SHARP group " << tag.group
+                                            << " is not registered");
+    const int32_t member = SwitchReductionEngine::MemberIndex(*group, lrh.GetSlid());
+    NS_ABORT_MSG_IF(member < 0,
+                    "InfinibandSwitch LID " << m_lid << ": LID " << lrh.GetSlid()
+                                            << " is not a member of SHARP group " << tag.group);
+    std::vector<SwitchReductionEngine::Held> all;
+    const auto outcome =
+        m_sharpEngine.Contribute(tag.group,
+                                 tag.chunk,
+                                 static_cast<uint32_t>(member),
+                                 SwitchReductionEngine::Held{packet, inPort, vc, tail},
+                                 all);
+    NS_ABORT_MSG_IF(outcome == SwitchReductionEngine::Outcome::Duplicate,
+                    "InfinibandSwitch LID " << m_lid << ": LID " << lrh.GetSlid()
+                                            << " contributed chunk " << tag.chunk
+                                            << " of SHARP group " << tag.group << " twice");
+    if (outcome == SwitchReductionEngine::Outcome::Held)
+    {
+        return;
+    }
+    // The aggregation streams: the reduced chunk is complete when the last contribution is.
+    Time reducedTail = tail;
+    for (const auto& held : all)
+    {
+        reducedTail = std::max(reducedTail, held.tail);
+        NS_ABORT_MSG_IF(held.packet->GetSize() != all[0].packet->GetSize(),
+                        "InfinibandSwitch: SHARP group " << tag.group << " chunk " << tag.chunk
+                                                         << " contributions differ in size ("
+                                                         << held.packet->GetSize() << " vs "
+                                                         << all[0].packet->GetSize() << " B)");
+    }
+    const uint32_t payload = SharpPayload(all[0].packet->GetSize());
+    const double rate = static_cast<double>(m_sharpEngineRatePerPort.GetBitRate());
+    const uint16_t parent = m_sharpParent[tag.group];
+    std::vector<SwitchReductionEngine::Result> results;
+    if (parent != 0)
+    {
+        // Not the root: one aggregate up, in the first contribution's input buffer; the
+        // others are read and released.
+        for (uint32_t i = 1; i < all.size(); ++i)
+        {
+            GetPort(all[i].inPort)->ReleaseReceiveBuffer(all[i].vc, all[i].packet->GetSize());
+            m_sharpAbsorbed++;
+        }
+        Readdress(all[0].packet, all[0].inPort, parent, tag);
+        results.push_back(SwitchReductionEngine::Result{
+            all[0].packet,
+            all[0].inPort,
+            all[0].vc,
+            m_sharpEngine.EngineTail(parent, rate, payload, reducedTail),
+            true});
+        EmitSharp(std::move(results));
+        return;
+    }
+    // The root: the reduced chunk to every member, each in its contribution's input buffer.
+    InfinibandSharpTag down = tag;
+    down.down = true;
+    for (uint32_t i = 0; i < all.size(); ++i)
+    {
+        const uint32_t memberLid = group->members[i];
+        Readdress(all[i].packet, all[i].inPort, static_cast<uint16_t>(memberLid), down);
+        results.push_back(SwitchReductionEngine::Result{
+            all[i].packet,
+            all[i].inPort,
+            all[i].vc,
+            m_sharpEngine.EngineTail(memberLid, rate, payload, reducedTail),
+            true});
+    }
+    EmitSharp(std::move(results));
+}
+
+void
+InfinibandSwitch::ReceiveSharpResult(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail)
+{
+    InfinibandSharpTag tag;
+    packet->PeekPacketTag(tag);
+    const SwitchReductionEngine::Group* group = m_sharpEngine.FindGroup(tag.group);
+    NS_ABORT_MSG_IF(!group,
+                    "InfinibandSwitch LID " << m_lid << ": SHARP result of group " << tag.group
+                                            << ", which is not registered");
+    const uint32_t payload = SharpPayload(packet->GetSize());
+    const double rate = static_cast<double>(m_sharpEngineRatePerPort.GetBitRate());
+    std::vector<SwitchReductionEngine::Result> results;
+    for (uint32_t i = 0; i < group->members.size(); ++i)
+    {
+        // The first child gets the packet (holding its input buffer), the others copies.
+        const bool first = i == 0;
+        Ptr<Packet> p = first ? packet : packet->Copy();
+        const uint32_t child = group->members[i];
+        Readdress(p, inPort, static_cast<uint16_t>(child), tag);
+        results.push_back(
+            SwitchReductionEngine::Result{p,
+                                          inPort,
+                                          vc,
+                                          m_sharpEngine.EngineTail(child, rate, payload, tail),
+                                          first});
+    }
+    m_sharpAbsorbed -= static_cast<int64_t>(group->members.size()) - 1;
+    EmitSharp(std::move(results));
 }
 
 } // namespace ns3

@@ -6,7 +6,10 @@
 
 #include "ns3/credit-link-watchdog.h"
 #include "ns3/credit-switch.h"
+#include "ns3/data-rate.h"
+#include "ns3/infiniband-sharp-tag.h"
 #include "ns3/nstime.h"
+#include "ns3/switch-reduction-engine.h"
 
 #include <array>
 #include <string>
@@ -35,6 +38,18 @@ namespace ns3
  *
  * Ports are numbered as in IBA from 1; CreditSwitch port index = IB port - 1
  * when ports are added in port order (InfinibandHelper does so).
+ *
+ * SHARP (SharpEnabled; NVIDIA Quantum-2 class, SHARPv3): the switch is an aggregation
+ * node for the groups registered on it (RegisterSharpGroup, member HCA LIDs).  A packet
+ * addressed to the switch's own LID with an InfinibandSharpTag is a member's contribution
+ * to (group, chunk): held out of the forwarding path, still in its input buffer, until
+ * every member's came, then each becomes the reduced chunk for the member it came from
+ * (LRH DLID = member, SLID = switch, BTH DestQP = the tag's result QP) and leaves through
+ * the switch's engine (SwitchReductionEngine, shared with NvSwitch's NVLS): at most
+ * SharpEngineRatePerPort towards each member, SharpEngineLatency after the chunk is in.
+ * In a two-level tree (a group registered with a parent) a leaf's complete chunk goes up
+ * as one aggregate to the parent's LID (the children's contributions are absorbed), and
+ * the parent's result, coming down to the leaf's LID, is multicast to its children.
  */
 class InfinibandSwitch : public CreditSwitch
 {
@@ -63,6 +78,21 @@ class InfinibandSwitch : public CreditSwitch
 
     uint64_t GetFecnMarked() const;
 
+    bool SupportsSharp() const;
+    /// Empty, or why (group, member LIDs) cannot be an aggregation group of this switch.
+    std::string CheckSharpGroup(uint32_t groupId, const std::vector<uint32_t>& memberLids) const;
+    /// Aborts with CheckSharpGroup's message.  Members: HCA LIDs or child switches' LIDs;
+    /// \p parentLid: the switch this one's aggregates go up to (0: this is the root).
+    void RegisterSharpGroup(uint32_t groupId,
+                            const std::vector<uint32_t>& memberLids,
+                            uint16_t parentLid = 0);
+    uint64_t GetSharpReducedChunks() const;
+
+    void ReceiveFromPort(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail) override;
+    /// SHARP contributions held until their chunk is complete or in the engine's latency.
+    uint64_t GetHeldPackets() const override;
+    int64_t GetNetAbsorbedPackets() const override;
+
   protected:
     void DoDispose() override;
     void NotifyConstructionCompleted() override;
@@ -81,6 +111,19 @@ class InfinibandSwitch : public CreditSwitch
     std::string GetDefaultSlToVl() const;
     void OnForward(Ptr<const Packet> packet, uint32_t inPort, uint32_t outPort);
     void RewriteVcrc(Ptr<Packet> packet);
+    /// A contribution (addressed to this switch, tagged): held, or the chunk reduced.
+    void ReceiveSharp(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail);
+    /// The parent's result of a chunk, down to every child.
+    void ReceiveSharpResult(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail);
+    /// \p packet readdressed (LRH DLID, SLID = this switch, BTH DestQP, the tag), CRCs
+    /// recomputed when its input port computes them.
+    void Readdress(Ptr<Packet> packet,
+                   uint32_t inPort,
+                   uint16_t dlid,
+                   const InfinibandSharpTag& tag) const;
+    /// Payload bytes of a SHARP packet of \p size wire bytes.
+    static uint32_t SharpPayload(uint32_t size);
+    void EmitSharp(std::vector<SwitchReductionEngine::Result>&& results);
 
     uint16_t m_lid;
     bool m_adaptive;
@@ -99,6 +142,12 @@ class InfinibandSwitch : public CreditSwitch
     std::vector<uint32_t> m_overThresholdCount;
     uint64_t m_fecnMarked;
     std::vector<uint8_t> m_scratch;
+    bool m_sharp;
+    DataRate m_sharpEngineRatePerPort; //!< 0 = unlimited
+    Time m_sharpEngineLatency;
+    SwitchReductionEngine m_sharpEngine;
+    std::unordered_map<uint32_t, uint16_t> m_sharpParent; //!< group -> parent LID (0: root)
+    int64_t m_sharpAbsorbed;
 };
 
 } // namespace ns3

@@ -62,10 +62,7 @@ NvSwitch::NvSwitch()
     : m_generation(3),
       m_engineRatePerLink(DataRate(0)),
       m_engineLatency(Time(0)),
-      m_inEngine(0),
-      m_absorbed(0),
-      m_reducedChunks(0),
-      m_pendingChunks(0)
+      m_absorbed(0)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -74,10 +71,8 @@ void
 NvSwitch::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    m_groups.clear();
-    m_slots.clear();
-    m_freeSlots.clear();
-    m_engineFree.clear();
+    m_engine.Clear();
+    m_gpuLinks.clear();
     CreditSwitch::DoDispose();
 }
 
@@ -96,39 +91,13 @@ NvSwitch::SupportsNvls() const
 std::string
 NvSwitch::CheckNvlsGroup(uint32_t groupId, const std::vector<uint32_t>& members) const
 {
-    std::ostringstream os;
     if (!SupportsNvls())
     {
-        os << "NVLS (in-switch reduction and multicast) needs NVSwitch gen3 or later; this "
-              "switch is gen"
-           << m_generation;
+        return "NVLS (in-switch reduction and multicast) needs NVSwitch gen3 or later; this "
+               "switch is gen" +
+               std::to_string(m_generation);
     }
-    else if (members.size() < 2)
-    {
-        os << "NVLS group " << groupId << " needs at least 2 members, has " << members.size();
-    }
-    else if (m_groups.count(groupId) != 0)
-    {
-        os << "NVLS group " << groupId << " is already registered";
-    }
-    else
-    {
-        std::vector<bool> seen;
-        for (uint32_t m : members)
-        {
-            if (m >= seen.size())
-            {
-                seen.resize(m + 1, false);
-            }
-            if (seen[m])
-            {
-                os << "NVLS group " << groupId << " lists GPU " << m << " twice";
-                break;
-            }
-            seen[m] = true;
-        }
-    }
-    return os.str();
+    return m_engine.CheckGroup("NVLS group", groupId, members);
 }
 
 void
@@ -137,42 +106,25 @@ NvSwitch::RegisterNvlsGroup(uint32_t groupId, const std::vector<uint32_t>& membe
     NS_LOG_FUNCTION(this << groupId << members.size());
     const std::string error = CheckNvlsGroup(groupId, members);
     NS_ABORT_MSG_IF(!error.empty(), "NvSwitch::RegisterNvlsGroup: " << error);
-    Group& g = m_groups[groupId];
-    g.members = members;
-    for (uint32_t i = 0; i < members.size(); ++i)
-    {
-        if (members[i] >= g.memberIndex.size())
-        {
-            g.memberIndex.resize(members[i] + 1, -1);
-        }
-        g.memberIndex[members[i]] = static_cast<int32_t>(i);
-    }
+    m_engine.RegisterGroup(groupId, members);
 }
 
 uint64_t
 NvSwitch::GetNvlsReducedChunks() const
 {
-    return m_reducedChunks;
+    return m_engine.GetReducedChunks();
 }
 
 uint32_t
 NvSwitch::GetNvlsPendingChunks() const
 {
-    return m_pendingChunks;
+    return m_engine.GetPendingChunks();
 }
 
 uint64_t
 NvSwitch::GetHeldPackets() const
 {
-    uint64_t held = 0;
-    for (const auto& [id, g] : m_groups)
-    {
-        for (const auto& [chunk, slot] : g.pending)
-        {
-            held += m_slots[slot].arrived;
-        }
-    }
-    return held + m_inEngine;
+    return m_engine.GetHeldPackets();
 }
 
 int64_t
@@ -230,37 +182,25 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tai
     NS_ABORT_MSG_IF(!SupportsNvls(),
                     "NvSwitch on node " << nodeId << " is gen" << m_generation
                                         << ": NVLS reduction needs gen3 or later");
-    auto git = m_groups.find(header.tag);
-    NS_ABORT_MSG_IF(git == m_groups.end(),
+    const SwitchReductionEngine::Group* group = m_engine.FindGroup(header.tag);
+    NS_ABORT_MSG_IF(!group,
                     "NvSwitch on node " << nodeId << ": NVLS group " << header.tag
                                         << " is not registered");
-    Group& g = git->second;
-    NS_ABORT_MSG_IF(header.source >= g.memberIndex.size() || g.memberIndex[header.source] < 0,
+    const SwitchReductionEngine::Group& g = *group;
+    const int32_t memberIndex = SwitchReductionEngine::MemberIndex(g, header.source);
+    NS_ABORT_MSG_IF(memberIndex < 0,
                     "NvSwitch on node " << nodeId << ": GPU " << header.source
                                         << " is not a member of NVLS group " << header.tag);
-    const auto member = static_cast<uint32_t>(g.memberIndex[header.source]);
-
-    auto [it, inserted] = g.pending.try_emplace(header.count, 0);
-    if (inserted)
-    {
-        if (m_freeSlots.empty())
-        {
-            m_slots.emplace_back();
-            m_freeSlots.push_back(static_cast<uint32_t>(m_slots.size() - 1));
-        }
-        it->second = m_freeSlots.back();
-        m_freeSlots.pop_back();
-        m_slots[it->second].held.assign(g.members.size(), Held());
-        m_slots[it->second].arrived = 0;
-        m_pendingChunks++;
-    }
-    Slot& slot = m_slots[it->second];
-    NS_ABORT_MSG_IF(slot.held[member].packet,
+    std::vector<SwitchReductionEngine::Held> all;
+    const auto outcome = m_engine.Contribute(header.tag,
+                                             header.count,
+                                             static_cast<uint32_t>(memberIndex),
+                                             SwitchReductionEngine::Held{packet, inPort, vc, tail},
+                                             all);
+    NS_ABORT_MSG_IF(outcome == SwitchReductionEngine::Outcome::Duplicate,
                     "NvSwitch: GPU " << header.source << " contributed chunk " << header.count
                                      << " of NVLS group " << header.tag << " twice");
-    slot.held[member] = Held{packet, inPort, vc, tail};
-    slot.arrived++;
-    if (slot.arrived < g.members.size())
+    if (outcome == SwitchReductionEngine::Outcome::Held)
     {
         return;
     }
@@ -269,14 +209,9 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tai
     // the header names), each copy using the input buffer its contribution held
     // (released when the copy leaves).
     const uint32_t chunk = header.count;
-    const uint32_t slotIndex = it->second;
-    g.pending.erase(it);
-    m_pendingChunks--;
-    m_reducedChunks++;
-    const uint32_t bytes = slot.held[0].packet->GetSize();
+    const uint32_t bytes = all[0].packet->GetSize();
     const bool toAll = header.type == NvLinkHeader::NVLS_REDUCE;
-    NS_ABORT_MSG_IF(!toAll && (header.destination >= g.memberIndex.size() ||
-                               g.memberIndex[header.destination] < 0),
+    NS_ABORT_MSG_IF(!toAll && SwitchReductionEngine::MemberIndex(g, header.destination) < 0,
                     "NvSwitch: NVLS group " << header.tag << " chunk " << chunk
                                             << " reduced for GPU " << header.destination
                                             << ", not a member");
@@ -287,14 +222,14 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tai
     m_nvlsReduceTrace(header.tag, chunk, bytes - NvLinkHeader::SIZE_BYTES);
     // The reduction streams: its result is complete when the last contribution is.
     Time reducedTail = tail;
-    for (const Held& held : slot.held)
+    for (const auto& held : all)
     {
         reducedTail = std::max(reducedTail, held.tail);
     }
     std::vector<Result> results;
-    for (uint32_t i = 0; i < slot.held.size(); ++i)
+    for (uint32_t i = 0; i < all.size(); ++i)
     {
-        Held held = std::move(slot.held[i]);
+        SwitchReductionEngine::Held held = std::move(all[i]);
         NS_ABORT_MSG_IF(held.packet->GetSize() != bytes,
                         "NvSwitch: NVLS group "
                             << header.tag << " chunk " << chunk << " contributions differ in size ("
@@ -315,8 +250,6 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tai
         results.push_back(Result{held.packet, held.inPort, held.vc, out, true});
     }
     Emit(std::move(results));
-    slot.held.clear();
-    m_freeSlots.push_back(slotIndex);
 }
 
 void
@@ -328,12 +261,12 @@ NvSwitch::ReceiveStore(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time ta
     NS_ABORT_MSG_IF(!SupportsNvls(),
                     "NvSwitch on node " << nodeId << " is gen" << m_generation
                                         << ": NVLS multicast needs gen3 or later");
-    auto git = m_groups.find(header.tag);
-    NS_ABORT_MSG_IF(git == m_groups.end(),
+    const SwitchReductionEngine::Group* group = m_engine.FindGroup(header.tag);
+    NS_ABORT_MSG_IF(!group,
                     "NvSwitch on node " << nodeId << ": NVLS group " << header.tag
                                         << " is not registered");
-    const Group& g = git->second;
-    NS_ABORT_MSG_IF(header.source >= g.memberIndex.size() || g.memberIndex[header.source] < 0,
+    const SwitchReductionEngine::Group& g = *group;
+    NS_ABORT_MSG_IF(SwitchReductionEngine::MemberIndex(g, header.source) < 0,
                     "NvSwitch on node " << nodeId << ": GPU " << header.source
                                         << " is not a member of NVLS group " << header.tag);
     const uint32_t payload = packet->GetSize();
@@ -370,9 +303,8 @@ NvSwitch::EngineTail(uint32_t gpu, uint32_t payloadBytes, Time dataTail)
     {
         return dataTail;
     }
-    if (gpu >= m_engineFree.size())
+    if (gpu >= m_gpuLinks.size())
     {
-        m_engineFree.resize(gpu + 1, Time(0));
         m_gpuLinks.resize(gpu + 1, 0);
     }
     if (m_gpuLinks[gpu] == 0)
@@ -385,31 +317,16 @@ NvSwitch::EngineTail(uint32_t gpu, uint32_t payloadBytes, Time dataTail)
         }
         m_gpuLinks[gpu] = std::max<uint32_t>(links, 1);
     }
+    // Per port, in proportion to its links (NCCL scales NVLS with each GPU's NVLink rate).
     const double rateBps = static_cast<double>(m_engineRatePerLink.GetBitRate()) * m_gpuLinks[gpu];
-    const Time begin = std::max(Simulator::Now(), m_engineFree[gpu]);
-    const Time done = std::max(dataTail, begin + Seconds(payloadBytes * 8.0 / rateBps));
-    m_engineFree[gpu] = done;
-    return done;
+    return m_engine.EngineTail(gpu, rateBps, payloadBytes, dataTail);
 }
 
 void
 NvSwitch::Emit(std::vector<Result>&& results)
 {
-    if (m_engineLatency.IsZero())
-    {
-        EmitNow(results);
-        return;
-    }
-    // Counted held until they leave: with the absorbed count, received packets balance.
-    const uint64_t holding = results.size();
-    for (auto& r : results)
-    {
-        r.tail += m_engineLatency;
-    }
-    m_inEngine += holding;
-    Simulator::Schedule(m_engineLatency, [this, holding, results = std::move(results)]() mutable {
-        m_inEngine -= holding;
-        EmitNow(results);
+    m_engine.Emit(std::move(results), m_engineLatency, [this](std::vector<Result>& r) {
+        EmitNow(r);
     });
 }
 

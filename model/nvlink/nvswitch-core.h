@@ -8,10 +8,10 @@
 #include "ns3/credit-link-watchdog.h"
 #include "ns3/credit-switch.h"
 #include "ns3/data-rate.h"
+#include "ns3/switch-reduction-engine.h"
 #include "ns3/traced-callback.h"
 
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -76,37 +76,7 @@ class NvSwitch : public CreditSwitch
     uint32_t DefaultCutThroughBytes() const override;
 
   private:
-    struct Held
-    {
-        Ptr<Packet> packet;
-        uint32_t inPort{0};
-        uint32_t vc{0};
-        Time tail;
-    };
-
-    struct Slot
-    {
-        std::vector<Held> held; //!< index = member index
-        uint32_t arrived{0};
-    };
-
-    struct Group
-    {
-        std::vector<uint32_t> members;
-        std::vector<int32_t> memberIndex;               //!< by GPU id, -1 = not a member
-        std::unordered_map<uint32_t, uint32_t> pending; //!< chunk -> slot
-    };
-
-    // A result leaving through the engine: to ReceiveFromPort (holds its input buffer)
-    // or ForwardCopy.
-    struct Result
-    {
-        Ptr<Packet> packet;
-        uint32_t inPort{0};
-        uint32_t vc{0};
-        Time tail;
-        bool holdsInput{true};
-    };
+    using Result = SwitchReductionEngine::Result;
 
     void ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail);
     void ReceiveStore(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail);
@@ -120,15 +90,9 @@ class NvSwitch : public CreditSwitch
     uint32_t m_generation;
     DataRate m_engineRatePerLink; //!< 0 = unlimited
     Time m_engineLatency;
-    std::vector<Time> m_engineFree;   //!< by GPU id: the engine towards it is busy until
     std::vector<uint32_t> m_gpuLinks; //!< by GPU id: links of its ports, 0 = not known yet
-    uint64_t m_inEngine;              //!< received packets waiting out the latency
     int64_t m_absorbed;
-    std::unordered_map<uint32_t, Group> m_groups;
-    std::vector<Slot> m_slots; //!< reused, so a chunk allocates nothing once warm
-    std::vector<uint32_t> m_freeSlots;
-    uint64_t m_reducedChunks;
-    uint32_t m_pendingChunks;
+    SwitchReductionEngine m_engine;
 
     TracedCallback<uint32_t, uint32_t, uint32_t> m_nvlsReduceTrace;
 };

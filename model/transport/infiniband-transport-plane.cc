@@ -5,13 +5,16 @@
 
 #include "ns3/abort.h"
 #include "ns3/infiniband-headers.h"
+#include "ns3/infiniband-sharp-tag.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/simulator.h"
 #include "ns3/transport-packet-tag.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <limits>
+#include <set>
 
 namespace ns3
 {
@@ -37,7 +40,25 @@ InfinibandTransportPlane::GetTypeId()
                           "at every HCA (not 0/1, the SMI/GSI QPs, nor an HCA's LocalQp)",
                           UintegerValue(0x4754),
                           MakeUintegerAccessor(&InfinibandTransportPlane::m_qp),
-                          MakeUintegerChecker<uint32_t>(2, 0xffffff));
+                          MakeUintegerChecker<uint32_t>(2, 0xffffff))
+            .AddAttribute("SharpQp",
+                          "QP the SHARP results come back on (in-network reduction)",
+                          UintegerValue(0x5348),
+                          MakeUintegerAccessor(&InfinibandTransportPlane::m_sharpQp),
+                          MakeUintegerChecker<uint32_t>(2, 0xffffff))
+            // NCCL's CollNet runs Simple: NCCL_STEPS (8) slots of its 4 MiB buffer per
+            // channel (src/include/device.h, src/init.cc DEFAULT_BUFFSIZE), 512 KiB a step.
+            .AddAttribute("SharpWindowBytes",
+                          "Bytes a member may have sent to the switch and not yet got back "
+                          "reduced",
+                          UintegerValue(4 << 20),
+                          MakeUintegerAccessor(&InfinibandTransportPlane::m_sharpWindowBytes),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("SharpGroupBase",
+                          "First SHARP group id the plane registers",
+                          UintegerValue(0x53000000),
+                          MakeUintegerAccessor(&InfinibandTransportPlane::m_sharpGroupBase),
+                          MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
@@ -46,7 +67,12 @@ InfinibandTransportPlane::InfinibandTransportPlane()
       m_qp(0x4754),
       m_mtu(std::numeric_limits<uint32_t>::max()),
       m_burstPackets(std::numeric_limits<uint32_t>::max()),
-      m_burstRoom(std::numeric_limits<uint64_t>::max())
+      m_burstRoom(std::numeric_limits<uint64_t>::max()),
+      m_sharpQp(0x5348),
+      m_sharpWindowBytes(4 << 20),
+      m_sharpGroupBase(0x53000000),
+      m_nextSharpOp(0),
+      m_nextSharpChunk(0)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -230,8 +256,16 @@ InfinibandTransportPlane::DoDispose()
             r.device->SetPacketTxReadyCallback(m_qp, InfinibandNetDevice::PacketTxReadyCallback());
             r.device->SetPacketReceivedCallback(m_qp,
                                                 InfinibandNetDevice::PacketReceivedCallback());
+            r.device->SetPacketTxReadyCallback(m_sharpQp,
+                                               InfinibandNetDevice::PacketTxReadyCallback());
+            r.device->SetPacketReceivedCallback(m_sharpQp,
+                                                InfinibandNetDevice::PacketReceivedCallback());
         }
     }
+    m_sharpOps.clear();
+    m_sharpOpOfChunk.clear();
+    m_sharpMembers.clear();
+    m_sharpGroups.clear();
     m_ranks.clear();
     m_ranksOfDevice.clear();
     TransportPlane::DoDispose();
@@ -248,6 +282,262 @@ InfinibandTransportPlane::GetLineRate_gbyte_per_s(uint32_t rank) const
     const double payload = GetMaxPayloadBytes();
     const double share = payload / (payload + GetPacketOverheadBytes());
     return dev->GetDataRate().GetBitRate() * dev->GetEncodingEfficiency() * share / 8e9;
+}
+
+Ptr<InfinibandSwitch>
+InfinibandTransportPlane::SharpSwitch(uint32_t rank) const
+{
+    if (!HasRank(rank) || !m_ranks[rank].device->GetPeer())
+    {
+        return nullptr;
+    }
+    Ptr<InfinibandSwitch> sw =
+        DynamicCast<InfinibandSwitch>(m_ranks[rank].device->GetPeer()->GetSwitch());
+    return sw && sw->SupportsSharp() ? sw : nullptr;
+}
+
+Ptr<InfinibandSwitch>
+InfinibandTransportPlane::SharpRoot(const std::vector<uint32_t>& ranks) const
+{
+    if (ranks.size() < 2)
+    {
+        return nullptr;
+    }
+    std::set<const InfinibandNetDevice*> hcas;
+    std::vector<Ptr<InfinibandSwitch>> leaves;
+    for (uint32_t r : ranks)
+    {
+        Ptr<InfinibandSwitch> sw = SharpSwitch(r);
+        // Each member's own HCA (the switch tells members by LID).
+        if (!sw || m_ranks[r].shared->ranks.size() != 1 ||
+            !hcas.insert(PeekPointer(m_ranks[r].device)).second)
+        {
+            return nullptr;
+        }
+        if (std::find(leaves.begin(), leaves.end(), sw) == leaves.end())
+        {
+            leaves.push_back(sw);
+        }
+    }
+    if (leaves.size() == 1)
+    {
+        return leaves.front(); // single level: the members' switch
+    }
+    // Two levels: a SHARP switch cabled to every leaf (a spine of a two-tier fat tree).
+    auto neighbours = [](Ptr<InfinibandSwitch> sw) {
+        std::set<Ptr<InfinibandSwitch>> out;
+        for (uint32_t i = 0; i < sw->GetNPorts(); ++i)
+        {
+            Ptr<CreditLinkNetDevice> peer = sw->GetPort(i)->GetPeer();
+            Ptr<InfinibandSwitch> n =
+                peer ? DynamicCast<InfinibandSwitch>(peer->GetSwitch()) : nullptr;
+            if (n && n->SupportsSharp())
+            {
+                out.insert(n);
+            }
+        }
+        return out;
+    };
+    std::set<Ptr<InfinibandSwitch>> common = neighbours(leaves.front());
+    for (std::size_t i = 1; i < leaves.size() && !common.empty(); ++i)
+    {
+        const std::set<Ptr<InfinibandSwitch>> n = neighbours(leaves[i]);
+        std::set<Ptr<InfinibandSwitch>> both;
+        for (const auto& sw : common)
+        {
+            if (n.count(sw))
+            {
+                both.insert(sw);
+            }
+        }
+        common = std::move(both);
+    }
+    if (common.empty())
+    {
+        return nullptr;
+    }
+    // The one with the lowest LID: every operation on these members takes the same root.
+    Ptr<InfinibandSwitch> root = *common.begin();
+    for (const auto& sw : common)
+    {
+        root = sw->GetLid() < root->GetLid() ? sw : root;
+    }
+    return root;
+}
+
+bool
+InfinibandTransportPlane::CanReduceInSwitch(const std::vector<uint32_t>& ranks) const
+{
+    return SharpRoot(ranks) != nullptr;
+}
+
+uint32_t
+InfinibandTransportPlane::SharpGroup(const std::vector<uint32_t>& ranks)
+{
+    std::vector<uint32_t> lids;
+    for (uint32_t r : ranks)
+    {
+        lids.push_back(m_ranks[r].lid);
+    }
+    std::sort(lids.begin(), lids.end());
+    auto it = m_sharpGroups.find(lids);
+    if (it != m_sharpGroups.end())
+    {
+        return it->second;
+    }
+    const uint32_t group = m_sharpGroupBase + static_cast<uint32_t>(m_sharpGroups.size());
+    Ptr<InfinibandSwitch> root = SharpRoot(ranks);
+    // Each leaf aggregates its members; with several leaves, each goes up to the root.
+    std::map<Ptr<InfinibandSwitch>, std::vector<uint32_t>> membersOf;
+    for (uint32_t r : ranks)
+    {
+        membersOf[SharpSwitch(r)].push_back(m_ranks[r].lid);
+    }
+    std::vector<uint32_t> leafLids;
+    for (auto& [leaf, members] : membersOf)
+    {
+        std::sort(members.begin(), members.end());
+        leaf->RegisterSharpGroup(group, members, leaf == root ? 0 : root->GetLid());
+        leafLids.push_back(leaf->GetLid());
+    }
+    if (!membersOf.count(root))
+    {
+        std::sort(leafLids.begin(), leafLids.end());
+        root->RegisterSharpGroup(group, leafLids, 0);
+    }
+    m_sharpGroups.emplace(lids, group);
+    return group;
+}
+
+void
+InfinibandTransportPlane::StartInSwitch(Op op,
+                                        const std::vector<uint32_t>& ranks,
+                                        uint64_t bytes,
+                                        Callback<void, uint32_t> rankDone)
+{
+    NS_LOG_FUNCTION(this << ranks.size() << bytes);
+    NS_ABORT_MSG_IF(op != Op::AllReduce,
+                    "InfinibandTransportPlane: SHARP runs allreduce only in this model");
+    NS_ABORT_MSG_IF(!CanReduceInSwitch(ranks),
+                    "InfinibandTransportPlane: no SHARP switch reduces these " << ranks.size()
+                                                                               << " ranks");
+    const uint64_t id = m_nextSharpOp++;
+    SharpOp& o = m_sharpOps[id];
+    o.group = SharpGroup(ranks);
+    o.ranks = ranks;
+    o.bytes = bytes;
+    o.packetBytes = AdaptivePacketBytes(bytes, GetMaxPayloadBytes(), GetMaxBurstBytes(), 32);
+    o.sent.assign(ranks.size(), 0);
+    o.arrived.assign(ranks.size(), 0);
+    o.rankDone = rankDone;
+    const uint64_t packets = bytes == 0 ? 0 : (bytes + o.packetBytes - 1) / o.packetBytes;
+    o.firstChunk = m_nextSharpChunk;
+    m_nextSharpChunk += static_cast<uint32_t>(packets);
+    if (bytes == 0)
+    {
+        // Nothing to reduce: every member is done, after this call.
+        Simulator::ScheduleNow([this, id]() {
+            SharpOp done = std::move(m_sharpOps.at(id));
+            m_sharpOps.erase(id);
+            for (uint32_t r : done.ranks)
+            {
+                done.rankDone(r);
+            }
+        });
+        return;
+    }
+    m_sharpOpOfChunk[o.firstChunk] = id;
+    for (uint32_t r : ranks)
+    {
+        SharpMember& m = m_sharpMembers[r];
+        if (!m.hooked)
+        {
+            m.hooked = true;
+            Ptr<InfinibandNetDevice> hca = m_ranks[r].device;
+            hca->SetPacketTxReadyCallback(
+                m_sharpQp,
+                InfinibandNetDevice::PacketTxReadyCallback(
+                    [this, r](Ptr<InfinibandNetDevice>) { SharpPump(r); }));
+            hca->SetPacketReceivedCallback(
+                m_sharpQp,
+                InfinibandNetDevice::PacketReceivedCallback(
+                    [this, r](uint16_t, Ptr<Packet> p) { SharpReceive(r, p); }));
+        }
+        m.ops.push_back(id);
+        SharpPump(r);
+    }
+}
+
+void
+InfinibandTransportPlane::SharpPump(uint32_t rank)
+{
+    SharpMember& m = m_sharpMembers[rank];
+    const RankEntry& entry = m_ranks[rank];
+    const uint16_t switchLid = SharpSwitch(rank)->GetLid();
+    while (!m.ops.empty())
+    {
+        SharpOp& o = m_sharpOps.at(m.ops.front());
+        const auto member = std::find(o.ranks.begin(), o.ranks.end(), rank) - o.ranks.begin();
+        uint64_t& sent = o.sent[member];
+        if (sent >= o.bytes)
+        {
+            m.ops.pop_front();
+            continue;
+        }
+        const uint64_t n = std::min<uint64_t>(o.packetBytes, o.bytes - sent);
+        if (m.inFlight + n > m_sharpWindowBytes && m.inFlight > 0)
+        {
+            return; // the window reopens as results come back
+        }
+        Ptr<Packet> p = Create<Packet>(static_cast<uint32_t>(n));
+        InfinibandSharpTag tag;
+        tag.group = o.group;
+        tag.chunk = o.firstChunk + static_cast<uint32_t>(sent / o.packetBytes);
+        tag.resultQp = m_sharpQp;
+        p->AddPacketTag(tag);
+        if (!entry.device->SendPacket(p, switchLid, m_sl, m_sharpQp))
+        {
+            return; // its PacketTxReady pumps again
+        }
+        sent += n;
+        m.inFlight += n;
+    }
+}
+
+void
+InfinibandTransportPlane::SharpReceive(uint32_t rank, Ptr<Packet> packet)
+{
+    InfinibandSharpTag tag;
+    const bool found = packet->PeekPacketTag(tag);
+    NS_ABORT_MSG_IF(!found, "InfinibandTransportPlane: SHARP result without its tag");
+    auto it = m_sharpOpOfChunk.upper_bound(tag.chunk);
+    NS_ABORT_MSG_IF(it == m_sharpOpOfChunk.begin(),
+                    "InfinibandTransportPlane: SHARP result of unknown chunk " << tag.chunk);
+    const uint64_t id = std::prev(it)->second;
+    SharpOp& o = m_sharpOps.at(id);
+    const auto member = std::find(o.ranks.begin(), o.ranks.end(), rank) - o.ranks.begin();
+    NS_ABORT_MSG_IF(member == static_cast<std::ptrdiff_t>(o.ranks.size()),
+                    "InfinibandTransportPlane: SHARP result for rank " << rank << ", not a member");
+    const uint32_t size = packet->GetSize();
+    o.arrived[member] += size;
+    m_sharpMembers[rank].inFlight -= size;
+    if (o.arrived[member] == o.bytes)
+    {
+        const Callback<void, uint32_t> done = o.rankDone;
+        if (++o.membersDone == o.ranks.size())
+        {
+            m_sharpOpOfChunk.erase(o.firstChunk);
+            m_sharpOps.erase(id);
+        }
+        done(rank);
+    }
+    SharpPump(rank);
+}
+
+uint32_t
+InfinibandTransportPlane::GetSharpInFlight() const
+{
+    return static_cast<uint32_t>(m_sharpOps.size());
 }
 
 } // namespace ns3

@@ -6,8 +6,11 @@
 
 #include "ns3/infiniband-fabric.h"
 #include "ns3/infiniband-net-device.h"
+#include "ns3/infiniband-switch.h"
 #include "ns3/transport-plane.h"
 
+#include <deque>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -23,8 +26,19 @@ namespace ns3
  * payload, ICRC and VCRC; a burst (HCA MaxBurstPackets > 1) stands for several
  * such packets back to back.  Any two ranks of the plane reach each other (the
  * subnet manager routed every LID); several ranks may share an HCA.
+ *
+ * In-network reduction (SHARP, NCCL's CollNet): an InSwitchReductionPlane whose
+ * allreduce runs in the switch every member's HCA hangs off, when that switch is a SHARP
+ * aggregation node (InfinibandSwitch SharpEnabled), or where the members' switches share
+ * a SHARP switch above them (a two-level tree: the leaves aggregate their members, the
+ * root the leaves).  Every member streams its buffer to its switch's LID as RC packets
+ * of AdaptivePacketBytes(bytes, MTU, burst, 32) tagged with the group and chunk
+ * (InfinibandSharpTag), at most SharpWindowBytes sent and not yet back reduced; the
+ * switch returns each reduced chunk to each member on SharpQp.  A
+ * member runs its operations in the order they were started, so every member feeds the
+ * switch in the same order (no two operations wait for each other in its buffers).
  */
-class InfinibandTransportPlane : public TransportPlane
+class InfinibandTransportPlane : public TransportPlane, public InSwitchReductionPlane
 {
   public:
     static TypeId GetTypeId();
@@ -50,6 +64,17 @@ class InfinibandTransportPlane : public TransportPlane
     uint32_t GetPacketOverheadBytes() const override;
     double GetLineRate_gbyte_per_s(uint32_t rank) const override;
 
+    /// Distinct ranks, each with an HCA of its own, on SharpEnabled switches: one, or
+    /// several leaves under a common SHARP switch (SharpRoot).
+    bool CanReduceInSwitch(const std::vector<uint32_t>& ranks) const override;
+    /// AllReduce only (SHARP's reduce-scatter and all-gather are not modelled).
+    void StartInSwitch(Op op,
+                       const std::vector<uint32_t>& ranks,
+                       uint64_t bytes,
+                       Callback<void, uint32_t> rankDone) override;
+    /// In-network operations started and not finished by every member.
+    uint32_t GetSharpInFlight() const;
+
   protected:
     void NotifyConstructionCompleted() override;
     void DoDispose() override;
@@ -73,6 +98,37 @@ class InfinibandTransportPlane : public TransportPlane
     void DeviceReady(const DeviceRanks& d);
     void Receive(uint16_t slid, Ptr<Packet> packet);
 
+    struct SharpOp
+    {
+        uint32_t group{0};
+        std::vector<uint32_t> ranks;
+        uint64_t bytes{0};
+        uint32_t packetBytes{0};
+        uint32_t firstChunk{0};        //!< chunk id of packet 0
+        std::vector<uint64_t> sent;    //!< by member
+        std::vector<uint64_t> arrived; //!< by member
+        uint32_t membersDone{0};
+        Callback<void, uint32_t> rankDone;
+    };
+
+    struct SharpMember
+    {
+        std::deque<uint64_t> ops; //!< operations to feed, in start order
+        uint64_t inFlight{0};     //!< bytes sent, not back reduced
+        bool hooked{false};       //!< TxReady and receive registered on SharpQp
+    };
+
+    /// The SHARP switch of \p rank's HCA, or null.
+    Ptr<InfinibandSwitch> SharpSwitch(uint32_t rank) const;
+    /// The root of \p ranks' aggregation tree: their switch when all hang off one, else a
+    /// SHARP switch cabled to each of their switches (two levels); null when none.
+    Ptr<InfinibandSwitch> SharpRoot(const std::vector<uint32_t>& ranks) const;
+    /// The aggregation group of \p ranks, registered on its switches on first use.
+    uint32_t SharpGroup(const std::vector<uint32_t>& ranks);
+    /// Sends \p rank's contributions while its HCA and window take them.
+    void SharpPump(uint32_t rank);
+    void SharpReceive(uint32_t rank, Ptr<Packet> packet);
+
     uint8_t m_sl;
     uint32_t m_qp;
     uint32_t m_mtu;          //!< smallest IbMtu of the ranks' HCAs
@@ -80,6 +136,16 @@ class InfinibandTransportPlane : public TransportPlane
     uint64_t m_burstRoom;    //!< payload one packet may have in every HCA queue and peer buffer
     std::vector<RankEntry> m_ranks; //!< indexed by rank; null device = absent
     std::unordered_map<const InfinibandNetDevice*, DeviceRanks> m_ranksOfDevice;
+
+    uint32_t m_sharpQp;
+    uint64_t m_sharpWindowBytes;
+    uint32_t m_sharpGroupBase;
+    std::map<std::vector<uint32_t>, uint32_t> m_sharpGroups; //!< sorted member LIDs ->
+    std::unordered_map<uint64_t, SharpOp> m_sharpOps;
+    std::map<uint32_t, uint64_t> m_sharpOpOfChunk; //!< first chunk id -> operation
+    std::unordered_map<uint32_t, SharpMember> m_sharpMembers;
+    uint64_t m_nextSharpOp;
+    uint32_t m_nextSharpChunk;
 };
 
 } // namespace ns3
