@@ -178,7 +178,10 @@ ClusterReplay(ScenarioRun& run, int argc, char* argv[])
     Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(transport);
     Ptr<WorkloadReplay> replay = CreateObject<WorkloadReplay>();
     replay->SetAttribute("IterationMarker", StringValue(marker));
-    replay->SetAttribute("LogGopsCost", PointerValue(logGops));
+    if (logGops)
+    {
+        replay->SetAttribute("LogGopsCost", PointerValue(logGops));
+    }
     const uint32_t traceRanks = trace.numRanks;
     const uint64_t traceOps = trace.CountOps();
     replay->SetTrace(std::move(trace));
