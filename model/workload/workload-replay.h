@@ -58,7 +58,9 @@ struct ReplayBreakdown
  * NotificationLatency after its last member became ready; every member's op
  * ends when the engine reports the collective done (one NotificationLatency
  * after its last rank finished).  The sender learns of a send's completion
- * NotificationLatency after the receiver (GpuTransport).
+ * NotificationLatency after the receiver (GpuTransport).  A LogGOPS schedule (GOAL,
+ * WorkloadTrace::logGops) runs its compute, send and recv ops on per-rank CPU and NIC
+ * streams with a LogGopsCost instead, and matches its receives at run time.
  *
  * Split over processes (GpuTransport::SetDistributed), each process replays
  * the ops of its ranks and writes their rows; a collective's members notify

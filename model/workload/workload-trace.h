@@ -144,8 +144,9 @@ struct WorkloadCollective
 /**
  * \ingroup ai-fabric
  * A workload as per-rank DAGs.  Every op of ops[r] depends on the ops listed
- * in deps (all of rank r); a recv additionally waits for its matched send
- * (sends are eager: they complete without the receiver); the members of one
+ * in deps (all of rank r) and starts after those of startDeps started; a recv additionally
+ * waits for its matched send (sends are eager: they complete without the receiver, except
+ * above a LogGOPS schedule's eager limit); the members of one
  * WorkloadCollective start it together.  Build() guarantees all of this is
  * consistent and acyclic.
  */
