@@ -18,6 +18,7 @@
 #include "ns3/names.h"
 #include "ns3/node-container.h"
 #include "ns3/results-database.h"
+#include "ns3/run-parameters.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-goal.h"
@@ -552,6 +553,21 @@ TEST(LogGopsCost, DefaultsAreLogGopsSims)
     EXPECT_FALSE(cost->IsEager(65536));
     cost->SetAttribute("OverheadPerByteNs", DoubleValue(0.5));
     EXPECT_EQ(cost->CpuOverhead(1001), NanoSeconds(kLogGopsO + 500));
+}
+
+// What cluster-replay records of a GOAL run: every LogGOPS parameter in force, including
+// one changed with Config (as --ns3::LogGopsCost::Overhead=2us does).
+TEST(LogGopsCost, AttributesGoToTheRunParameters)
+{
+    Config::SetDefault("ns3::LogGopsCost::Overhead", TimeValue(MicroSeconds(2)));
+    Ptr<LogGopsCost> cost = CreateObject<LogGopsCost>();
+    Config::Reset();
+    RunParameters params;
+    params.AddAttributes("loggops.", *cost);
+    EXPECT_EQ(params.ToJson(),
+              "{\"loggops.Overhead\":\"+2000ns\",\"loggops.OverheadPerByteNs\":\"0\","
+              "\"loggops.Gap\":\"+1000ns\",\"loggops.GapPerByteNs\":\"6\","
+              "\"loggops.EagerLimitBytes\":\"65535\"}");
 }
 
 // Receives from any source and with any tag take the messages in MPI order: a message goes to
