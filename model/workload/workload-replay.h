@@ -194,13 +194,14 @@ class WorkloadReplay : public Object
         std::vector<uint32_t> succ;
         std::vector<uint32_t> startSuccOffset; ///< CSR: ops waiting for op i's start
         std::vector<uint32_t> startSucc;
-        // LogGOPS schedules only.
+        // LogGOPS schedules only (vectors, not deques: a deque allocates when made, for
+        // every rank of every trace).
         std::vector<CpuStream> cpus;
         std::vector<int64_t> nicSendFreeNs;
         std::vector<int64_t> nicRecvFreeNs;
-        std::deque<uint32_t> posted;     ///< receives waiting for a message, in posting order
-        std::deque<uint32_t> unexpected; ///< received messages no receive took yet
-        std::vector<uint32_t> taken;     ///< per op: 1 + m_messages index a receive took, or 0
+        std::vector<uint32_t> posted;     ///< receives waiting for a message, in posting order
+        std::vector<uint32_t> unexpected; ///< received messages no receive took yet
+        std::vector<uint32_t> taken;      ///< per op: 1 + m_messages index a receive took, or 0
         std::deque<uint32_t> gpuQueue;
         uint32_t computeRunning{0};
         std::array<uint32_t, kNumParallelismKinds> commRunning{};
