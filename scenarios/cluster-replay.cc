@@ -15,6 +15,8 @@
 #include "ns3/collective-engine.h"
 #include "ns3/command-line.h"
 #include "ns3/distributed-run.h"
+#include "ns3/loggops-cost.h"
+#include "ns3/pointer.h"
 #include "ns3/progress-reporter.h"
 #include "ns3/results-database.h"
 #include "ns3/rng-seed-manager.h"
@@ -166,6 +168,14 @@ ClusterReplay(ScenarioRun& run, int argc, char* argv[])
     {
         std::cerr << "warning: " << w << "\n";
     }
+    // GOAL's host costs (set with --ns3::LogGopsCost::Overhead=2us and so on) in the run row.
+    Ptr<LogGopsCost> logGops;
+    if (trace.logGops)
+    {
+        logGops = CreateObject<LogGopsCost>();
+        params.AddAttributes("loggops.", *logGops);
+        run.SetRun(label, seed, params);
+    }
 
     const auto wallStart = std::chrono::steady_clock::now();
     cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(ibCrcs));
@@ -181,6 +191,10 @@ ClusterReplay(ScenarioRun& run, int argc, char* argv[])
     Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(transport);
     Ptr<WorkloadReplay> replay = CreateObject<WorkloadReplay>();
     replay->SetAttribute("IterationMarker", StringValue(marker));
+    if (logGops)
+    {
+        replay->SetAttribute("LogGopsCost", PointerValue(logGops));
+    }
     const uint32_t traceRanks = trace.numRanks;
     const uint64_t traceOps = trace.CountOps();
     replay->SetTrace(std::move(trace));

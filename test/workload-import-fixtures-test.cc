@@ -493,11 +493,11 @@ TEST(WorkloadImportFixtures, GoalMixed)
     const std::vector<std::vector<Expected>> ranks = {
         {
             {"c_l1", K::Compute, 250, -1, {}, 5},
-            {"m0_1_7_0", K::Send, 1024, 1, {0}, 6},    // l2 requires l1
-            {"m0_1_7_1", K::Send, 1024, 1, {1}, 7},    // second (0,1,7) message; l3 requires l2
-            {"m0_2_0_0", K::Send, 64, 2, {}, 8},       // no suffix, tag 0
-            {"m2_0_3_0", K::Recv, 4096, 2, {}, 11},    //
-            {"c_l6", K::Compute, 100, -1, {4, 3}, 12}, // requires l5, irequires l4
+            {"m0_1_7_0", K::Send, 1024, 1, {0}, 6}, // l2 requires l1
+            {"m0_1_7_1", K::Send, 1024, 1, {1}, 7}, // second (0,1,7) message; l3 requires l2
+            {"m0_2_0_0", K::Send, 64, 2, {}, 8},    // no suffix, tag 0
+            {"m2_0_3_0", K::Recv, 4096, 2, {}, 11}, //
+            {"c_l6", K::Compute, 100, -1, {4}, 12}, // requires l5 (irequires l4: below)
         },
         {
             {"m0_1_7_0", K::Recv, 1024, 0, {}, 19},
@@ -537,12 +537,126 @@ TEST(WorkloadImportFixtures, GoalMixed)
     EXPECT_EQ(t.ops[0][3].sendPeerOp, 0); // to rank 2's first op
     EXPECT_EQ(t.ops[0][4].recvPeerOp, 2); // from rank 2's send z
     EXPECT_EQ(t.ops[2][1].recvPeerOp, 3);
+    // l6 irequires l4: a start dependency, not an end one
+    ASSERT_EQ(t.startDeps.size(), 1u);
+    EXPECT_EQ(t.startDeps[0].rank, 0u);
+    EXPECT_EQ(t.startDeps[0].op, 5u);
+    EXPECT_EQ(t.startDeps[0].started, 3u);
+    EXPECT_EQ(t.startDeps[0].line, 14u);
+    EXPECT_TRUE(t.logGops);
+    EXPECT_EQ(t.ops[0][1].tag, 7u);
+    EXPECT_EQ(t.ops[1][3].tag, UINT64_MAX);
+    EXPECT_EQ(t.ops[1][2].nic, 1u); // calc 500 nic 1: read, without effect on a calc
+    EXPECT_FALSE(t.ops[0][1].unpaired);
     uint64_t sent = 0;
     for (uint32_t r = 0; r < 4; ++r)
     {
         sent += t.SumBytes(r, K::Send);
     }
     EXPECT_EQ(sent, 1024u + 1024 + 64 + 2048 + 4096);
+}
+
+// GOAL as LogGOPSim's txt2bin reads it: a block comment over lines, ops without labels,
+// "l1 : send", "l2:recv", "16 b", "rank 0{", cpu / nic on sends and receives, irequires.
+TEST(WorkloadImportFixtures, GoalGrammar)
+{
+    auto t = GoalScheduleImporter::ImportFile(kData + "goal-grammar.goal");
+    ASSERT_EQ(t.numRanks, 3u);
+
+    struct Expected
+    {
+        std::string label;
+        WorkloadOpKind kind;
+        uint64_t value;
+        int32_t peer;
+        uint64_t tag;
+        uint8_t cpu;
+        uint8_t nic;
+        std::vector<uint32_t> deps;
+        uint32_t line;
+    };
+
+    const std::vector<std::vector<Expected>> ranks = {
+        {
+            {"c@7", K::Compute, 40, -1, 0, 0, 0, {}, 7}, // no label: named by its line
+            {"m0_1_3_0", K::Send, 16, 1, 3, 0, 0, {}, 8},
+            {"m2_0_4_0", K::Recv, 32, 2, 4, 1, 1, {}, 9},
+            {"c_l3", K::Compute, 7, -1, 0, 1, 0, {2}, 10},
+            {"m0_2_0_0", K::Send, 8, 2, 0, 0, 0, {}, 12},
+        },
+        {
+            {"m0_1_3_0", K::Recv, 16, 0, 3, 0, 0, {}, 15},
+        },
+        {
+            {"m0_2_0_0", K::Recv, 8, 0, 0, 0, 0, {}, 18},
+            {"m2_0_4_0", K::Send, 32, 0, 4, 2, 3, {}, 19},
+        },
+    };
+    for (uint32_t r = 0; r < ranks.size(); ++r)
+    {
+        ASSERT_EQ(t.ops[r].size(), ranks[r].size());
+        for (uint32_t i = 0; i < ranks[r].size(); ++i)
+        {
+            const auto& e = ranks[r][i];
+            const auto& op = t.ops[r][i];
+            SCOPED_TRACE("rank " + std::to_string(r) + " " + e.label);
+            EXPECT_EQ(op.label, e.label);
+            EXPECT_EQ(op.kind, e.kind);
+            EXPECT_EQ(e.kind == K::Compute ? op.timeNs : op.bytes, e.value);
+            EXPECT_EQ(e.kind == K::Send ? op.to : op.from, e.peer);
+            EXPECT_EQ(op.tag, e.tag);
+            EXPECT_EQ(op.cpu, e.cpu);
+            EXPECT_EQ(op.nic, e.nic);
+            EXPECT_EQ(op.deps, e.deps);
+            EXPECT_EQ(op.line, e.line);
+            EXPECT_FALSE(op.unpaired); // no wildcard receive: paired at import
+        }
+    }
+    ASSERT_EQ(t.startDeps.size(), 1u); // m2 irequires m1
+    EXPECT_EQ(t.startDeps[0].rank, 2u);
+    EXPECT_EQ(t.startDeps[0].op, 1u);
+    EXPECT_EQ(t.startDeps[0].started, 0u);
+    EXPECT_EQ(t.startDeps[0].line, 20u);
+}
+
+// CRLF line ends, tab indents, trailing tabs and spaces, no final newline.
+TEST(WorkloadImportFixtures, GoalCrlf)
+{
+    auto t = GoalScheduleImporter::ImportFile(kData + "goal-crlf.goal");
+    ASSERT_EQ(t.numRanks, 2u);
+    ASSERT_EQ(t.ops[0].size(), 2u);
+    ASSERT_EQ(t.ops[1].size(), 1u);
+    EXPECT_EQ(t.ops[0][0].label, "m0_1_1_0");
+    EXPECT_EQ(t.ops[0][1].label, "c_l2");
+    EXPECT_EQ(t.ops[0][1].timeNs, 5u);
+    EXPECT_EQ(t.ops[0][1].deps, std::vector<uint32_t>{0});
+    EXPECT_EQ(t.ops[1][0].recvPeerOp, 0);
+}
+
+// A rank with a wildcard receive (from -1, tag -1) is matched at run time: its receives and
+// the sends to it stay unpaired; the other ranks' messages are paired as before.
+TEST(WorkloadImportFixtures, GoalAnySource)
+{
+    auto t = GoalScheduleImporter::ImportFile(kData + "goal-any-source.goal");
+    ASSERT_EQ(t.ops[0].size(), 5u);
+    const std::vector<std::string> labels = {"m*_0_5_0", "m*_0_5_1", "c_w", "m2_0_5_0", "m*_0_*_0"};
+    for (uint32_t i = 0; i < labels.size(); ++i)
+    {
+        EXPECT_EQ(t.ops[0][i].label, labels[i]);
+    }
+    EXPECT_EQ(t.ops[0][0].from, -1);
+    EXPECT_FALSE(t.ops[0][0].anyTag);
+    EXPECT_EQ(t.ops[0][3].from, 2);
+    EXPECT_EQ(t.ops[0][4].from, -1);
+    EXPECT_TRUE(t.ops[0][4].anyTag);
+    for (uint32_t i : {0u, 1u, 3u, 4u})
+    {
+        EXPECT_TRUE(t.ops[0][i].unpaired);
+        EXPECT_EQ(t.ops[0][i].recvPeerOp, -1);
+    }
+    EXPECT_TRUE(t.ops[1][0].unpaired);
+    EXPECT_EQ(t.ops[1][0].sendPeerOp, -1);
+    EXPECT_EQ(t.ops[1][0].tag, 9u);
 }
 
 namespace
@@ -652,6 +766,30 @@ INSTANTIATE_TEST_SUITE_P(
                   4,
                   "requires",
                   "unknown label 'l9' on rank 0"},
+        Malformed{"goal-send-any-source.goal",
+                  3,
+                  "to",
+                  "a send needs a destination rank (-1, any source, is for recv)"},
+        Malformed{"goal-send-any-tag.goal",
+                  3,
+                  "tag",
+                  "a send needs a tag (-1, any tag, is for recv)"},
+        Malformed{"goal-calc-tag.goal", 3, "tag", "a calc has no tag"},
+        Malformed{"goal-cpu-too-large.goal", 3, "cpu", "expected a number up to 255, got '256'"},
+        Malformed{"goal-recv-bad-source.goal", 3, "from", "expected a number up to 1, got '-2'"},
+        Malformed{"goal-open-comment.goal", 3, "comment", "'/*' is never closed with '*/'"},
+        Malformed{"goal-irequires-unknown.goal", 4, "irequires", "unknown label 'l7' on rank 0"},
+        // two receives from any source on rank 0, one message sent to it
+        Malformed{"goal-any-source-count.goal",
+                  4,
+                  "from",
+                  "rank 0 posts 2 receives but 1 messages are sent to it"},
+        // l1 starts after l2 started, l2 after l1 ended
+        Malformed{"goal-irequires-cycle.goal",
+                  3,
+                  "after",
+                  "dependency cycle: 2 ops can never start, e.g. rank 0 'c_l1' (line 3), rank 0 "
+                  "'c_l2' (line 4)"},
         // l1 and l2 wait for each other; the cycle is reported at the first op's line
         Malformed{"goal-requires-cycle.goal",
                   3,

@@ -12,10 +12,13 @@
 #include "ns3/credit-link-plane.h"
 #include "ns3/credit-switch.h"
 #include "ns3/data-rate.h"
+#include "ns3/double.h"
 #include "ns3/gpu-transport.h"
+#include "ns3/loggops-cost.h"
 #include "ns3/names.h"
 #include "ns3/node-container.h"
 #include "ns3/results-database.h"
+#include "ns3/run-parameters.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-goal.h"
@@ -524,6 +527,227 @@ TEST_F(ReplayTest, GoalRingCompletesWithExpectedMessages)
     // Each step: a 64 KiB message (≈ 2 µs + 2 packets + hops ≈ 7.8 µs) then 1 µs of calc,
     // strictly sequential around the ring: 14 steps take at least 14 × 8 µs.
     EXPECT_GT(replay->GetEndTime(), MicroSeconds(14 * 8));
+}
+
+// ---- GOAL schedules: LogGOPS host costs on CPU and NIC streams (doc/workload.md, "GOAL") ----
+
+namespace
+{
+
+const std::string kGoalData = AI_FABRIC_SOURCE_DIR "/test/data/workloads/";
+// LogGOPSim's defaults (loggopsim_cmdline.ggo), which LogGopsCost takes: ns.
+constexpr int64_t kLogGopsO = 1500;
+constexpr int64_t kLogGopsGap = 1000;
+constexpr int64_t kLogGopsGPerByte = 6;
+
+int64_t
+StartNs(Ptr<WorkloadReplay> r, uint32_t rank, uint32_t index)
+{
+    return r->GetOpStart(rank, index).GetNanoSeconds();
+}
+
+int64_t
+EndNs(Ptr<WorkloadReplay> r, uint32_t rank, uint32_t index)
+{
+    return r->GetOpEnd(rank, index).GetNanoSeconds();
+}
+
+// A binomial broadcast from rank 0 as LogGOPSim's binary_tree_32.goal writes it: in round k
+// every rank below 2^k sends to rank + 2^k; each rank's sends require its receive only.
+std::string
+GoalBinomialBroadcast(uint32_t p, uint64_t bytes)
+{
+    std::string s = "num_ranks " + std::to_string(p) + "\n";
+    for (uint32_t r = 0; r < p; ++r)
+    {
+        s += "rank " + std::to_string(r) + " {\n";
+        uint32_t k = 0;
+        if (r > 0)
+        {
+            while ((2u << k) <= r)
+            {
+                ++k;
+            }
+            s += "l0: recv " + std::to_string(bytes) + "b from " + std::to_string(r - (1u << k)) +
+                 " tag 0\n";
+            ++k;
+        }
+        for (uint32_t i = 1; (1u << k) < p; ++k)
+        {
+            if (r + (1u << k) < p)
+            {
+                const std::string l = "l" + std::to_string(i++);
+                s += l + ": send " + std::to_string(bytes) + "b to " +
+                     std::to_string(r + (1u << k)) + " tag 0\n";
+                if (r > 0)
+                {
+                    s += l + " requires l0\n";
+                }
+            }
+        }
+        s += "}\n";
+    }
+    return s;
+}
+
+} // namespace
+
+TEST(LogGopsCost, DefaultsAreLogGopsSims)
+{
+    Ptr<LogGopsCost> cost = CreateObject<LogGopsCost>();
+    EXPECT_EQ(cost->CpuOverhead(1), NanoSeconds(kLogGopsO));
+    EXPECT_EQ(cost->CpuOverhead(1024), NanoSeconds(kLogGopsO)); // O = 0
+    EXPECT_EQ(cost->NicGap(1), NanoSeconds(kLogGopsGap));
+    EXPECT_EQ(cost->NicGap(1024), NanoSeconds(kLogGopsGap + 1023 * kLogGopsGPerByte));
+    EXPECT_TRUE(cost->IsEager(65535)); // S = 65535
+    EXPECT_FALSE(cost->IsEager(65536));
+    cost->SetAttribute("OverheadPerByteNs", DoubleValue(0.5));
+    EXPECT_EQ(cost->CpuOverhead(1001), NanoSeconds(kLogGopsO + 500));
+}
+
+// What cluster-replay records of a GOAL run: every LogGOPS parameter in force, including
+// one changed with Config (as --ns3::LogGopsCost::Overhead=2us does).
+TEST(LogGopsCost, AttributesGoToTheRunParameters)
+{
+    Config::SetDefault("ns3::LogGopsCost::Overhead", TimeValue(MicroSeconds(2)));
+    Ptr<LogGopsCost> cost = CreateObject<LogGopsCost>();
+    Config::Reset();
+    RunParameters params;
+    params.AddAttributes("loggops.", *cost);
+    EXPECT_EQ(params.ToJson(),
+              "{\"loggops.Overhead\":\"+2000ns\",\"loggops.OverheadPerByteNs\":\"0\","
+              "\"loggops.Gap\":\"+1000ns\",\"loggops.GapPerByteNs\":\"6\","
+              "\"loggops.EagerLimitBytes\":\"65535\"}");
+}
+
+// Receives from any source and with any tag take the messages in MPI order: a message goes to
+// the first posted receive whose source and tag fit, or waits until one is posted.
+TEST_F(ReplayTest, GoalAnySourceMatchesInArrivalOrder)
+{
+    ASSERT_TRUE(Replay(GoalScheduleImporter::ImportFile(kGoalData + "goal-any-source.goal")))
+        << replay->GetStuckReport();
+    using Op = std::pair<int64_t, int64_t>;
+    EXPECT_EQ(replay->GetMatchedSend(0, 0), Op(3, 1)); // a: rank 3's u1, the first tag 5
+    EXPECT_EQ(replay->GetMatchedSend(0, 1), Op(2, 1)); // b: rank 2's t1
+    EXPECT_EQ(replay->GetMatchedSend(0, 3), Op(2, 2)); // c (from 2): t2, waiting since it came
+    EXPECT_EQ(replay->GetMatchedSend(0, 4), Op(1, 0)); // d (any tag): the tag-9 message
+    // a and b end one message after their sends started: o, the fabric, o at the receiver;
+    // the same 64-byte path on an idle star.  ±1 ns: the links round a packet's serialisation
+    // (7.36 ns for 92 bytes at 100 Gb/s) to whole ns from wherever it starts.
+    EXPECT_NEAR(EndNs(replay, 0, 0) - StartNs(replay, 3, 1),
+                EndNs(replay, 0, 1) - StartNs(replay, 2, 1),
+                1);
+    EXPECT_GE(EndNs(replay, 0, 0) - StartNs(replay, 3, 1), 2 * kLogGopsO);
+    EXPECT_EQ(StartNs(replay, 3, 1), 3000); // after u0
+    EXPECT_EQ(StartNs(replay, 2, 1), 8000); // after t0
+    // c and d are posted when w ends and find their messages received: they end at once.
+    EXPECT_EQ(EndNs(replay, 0, 3), 40000);
+    EXPECT_EQ(EndNs(replay, 0, 4), 40000);
+}
+
+// irequires waits for the other op's start; requires for its end.
+TEST_F(ReplayTest, GoalIrequiresWaitsForTheStart)
+{
+    ASSERT_TRUE(Replay(GoalScheduleImporter::ImportFile(kGoalData + "goal-irequires.goal")))
+        << replay->GetStuckReport();
+    EXPECT_EQ(StartNs(replay, 0, 1), 0); // l2 irequires l1 (started at 0), on cpu 1
+    EXPECT_EQ(EndNs(replay, 0, 1), 300);
+    EXPECT_EQ(StartNs(replay, 0, 2), 5000); // l3 requires l1 (ended at 5000)
+    EXPECT_EQ(EndNs(replay, 0, 2), 5300);
+    EXPECT_EQ(StartNs(replay, 0, 4), 0); // l5 irequires l4, posted at 0
+    // l4's message leaves rank 1 after m1 (10 µs) and o, and costs o again at rank 0.
+    EXPECT_GE(EndNs(replay, 0, 3), 10000 + 2 * kLogGopsO);
+}
+
+// One op at a time per CPU stream; message starts on one NIC one gap g + (s-1)G apart.
+TEST_F(ReplayTest, GoalCpuAndNicStreams)
+{
+    ASSERT_TRUE(Replay(GoalScheduleImporter::ImportFile(kGoalData + "goal-streams.goal")))
+        << replay->GetStuckReport();
+    EXPECT_EQ(StartNs(replay, 0, 0), 0); // a on cpu 0
+    EXPECT_EQ(EndNs(replay, 0, 0), 1000);
+    EXPECT_EQ(StartNs(replay, 0, 1), 1000); // b waits for cpu 0
+    EXPECT_EQ(EndNs(replay, 0, 1), 2000);
+    EXPECT_EQ(StartNs(replay, 0, 2), 0);                                     // c on cpu 1, beside a
+    EXPECT_EQ(StartNs(replay, 0, 3), 0);                                     // s1 on nic 0
+    EXPECT_EQ(StartNs(replay, 0, 4), kLogGopsGap + 1023 * kLogGopsGPerByte); // s2: nic 0 again
+    EXPECT_EQ(StartNs(replay, 0, 5), 0);                                     // s3 on nic 1
+    // Each send holds its CPU for o before the message enters the fabric.
+    EXPECT_GE(EndNs(replay, 0, 3), kLogGopsO);
+}
+
+// Above S a send completes when the receiver matched its message (rendezvous); below at once.
+TEST_F(ReplayTest, GoalRendezvousSendWaitsForTheMatch)
+{
+    Config::SetDefault("ns3::LogGopsCost::GapPerByteNs", DoubleValue(0.0));
+    ASSERT_TRUE(Replay(GoalScheduleImporter::ImportFile(kGoalData + "goal-rendezvous.goal")))
+        << replay->GetStuckReport();
+    EXPECT_EQ(EndNs(replay, 1, 1), 50000); // r1 posted after w, message long there
+    EXPECT_EQ(EndNs(replay, 0, 0), 50000); // big (128 KiB) ends with that match
+    EXPECT_LT(EndNs(replay, 0, 1), 50000); // small (1 KiB, eager) does not wait
+}
+
+// A message no receive takes (tag 2 against a tag-1 receive from any source) is named in the
+// stuck report, and so is the receive.
+TEST_F(ReplayTest, GoalUnmatchedMessageIsReported)
+{
+    const std::string s = "num_ranks 2\nrank 0 {\nl1: recv 8b from -1 tag 1\n}\n"
+                          "rank 1 {\nl1: send 8b to 0 tag 2\n}\n";
+    EXPECT_FALSE(Replay(GoalScheduleImporter::ImportString(s, "t.goal")));
+    const std::string report = replay->GetStuckReport();
+    EXPECT_NE(report.find("'m*_0_1_0' (recv, line 3) posted, no message from any rank with "
+                          "tag 1 arrived"),
+              std::string::npos)
+        << report;
+    EXPECT_NE(report.find("rank 0: the message of 'm1_0_2_0' (line 6) from rank 1 with tag 2 "
+                          "arrived, no receive took it"),
+              std::string::npos)
+        << report;
+}
+
+// A 1 KiB binomial broadcast over 128 ranks (7 rounds) pays LogGOPS' host costs.  With F the
+// fabric's time of one message (measured alone, costs zero), rank r, reached over m hops
+// whose highest bit is 2^6, receives at (7 - m)·Δ + m·(2o + F): each hop costs o at the sender,
+// F and o at the receiver, and the k-th send of a rank starts k·Δ after its first, Δ =
+// max(o + (s-1)O, g + (s-1)G).  The broadcast ends at the largest: m = 1 (rank 64) when
+// Δ > 2o + F (LogGOPSim's defaults), m = 7 (rank 127) otherwise.  Before the cost model every
+// send started at once and the broadcast took about 1.6 µs on dgx-h100 x 16.
+TEST_F(ReplayTest, GoalBroadcastPaysLogGopsCosts)
+{
+    const uint32_t p = 128;
+    const uint64_t s = 1024;
+    auto run = [this](const std::string& text) {
+        Simulator::Destroy();
+        EXPECT_TRUE(Replay(GoalScheduleImporter::ImportString(text, "bcast.goal")))
+            << replay->GetStuckReport();
+    };
+    Config::SetDefault("ns3::LogGopsCost::Overhead", TimeValue(Time(0)));
+    Config::SetDefault("ns3::LogGopsCost::Gap", TimeValue(Time(0)));
+    Config::SetDefault("ns3::LogGopsCost::GapPerByteNs", DoubleValue(0.0));
+    std::string ping = "num_ranks " + std::to_string(p) + "\nrank 0 {\nl1: send 1024b to 1\n}\n" +
+                       "rank 1 {\nl1: recv 1024b from 0\n}\n";
+    run(ping);
+    // The receive's end (the sender hears of its send a notification later).
+    const int64_t fabric = EndNs(replay, 1, 0);
+    ASSERT_GT(fabric, 0);
+
+    Config::Reset();
+    const int64_t delta = std::max(kLogGopsO, kLogGopsGap + int64_t(s - 1) * kLogGopsGPerByte);
+    const int64_t hop = 2 * kLogGopsO + fabric;
+    ASSERT_GT(delta, hop); // the defaults: the root's gap dominates
+    run(GoalBinomialBroadcast(p, s));
+    const int64_t withDefaults = replay->GetEndTime().GetNanoSeconds();
+    // Every message runs alone on its links of the star (the ping's F); ±1 ns per hop: the
+    // links round a packet's serialisation (84.16 ns for 1052 bytes at 100 Gb/s) to whole ns
+    // from wherever it starts.
+    EXPECT_NEAR(withDefaults, 6 * delta + hop, 1);
+
+    // Without the NIC gap, Δ = o < 2o + F: the longest path is 7 hops, 7 × (2o + F).
+    Config::SetDefault("ns3::LogGopsCost::Gap", TimeValue(Time(0)));
+    Config::SetDefault("ns3::LogGopsCost::GapPerByteNs", DoubleValue(0.0));
+    run(GoalBinomialBroadcast(p, s));
+    const int64_t noGap = replay->GetEndTime().GetNanoSeconds();
+    EXPECT_NEAR(noGap, 7 * hop, 7); // ±1 ns per hop, as above
 }
 
 // A trace the builder would reject, built by hand: rank 0 receives from rank 1, which never

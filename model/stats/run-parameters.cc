@@ -4,6 +4,7 @@
 #include "run-parameters.h"
 
 #include "ns3/global-value.h"
+#include "ns3/object-base.h"
 #include "ns3/string.h"
 
 #include <nlohmann/json.hpp>
@@ -90,6 +91,19 @@ RunParameters::AddGlobalValues()
         StringValue value;
         (*it)->GetValue(value);
         Set("global." + (*it)->GetName(), value.Get());
+    }
+}
+
+void
+RunParameters::AddAttributes(const std::string& prefix, const ObjectBase& object)
+{
+    const TypeId tid = object.GetInstanceTypeId();
+    for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
+    {
+        const TypeId::AttributeInformation info = tid.GetAttribute(i);
+        StringValue value;
+        object.GetAttribute(info.name, value);
+        Set(prefix + info.name, value.Get());
     }
 }
 

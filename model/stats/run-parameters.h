@@ -12,6 +12,8 @@
 namespace ns3
 {
 
+class ObjectBase;
+
 /**
  * \ingroup ai-fabric
  * Parameters in force for one run, serialised as the JSON object stored in
@@ -32,6 +34,8 @@ class RunParameters
 
     /// Add every ns-3 GlobalValue (RngSeed, RngRun, ...) as "global.<name>".
     void AddGlobalValues();
+    /// Add every attribute of \p object as "<prefix><attribute>" (its value as a string).
+    void AddAttributes(const std::string& prefix, const ObjectBase& object);
 
     /// The JSON object, e.g. {"nodes":8,"preset":"dgx-h100"}.
     std::string ToJson() const;

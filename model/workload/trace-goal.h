@@ -13,11 +13,14 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
- * Importer of GOAL schedules (LogGOPSim / Schedgen text form):
+ * Importer of GOAL schedules (LogGOPSim / Schedgen / ATLAHS text form, doc/workload.md):
  *   num_ranks N
- *   rank R { lX: send 8b to 1 tag 0 | recv 8b from 1 tag 0 | calc 100; lY requires lX }
- * Sends and receives match per (source, destination, tag) in program order,
- * as MPI does; each op runs on its own stream so only "requires" orders ops.
+ *   rank R { lX: send 8b to 1 tag 0 cpu 0 nic 0 | recv 8b from -1 tag -1 | calc 100 cpu 1;
+ *            lY requires lX; lZ irequires lX }
+ * The trace is a LogGOPS schedule (WorkloadTrace::logGops): the replay runs its ops on CPU
+ * and NIC streams and matches receives by source and tag at run time.  Ranks without
+ * wildcard receives are also paired here (k-th send from s to d with tag t, k-th receive on
+ * d for (s, t)), so that a message nobody receives is refused before the run.
  */
 class GoalScheduleImporter
 {

@@ -60,6 +60,12 @@ WorkloadReplay::StartOp(uint32_t rank, uint32_t index)
     const WorkloadOp& op = m_trace.ops[rank][index];
     RankState& rs = m_ranks[rank];
     OpState& s = rs.ops[index];
+    if (m_trace.logGops && (op.kind == WorkloadOpKind::Compute || op.kind == WorkloadOpKind::Send ||
+                            op.kind == WorkloadOpKind::Recv))
+    {
+        HostStartOp(rank, index);
+        return;
+    }
     if (op.kind == WorkloadOpKind::Compute)
     {
         s.state = State::Queued;
@@ -79,6 +85,7 @@ WorkloadReplay::StartOp(uint32_t rank, uint32_t index)
     ++rs.commRunning[static_cast<std::size_t>(s.pkind)];
     ++rs.commRunningAny;
     m_opBeginTrace(rank, index, op.label);
+    Started(rank, index);
     NS_LOG_LOGIC("rank " << rank << " starts " << WorkloadOpKindName(op.kind) << " " << op.label);
     switch (op.kind)
     {
@@ -150,6 +157,7 @@ WorkloadReplay::StartCompute(uint32_t rank, uint32_t index)
     s.startNs = Simulator::Now().GetNanoSeconds();
     const WorkloadOp& op = m_trace.ops[rank][index];
     m_opBeginTrace(rank, index, op.label);
+    Started(rank, index);
     Simulator::Schedule(NanoSeconds(op.timeNs), &WorkloadReplay::ComputeDone, this, rank, index);
 }
 
@@ -368,6 +376,23 @@ WorkloadReplay::Finish(uint32_t rank, uint32_t index)
         {
             NS_LOG_LOGIC("rank " << rank << " releases " << m_trace.ops[rank][rs.succ[k]].label);
             m_readyQueue.emplace_back(rank, rs.succ[k]);
+        }
+    }
+}
+
+void
+WorkloadReplay::Started(uint32_t rank, uint32_t index)
+{
+    RankState& rs = m_ranks[rank];
+    if (rs.startSuccOffset.empty())
+    {
+        return;
+    }
+    for (uint32_t k = rs.startSuccOffset[index]; k < rs.startSuccOffset[index + 1]; ++k)
+    {
+        if (--rs.ops[rs.startSucc[k]].pendingDeps == 0)
+        {
+            m_readyQueue.emplace_back(rank, rs.startSucc[k]);
         }
     }
 }

@@ -47,7 +47,36 @@ WorkloadReplay::Describe(uint32_t rank, uint32_t index) const
     }
     if (s.state == State::Queued)
     {
-        os << " queued for the GPU";
+        if (m_trace.logGops)
+        {
+            os << " queued for CPU " << unsigned(op.cpu);
+        }
+        else
+        {
+            os << " queued for the GPU";
+        }
+        return os.str();
+    }
+    if (m_trace.logGops && op.kind == WorkloadOpKind::Recv)
+    {
+        os << " posted, no message from ";
+        if (op.from < 0)
+        {
+            os << "any rank";
+        }
+        else
+        {
+            os << "rank " << op.from;
+        }
+        if (op.anyTag)
+        {
+            os << " with any tag";
+        }
+        else
+        {
+            os << " with tag " << op.tag;
+        }
+        os << " arrived";
         return os.str();
     }
     switch (op.kind)
@@ -170,6 +199,17 @@ WorkloadReplay::GetStuckReport(uint32_t maxOpsPerRank, uint32_t maxRanks) const
     if (ranksStuck > ranksListed)
     {
         os << "  ... and " << ranksStuck - ranksListed << " more ranks\n";
+    }
+    for (uint32_t r = 0; r < m_ranks.size(); ++r)
+    {
+        for (uint32_t message : m_ranks[r].unexpected)
+        {
+            const HostMessage& m = m_messages[message];
+            const WorkloadOp& send = m_trace.ops[m.src][m.srcOp];
+            os << "  rank " << r << ": the message of '" << send.label << "' (line " << send.line
+               << ") from rank " << m.src << " with tag " << send.tag
+               << " arrived, no receive took it\n";
+        }
     }
     return os.str();
 }

@@ -43,8 +43,12 @@ WorkloadReplay::Validate() const
             if (op.kind == WorkloadOpKind::Send || op.kind == WorkloadOpKind::SendRecv)
             {
                 needs.transport = true;
-                if (op.to < 0 || static_cast<uint32_t>(op.to) >= n || op.sendPeerOp < 0 ||
-                    static_cast<uint64_t>(op.sendPeerOp) >= t.ops[op.to].size())
+                // A LogGOPS schedule matches its messages at run time.
+                const bool paired =
+                    t.logGops ||
+                    (op.sendPeerOp >= 0 && op.to >= 0 && static_cast<uint32_t>(op.to) < n &&
+                     static_cast<uint64_t>(op.sendPeerOp) < t.ops[op.to].size());
+                if (op.to < 0 || static_cast<uint32_t>(op.to) >= n || !paired)
                 {
                     bad(r, i, "send without a matching receive");
                 }
@@ -52,10 +56,17 @@ WorkloadReplay::Validate() const
             if (op.kind == WorkloadOpKind::Recv || op.kind == WorkloadOpKind::SendRecv)
             {
                 needs.transport = true;
-                if (op.from < 0 || static_cast<uint32_t>(op.from) >= n)
+                const bool anySource =
+                    t.logGops && op.kind == WorkloadOpKind::Recv && op.from == -1;
+                if (!anySource && (op.from < 0 || static_cast<uint32_t>(op.from) >= n))
                 {
                     bad(r, i, "receive without a valid source rank");
                 }
+            }
+            if (t.logGops && (op.cpu > 0 || op.nic > 0) && op.kind != WorkloadOpKind::Compute &&
+                op.kind != WorkloadOpKind::Send && op.kind != WorkloadOpKind::Recv)
+            {
+                bad(r, i, "only compute, send and recv ops run on CPU and NIC streams");
             }
             if (IsFrontEnd(op.kind))
             {
@@ -101,7 +112,20 @@ WorkloadReplay::Validate() const
             throw std::invalid_argument(t.source + ": collective '" + c.label + "' has no group");
         }
     }
+    for (const auto& d : t.startDeps)
+    {
+        if (d.rank >= n || d.op >= t.ops[d.rank].size() || d.started >= t.ops[d.rank].size())
+        {
+            throw std::invalid_argument(t.source + ": start dependency outside the trace");
+        }
+    }
     const bool distributed = m_transport && m_transport->GetNSystems() > 1;
+    if (distributed && t.logGops)
+    {
+        throw std::invalid_argument(t.source +
+                                    ": a LogGOPS schedule does not run split over MPI processes "
+                                    "(its receives match messages at run time, in one process)");
+    }
     if (distributed && needs.frontEnd)
     {
         throw std::invalid_argument(t.source +

@@ -7,6 +7,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
+#include "ns3/pointer.h"
 #include "ns3/results-database.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -51,6 +52,12 @@ WorkloadReplay::GetTypeId()
                           UintegerValue(1u << 20),
                           MakeUintegerAccessor(&WorkloadReplay::m_p2pChannel),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("LogGopsCost",
+                          "Host cost of LogGOPS schedules (GOAL): CPU overhead o, O and NIC gap "
+                          "g, G per message (null: a LogGopsCost with its defaults)",
+                          PointerValue(),
+                          MakePointerAccessor(&WorkloadReplay::m_logGops),
+                          MakePointerChecker<LogGopsCost>())
             .AddTraceSource("OpBegin",
                             "An op started (compute: its kernel began)",
                             MakeTraceSourceAccessor(&WorkloadReplay::m_opBeginTrace),
@@ -83,6 +90,7 @@ WorkloadReplay::DoDispose()
             MakeCallback(&WorkloadReplay::MessageReceived, this));
     }
     m_transport = nullptr;
+    m_logGops = nullptr;
     m_engine = nullptr;
     m_frontEnd = nullptr;
     m_db = nullptr;
@@ -124,6 +132,12 @@ void
 WorkloadReplay::SetResultsDatabase(Ptr<ResultsDatabase> db)
 {
     m_db = db;
+}
+
+Ptr<LogGopsCost>
+WorkloadReplay::GetLogGopsCost() const
+{
+    return m_logGops;
 }
 
 void
@@ -226,6 +240,67 @@ WorkloadReplay::Start()
         m_opIdBase[r + 1] = m_opIdBase[r] + ops.size();
         m_totalOps += m_local[r] ? ops.size() : 0;
     }
+    // Start dependencies (irequires): counted with the deps, released by Started().
+    for (const auto& d : t.startDeps)
+    {
+        RankState& rs = m_ranks[d.rank];
+        if (rs.startSuccOffset.empty())
+        {
+            rs.startSuccOffset.assign(rs.ops.size() + 1, 0);
+        }
+        ++rs.startSuccOffset[d.started + 1];
+        ++rs.ops[d.op].pendingDeps;
+    }
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        RankState& rs = m_ranks[r];
+        if (rs.startSuccOffset.empty())
+        {
+            continue;
+        }
+        for (std::size_t i = 0; i < rs.ops.size(); ++i)
+        {
+            rs.startSuccOffset[i + 1] += rs.startSuccOffset[i];
+        }
+        rs.startSucc.resize(rs.startSuccOffset.back());
+    }
+    {
+        std::vector<std::vector<uint32_t>> fill(n);
+        for (const auto& d : t.startDeps)
+        {
+            RankState& rs = m_ranks[d.rank];
+            if (fill[d.rank].empty())
+            {
+                fill[d.rank].assign(rs.startSuccOffset.begin(), rs.startSuccOffset.end() - 1);
+            }
+            rs.startSucc[fill[d.rank][d.started]++] = d.op;
+        }
+    }
+    if (t.logGops)
+    {
+        if (!m_logGops)
+        {
+            m_logGops = CreateObject<LogGopsCost>();
+        }
+        uint32_t cpus = 1;
+        uint32_t nics = 1;
+        for (const auto& ops : t.ops)
+        {
+            for (const auto& op : ops)
+            {
+                cpus = std::max<uint32_t>(cpus, op.cpu + 1u);
+                nics = std::max<uint32_t>(nics, op.nic + 1u);
+            }
+        }
+        // Every rank gets every stream: a message is received on its send's CPU and NIC.
+        for (RankState& rs : m_ranks)
+        {
+            rs.cpus.resize(cpus);
+            rs.taken.assign(rs.ops.size(), 0);
+            rs.nicSendFreeNs.assign(nics, 0);
+            rs.nicRecvFreeNs.assign(nics, 0);
+        }
+    }
     m_collectives.assign(t.collectives.size(), CollectiveState());
     for (uint32_t c = 0; c < t.collectives.size(); ++c)
     {
@@ -262,7 +337,7 @@ WorkloadReplay::Start()
 bool
 WorkloadReplay::IsComplete() const
 {
-    return m_started && m_completed == m_totalOps && m_errors.empty();
+    return m_started && m_completed == m_totalOps && m_errors.empty() && CountUnexpected() == 0;
 }
 
 uint64_t
@@ -299,6 +374,18 @@ Time
 WorkloadReplay::GetOpEnd(uint32_t rank, uint32_t index) const
 {
     return NanoSeconds(m_ranks.at(rank).ops.at(index).endNs);
+}
+
+std::pair<int64_t, int64_t>
+WorkloadReplay::GetMatchedSend(uint32_t rank, uint32_t index) const
+{
+    const RankState& rs = m_ranks.at(rank);
+    if (index >= rs.taken.size() || rs.taken[index] == 0)
+    {
+        return {-1, -1};
+    }
+    const HostMessage& m = m_messages[rs.taken[index] - 1];
+    return {m.src, m.srcOp};
 }
 
 Time

@@ -8,6 +8,7 @@
 #include "ns3/event-id.h"
 #include "ns3/front-end-transport.h"
 #include "ns3/gpu-transport.h"
+#include "ns3/loggops-cost.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
@@ -57,7 +58,9 @@ struct ReplayBreakdown
  * NotificationLatency after its last member became ready; every member's op
  * ends when the engine reports the collective done (one NotificationLatency
  * after its last rank finished).  The sender learns of a send's completion
- * NotificationLatency after the receiver (GpuTransport).
+ * NotificationLatency after the receiver (GpuTransport).  A LogGOPS schedule (GOAL,
+ * WorkloadTrace::logGops) runs its compute, send and recv ops on per-rank CPU and NIC
+ * streams with a LogGopsCost instead, and matches its receives at run time.
  *
  * Split over processes (GpuTransport::SetDistributed), each process replays
  * the ops of its ranks and writes their rows; a collective's members notify
@@ -92,6 +95,9 @@ class WorkloadReplay : public Object
     void SetFrontEndTransport(Ptr<FrontEndTransport> frontEnd);
     /// Every completed op becomes an `ops` row; op_id = GetOpId(rank, index).
     void SetResultsDatabase(Ptr<ResultsDatabase> db);
+    /// The host cost of a LogGOPS schedule (attribute LogGopsCost; created with its defaults
+    /// at Start when none is set).  Null until then for other traces.
+    Ptr<LogGopsCost> GetLogGopsCost() const;
 
     /**
      * Schedules the start of the replay at the current time.  Throws
@@ -113,6 +119,9 @@ class WorkloadReplay : public Object
     /// -1 ns until the op started / ended.
     Time GetOpStart(uint32_t rank, uint32_t index) const;
     Time GetOpEnd(uint32_t rank, uint32_t index) const;
+    /// LogGOPS schedule: (rank, op index) of the send whose message receive \p index of
+    /// \p rank took; (-1, -1) while it has none.
+    std::pair<int64_t, int64_t> GetMatchedSend(uint32_t rank, uint32_t index) const;
     Time GetStartTime() const;
     /// Latest op end (the job's makespan end).
     Time GetEndTime() const;
@@ -146,12 +155,36 @@ class WorkloadReplay : public Object
     {
         uint32_t pendingDeps{0};
         State state{State::Waiting};
-        bool arrived{false}; ///< recv/sendrecv: the incoming message is here
-        bool sent{false};    ///< sendrecv: the outgoing message is done
+        bool arrived{false};  ///< recv/sendrecv: the incoming message is here
+        bool sent{false};     ///< sendrecv: the outgoing message is done
+        bool hostDone{false}; ///< LogGOPS send: the sender's CPU overhead is over
+        bool matched{false};  ///< LogGOPS rendezvous send: the receiver matched it
         ParallelismKind pkind{ParallelismKind::Other};
         int32_t marker{-1};
         int64_t startNs{-1};
         int64_t endNs{-1};
+    };
+
+    /// Work for one CPU stream of a LogGOPS schedule: an op, or the reception of a message.
+    struct CpuJob
+    {
+        bool message;
+        uint32_t index; ///< op index on the rank, or m_messages index
+    };
+
+    struct CpuStream
+    {
+        bool busy{false};
+        std::deque<CpuJob> queue; ///< in arrival order; jobs whose NIC keeps its gap wait
+        int64_t wakeNs{-1};       ///< a HostWake is scheduled then
+    };
+
+    /// A message of a LogGOPS schedule (its size and tag are its send op's).
+    struct HostMessage
+    {
+        uint32_t src;
+        uint32_t srcOp;
+        uint32_t dst;
     };
 
     struct RankState
@@ -159,6 +192,16 @@ class WorkloadReplay : public Object
         std::vector<OpState> ops;
         std::vector<uint32_t> succOffset; ///< CSR: successors of op i
         std::vector<uint32_t> succ;
+        std::vector<uint32_t> startSuccOffset; ///< CSR: ops waiting for op i's start
+        std::vector<uint32_t> startSucc;
+        // LogGOPS schedules only (vectors, not deques: a deque allocates when made, for
+        // every rank of every trace).
+        std::vector<CpuStream> cpus;
+        std::vector<int64_t> nicSendFreeNs;
+        std::vector<int64_t> nicRecvFreeNs;
+        std::vector<uint32_t> posted;     ///< receives waiting for a message, in posting order
+        std::vector<uint32_t> unexpected; ///< received messages no receive took yet
+        std::vector<uint32_t> taken;      ///< per op: 1 + m_messages index a receive took, or 0
         std::deque<uint32_t> gpuQueue;
         uint32_t computeRunning{0};
         std::array<uint32_t, kNumParallelismKinds> commRunning{};
@@ -216,6 +259,24 @@ class WorkloadReplay : public Object
     void MaybeFinishP2p(uint32_t rank, uint32_t index);
     void Finish(uint32_t rank, uint32_t index);
     void Fail(uint32_t rank, uint32_t index, const std::string& why);
+    /// The op began: releases the ops that wait for its start (irequires).
+    void Started(uint32_t rank, uint32_t index);
+
+    // LogGOPS schedules (workload-replay-loggops.cc).
+    void HostStartOp(uint32_t rank, uint32_t index);
+    /// Runs the jobs of one CPU stream until it is busy or empty.
+    void HostRun(uint32_t rank, uint32_t cpu);
+    /// A NIC's gap ended: the CPU's waiting jobs may go on.
+    void HostWake(uint32_t rank, uint32_t cpu);
+    void HostBegin(uint32_t rank, uint32_t index);
+    void HostCpuDone(uint32_t rank, uint32_t cpu, CpuJob job);
+    void HostArrived(uint32_t message);
+    bool HostMatches(const WorkloadOp& recv, uint32_t message) const;
+    void HostDeliver(uint32_t message, uint32_t recvIndex);
+    void HostSendDone(uint32_t rank, uint32_t index);
+    void HostMaybeFinishSend(uint32_t rank, uint32_t index);
+    /// Messages received that no receive took (a LogGOPS schedule ends with none).
+    uint64_t CountUnexpected() const;
 
     // Accounting (workload-replay-accounting.cc).
     /// The op's `ops` row, when a database is attached.
@@ -246,6 +307,8 @@ class WorkloadReplay : public Object
     std::string m_marker;
     bool m_concurrentCompute;
     uint32_t m_p2pChannel;
+    Ptr<LogGopsCost> m_logGops;
+    std::vector<HostMessage> m_messages;
 
     bool m_started{false};
     std::vector<RankState> m_ranks;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 namespace ns3
@@ -152,6 +153,32 @@ WorkloadTraceBuilder::AddWarning(uint32_t line, const std::string& text)
     }
 }
 
+void
+WorkloadTraceBuilder::AddStartDependency(uint32_t rank,
+                                         uint32_t op,
+                                         uint32_t started,
+                                         uint32_t line)
+{
+    if (rank >= m_trace.numRanks || op >= m_trace.ops[rank].size() ||
+        started >= m_trace.ops[rank].size())
+    {
+        Fail(line, "irequires", "op index out of range on rank " + std::to_string(rank));
+    }
+    if (op == started)
+    {
+        Fail(line,
+             "irequires",
+             "dependency cycle: '" + m_trace.ops[rank][op].label + "' waits for its own start");
+    }
+    m_trace.startDeps.push_back({rank, op, started, line});
+}
+
+void
+WorkloadTraceBuilder::SetLogGops()
+{
+    m_trace.logGops = true;
+}
+
 WorkloadTrace
 WorkloadTraceBuilder::Build()
 {
@@ -160,6 +187,11 @@ WorkloadTraceBuilder::Build()
         Fail(0, "ranks", "no rank count given");
     }
     ResolveDependencies();
+    std::sort(m_trace.startDeps.begin(),
+              m_trace.startDeps.end(),
+              [](const WorkloadStartDependency& a, const WorkloadStartDependency& b) {
+                  return std::tie(a.rank, a.op, a.started) < std::tie(b.rank, b.op, b.started);
+              });
     MatchCollectives();
     MatchPointToPoint();
     CheckAcyclic();
@@ -355,14 +387,16 @@ WorkloadTraceBuilder::MatchPointToPoint()
                      "expected a destination rank other than " + std::to_string(rank) + " below " +
                          std::to_string(n) + ", got " + std::to_string(op.to));
             }
-            if (recvs && (op.from < 0 || op.from >= n || op.from == static_cast<int32_t>(rank)))
+            const bool anySource = op.unpaired && op.kind == WorkloadOpKind::Recv && op.from == -1;
+            if (recvs && !anySource &&
+                (op.from < 0 || op.from >= n || op.from == static_cast<int32_t>(rank)))
             {
                 Fail(op.line,
                      "from",
                      "expected a source rank other than " + std::to_string(rank) + " below " +
                          std::to_string(n) + ", got " + std::to_string(op.from));
             }
-            if (sends_)
+            if (sends_ && !op.unpaired)
             {
                 sends.emplace(Key{rank, static_cast<uint32_t>(op.to), &op.label}, i);
             }
@@ -374,7 +408,8 @@ WorkloadTraceBuilder::MatchPointToPoint()
         for (uint32_t i = 0; i < ops.size(); ++i)
         {
             auto& op = ops[i];
-            if (op.kind != WorkloadOpKind::Recv && op.kind != WorkloadOpKind::SendRecv)
+            if ((op.kind != WorkloadOpKind::Recv && op.kind != WorkloadOpKind::SendRecv) ||
+                op.unpaired)
             {
                 continue;
             }
@@ -446,6 +481,10 @@ WorkloadTraceBuilder::CheckAcyclic()
                     edge(node(ops[i].from, static_cast<uint32_t>(ops[i].recvPeerOp)), node(r, i));
                 }
             }
+        }
+        for (const auto& d : m_trace.startDeps)
+        {
+            edge(node(d.rank, d.started), node(d.rank, d.op));
         }
     };
     // A collective member waiting on the same collective (a == b) cannot happen: no edge.

@@ -91,7 +91,7 @@ struct WorkloadOp
     int32_t from = -1;    ///< recv, sendrecv: source rank
     int32_t root = -1;    ///< broadcast/reduce root rank (-1: group's first member)
     int16_t storage = -1; ///< load, checkpoint: storage node index (parsers allow up to 32767)
-    WorkloadOpKind kind = WorkloadOpKind::Compute; ///< here, not first: no padding (152 bytes)
+    WorkloadOpKind kind = WorkloadOpKind::Compute; ///< here, not first: no padding (168 bytes)
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto; ///< collectives only
     std::vector<std::string> after; ///< explicit dependencies as written (expanded labels)
 
@@ -103,6 +103,24 @@ struct WorkloadOp
 
     uint32_t line = 0;      ///< source line, for diagnostics
     uint32_t statement = 0; ///< ops created by one source line (instance) share this
+
+    // LogGOPS schedules (WorkloadTrace::logGops) only.
+    uint64_t tag = 0;    ///< send/recv: the MPI tag the replay matches on
+    uint8_t cpu = 0;     ///< the rank's CPU stream the op runs on
+    uint8_t nic = 0;     ///< send/recv: the rank's NIC (gap g, G)
+    bool anyTag = false; ///< recv: matches every tag
+    /// send/recv the builder leaves unpaired (sendPeerOp, recvPeerOp -1): the replay matches
+    /// it by source and tag; a recv with from -1 takes any source.
+    bool unpaired = false;
+};
+
+/// "op starts only after op \p started has started" (GOAL's irequires), on one rank.
+struct WorkloadStartDependency
+{
+    uint32_t rank;
+    uint32_t op;
+    uint32_t started;
+    uint32_t line;
 };
 
 struct WorkloadGroup
@@ -126,8 +144,9 @@ struct WorkloadCollective
 /**
  * \ingroup ai-fabric
  * A workload as per-rank DAGs.  Every op of ops[r] depends on the ops listed
- * in deps (all of rank r); a recv additionally waits for its matched send
- * (sends are eager: they complete without the receiver); the members of one
+ * in deps (all of rank r) and starts after those of startDeps started; a recv additionally
+ * waits for its matched send (sends are eager: they complete without the receiver, except
+ * above a LogGOPS schedule's eager limit); the members of one
  * WorkloadCollective start it together.  Build() guarantees all of this is
  * consistent and acyclic.
  */
@@ -139,6 +158,14 @@ struct WorkloadTrace
     std::vector<std::vector<WorkloadOp>> ops; ///< [rank][i], in program order
     std::vector<WorkloadCollective> collectives;
     std::vector<std::string> warnings; ///< "file:line: ..." accepted but suspicious input
+    /// Sorted by (rank, op); each a second kind of dependency (the replay counts it with deps).
+    std::vector<WorkloadStartDependency> startDeps;
+    /**
+     * A LogGOPS schedule (GOAL): compute, send and recv ops run on their rank's CPU stream
+     * op.cpu (one at a time per stream) and NIC op.nic; receives match sends by source and tag
+     * in arrival order at run time (MPI); the replay charges its LogGopsCost.
+     */
+    bool logGops = false;
 
     int32_t FindGroup(const std::string& name) const;
     uint64_t CountOps() const;
@@ -177,6 +204,10 @@ class WorkloadTraceBuilder
     /// the unused half of vectors grown by doubling).
     void ReserveOps(const std::vector<uint64_t>& perRank);
     void AddWarning(uint32_t line, const std::string& text);
+    /// Op \p op of \p rank starts only after op \p started of the same rank started.
+    void AddStartDependency(uint32_t rank, uint32_t op, uint32_t started, uint32_t line);
+    /// Marks the trace a LogGOPS schedule (WorkloadTrace::logGops).
+    void SetLogGops();
     /// Throws WorkloadError on the first inconsistency.
     WorkloadTrace Build();
 
