@@ -10,6 +10,8 @@
 #include "ns3/priority-queue-scheduler.h"
 #include "ns3/simulator.h"
 
+#include <cstdlib>
+
 namespace ns3
 {
 
@@ -135,6 +137,11 @@ ScenarioRun::Main(const std::function<int()>& body)
     {
         m_err << m_scenario << ": " << e.what() << "\n";
         status = status ? status : 1;
+    }
+    if (std::getenv("AI_FABRIC_REPORT_EVENTS"))
+    {
+        // scripts/validate-flow's cost figure: events of the run's (last) simulation.
+        m_err << m_scenario << ": events " << Simulator::GetEventCount() << "\n";
     }
     Simulator::Destroy();
     return status;

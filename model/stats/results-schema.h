@@ -22,8 +22,9 @@ namespace ns3
 {
 
 /// Version written to PRAGMA user_version.  1: first; 2: bench_results; 3: unit-explicit
-/// bandwidth and rate columns (ColumnDef::formerNames); 4: collectives.in_place.
-constexpr int RESULTS_SCHEMA_VERSION = 4;
+/// bandwidth and rate columns (ColumnDef::formerNames); 4: collectives.in_place;
+/// 5: flows.fidelity.
+constexpr int RESULTS_SCHEMA_VERSION = 5;
 
 enum class SqlType
 {
