@@ -350,10 +350,17 @@ FlowTransportPlane::StartMessage(uint32_t srcRank,
     const Path& path = GetPath(srcRank, dstRank);
     const auto first = static_cast<uint32_t>(std::min<uint64_t>(bytes, packetBytes));
     const Time tail = TailLatency(path, first);
-    Simulator::Schedule(FirstIn(path, first), [this, messageId]() { m_firstIn(messageId); });
-    m_network->Start(path.uses, WireBytes(bytes), 1.0, [this, messageId, tail]() {
+    const Time firstIn = FirstIn(path, first);
+    const Time firstInAt = Simulator::Now() + firstIn;
+    Simulator::Schedule(firstIn, [this, messageId]() { m_firstIn(messageId); });
+    m_network->Start(path.uses, WireBytes(bytes), 1.0, [this, messageId, tail, firstInAt]() {
         m_drained(messageId);
-        Simulator::Schedule(tail, [this, messageId]() { m_delivered(messageId); });
+        // A message of few packets sprayed over several bundles drains faster than its first
+        // packet crosses one bundle: it is in no earlier than that packet.
+        const Time at = std::max(Simulator::Now() + tail, firstInAt);
+        Simulator::Schedule(at - Simulator::Now(), [this, messageId]() {
+            m_delivered(messageId);
+        });
     });
 }
 

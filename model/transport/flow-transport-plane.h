@@ -35,7 +35,8 @@ class CreditLinkNetDevice;
  * the first link and, per switch, again after a store-and-forward switch or from the
  * cut-through header on), which starts the receiver's endpoint charge as in packet mode;
  * its last byte leaves the source when the fluid flow has drained, and arrives one path
- * latency less the first link's serialisation later.  Messages of one (source, destination,
+ * latency less the first link's serialisation later (no earlier than the first packet).
+ * Messages of one (source, destination,
  * channel) queue drain in order (GpuTransport starts the next when one has drained).
  *
  * What only the packet model has: credit stalls and buffer occupancy, head-of-line
