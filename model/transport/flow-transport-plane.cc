@@ -358,9 +358,7 @@ FlowTransportPlane::StartMessage(uint32_t srcRank,
         // A message of few packets sprayed over several bundles drains faster than its first
         // packet crosses one bundle: it is in no earlier than that packet.
         const Time at = std::max(Simulator::Now() + tail, firstInAt);
-        Simulator::Schedule(at - Simulator::Now(), [this, messageId]() {
-            m_delivered(messageId);
-        });
+        Simulator::Schedule(at - Simulator::Now(), [this, messageId]() { m_delivered(messageId); });
     });
 }
 
