@@ -3,8 +3,8 @@
  */
 // Flow-level fidelity: FlowNetwork's weighted max-min shares against their analytical
 // values (one bottleneck, parking lot, weights, sprayed flows, drain times), incremental
-// refills, --fidelity parsing and refusals, and collectives in flow mode against the same
-// collectives in packet mode on the same cluster (doc/flow-mode.md).
+// refills, --fidelity parsing and refusals, a hybrid cluster's planes and NVLink path, and
+// collectives in flow mode against the same collectives in packet mode (doc/flow-mode.md).
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-bench.h"
@@ -283,7 +283,7 @@ TEST_F(FlowModeTest, HierarchicalAllReduceAcrossTwoServersMatchesPackets)
     ExpectClose(2, "allreduce", "hierarchical", 64 << 20, 0.03); // 3 %
 }
 
-TEST_F(FlowModeTest, FlowsRowsRecordTheFidelityAndPathsFollowTheRoutes)
+TEST_F(FlowModeTest, HybridClusterWrapsOnlyTheFlowPlaneAndFollowsTheSpray)
 {
     ClusterConfig c;
     ASSERT_EQ(c.ApplyPreset("dgx-h100"), "");

@@ -391,7 +391,10 @@ TEST_F(ResultsDb, MigratesVersionThreeAddingInPlace)
     db->Close();
 
     Reader r(m_path);
-    EXPECT_EQ(r.Int("PRAGMA user_version"), 4);
+    EXPECT_EQ(r.Int("PRAGMA user_version"), ResultsDatabase::SCHEMA_VERSION);
+    // Version 5 appends flows.fidelity after the FlowMonitor columns.
+    EXPECT_EQ(r.Text("SELECT name FROM pragma_table_info('flows') ORDER BY cid DESC LIMIT 1"),
+              "fidelity");
     EXPECT_EQ(r.Int("SELECT count(*) FROM collectives WHERE run_id=4 AND in_place IS NULL"), 1);
     EXPECT_EQ(r.Real("SELECT busbw_gbyte_per_s FROM collectives WHERE run_id=4"), 17.5);
     EXPECT_EQ(r.Text("SELECT group_concat(in_place, ',') FROM (SELECT in_place FROM collectives "
