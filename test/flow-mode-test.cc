@@ -12,12 +12,15 @@
 #include "ns3/flow-network.h"
 #include "ns3/flow-transport-plane.h"
 #include "ns3/names.h"
+#include "ns3/results-database.h"
 #include "ns3/simulator.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <gtest/gtest.h>
 #include <map>
 #include <memory>
+#include <sqlite3.h>
 #include <vector>
 
 using namespace ns3;
@@ -321,6 +324,62 @@ TEST_F(FlowModeTest, HybridClusterWrapsOnlyTheFlowPlaneAndFollowsTheSpray)
     const Time first = nv->GetFirstPacketLatency(0, 1, 4096);
     EXPECT_GT(first, Time(0));
     EXPECT_LT(first, MicroSeconds(1));
+}
+
+TEST_F(FlowModeTest, HybridRunWritesEachFlowsFidelityAndAFlowMovesAtTheLineRate)
+{
+    ClusterConfig c;
+    ASSERT_EQ(c.ApplyPreset("dgx-h100"), "");
+    c.servers = 2;
+    c.endpoint = "ideal"; // the wire alone: no endpoint rate behind it
+    c.fidelity = "nvlink:flow,infiniband:packet";
+    ClusterHelper cluster(c);
+    ASSERT_EQ(cluster.TryBuild(), "");
+    Ptr<GpuTransport> transport = cluster.InstallTransport("world");
+    char tmpl[] = "/tmp/ai-fabric-flow-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string path = std::string(tmpl) + "/results.db";
+    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+    db->Open(path);
+    db->BeginRun("flow-mode", "flow-mode-test", 1, "{}");
+    transport->SetResultsDatabase(db);
+    const uint64_t bytes = 64 << 20;
+    Time nvDone = Seconds(-1);
+    Time ibDone = Seconds(-1);
+    auto at = [](Time* t) { return Callback<void>([t]() { *t = Simulator::Now(); }); };
+    transport->SendMessage(0, 1, bytes, GpuTransport::DoneCallback(), at(&nvDone));
+    transport->SendMessage(0, 9, bytes, GpuTransport::DoneCallback(), at(&ibDone));
+    Simulator::Run();
+    ASSERT_GT(nvDone, Time(0));
+    ASSERT_GT(ibDone, Time(0));
+    // One flow alone on GPU 0's bundles: bytes at the plane's payload line rate (the
+    // devices' wire rate less one overhead per fine packet), 1 % for the path latency.
+    Ptr<TransportPlane> nv = transport->GetPlane(transport->SelectPlane(0, 1));
+    const double line_byte_per_s = nv->GetLineRate_gbyte_per_s(0) * 1e9;
+    EXPECT_NEAR(nvDone.GetSeconds() / (bytes / line_byte_per_s), 1.0, 0.01);
+    db->EndRun("complete", Simulator::Now());
+    db->Close();
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    auto count = [h](const std::string& sql) {
+        sqlite3_stmt* st = nullptr;
+        EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+        int64_t v = -1;
+        if (st && sqlite3_step(st) == SQLITE_ROW)
+        {
+            v = sqlite3_column_int64(st, 0);
+        }
+        sqlite3_finalize(st);
+        return v;
+    };
+    EXPECT_EQ(count("SELECT count(*) FROM flows WHERE plane='nvlink' AND fidelity='flow' AND "
+                    "packets=1 AND end_ns IS NOT NULL"),
+              1);
+    EXPECT_EQ(count("SELECT count(*) FROM flows WHERE plane='infiniband' AND fidelity='packet' "
+                    "AND packets>1"),
+              1);
+    sqlite3_close(h);
+    std::remove(path.c_str());
 }
 
 } // namespace
