@@ -4,6 +4,7 @@
 #include "ns3/flow-transport-plane.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/credit-link-net-device.h"
 #include "ns3/credit-switch.h"
 #include "ns3/infiniband-transport-plane.h"
@@ -11,6 +12,7 @@
 #include "ns3/node.h"
 #include "ns3/nvlink-transport-plane.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
@@ -33,7 +35,17 @@ FlowTransportPlane::GetTypeId()
     static TypeId tid = TypeId("ns3::FlowTransportPlane")
                             .SetParent<TransportPlane>()
                             .SetGroupName("AiFabric")
-                            .AddConstructor<FlowTransportPlane>();
+                            .AddConstructor<FlowTransportPlane>()
+                            .AddAttribute("SourceQueue",
+                                          "Messages to one destination (on any channel) that "
+                                          "fit in the rank's devices' transmit queues "
+                                          "(TxQueueBytes) with those queued before them drain "
+                                          "one after another, as whole messages do in those "
+                                          "first-in first-out queues; larger ones, and "
+                                          "messages to other destinations, share max-min",
+                                          BooleanValue(true),
+                                          MakeBooleanAccessor(&FlowTransportPlane::m_sourceQueue),
+                                          MakeBooleanChecker());
     return tid;
 }
 
@@ -347,19 +359,102 @@ FlowTransportPlane::StartMessage(uint32_t srcRank,
                                  uint64_t messageId)
 {
     NS_LOG_FUNCTION(this << srcRank << dstRank << bytes << messageId);
+    const Pending p{srcRank, dstRank, bytes, packetBytes, messageId};
+    const uint64_t room = m_sourceQueue ? GetSourceQueueBytes(srcRank) : 0;
+    if (bytes > room)
+    {
+        Launch(p, false); // bulk: interleaved packet by packet with the rank's others
+        return;
+    }
+    Source& s = m_sources[uint64_t{srcRank} << 32 | dstRank];
+    if (!s.busy)
+    {
+        s.busy = true;
+        s.queuedBytes = bytes;
+        Launch(p, true);
+    }
+    else if (s.queuedBytes + bytes <= room)
+    {
+        s.queuedBytes += bytes;
+        s.waiting.push_back(p);
+    }
+    else
+    {
+        Launch(p, false);
+    }
+}
+
+uint64_t
+FlowTransportPlane::GetSourceQueueBytes(uint32_t srcRank)
+{
+    auto it = m_queueBytes.find(srcRank);
+    if (it != m_queueBytes.end())
+    {
+        return it->second;
+    }
+    // The transmit queues of the rank's devices on this plane (one VC each).
+    uint64_t bytes = 0;
+    auto add = [&bytes](Ptr<CreditLinkNetDevice> d) {
+        UintegerValue q;
+        d->GetAttribute("TxQueueBytes", q);
+        bytes += q.Get();
+    };
+    if (auto ib = DynamicCast<InfinibandTransportPlane>(m_packet))
+    {
+        add(ib->GetDevice(srcRank));
+    }
+    else
+    {
+        Ptr<NvLinkGpu> gpu = DynamicCast<NvLinkTransportPlane>(m_packet)->GetGpu(srcRank);
+        for (uint32_t i = 0; i < gpu->GetNDevices(); ++i)
+        {
+            add(gpu->GetDevice(i));
+        }
+    }
+    m_queueBytes.emplace(srcRank, bytes);
+    return bytes;
+}
+
+void
+FlowTransportPlane::Launch(const Pending& p, bool queued)
+{
+    const uint32_t srcRank = p.src;
+    const uint32_t dstRank = p.dst;
+    const uint64_t bytes = p.bytes;
+    const uint32_t packetBytes = p.packetBytes;
+    const uint64_t messageId = p.messageId;
     const Path& path = GetPath(srcRank, dstRank);
     const auto first = static_cast<uint32_t>(std::min<uint64_t>(bytes, packetBytes));
     const Time tail = TailLatency(path, first);
     const Time firstIn = FirstIn(path, first);
     const Time firstInAt = Simulator::Now() + firstIn;
     Simulator::Schedule(firstIn, [this, messageId]() { m_firstIn(messageId); });
-    m_network->Start(path.uses, WireBytes(bytes), 1.0, [this, messageId, tail, firstInAt]() {
+    m_network->Start(path.uses, WireBytes(bytes), 1.0, [=]() {
+        if (queued)
+        {
+            NextQueued(srcRank, dstRank, bytes);
+        }
         m_drained(messageId);
         // A message of few packets sprayed over several bundles drains faster than its first
         // packet crosses one bundle: it is in no earlier than that packet.
         const Time at = std::max(Simulator::Now() + tail, firstInAt);
         Simulator::Schedule(at - Simulator::Now(), [this, messageId]() { m_delivered(messageId); });
     });
+}
+
+void
+FlowTransportPlane::NextQueued(uint32_t srcRank, uint32_t dstRank, uint64_t drainedBytes)
+{
+    Source& s = m_sources[uint64_t{srcRank} << 32 | dstRank];
+    s.queuedBytes -= drainedBytes;
+    if (s.waiting.empty())
+    {
+        s.busy = false;
+        return;
+    }
+    const Pending next = s.waiting.front();
+    s.waiting.pop_front();
+    Launch(next, true);
 }
 
 bool

@@ -7,6 +7,7 @@
 #include "ns3/flow-network.h"
 #include "ns3/transport-plane.h"
 
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -114,6 +115,28 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
         std::vector<Hop> hops;
     };
 
+    struct Pending
+    {
+        uint32_t src{0};
+        uint32_t dst{0};
+        uint64_t bytes{0};
+        uint32_t packetBytes{0};
+        uint64_t messageId{0};
+    };
+
+    /// A (source, destination)'s share of the source's first-in first-out transmit queue
+    /// (SourceQueue).
+    struct Source
+    {
+        bool busy{false};
+        uint64_t queuedBytes{0}; //!< of the message draining and those waiting behind it
+        std::deque<Pending> waiting;
+    };
+
+    uint64_t GetSourceQueueBytes(uint32_t srcRank);
+    /// Starts \p p's flow; \p queued: it is the head of its rank's transmit queue.
+    void Launch(const Pending& p, bool queued);
+    void NextQueued(uint32_t srcRank, uint32_t dstRank, uint64_t drainedBytes);
     const Path& GetPath(uint32_t srcRank, uint32_t dstRank);
     /// Adds the links from \p device on (sending towards \p destination, the id the switches
     /// route on) to \p path with \p share; \p first: record the hops of this branch.
@@ -136,6 +159,9 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
     std::unordered_map<uint64_t, Path> m_paths; //!< (src << 32 | dst)
     uint32_t m_fineBytes{0};
     uint32_t m_overheadBytes{0};
+    bool m_sourceQueue{true};
+    std::unordered_map<uint64_t, Source> m_sources; //!< (src << 32 | dst)
+    std::unordered_map<uint32_t, uint64_t> m_queueBytes;
     MessageCallback m_firstIn;
     MessageCallback m_drained;
     MessageCallback m_delivered;
