@@ -382,4 +382,50 @@ TEST_F(FlowModeTest, HybridRunWritesEachFlowsFidelityAndAFlowMovesAtTheLineRate)
     std::remove(path.c_str());
 }
 
+TEST_F(FlowModeTest, MessagesToOneDestinationDrainInOrderThroughTheSourceQueue)
+{
+    // Two 1 MiB messages from GPU 0 to GPU 1 on two channels fit the GPU's transmit queues:
+    // the first drains alone at the line rate R, the second after it, B/R later (2 %).
+    // Without SourceQueue they share the wire and complete together (within 1 % of B/R).
+    const uint64_t bytes = 1 << 20;
+    for (bool queue : {true, false})
+    {
+        Config::SetDefault("ns3::FlowTransportPlane::SourceQueue", BooleanValue(queue));
+        ClusterConfig c;
+        ASSERT_EQ(c.ApplyPreset("dgx-h100"), "");
+        c.servers = 1;
+        c.endpoint = "ideal";
+        c.fidelity = "flow";
+        ClusterHelper cluster(c);
+        ASSERT_EQ(cluster.TryBuild(), "");
+        Ptr<GpuTransport> transport = cluster.InstallTransport("world");
+        Time done[2] = {Seconds(-1), Seconds(-1)};
+        for (uint32_t ch = 0; ch < 2; ++ch)
+        {
+            Time* t = &done[ch];
+            transport->SendMessage(0,
+                                   1,
+                                   bytes,
+                                   GpuTransport::DoneCallback(),
+                                   Callback<void>([t]() { *t = Simulator::Now(); }),
+                                   ch);
+        }
+        Simulator::Run();
+        Ptr<TransportPlane> nv = transport->GetPlane(transport->SelectPlane(0, 1));
+        const double oneMessage_s = bytes / (nv->GetLineRate_gbyte_per_s(0) * 1e9);
+        const double gap = (done[1] - done[0]).GetSeconds() / oneMessage_s;
+        if (queue)
+        {
+            EXPECT_NEAR(gap, 1.0, 0.02);
+        }
+        else
+        {
+            EXPECT_NEAR(gap, 0.0, 0.01);
+        }
+        Simulator::Destroy();
+        Names::Clear();
+        Config::Reset();
+    }
+}
+
 } // namespace
