@@ -37,8 +37,10 @@ class CreditLinkNetDevice;
  * cut-through header on), which starts the receiver's endpoint charge as in packet mode;
  * its last byte leaves the source when the fluid flow has drained, and arrives one path
  * latency less the first link's serialisation later (no earlier than the first packet).
- * Messages of one (source, destination,
- * channel) queue drain in order (GpuTransport starts the next when one has drained).
+ * Messages of one (source, destination, channel) queue drain in order (GpuTransport starts
+ * the next when one has drained); with SourceQueue, messages to one destination that fit the source
+ * devices' transmit queues drain in order across channels too, as whole messages leave those
+ * first-in first-out queues in packet mode.
  *
  * What only the packet model has: credit stalls and buffer occupancy, head-of-line
  * blocking, switch arbitration order, congestion control and link counters (the packet
