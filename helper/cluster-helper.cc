@@ -212,6 +212,13 @@ ClusterHelper::TryBuild()
     {
         return "partition: " + partition;
     }
+    if (DistributedRun::GetSize() > 1 && (m_config.IsFlowPlane(ClusterPlane::NVLINK) ||
+                                          m_config.IsFlowPlane(ClusterPlane::INFINIBAND)))
+    {
+        return "fidelity " + m_config.GetFidelityName() +
+               ": flow-level planes run in one process, not split over " +
+               std::to_string(DistributedRun::GetSize());
+    }
     m_rules.SetLayout(m_layout);
     BuildNodes();
     for (const auto& plane : m_planes)
