@@ -324,6 +324,18 @@ TEST_F(FlowModeTest, HybridClusterWrapsOnlyTheFlowPlaneAndFollowsTheSpray)
     const Time first = nv->GetFirstPacketLatency(0, 1, 4096);
     EXPECT_GT(first, Time(0));
     EXPECT_LT(first, MicroSeconds(1));
+    // The packet contract: one injected packet is its own flow, in at exactly that latency.
+    uint32_t got = 0;
+    Time at = Seconds(-1);
+    nv->SetDeliverCallback(TransportPlane::DeliverCallback(
+        [&got, &at](uint32_t, uint32_t, uint32_t bytes, TransportTag) {
+            got = bytes;
+            at = Simulator::Now();
+        }));
+    EXPECT_TRUE(nv->Inject(0, 1, 4096, TransportTag{7, 0}));
+    Simulator::Run();
+    EXPECT_EQ(got, 4096u);
+    EXPECT_EQ(at, first);
 }
 
 TEST_F(FlowModeTest, HybridRunWritesEachFlowsFidelityAndAFlowMovesAtTheLineRate)

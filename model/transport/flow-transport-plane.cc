@@ -425,20 +425,39 @@ FlowTransportPlane::Launch(const Pending& p, bool queued)
     const uint64_t messageId = p.messageId;
     const Path& path = GetPath(srcRank, dstRank);
     const auto first = static_cast<uint32_t>(std::min<uint64_t>(bytes, packetBytes));
-    const Time tail = TailLatency(path, first);
-    const Time firstIn = FirstIn(path, first);
-    const Time firstInAt = Simulator::Now() + firstIn;
-    Simulator::Schedule(firstIn, [this, messageId]() { m_firstIn(messageId); });
+    Simulator::Schedule(FirstIn(path, first), [this, messageId]() { m_firstIn(messageId); });
+    Move(
+        path,
+        bytes,
+        first,
+        [=]() {
+            if (queued)
+            {
+                NextQueued(srcRank, dstRank, bytes);
+            }
+            m_drained(messageId);
+        },
+        [this, messageId]() { m_delivered(messageId); });
+}
+
+void
+FlowTransportPlane::Move(const Path& path,
+                         uint64_t bytes,
+                         uint32_t firstPacketBytes,
+                         std::function<void()> drained,
+                         std::function<void()> delivered)
+{
+    const Time tail = TailLatency(path, firstPacketBytes);
+    const Time firstInAt = Simulator::Now() + FirstIn(path, firstPacketBytes);
     m_network->Start(path.uses, WireBytes(bytes), 1.0, [=]() {
-        if (queued)
+        if (drained)
         {
-            NextQueued(srcRank, dstRank, bytes);
+            drained();
         }
-        m_drained(messageId);
         // A message of few packets sprayed over several bundles drains faster than its first
         // packet crosses one bundle: it is in no earlier than that packet.
         const Time at = std::max(Simulator::Now() + tail, firstInAt);
-        Simulator::Schedule(at - Simulator::Now(), [this, messageId]() { m_delivered(messageId); });
+        Simulator::Schedule(at - Simulator::Now(), delivered);
     });
 }
 
@@ -463,16 +482,13 @@ FlowTransportPlane::Inject(uint32_t srcRank,
                            uint32_t payloadBytes,
                            const TransportTag& tag)
 {
-    const Path& path = GetPath(srcRank, dstRank);
-    const Time tail = TailLatency(path, payloadBytes);
-    m_network->Start(path.uses,
-                     WireBytes(payloadBytes),
-                     1.0,
-                     [this, srcRank, dstRank, payloadBytes, tag, tail]() {
-                         Simulator::Schedule(tail, [this, srcRank, dstRank, payloadBytes, tag]() {
-                             NotifyDelivered(srcRank, dstRank, payloadBytes, tag);
-                         });
-                     });
+    Move(GetPath(srcRank, dstRank),
+         payloadBytes,
+         payloadBytes,
+         nullptr,
+         [this, srcRank, dstRank, payloadBytes, tag]() {
+             NotifyDelivered(srcRank, dstRank, payloadBytes, tag);
+         });
     return true;
 }
 

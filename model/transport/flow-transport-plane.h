@@ -8,6 +8,7 @@
 #include "ns3/transport-plane.h"
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -139,6 +140,13 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
     /// Starts \p p's flow; \p queued: it is the head of its rank's transmit queue.
     void Launch(const Pending& p, bool queued);
     void NextQueued(uint32_t srcRank, uint32_t dstRank, uint64_t drainedBytes);
+    /// One flow of \p bytes over \p path: \p drained when its last byte has left, \p delivered
+    /// when it is in (the tail latency later, no earlier than its first packet).
+    void Move(const Path& path,
+              uint64_t bytes,
+              uint32_t firstPacketBytes,
+              std::function<void()> drained,
+              std::function<void()> delivered);
     const Path& GetPath(uint32_t srcRank, uint32_t dstRank);
     /// Adds the links from \p device on (sending towards \p destination, the id the switches
     /// route on) to \p path with \p share; \p first: record the hops of this branch.
