@@ -38,8 +38,9 @@ FlowTransportPlane::GetTypeId()
                             .AddConstructor<FlowTransportPlane>()
                             .AddAttribute("SourceQueue",
                                           "Messages to one destination (on any channel) that "
-                                          "fit in the rank's devices' transmit queues "
-                                          "(TxQueueBytes) with those queued before them drain "
+                                          "fit what the rank's devices take before they "
+                                          "refuse (NVLink bundles' TxQueueBytes, the HCA's "
+                                          "MessageQueueBytes) with those queued before them drain "
                                           "one after another, as whole messages do in those "
                                           "first-in first-out queues; larger ones, and "
                                           "messages to other destinations, share max-min",
@@ -392,7 +393,8 @@ FlowTransportPlane::GetSourceQueueBytes(uint32_t srcRank)
     {
         return it->second;
     }
-    // The transmit queues of the rank's devices on this plane (one VC each).
+    // What the rank's devices take before they refuse: the NVLink bundles' transmit queues
+    // (one VC each), the HCA's message queue.
     uint64_t bytes = 0;
     auto add = [&bytes](Ptr<CreditLinkNetDevice> d) {
         UintegerValue q;
@@ -401,7 +403,10 @@ FlowTransportPlane::GetSourceQueueBytes(uint32_t srcRank)
     };
     if (auto ib = DynamicCast<InfinibandTransportPlane>(m_packet))
     {
-        add(ib->GetDevice(srcRank));
+        // The HCA takes packets while less than MessageQueueBytes wait per VL.
+        UintegerValue q;
+        ib->GetDevice(srcRank)->GetAttribute("MessageQueueBytes", q);
+        bytes = q.Get();
     }
     else
     {

@@ -39,8 +39,9 @@ class CreditLinkNetDevice;
  * its last byte leaves the source when the fluid flow has drained, and arrives one path
  * latency less the first link's serialisation later (no earlier than the first packet).
  * Messages of one (source, destination, channel) queue drain in order (GpuTransport starts
- * the next when one has drained); with SourceQueue, messages to one destination that fit the source
- * devices' transmit queues drain in order across channels too, as whole messages leave those
+ * the next when one has drained); with SourceQueue, messages to one destination that fit
+ * what the source's devices take before they refuse (NVLink bundles' TxQueueBytes, the HCA's
+ * MessageQueueBytes) drain in order across channels too, as whole messages leave those
  * first-in first-out queues in packet mode.
  *
  * What only the packet model has: credit stalls and buffer occupancy, head-of-line
