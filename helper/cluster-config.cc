@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -249,6 +250,11 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
                  "GPU/NCCL endpoint parameters: auto (the preset's GPU), ideal (links only), "
                  "a100, h100, b200",
                  cli.endpoint);
+    cmd.AddValue("fidelity",
+                 "how GPU messages move: packet (credit-level packets) or flow (max-min fluid "
+                 "flows on the same routes), for all planes or per plane: "
+                 "nvlink:flow,infiniband:packet",
+                 cli.fidelity);
     cmd.AddValue("servers",
                  "servers (DGX chassis or GB200 compute trays); -1 = preset",
                  cli.servers);
@@ -408,6 +414,10 @@ ClusterConfig::ApplyCommandLine(std::string* field)
         endpoint = o.endpoint;
     }
     sharp = sharp || o.sharp;
+    if (!o.fidelity.empty())
+    {
+        fidelity = o.fidelity;
+    }
     ReadNcclEnvironment();
     return Validate(field);
 }
@@ -549,6 +559,7 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
     {
         p.Set("cluster.sharp", 1); // recorded only when on: runs without it keep their params
     }
+    p.Set("cluster.fidelity", GetFidelityName());
     // NCCL's variables change what runs: a run records those that were set.
     for (auto [name, value] : {std::pair<const char*, const std::string*>{"NCCL_ALGO", &nccl.algo},
                                {"NCCL_PROTO", &nccl.proto},
@@ -654,6 +665,12 @@ ClusterConfig::Validate(std::string* field) const
             names += ", " + n;
         }
         return fail("endpoint", "unknown endpoint '" + endpoint + "'; valid: " + names);
+    }
+    std::vector<ClusterPlane> flowPlanes;
+    const std::string fidelityError = ParseFidelity(flowPlanes);
+    if (!fidelityError.empty())
+    {
+        return fail("fidelity", fidelityError);
     }
     std::string ncclError;
     MakeEndpoint(&ncclError);
@@ -968,6 +985,114 @@ ClusterIbShape::Compute(const ClusterConfig& c)
         r.errorField = "servers";
     }
     return r;
+}
+
+namespace
+{
+
+// Planes whose GPU messages a fidelity applies to, in the order GetFidelityName lists them.
+const ClusterPlane kGpuPlanes[] = {ClusterPlane::NVLINK, ClusterPlane::INFINIBAND};
+
+} // namespace
+
+std::string
+ClusterConfig::ParseFidelity(std::vector<ClusterPlane>& flowPlanes) const
+{
+    flowPlanes.clear();
+    auto isMode = [](const std::string& m) { return m == "packet" || m == "flow"; };
+    const std::string valid = "packet, flow, or plane:mode entries such as "
+                              "nvlink:flow,infiniband:packet";
+    std::string bare;
+    std::map<ClusterPlane, std::string> given;
+    std::stringstream in(fidelity);
+    std::string entry;
+    bool any = false;
+    while (std::getline(in, entry, ','))
+    {
+        any = true;
+        const auto colon = entry.find(':');
+        if (colon == std::string::npos)
+        {
+            if (!isMode(entry))
+            {
+                return "unknown fidelity '" + entry + "'; valid: " + valid;
+            }
+            if (!bare.empty() || !given.empty())
+            {
+                return "fidelity '" + entry +
+                       "': a bare mode (for every plane not listed) comes first, once";
+            }
+            bare = entry;
+            continue;
+        }
+        const std::string name = entry.substr(0, colon);
+        const std::string mode = entry.substr(colon + 1);
+        ClusterPlane plane;
+        const std::string planeError = ClusterPlaneFromName(name, plane);
+        if (!planeError.empty())
+        {
+            return "fidelity '" + entry + "': " + planeError;
+        }
+        if (!isMode(mode))
+        {
+            return "fidelity '" + entry + "': unknown mode '" + mode + "'; valid: packet, flow";
+        }
+        if (std::find(std::begin(kGpuPlanes), std::end(kGpuPlanes), plane) == std::end(kGpuPlanes))
+        {
+            if (mode == "flow")
+            {
+                return "fidelity '" + entry + "': the " + name +
+                       " plane carries the front-end's TCP, not GPU messages; only nvlink "
+                       "and infiniband have a flow mode";
+            }
+            continue;
+        }
+        if (!given.emplace(plane, mode).second)
+        {
+            return "fidelity '" + entry + "': plane " + name + " given twice";
+        }
+    }
+    if (!any)
+    {
+        return "empty fidelity; valid: " + valid;
+    }
+    for (ClusterPlane plane : kGpuPlanes)
+    {
+        auto it = given.find(plane);
+        const std::string& mode = it != given.end() ? it->second : bare;
+        if (mode != "flow")
+        {
+            continue;
+        }
+        // An NVLink domain of one GPU has no NVLink plane (every pair crosses InfiniBand).
+        if (plane == ClusterPlane::NVLINK && GetGpusPerDomain() < 2 && it != given.end())
+        {
+            return "fidelity nvlink:flow: this cluster has no NVLink plane (" +
+                   std::to_string(GetGpusPerDomain()) + " GPU per NVLink domain)";
+        }
+        flowPlanes.push_back(plane);
+    }
+    return "";
+}
+
+bool
+ClusterConfig::IsFlowPlane(ClusterPlane plane) const
+{
+    std::vector<ClusterPlane> flowPlanes;
+    ParseFidelity(flowPlanes);
+    return std::find(flowPlanes.begin(), flowPlanes.end(), plane) != flowPlanes.end();
+}
+
+std::string
+ClusterConfig::GetFidelityName() const
+{
+    std::string name;
+    for (ClusterPlane plane : kGpuPlanes)
+    {
+        name += (name.empty() ? "" : ",") + ClusterPlaneName(plane) + ":" +
+                (IsFlowPlane(plane) ? "flow" : "packet");
+    }
+    return name;
 }
 
 } // namespace ns3

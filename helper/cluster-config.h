@@ -104,6 +104,10 @@ struct ClusterConfig
     /// The InfiniBand switches are SHARP aggregation nodes (NVIDIA Quantum-2 class,
     /// SHARPv3): CollNet can reduce in them (NCCL_COLLNET_ENABLE=1).  Off by default.
     bool sharp{false};
+    /// How GPU messages move: "packet" or "flow" for every plane, or per plane as
+    /// "nvlink:flow,infiniband:packet" (a bare mode first sets the planes not listed);
+    /// FlowTransportPlane, doc/flow-mode.md.
+    std::string fidelity{"packet"};
 
     /// NCCL's environment overrides (NcclEndpoint attributes), as a user sets them on a real
     /// system; ApplyCommandLine reads them from the environment.  "" = unset.
@@ -157,6 +161,13 @@ struct ClusterConfig
     /// Every field as "cluster.<name>" in the run's params JSON.
     void AddToRunParameters(RunParameters& params) const;
 
+    /// "" and the planes `fidelity` makes flow-level, or why it is refused.
+    std::string ParseFidelity(std::vector<ClusterPlane>& flowPlanes) const;
+    /// True when \p plane moves GPU messages as flows (`fidelity` valid).
+    bool IsFlowPlane(ClusterPlane plane) const;
+    /// `fidelity` per plane that carries GPU messages: "nvlink:flow,infiniband:packet".
+    std::string GetFidelityName() const;
+
     // Derived figures.
     uint32_t GetNRanks() const;
     /// The endpoint set, auto resolved: dgx-a100 a100, dgx-h100 h100, dgx-b200 and
@@ -205,6 +216,7 @@ struct ClusterConfig
         std::string partition;
         std::string endpoint;
         bool sharp{false};
+        std::string fidelity;
     };
 
     Overrides cli;

@@ -8,12 +8,14 @@
 #include "ns3/command-line.h"
 #include "ns3/distributed-run.h"
 #include "ns3/enum.h"
+#include "ns3/flow-transport-plane.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
 #include "ns3/nvlink-transport-plane.h"
 #include "ns3/results-database.h"
 
 #include <algorithm>
+#include <iostream>
 #include <sstream>
 
 namespace ns3
@@ -210,6 +212,13 @@ ClusterHelper::TryBuild()
     if (!partition.empty())
     {
         return "partition: " + partition;
+    }
+    if (DistributedRun::GetSize() > 1 && (m_config.IsFlowPlane(ClusterPlane::NVLINK) ||
+                                          m_config.IsFlowPlane(ClusterPlane::INFINIBAND)))
+    {
+        return "fidelity " + m_config.GetFidelityName() +
+               ": flow-level planes run in one process, not split over " +
+               std::to_string(DistributedRun::GetSize());
     }
     m_rules.SetLayout(m_layout);
     BuildNodes();
@@ -598,7 +607,8 @@ ClusterHelper::InstallTransport(const std::string& groupName)
         if (Ptr<TransportPlane> tp = plane->MakeTransportPlane(m_layout))
         {
             ApplyEndpointRate(plane->GetPlane(), tp);
-            index[plane->GetPlane()] = static_cast<int32_t>(transport->AddPlane(tp));
+            index[plane->GetPlane()] =
+                static_cast<int32_t>(transport->AddPlane(ApplyFidelity(plane->GetPlane(), tp)));
         }
     }
     transport->SetPlaneSelector(MakePlaneSelector(index, groupName));
@@ -629,6 +639,29 @@ std::vector<ClusterHelper::FrontEndLinkStats>
 ClusterHelper::GetFrontEndLinkStats() const
 {
     return GetFrontEndPlane().GetLinkStats(m_nodes);
+}
+
+Ptr<TransportPlane>
+ClusterHelper::ApplyFidelity(ClusterPlane plane, Ptr<TransportPlane> tp) const
+{
+    if (!m_config.IsFlowPlane(plane))
+    {
+        return tp;
+    }
+    NS_ABORT_MSG_IF(GetNSystems() > 1,
+                    "cluster: --fidelity=" << m_config.fidelity
+                                           << ": flow-level planes run in one process");
+    if (!m_fidelityNoted)
+    {
+        m_fidelityNoted = true;
+        std::cerr << "note: --fidelity " << m_config.GetFidelityName()
+                  << ": messages on the flow planes are fluid flows sharing links max-min; "
+                     "credit stalls, head-of-line blocking and PFC/ECN exist only in packet "
+                     "mode and are left out there\n";
+    }
+    Ptr<FlowTransportPlane> flow = CreateObject<FlowTransportPlane>();
+    flow->SetPacketPlane(tp);
+    return flow;
 }
 
 void
@@ -789,6 +822,12 @@ ClusterHelper::Describe() const
           << FormatDecimal(set.nvlinkPerLink_gbyte_per_s * c.nvlinkLinksPerGpu)
           << " GB/s, HCA behind PCIe " << FormatDecimal(set.nicPath_gbyte_per_s)
           << " GB/s; NCCL's protocols and tuner)\n";
+    }
+    if (c.IsFlowPlane(ClusterPlane::NVLINK) || c.IsFlowPlane(ClusterPlane::INFINIBAND))
+    {
+        o << "fidelity: " << c.GetFidelityName()
+          << " (flow planes: max-min fluid flows on the packet routes; no credit stalls, "
+             "head-of-line blocking or PFC/ECN there)\n";
     }
     return o.str();
 }

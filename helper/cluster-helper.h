@@ -204,6 +204,8 @@ class ClusterHelper
      */
     /// The endpoint set's rate into \p plane, on its transport plane \p tp.
     void ApplyEndpointRate(ClusterPlane plane, Ptr<TransportPlane> tp) const;
+    /// \p tp, or a FlowTransportPlane over it when --fidelity makes \p plane flow-level.
+    Ptr<TransportPlane> ApplyFidelity(ClusterPlane plane, Ptr<TransportPlane> tp) const;
     GpuTransport::PlaneSelector MakePlaneSelector(const std::map<ClusterPlane, int32_t>& planeIndex,
                                                   const std::string& groupName = "") const;
 
@@ -262,6 +264,7 @@ class ClusterHelper
     ClusterNodes m_nodes;
     std::vector<std::unique_ptr<ClusterPlaneBuilder>> m_planes; //!< build order
     ClusterPlaneRules m_rules;
+    mutable bool m_fidelityNoted{false}; //!< the flow-mode note is printed once
 };
 
 } // namespace ns3

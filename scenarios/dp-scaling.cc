@@ -52,6 +52,10 @@ DpScaling(ScenarioRun& run, int argc, char* argv[])
     cmd.AddValue("endpoint",
                  "GPU/NCCL endpoint parameters: auto (h100), ideal (links only), a100, h100, b200",
                  endpoint);
+    std::string fidelity = "packet";
+    cmd.AddValue("fidelity",
+                 "packet or flow, for all planes or per plane (nvlink:flow,infiniband:packet)",
+                 fidelity);
     AddSamplingArguments(cmd, sampleInterval, linkSamples);
     cmd.Parse(argc, argv);
     run.SetDatabase(db);
@@ -97,6 +101,7 @@ DpScaling(ScenarioRun& run, int argc, char* argv[])
         config.ApplyPreset("dgx-h100");
         config.servers = n;
         config.endpoint = endpoint;
+        config.fidelity = fidelity;
         std::string field;
         const std::string invalid = config.Validate(&field);
         if (!invalid.empty())

@@ -394,6 +394,9 @@ TEST_F(ResultsDb, MigratesVersionThreeAddingInPlace)
 
     Reader r(m_path);
     EXPECT_EQ(r.Int("PRAGMA user_version"), ResultsDatabase::SCHEMA_VERSION);
+    // Version 5 appends flows.fidelity after the FlowMonitor columns.
+    EXPECT_EQ(r.Text("SELECT name FROM pragma_table_info('flows') ORDER BY cid DESC LIMIT 1"),
+              "fidelity");
     EXPECT_EQ(r.Int("SELECT count(*) FROM collectives WHERE run_id=4 AND in_place IS NULL"), 1);
     EXPECT_EQ(r.Int("SELECT count(*) FROM collectives WHERE run_id=4 AND loop_time_ns IS NULL"), 1);
     EXPECT_EQ(r.Text("SELECT group_concat(loop_time_ns, ',') FROM (SELECT loop_time_ns FROM "

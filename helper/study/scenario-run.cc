@@ -10,8 +10,24 @@
 #include "ns3/priority-queue-scheduler.h"
 #include "ns3/simulator.h"
 
+#include <cstdlib>
+
 namespace ns3
 {
+
+namespace
+{
+
+// Events of the simulations destroyed so far (AI_FABRIC_REPORT_EVENTS set).
+uint64_t s_events = 0;
+
+bool
+ReportEvents()
+{
+    return std::getenv("AI_FABRIC_REPORT_EVENTS") != nullptr;
+}
+
+} // namespace
 
 ScenarioRun::ScenarioRun(const std::string& scenario, std::ostream& err)
     : m_scenario(scenario),
@@ -137,6 +153,11 @@ ScenarioRun::Main(const std::function<int()>& body)
         status = status ? status : 1;
     }
     Simulator::Destroy();
+    if (ReportEvents())
+    {
+        // scripts/validate-flow's cost figure: events of every simulation the run set up.
+        m_err << m_scenario << ": events " << s_events << "\n";
+    }
     return status;
 }
 
@@ -157,6 +178,11 @@ ScenarioRun::SetUpSimulation(ClusterHelper& cluster)
         Simulator::SetScheduler(factory);
     }
     cluster.AssignStreams(0);
+    if (ReportEvents())
+    {
+        // A study destroys its simulator between cases: count each before it goes.
+        Simulator::ScheduleDestroy([]() { s_events += Simulator::GetEventCount(); });
+    }
 }
 
 } // namespace ns3

@@ -63,6 +63,7 @@ struct FlowRecord
     int64_t opId{-1};        //!< nullable: not part of a trace operation
     int64_t rxBytes{-1};     //!< nullable, extra column (FlowMonitor)
     int64_t lostPackets{-1}; //!< nullable, extra column (FlowMonitor)
+    std::string fidelity{};  //!< "packet" or "flow" (GpuTransport); "" for FlowMonitor imports
 };
 
 /// One row of `collectives`; algbw/busbw (GB/s) are computed by ResultsDatabase::AddCollective.

@@ -259,7 +259,8 @@ TableOf<FlowRecord>()
                                   .Column("end_ns", &R::endNs, Unit::NS, nullable)
                                   .Column("op_id", &R::opId, Unit::NONE, nullable)
                                   .Column("rx_bytes", &R::rxBytes, Unit::BYTES, nullable)
-                                  .Column("lost_packets", &R::lostPackets, Unit::NONE, nullable);
+                                  .Column("lost_packets", &R::lostPackets, Unit::NONE, nullable)
+                                  .Column("fidelity", &R::fidelity);
     return table;
 }
 

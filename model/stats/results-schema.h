@@ -23,7 +23,7 @@ namespace ns3
 
 /// Version written to PRAGMA user_version.  1: first; 2: bench_results; 3: unit-explicit
 /// bandwidth and rate columns (ColumnDef::formerNames); 4: collectives.in_place; 5:
-/// collectives.loop_time_ns.
+/// collectives.loop_time_ns and flows.fidelity.
 constexpr int RESULTS_SCHEMA_VERSION = 5;
 
 enum class SqlType

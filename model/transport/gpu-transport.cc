@@ -4,6 +4,7 @@
 #include "ns3/gpu-transport.h"
 
 #include "ns3/boolean.h"
+#include "ns3/flow-transport-plane.h"
 #include "ns3/instant-end-scheduler.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
@@ -102,6 +103,14 @@ GpuTransport::AddPlane(Ptr<TransportPlane> plane)
     plane->SetDeliverCallback(MakeCallback(&GpuTransport::Deliver, this).Bind(index));
     plane->SetTxReadyCallback(MakeCallback(&GpuTransport::PlaneReady, this).Bind(index));
     m_injectors.emplace_back();
+    auto* fluid = dynamic_cast<FlowTransportPlane*>(PeekPointer(plane));
+    m_fluid.push_back(fluid);
+    if (fluid)
+    {
+        fluid->SetMessageCallbacks(MakeCallback(&GpuTransport::FluidFirstIn, this),
+                                   MakeCallback(&GpuTransport::FluidDrained, this),
+                                   MakeCallback(&GpuTransport::FluidDelivered, this));
+    }
     return index;
 }
 
@@ -253,6 +262,13 @@ GpuTransport::SendMessage(uint32_t srcRank,
     m->senderDone = onSenderDone;
     m->receiverDone = onReceiverDone;
     m->remote = !IsLocal(dstRank);
+    NS_ABORT_MSG_IF(m->remote && m_fluid[plane],
+                    "GpuTransport: flow fidelity on plane " << m_planes[plane]->GetPlaneName()
+                                                            << " needs one process");
+    if (m_fluid[plane])
+    {
+        m->packets = 1; // the whole message as one flow
+    }
     m->client = client;
     m->key = key;
     auto& pair = m_pairs[{static_cast<uint32_t>(plane), srcRank, dstRank, channel}];
@@ -299,6 +315,11 @@ GpuTransport::MakeEligible(Message* m)
     if (pq->messages.front() == m && !pq->inRing)
     {
         pq->inRing = true;
+        if (m_fluid[m->plane])
+        {
+            StartFluid(m); // inRing: the queue's head is a flow until it has drained
+            return;
+        }
         if (m_instantEndInjection)
         {
             // Same-instant arrivals (a notification from another process among them) must
@@ -430,8 +451,9 @@ GpuTransport::Deliver(uint32_t plane,
         m_rxBytes.resize(dstRank + 1, 0);
     }
     m_rxBytes[dstRank] += payloadBytes;
-    if (m->receivedPackets == 0)
+    if (!m->reserved)
     {
+        m->reserved = true;
         m->notBefore =
             ReserveEndpoint(plane, dstRank, m->bytes, m->channel, m->channelRate_bit_per_s);
     }
@@ -439,6 +461,63 @@ GpuTransport::Deliver(uint32_t plane,
     {
         AtOrNow(m->notBefore, [this, m]() { Complete(m); });
     }
+}
+
+void
+GpuTransport::StartFluid(Message* m)
+{
+    m->firstInjected = Simulator::Now();
+    m_fluid[m->plane]->StartMessage(m->src, m->dst, m->bytes, m->packetBytes, m->id);
+}
+
+GpuTransport::Message*
+GpuTransport::FluidMessage(uint64_t messageId)
+{
+    auto it = m_messages.find(messageId);
+    NS_ABORT_MSG_IF(it == m_messages.end(), "GpuTransport: flow of unknown message " << messageId);
+    return it->second.get();
+}
+
+void
+GpuTransport::FluidFirstIn(uint64_t messageId)
+{
+    // The packet mode's first-packet event: the receiving endpoint starts taking the message.
+    Message* m = FluidMessage(messageId);
+    m->reserved = true;
+    m->notBefore =
+        ReserveEndpoint(m->plane, m->dst, m->bytes, m->channel, m->channelRate_bit_per_s);
+}
+
+void
+GpuTransport::FluidDrained(uint64_t messageId)
+{
+    Message* m = FluidMessage(messageId);
+    PairQueue* pq = m->pair;
+    NS_ASSERT(pq->messages.front() == m);
+    m->injectedBytes = m->bytes;
+    m->nextSeq = 1;
+    pq->messages.pop_front();
+    if (!pq->messages.empty() && pq->messages.front()->eligible)
+    {
+        StartFluid(pq->messages.front());
+    }
+    else
+    {
+        pq->inRing = false;
+    }
+}
+
+void
+GpuTransport::FluidDelivered(uint64_t messageId)
+{
+    Message* m = FluidMessage(messageId);
+    if (m_rxBytes.size() <= m->dst)
+    {
+        m_rxBytes.resize(m->dst + 1, 0);
+    }
+    m_rxBytes[m->dst] += m->bytes;
+    m->receivedPackets = 1;
+    AtOrNow(m->notBefore, [this, m]() { Complete(m); });
 }
 
 Time
@@ -548,6 +627,7 @@ GpuTransport::WriteFlow(const Message* m, Time end)
     row.startNs = m->firstInjected.GetNanoSeconds();
     row.endNs = end.GetNanoSeconds();
     row.opId = m->opId;
+    row.fidelity = m_fluid[m->plane] ? "flow" : "packet";
     m_db->AddFlow(row);
 }
 

@@ -21,6 +21,7 @@
 namespace ns3
 {
 
+class FlowTransportPlane;
 class ResultsDatabase;
 
 /**
@@ -162,6 +163,7 @@ class GpuTransport : public Object
         Time submitted;
         Time firstInjected;
         bool eligible{false};
+        bool reserved{false}; //!< the receiving endpoint's charge is booked (notBefore)
         int64_t opId{-1};
         bool remote{false}; //!< the receiver is in another process
         uint8_t client{0};
@@ -191,6 +193,14 @@ class GpuTransport : public Object
     };
 
     void FlushArrivals(Injector* inj);
+
+    /// Flow-level planes (FlowTransportPlane): a message is one flow; the next message of
+    /// its (destination, channel) queue starts when it has drained at the source.
+    void StartFluid(Message* m);
+    Message* FluidMessage(uint64_t messageId);
+    void FluidFirstIn(uint64_t messageId);
+    void FluidDrained(uint64_t messageId);
+    void FluidDelivered(uint64_t messageId);
 
     Injector* GetInjector(uint32_t plane, uint32_t src);
     /// \return packets of a message of \p bytes on \p plane; \p packetBytes: their payload.
@@ -251,6 +261,7 @@ class GpuTransport : public Object
     uint64_t m_nextId;
     std::vector<Ptr<TransportPlane>> m_planes;
     std::vector<std::pair<uint32_t, uint32_t>> m_planeUnits; //!< (fine, burst) payload bytes
+    std::vector<FlowTransportPlane*> m_fluid; //!< [plane]: null for packet-level planes
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_pairPlane;
     PlaneSelector m_selector;
     std::unordered_map<uint64_t, std::unique_ptr<Message>> m_messages;

@@ -1,0 +1,513 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/flow-transport-plane.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/credit-link-net-device.h"
+#include "ns3/credit-switch.h"
+#include "ns3/infiniband-transport-plane.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/nvlink-transport-plane.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlowTransportPlane");
+NS_OBJECT_ENSURE_REGISTERED(FlowTransportPlane);
+
+namespace
+{
+// A route longer than this many links loops: the subnet manager's tables never do.
+constexpr uint32_t kMaxHops = 16;
+} // namespace
+
+TypeId
+FlowTransportPlane::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FlowTransportPlane")
+                            .SetParent<TransportPlane>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<FlowTransportPlane>()
+                            .AddAttribute("SourceQueue",
+                                          "Messages to one destination (on any channel) that "
+                                          "fit what the rank's devices take before they "
+                                          "refuse (NVLink bundles' TxQueueBytes, the HCA's "
+                                          "MessageQueueBytes) with those queued before them drain "
+                                          "one after another, as whole messages do in those "
+                                          "first-in first-out queues; larger ones, and "
+                                          "messages to other destinations, share max-min",
+                                          BooleanValue(true),
+                                          MakeBooleanAccessor(&FlowTransportPlane::m_sourceQueue),
+                                          MakeBooleanChecker());
+    return tid;
+}
+
+FlowTransportPlane::FlowTransportPlane()
+    : m_network(std::make_unique<FlowNetwork>())
+{
+    NS_LOG_FUNCTION(this);
+}
+
+FlowTransportPlane::~FlowTransportPlane() = default;
+
+void
+FlowTransportPlane::SetPacketPlane(Ptr<TransportPlane> plane)
+{
+    NS_LOG_FUNCTION(this << plane);
+    NS_ABORT_MSG_UNLESS(DynamicCast<NvLinkTransportPlane>(plane) ||
+                            DynamicCast<InfinibandTransportPlane>(plane),
+                        "FlowTransportPlane: flows follow an NVLink or InfiniBand plane");
+    m_packet = plane;
+    m_inSwitch = dynamic_cast<InSwitchReductionPlane*>(PeekPointer(plane));
+    SetPlaneName(plane->GetPlaneName());
+    SetAttribute("SoftwareLatency", TimeValue(plane->GetSoftwareLatency()));
+    SetAttribute("EndpointRate", DataRateValue(plane->GetEndpointRate()));
+    m_fineBytes = plane->GetMaxPayloadBytes();
+    m_overheadBytes = plane->GetPacketOverheadBytes();
+}
+
+Ptr<TransportPlane>
+FlowTransportPlane::GetPacketPlane() const
+{
+    return m_packet;
+}
+
+void
+FlowTransportPlane::SetMessageCallbacks(MessageCallback firstIn,
+                                        MessageCallback drained,
+                                        MessageCallback delivered)
+{
+    m_firstIn = firstIn;
+    m_drained = drained;
+    m_delivered = delivered;
+}
+
+const FlowNetwork&
+FlowTransportPlane::GetNetwork() const
+{
+    return *m_network;
+}
+
+bool
+FlowTransportPlane::HasRank(uint32_t rank) const
+{
+    return m_packet->HasRank(rank);
+}
+
+bool
+FlowTransportPlane::CanReach(uint32_t srcRank, uint32_t dstRank) const
+{
+    return m_packet->CanReach(srcRank, dstRank);
+}
+
+uint32_t
+FlowTransportPlane::GetMaxPayloadBytes() const
+{
+    return m_packet->GetMaxPayloadBytes();
+}
+
+uint32_t
+FlowTransportPlane::GetMaxBurstBytes() const
+{
+    return m_packet->GetMaxBurstBytes();
+}
+
+int64_t
+FlowTransportPlane::GetNodeId(uint32_t rank) const
+{
+    return m_packet->GetNodeId(rank);
+}
+
+uint32_t
+FlowTransportPlane::GetPacketOverheadBytes() const
+{
+    return m_packet->GetPacketOverheadBytes();
+}
+
+double
+FlowTransportPlane::GetLineRate_gbyte_per_s(uint32_t rank) const
+{
+    return m_packet->GetLineRate_gbyte_per_s(rank);
+}
+
+bool
+FlowTransportPlane::CanReduceInSwitch(const std::vector<uint32_t>& ranks) const
+{
+    return m_inSwitch && m_inSwitch->CanReduceInSwitch(ranks);
+}
+
+void
+FlowTransportPlane::StartInSwitch(Op op,
+                                  const std::vector<uint32_t>& ranks,
+                                  uint64_t bytes,
+                                  Callback<void, uint32_t> rankDone)
+{
+    NS_ABORT_MSG_UNLESS(m_inSwitch, "FlowTransportPlane: the packet plane does not reduce");
+    m_inSwitch->StartInSwitch(op, ranks, bytes, rankDone);
+}
+
+uint32_t
+FlowTransportPlane::LinkOf(Ptr<CreditLinkNetDevice> device)
+{
+    auto it = m_linkOf.find(PeekPointer(device));
+    if (it != m_linkOf.end())
+    {
+        return it->second;
+    }
+    const double wire = device->GetDataRate().GetBitRate() * device->GetEncodingEfficiency() / 8.0;
+    const uint32_t link = m_network->AddLink(wire);
+    m_linkOf.emplace(PeekPointer(device), link);
+    return link;
+}
+
+void
+FlowTransportPlane::Walk(Ptr<CreditLinkNetDevice> device,
+                         uint32_t destination,
+                         uint32_t dstNode,
+                         double share,
+                         bool first,
+                         Path& path,
+                         uint32_t depth)
+{
+    NS_ABORT_MSG_IF(depth > kMaxHops,
+                    "FlowTransportPlane: route to " << destination << " loops at "
+                                                    << device->GetLinkName());
+    const uint32_t link = LinkOf(device);
+    auto same = std::find_if(path.uses.begin(), path.uses.end(), [link](const auto& u) {
+        return u.link == link;
+    });
+    if (same != path.uses.end())
+    {
+        same->share += share;
+    }
+    else
+    {
+        path.uses.push_back({link, share});
+    }
+    Ptr<CreditLinkNetDevice> peer = device->GetPeer();
+    NS_ABORT_MSG_UNLESS(peer,
+                        "FlowTransportPlane: " << device->GetLinkName()
+                                               << " has no peer in this process");
+    Hop hop;
+    if (first)
+    {
+        hop.wire_byte_per_s =
+            device->GetDataRate().GetBitRate() * device->GetEncodingEfficiency() / 8.0;
+        TimeValue delay;
+        device->GetChannel()->GetAttribute("Delay", delay);
+        hop.propagation = delay.Get();
+    }
+    Ptr<CreditSwitch> sw = peer->GetSwitch();
+    if (!sw)
+    {
+        NS_ABORT_MSG_UNLESS(peer->GetNode()->GetId() == dstNode,
+                            "FlowTransportPlane: " << device->GetLinkName() << " ends at node "
+                                                   << peer->GetNode()->GetId()
+                                                   << ", not the destination's " << dstNode);
+        if (first)
+        {
+            path.hops.push_back(hop);
+        }
+        return;
+    }
+    if (first)
+    {
+        TimeValue traversal;
+        sw->GetAttribute("TraversalLatency", traversal);
+        hop.traversal = traversal.Get();
+        hop.cutThroughBytes = sw->GetCutThroughBytes();
+        path.hops.push_back(hop);
+    }
+    const std::vector<uint32_t>& ports = sw->GetRoute(destination);
+    NS_ABORT_MSG_IF(ports.empty(),
+                    "FlowTransportPlane: switch at node " << peer->GetNode()->GetId()
+                                                          << " has no route to " << destination);
+    // An adaptive group's least-loaded choice, in the fluid limit: an even split.
+    for (std::size_t i = 0; i < ports.size(); ++i)
+    {
+        Walk(sw->GetPort(ports[i]),
+             destination,
+             dstNode,
+             share / ports.size(),
+             first && i == 0,
+             path,
+             depth + 1);
+    }
+}
+
+const FlowTransportPlane::Path&
+FlowTransportPlane::GetPath(uint32_t srcRank, uint32_t dstRank)
+{
+    const uint64_t key = uint64_t{srcRank} << 32 | dstRank;
+    auto it = m_paths.find(key);
+    if (it != m_paths.end())
+    {
+        return it->second;
+    }
+    Path path;
+    const uint32_t dstNode = static_cast<uint32_t>(m_packet->GetNodeId(dstRank));
+    if (auto ib = DynamicCast<InfinibandTransportPlane>(m_packet))
+    {
+        Walk(ib->GetDevice(srcRank), ib->GetDevice(dstRank)->GetLid(), dstNode, 1.0, true, path, 0);
+    }
+    else
+    {
+        // The GPU's spray: a direct bundle to the destination if it has one, else its switch
+        // planes, each in proportion to its links (NvLinkGpu's smooth weighted round-robin).
+        auto nv = DynamicCast<NvLinkTransportPlane>(m_packet);
+        Ptr<NvLinkGpu> src = nv->GetGpu(srcRank);
+        const uint32_t gpuId = nv->GetGpu(dstRank)->GetGpuId();
+        std::vector<Ptr<NvLinkNetDevice>> direct;
+        std::vector<Ptr<NvLinkNetDevice>> switched;
+        for (uint32_t i = 0; i < src->GetNDevices(); ++i)
+        {
+            Ptr<NvLinkNetDevice> d = src->GetDevice(i);
+            if (d->GetPeer() && d->GetPeer()->GetSwitch())
+            {
+                switched.push_back(d);
+            }
+            else if (d->GetPeer() && d->GetPeer()->GetNode()->GetId() == dstNode)
+            {
+                direct.push_back(d);
+            }
+        }
+        const auto& spray = direct.empty() ? switched : direct;
+        double links = 0;
+        for (const auto& d : spray)
+        {
+            links += d->GetLinks();
+        }
+        for (std::size_t i = 0; i < spray.size(); ++i)
+        {
+            Walk(spray[i], gpuId, dstNode, spray[i]->GetLinks() / links, i == 0, path, 0);
+        }
+    }
+    return m_paths.emplace(key, std::move(path)).first->second;
+}
+
+std::vector<FlowNetwork::Use>
+FlowTransportPlane::GetPathUses(uint32_t srcRank, uint32_t dstRank)
+{
+    return GetPath(srcRank, dstRank).uses;
+}
+
+double
+FlowTransportPlane::WireBytes(uint64_t payloadBytes) const
+{
+    // One overhead per fine packet, as a burst costs its back-to-back fine packets; a
+    // zero-byte message is one header-only packet.
+    const uint64_t packets = std::max<uint64_t>(1, (payloadBytes + m_fineBytes - 1) / m_fineBytes);
+    return double(payloadBytes) + double(packets) * m_overheadBytes;
+}
+
+Time
+FlowTransportPlane::TailLatency(const Path& path, uint32_t payloadBytes) const
+{
+    // After the first link: propagation, each switch's traversal, and the packet again
+    // after a store-and-forward switch, or from its cut-through header on (at the slower
+    // of the two links).
+    const double w = WireBytes(payloadBytes);
+    double s = 0;
+    for (std::size_t j = 0; j < path.hops.size(); ++j)
+    {
+        const Hop& h = path.hops[j];
+        s += h.propagation.GetSeconds();
+        if (j + 1 < path.hops.size())
+        {
+            const Hop& next = path.hops[j + 1];
+            s += h.traversal.GetSeconds();
+            if (h.cutThroughBytes == 0)
+            {
+                s += w / next.wire_byte_per_s;
+            }
+            else
+            {
+                s += h.cutThroughBytes / h.wire_byte_per_s +
+                     std::max(0.0, w / next.wire_byte_per_s - w / h.wire_byte_per_s);
+            }
+        }
+    }
+    return NanoSeconds(static_cast<int64_t>(std::llround(s * 1e9)));
+}
+
+Time
+FlowTransportPlane::FirstIn(const Path& path, uint32_t payloadBytes) const
+{
+    const double first = WireBytes(payloadBytes) / path.hops.front().wire_byte_per_s;
+    return NanoSeconds(static_cast<int64_t>(std::llround(first * 1e9))) +
+           TailLatency(path, payloadBytes);
+}
+
+Time
+FlowTransportPlane::GetFirstPacketLatency(uint32_t srcRank, uint32_t dstRank, uint32_t payloadBytes)
+{
+    return FirstIn(GetPath(srcRank, dstRank), payloadBytes);
+}
+
+void
+FlowTransportPlane::StartMessage(uint32_t srcRank,
+                                 uint32_t dstRank,
+                                 uint64_t bytes,
+                                 uint32_t packetBytes,
+                                 uint64_t messageId)
+{
+    NS_LOG_FUNCTION(this << srcRank << dstRank << bytes << messageId);
+    const Pending p{srcRank, dstRank, bytes, packetBytes, messageId};
+    const uint64_t room = m_sourceQueue ? GetSourceQueueBytes(srcRank) : 0;
+    if (bytes > room)
+    {
+        Launch(p, false); // bulk: interleaved packet by packet with the rank's others
+        return;
+    }
+    Source& s = m_sources[uint64_t{srcRank} << 32 | dstRank];
+    if (!s.busy)
+    {
+        s.busy = true;
+        s.queuedBytes = bytes;
+        Launch(p, true);
+    }
+    else if (s.queuedBytes + bytes <= room)
+    {
+        s.queuedBytes += bytes;
+        s.waiting.push_back(p);
+    }
+    else
+    {
+        Launch(p, false);
+    }
+}
+
+uint64_t
+FlowTransportPlane::GetSourceQueueBytes(uint32_t srcRank)
+{
+    auto it = m_queueBytes.find(srcRank);
+    if (it != m_queueBytes.end())
+    {
+        return it->second;
+    }
+    // What the rank's devices take before they refuse: the NVLink bundles' transmit queues
+    // (one VC each), the HCA's message queue.
+    uint64_t bytes = 0;
+    auto add = [&bytes](Ptr<CreditLinkNetDevice> d) {
+        UintegerValue q;
+        d->GetAttribute("TxQueueBytes", q);
+        bytes += q.Get();
+    };
+    if (auto ib = DynamicCast<InfinibandTransportPlane>(m_packet))
+    {
+        // The HCA takes packets while less than MessageQueueBytes wait per VL.
+        UintegerValue q;
+        ib->GetDevice(srcRank)->GetAttribute("MessageQueueBytes", q);
+        bytes = q.Get();
+    }
+    else
+    {
+        Ptr<NvLinkGpu> gpu = DynamicCast<NvLinkTransportPlane>(m_packet)->GetGpu(srcRank);
+        for (uint32_t i = 0; i < gpu->GetNDevices(); ++i)
+        {
+            add(gpu->GetDevice(i));
+        }
+    }
+    m_queueBytes.emplace(srcRank, bytes);
+    return bytes;
+}
+
+void
+FlowTransportPlane::Launch(const Pending& p, bool queued)
+{
+    const uint32_t srcRank = p.src;
+    const uint32_t dstRank = p.dst;
+    const uint64_t bytes = p.bytes;
+    const uint32_t packetBytes = p.packetBytes;
+    const uint64_t messageId = p.messageId;
+    const Path& path = GetPath(srcRank, dstRank);
+    const auto first = static_cast<uint32_t>(std::min<uint64_t>(bytes, packetBytes));
+    Simulator::Schedule(FirstIn(path, first), [this, messageId]() { m_firstIn(messageId); });
+    Move(
+        path,
+        bytes,
+        first,
+        [=]() {
+            if (queued)
+            {
+                NextQueued(srcRank, dstRank, bytes);
+            }
+            m_drained(messageId);
+        },
+        [this, messageId]() { m_delivered(messageId); });
+}
+
+void
+FlowTransportPlane::Move(const Path& path,
+                         uint64_t bytes,
+                         uint32_t firstPacketBytes,
+                         std::function<void()> drained,
+                         std::function<void()> delivered)
+{
+    const Time tail = TailLatency(path, firstPacketBytes);
+    const Time firstInAt = Simulator::Now() + FirstIn(path, firstPacketBytes);
+    m_network->Start(path.uses, WireBytes(bytes), 1.0, [=]() {
+        if (drained)
+        {
+            drained();
+        }
+        // A message of few packets sprayed over several bundles drains faster than its first
+        // packet crosses one bundle: it is in no earlier than that packet.
+        const Time at = std::max(Simulator::Now() + tail, firstInAt);
+        Simulator::Schedule(at - Simulator::Now(), delivered);
+    });
+}
+
+void
+FlowTransportPlane::NextQueued(uint32_t srcRank, uint32_t dstRank, uint64_t drainedBytes)
+{
+    Source& s = m_sources[uint64_t{srcRank} << 32 | dstRank];
+    s.queuedBytes -= drainedBytes;
+    if (s.waiting.empty())
+    {
+        s.busy = false;
+        return;
+    }
+    const Pending next = s.waiting.front();
+    s.waiting.pop_front();
+    Launch(next, true);
+}
+
+bool
+FlowTransportPlane::Inject(uint32_t srcRank,
+                           uint32_t dstRank,
+                           uint32_t payloadBytes,
+                           const TransportTag& tag)
+{
+    Move(GetPath(srcRank, dstRank),
+         payloadBytes,
+         payloadBytes,
+         nullptr,
+         [this, srcRank, dstRank, payloadBytes, tag]() {
+             NotifyDelivered(srcRank, dstRank, payloadBytes, tag);
+         });
+    return true;
+}
+
+void
+FlowTransportPlane::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_network.reset();
+    m_packet = nullptr;
+    m_inSwitch = nullptr;
+    m_firstIn = MessageCallback();
+    m_drained = MessageCallback();
+    m_delivered = MessageCallback();
+    TransportPlane::DoDispose();
+}
+
+} // namespace ns3

@@ -1,0 +1,183 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_FABRIC_FLOW_TRANSPORT_PLANE_H
+#define AI_FABRIC_FLOW_TRANSPORT_PLANE_H
+
+#include "ns3/flow-network.h"
+#include "ns3/transport-plane.h"
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class CreditLinkNetDevice;
+
+/**
+ * \ingroup ai-fabric
+ * Flow-level fidelity of a plane: a message is one fluid flow, not packets.  It follows the
+ * routes of a packet-level plane (SetPacketPlane: NvLinkTransportPlane or
+ * InfinibandTransportPlane, built as usual) over the same devices: from the rank's device,
+ * to its peer, through each switch by the switch's own route for the destination (the
+ * subnet manager's forwarding tables; several candidate ports, an adaptive group, split the
+ * flow evenly), and over the GPU's NVLink bundles in the proportion the GPU sprays them.
+ * Every link direction is one FlowNetwork link whose capacity is the device's wire rate;
+ * a message puts its payload plus one packet overhead per fine packet on it, so the wire
+ * efficiency is the packet model's.  Flows share links max-min fairly, weight 1 each: the
+ * transport interleaves a rank's active (destination, channel) queues round-robin and all
+ * GPU traffic rides one virtual lane, so the packet model arbitrates them equally.
+ *
+ * Timing of one message of first packet p (the packet model's segmentation): its first
+ * packet is in at start + the path's latency (propagation, switch traversal, p serialised on
+ * the first link and, per switch, again after a store-and-forward switch or from the
+ * cut-through header on), which starts the receiver's endpoint charge as in packet mode;
+ * its last byte leaves the source when the fluid flow has drained, and arrives one path
+ * latency less the first link's serialisation later (no earlier than the first packet).
+ * Messages of one (source, destination, channel) queue drain in order (GpuTransport starts
+ * the next when one has drained); with SourceQueue, messages to one destination that fit
+ * what the source's devices take before they refuse (NVLink bundles' TxQueueBytes, the HCA's
+ * MessageQueueBytes) drain in order across channels too, as whole messages leave those
+ * first-in first-out queues in packet mode.
+ *
+ * What only the packet model has: credit stalls and buffer occupancy, head-of-line
+ * blocking, switch arbitration order, congestion control and link counters (the packet
+ * plane's devices see no flow bytes).  In-switch reductions (NVLS) run on the packet
+ * plane's devices unchanged.
+ */
+class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
+{
+  public:
+    /// (message id)
+    typedef Callback<void, uint64_t> MessageCallback;
+
+    static TypeId GetTypeId();
+    FlowTransportPlane();
+    ~FlowTransportPlane() override;
+
+    /// The packet-level plane whose devices and routes the flows follow; this plane takes its
+    /// PlaneName, SoftwareLatency and EndpointRate.  Call before GpuTransport::AddPlane.
+    void SetPacketPlane(Ptr<TransportPlane> plane);
+    Ptr<TransportPlane> GetPacketPlane() const;
+
+    /// GpuTransport's message hooks: first packet in, last byte left the source, last byte in.
+    void SetMessageCallbacks(MessageCallback firstIn,
+                             MessageCallback drained,
+                             MessageCallback delivered);
+    /// One message as one flow; \p packetBytes: its packets' payload in packet mode.
+    void StartMessage(uint32_t srcRank,
+                      uint32_t dstRank,
+                      uint64_t bytes,
+                      uint32_t packetBytes,
+                      uint64_t messageId);
+
+    bool HasRank(uint32_t rank) const override;
+    bool CanReach(uint32_t srcRank, uint32_t dstRank) const override;
+    uint32_t GetMaxPayloadBytes() const override;
+    uint32_t GetMaxBurstBytes() const override;
+    /// One packet as its own flow (always accepted), delivered when its last byte is in.
+    bool Inject(uint32_t srcRank,
+                uint32_t dstRank,
+                uint32_t payloadBytes,
+                const TransportTag& tag) override;
+    int64_t GetNodeId(uint32_t rank) const override;
+    uint32_t GetPacketOverheadBytes() const override;
+    double GetLineRate_gbyte_per_s(uint32_t rank) const override;
+
+    bool CanReduceInSwitch(const std::vector<uint32_t>& ranks) const override;
+    void StartInSwitch(Op op,
+                       const std::vector<uint32_t>& ranks,
+                       uint64_t bytes,
+                       Callback<void, uint32_t> rankDone) override;
+
+    const FlowNetwork& GetNetwork() const;
+    /// The links (FlowNetwork::Use) a flow from \p srcRank to \p dstRank crosses.
+    std::vector<FlowNetwork::Use> GetPathUses(uint32_t srcRank, uint32_t dstRank);
+    /// When the first packet of \p payloadBytes is in, after it started (no contention).
+    Time GetFirstPacketLatency(uint32_t srcRank, uint32_t dstRank, uint32_t payloadBytes);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// One hop of a path's first branch: the link, then the switch it enters (if any).
+    struct Hop
+    {
+        double wire_byte_per_s{0};
+        Time propagation;
+        Time traversal;              //!< of the switch at its far end; 0 at the destination
+        uint32_t cutThroughBytes{0}; //!< of that switch; 0 = store-and-forward
+    };
+
+    struct Path
+    {
+        std::vector<FlowNetwork::Use> uses;
+        std::vector<Hop> hops;
+    };
+
+    struct Pending
+    {
+        uint32_t src{0};
+        uint32_t dst{0};
+        uint64_t bytes{0};
+        uint32_t packetBytes{0};
+        uint64_t messageId{0};
+    };
+
+    /// A (source, destination)'s share of the source's first-in first-out transmit queue
+    /// (SourceQueue).
+    struct Source
+    {
+        bool busy{false};
+        uint64_t queuedBytes{0}; //!< of the message draining and those waiting behind it
+        std::deque<Pending> waiting;
+    };
+
+    uint64_t GetSourceQueueBytes(uint32_t srcRank);
+    /// Starts \p p's flow; \p queued: it is the head of its rank's transmit queue.
+    void Launch(const Pending& p, bool queued);
+    void NextQueued(uint32_t srcRank, uint32_t dstRank, uint64_t drainedBytes);
+    /// One flow of \p bytes over \p path: \p drained when its last byte has left, \p delivered
+    /// when it is in (the tail latency later, no earlier than its first packet).
+    void Move(const Path& path,
+              uint64_t bytes,
+              uint32_t firstPacketBytes,
+              std::function<void()> drained,
+              std::function<void()> delivered);
+    const Path& GetPath(uint32_t srcRank, uint32_t dstRank);
+    /// Adds the links from \p device on (sending towards \p destination, the id the switches
+    /// route on) to \p path with \p share; \p first: record the hops of this branch.
+    void Walk(Ptr<CreditLinkNetDevice> device,
+              uint32_t destination,
+              uint32_t dstNode,
+              double share,
+              bool first,
+              Path& path,
+              uint32_t depth);
+    uint32_t LinkOf(Ptr<CreditLinkNetDevice> device);
+    double WireBytes(uint64_t payloadBytes) const;
+    Time FirstIn(const Path& path, uint32_t payloadBytes) const;
+    Time TailLatency(const Path& path, uint32_t payloadBytes) const;
+
+    Ptr<TransportPlane> m_packet;
+    InSwitchReductionPlane* m_inSwitch{nullptr};
+    std::unique_ptr<FlowNetwork> m_network;
+    std::unordered_map<const CreditLinkNetDevice*, uint32_t> m_linkOf;
+    std::unordered_map<uint64_t, Path> m_paths; //!< (src << 32 | dst)
+    uint32_t m_fineBytes{0};
+    uint32_t m_overheadBytes{0};
+    bool m_sourceQueue{true};
+    std::unordered_map<uint64_t, Source> m_sources; //!< (src << 32 | dst)
+    std::unordered_map<uint32_t, uint64_t> m_queueBytes;
+    MessageCallback m_firstIn;
+    MessageCallback m_drained;
+    MessageCallback m_delivered;
+};
+
+} // namespace ns3
+
+#endif
