@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/credit-link-channel.h"
 #include "ns3/credit-link-net-device.h"
+#include "ns3/link-flow-control.h"
 #include "ns3/pointer.h"
 
 namespace ns3
@@ -77,6 +78,19 @@ CreditLinkHelper::SetArbiterAttribute(std::string name, const AttributeValue& va
     m_arbiterFactory.Set(name, value);
 }
 
+void
+CreditLinkHelper::SetFlowControl(std::string type)
+{
+    m_flowControlFactory.SetTypeId(type);
+    m_hasFlowControl = true;
+}
+
+void
+CreditLinkHelper::SetFlowControlAttribute(std::string name, const AttributeValue& value)
+{
+    m_flowControlFactory.Set(name, value);
+}
+
 Ptr<CreditLinkWatchdog>
 CreditLinkHelper::GetWatchdog()
 {
@@ -107,6 +121,11 @@ CreditLinkHelper::InstallDevice(Ptr<Node> node)
     if (m_hasArbiter)
     {
         device->SetAttribute("Arbiter", PointerValue(m_arbiterFactory.Create<CreditArbiter>()));
+    }
+    if (m_hasFlowControl)
+    {
+        device->SetAttribute("FlowControl",
+                             PointerValue(m_flowControlFactory.Create<LinkFlowControl>()));
     }
     node->AddDevice(device);
     if (Ptr<CreditSwitch> sw = node->GetObject<CreditSwitch>())

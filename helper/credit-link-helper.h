@@ -47,6 +47,10 @@ class CreditLinkHelper
     /// Arbiter TypeId name (e.g. "ns3::WeightedTableArbiter"); one instance per device.
     void SetArbiter(std::string type);
     void SetArbiterAttribute(std::string name, const AttributeValue& value);
+    /// Flow-control discipline TypeId name (e.g. "ns3::PriorityFlowControl") instead of
+    /// credits; one instance per device.
+    void SetFlowControl(std::string type);
+    void SetFlowControlAttribute(std::string name, const AttributeValue& value);
 
     /// Two devices joined by a new channel: [0] on \p a, [1] on \p b.
     NetDeviceContainer Install(Ptr<Node> a, Ptr<Node> b);
@@ -66,6 +70,8 @@ class CreditLinkHelper
     ObjectFactory m_watchdogFactory;
     ObjectFactory m_arbiterFactory;
     bool m_hasArbiter;
+    ObjectFactory m_flowControlFactory;
+    bool m_hasFlowControl{false};
     Ptr<CreditLinkWatchdog> m_watchdog;
 };
 
