@@ -41,6 +41,18 @@ CreditLinkHelper::CreditLinkHelper()
 }
 
 void
+CreditLinkHelper::SetDeviceType(std::string type)
+{
+    m_deviceFactory.SetTypeId(type);
+}
+
+void
+CreditLinkHelper::SetSwitchType(std::string type)
+{
+    m_switchFactory.SetTypeId(type);
+}
+
+void
 CreditLinkHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
 {
     m_deviceFactory.Set(name, value);

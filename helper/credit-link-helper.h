@@ -40,6 +40,10 @@ class CreditLinkHelper
   public:
     CreditLinkHelper();
 
+    /// TypeId names of the devices and switch cores (a technology's subclasses); call
+    /// before their attributes.
+    void SetDeviceType(std::string type);
+    void SetSwitchType(std::string type);
     void SetDeviceAttribute(std::string name, const AttributeValue& value);
     void SetChannelAttribute(std::string name, const AttributeValue& value);
     void SetSwitchAttribute(std::string name, const AttributeValue& value);

@@ -1,0 +1,190 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/uinteger.h"
+
+#include <deque>
+#include <map>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceHelper");
+
+RoceHelper::RoceHelper()
+{
+    m_link.SetDeviceType("ns3::RoceNetDevice");
+    m_link.SetSwitchType("ns3::RoceSwitch");
+    m_link.SetDeviceAttribute("OverheadBytes", UintegerValue(RoceFraming::FRAMING_BYTES));
+    m_link.SetDeviceAttribute("FlowControlFrameBytes", UintegerValue(84));
+    m_link.SetFlowControl("ns3::PriorityFlowControl");
+}
+
+void
+RoceHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
+{
+    m_link.SetDeviceAttribute(name, value);
+}
+
+void
+RoceHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
+{
+    m_link.SetChannelAttribute(name, value);
+}
+
+void
+RoceHelper::SetSwitchAttribute(std::string name, const AttributeValue& value)
+{
+    m_link.SetSwitchAttribute(name, value);
+}
+
+void
+RoceHelper::SetWatchdogAttribute(std::string name, const AttributeValue& value)
+{
+    m_link.SetWatchdogAttribute(name, value);
+}
+
+void
+RoceHelper::SetPfc(bool lossless)
+{
+    m_link.SetFlowControlAttribute("Lossless", BooleanValue(lossless));
+}
+
+void
+RoceHelper::SetFlowControlAttribute(std::string name, const AttributeValue& value)
+{
+    m_link.SetFlowControlAttribute(name, value);
+}
+
+void
+RoceHelper::SetCongestionControl(std::string type)
+{
+    m_hasCc = !type.empty();
+    if (m_hasCc)
+    {
+        m_ccFactory.SetTypeId(type);
+    }
+}
+
+void
+RoceHelper::SetCongestionControlAttribute(std::string name, const AttributeValue& value)
+{
+    m_ccFactory.Set(name, value);
+}
+
+Ptr<RoceSwitch>
+RoceHelper::InstallSwitch(Ptr<Node> node)
+{
+    return DynamicCast<RoceSwitch>(m_link.InstallSwitch(node));
+}
+
+NetDeviceContainer
+RoceHelper::Connect(Ptr<Node> a, Ptr<Node> b)
+{
+    return m_link.Install(a, b);
+}
+
+void
+RoceHelper::AddHost(Ptr<RoceNetDevice> nic, uint32_t host)
+{
+    NS_LOG_FUNCTION(this << nic << host);
+    nic->SetHostId(host);
+    if (m_hasCc)
+    {
+        nic->SetAttribute("CongestionControl",
+                          PointerValue(m_ccFactory.Create<RoceCongestionControl>()));
+    }
+    if (m_hosts.size() <= host)
+    {
+        m_hosts.resize(host + 1);
+    }
+    m_hosts[host] = nic;
+}
+
+const std::vector<Ptr<RoceNetDevice>>&
+RoceHelper::GetHosts() const
+{
+    return m_hosts;
+}
+
+void
+RoceHelper::PopulateRoutes(const NodeContainer& switches)
+{
+    // Hop distance from every switch to each host's leaf, by BFS over switch-to-switch
+    // links; a switch's ECMP group = its ports to neighbours one hop closer.
+    std::map<uint32_t, Ptr<RoceSwitch>> byNode;
+    for (uint32_t i = 0; i < switches.GetN(); ++i)
+    {
+        byNode[switches.Get(i)->GetId()] = switches.Get(i)->GetObject<RoceSwitch>();
+    }
+    for (uint32_t host = 0; host < m_hosts.size(); ++host)
+    {
+        if (!m_hosts[host])
+        {
+            continue;
+        }
+        Ptr<CreditLinkNetDevice> leafPort = m_hosts[host]->GetPeer();
+        NS_ABORT_MSG_IF(!leafPort || !leafPort->GetSwitch(),
+                        "RoceHelper: host " << host << " is not connected to a switch");
+        const uint32_t leaf = leafPort->GetNode()->GetId();
+        std::map<uint32_t, uint32_t> distance{{leaf, 0}};
+        std::deque<uint32_t> frontier{leaf};
+        while (!frontier.empty())
+        {
+            const uint32_t n = frontier.front();
+            frontier.pop_front();
+            Ptr<RoceSwitch> sw = byNode.at(n);
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                Ptr<CreditLinkNetDevice> peer = sw->GetPort(p)->GetPeer();
+                if (!peer || !peer->GetSwitch() || byNode.count(peer->GetNode()->GetId()) == 0)
+                {
+                    continue;
+                }
+                if (distance.emplace(peer->GetNode()->GetId(), distance[n] + 1).second)
+                {
+                    frontier.push_back(peer->GetNode()->GetId());
+                }
+            }
+        }
+        for (const auto& [node, sw] : byNode)
+        {
+            auto d = distance.find(node);
+            if (d == distance.end())
+            {
+                continue;
+            }
+            std::vector<uint32_t> ports;
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                Ptr<CreditLinkNetDevice> peer = sw->GetPort(p)->GetPeer();
+                if (!peer)
+                {
+                    continue;
+                }
+                if (d->second == 0
+                        ? peer == m_hosts[host]
+                        : peer->GetSwitch() && distance.count(peer->GetNode()->GetId()) != 0 &&
+                              distance[peer->GetNode()->GetId()] + 1 == d->second)
+                {
+                    ports.push_back(p);
+                }
+            }
+            sw->SetRoute(host, ports);
+        }
+    }
+}
+
+Ptr<CreditLinkWatchdog>
+RoceHelper::GetWatchdog()
+{
+    return m_link.GetWatchdog();
+}
+
+} // namespace ns3
