@@ -262,6 +262,7 @@ class ClusterHelper
     ClusterNodes m_nodes;
     std::vector<std::unique_ptr<ClusterPlaneBuilder>> m_planes; //!< build order
     ClusterPlaneRules m_rules;
+    ClusterPlane m_scaleOut; //!< the scale-out builder m_planes holds
 };
 
 } // namespace ns3
