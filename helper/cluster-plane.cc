@@ -11,6 +11,7 @@
 #include "ns3/double.h"
 #include "ns3/front-end-cluster-plane.h"
 #include "ns3/infiniband-cluster-plane.h"
+#include "ns3/link-flow-control.h"
 #include "ns3/link-sampler.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
@@ -178,6 +179,10 @@ ClusterPlaneBuilder::WriteLinks(Ptr<ResultsDatabase> db, int64_t& id) const
         if (const Ptr<CreditSwitch> sw = peer->GetSwitch())
         {
             drops += sw->GetDroppedPackets(sw->GetPortIndex(peer));
+        }
+        if (const Ptr<LinkFlowControl> fc = peer->GetFlowControl())
+        {
+            drops += fc->GetDroppedPackets(); // lossy Ethernet: ingress overflow
         }
         row.drops = static_cast<int64_t>(drops);
         db->AddLink(row);
