@@ -89,6 +89,12 @@ RoceClusterPlane::Prepare(const ClusterConfig& c, const ClusterLayout& layout)
     {
         return "RoCE plane: distributed runs are not supported (use --scaleOut=infiniband)";
     }
+    if (!c.rocePfc)
+    {
+        // A dropped packet would never be resent: the NICs have no go-back-N yet.
+        return "RoCE plane: --pfc=0 (lossy Ethernet) needs retransmission, which the RoCE NIC "
+               "does not model yet";
+    }
     return m_layoutSource.Prepare(c, layout);
 }
 
