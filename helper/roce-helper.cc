@@ -5,8 +5,10 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
+#include "ns3/roce-shared-buffer.h"
 #include "ns3/uinteger.h"
 
 #include <deque>
@@ -24,6 +26,7 @@ RoceHelper::RoceHelper()
     m_link.SetDeviceAttribute("OverheadBytes", UintegerValue(RoceFraming::FRAMING_BYTES));
     m_link.SetDeviceAttribute("FlowControlFrameBytes", UintegerValue(84));
     m_link.SetFlowControl("ns3::PriorityFlowControl");
+    m_pfcFactory.SetTypeId("ns3::RoceSharedBufferFlowControl");
 }
 
 void
@@ -54,12 +57,21 @@ void
 RoceHelper::SetPfc(bool lossless)
 {
     m_link.SetFlowControlAttribute("Lossless", BooleanValue(lossless));
+    m_pfcFactory.Set("Lossless", BooleanValue(lossless));
 }
 
 void
 RoceHelper::SetFlowControlAttribute(std::string name, const AttributeValue& value)
 {
     m_link.SetFlowControlAttribute(name, value);
+    m_pfcFactory.Set(name, value);
+}
+
+void
+RoceHelper::SetSharedBuffer(uint64_t sizeBytes, double alpha)
+{
+    m_sharedBytes = sizeBytes;
+    m_alpha = alpha;
 }
 
 void
@@ -81,13 +93,39 @@ RoceHelper::SetCongestionControlAttribute(std::string name, const AttributeValue
 Ptr<RoceSwitch>
 RoceHelper::InstallSwitch(Ptr<Node> node)
 {
-    return DynamicCast<RoceSwitch>(m_link.InstallSwitch(node));
+    Ptr<RoceSwitch> sw = DynamicCast<RoceSwitch>(m_link.InstallSwitch(node));
+    if (m_sharedBytes != 0 && !node->GetObject<RoceSharedBuffer>())
+    {
+        Ptr<RoceSharedBuffer> buffer = CreateObject<RoceSharedBuffer>();
+        buffer->SetAttribute("SizeBytes", UintegerValue(m_sharedBytes));
+        buffer->SetAttribute("Alpha", DoubleValue(m_alpha));
+        node->AggregateObject(buffer);
+    }
+    return sw;
 }
 
 NetDeviceContainer
 RoceHelper::Connect(Ptr<Node> a, Ptr<Node> b)
 {
-    return m_link.Install(a, b);
+    NetDeviceContainer pair = m_link.Install(a, b);
+    for (uint32_t e = 0; e < 2; ++e)
+    {
+        Ptr<RoceSharedBuffer> buffer = pair.Get(e)->GetNode()->GetObject<RoceSharedBuffer>();
+        if (!buffer)
+        {
+            continue;
+        }
+        // A port of a shared-buffer switch: its queues' limits are the buffer's thresholds.
+        Ptr<CreditLinkNetDevice> port = DynamicCast<CreditLinkNetDevice>(pair.Get(e));
+        Ptr<RoceSharedBufferFlowControl> pfc = m_pfcFactory.Create<RoceSharedBufferFlowControl>();
+        pfc->SetBuffer(buffer);
+        port->SetAttribute("FlowControl", PointerValue(pfc));
+        for (uint32_t vc = 0; vc < port->GetNumVcs(); ++vc)
+        {
+            port->SetReceiveBufferBytes(vc, static_cast<uint32_t>(buffer->GetSizeBytes()));
+        }
+    }
+    return pair;
 }
 
 void

@@ -37,6 +37,9 @@ class RoceHelper
     /// Congestion control TypeId name of the NICs (e.g. "ns3::RoceDcqcn"); "" = none.
     void SetCongestionControl(std::string type);
     void SetCongestionControlAttribute(std::string name, const AttributeValue& value);
+    /// Switches installed from now on get a RoceSharedBuffer of \p sizeBytes with dynamic
+    /// thresholds (\p alpha) for all their ingress queues; 0 = a static buffer per queue.
+    void SetSharedBuffer(uint64_t sizeBytes, double alpha);
 
     Ptr<RoceSwitch> InstallSwitch(Ptr<Node> node);
     /// A link: [0] on \p a, [1] on \p b.
@@ -52,6 +55,9 @@ class RoceHelper
     CreditLinkHelper m_link;
     ObjectFactory m_ccFactory;
     bool m_hasCc{false};
+    ObjectFactory m_pfcFactory; //!< the PFC attributes, for shared-buffer switch ports
+    uint64_t m_sharedBytes{0};
+    double m_alpha{1.0};
     std::vector<Ptr<RoceNetDevice>> m_hosts; //!< by host index
 };
 

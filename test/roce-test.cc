@@ -13,6 +13,7 @@
 #include "ns3/node-container.h"
 #include "ns3/priority-flow-control.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-shared-buffer.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -309,4 +310,79 @@ TEST_F(RoceTest, DcqcnConvergesFlowsToFairShare)
         EXPECT_GT(cc->GetCnpsReceived(), 0u) << "flow " << i;
     }
     EXPECT_GT(Nic(links[n], 0)->GetRoceCounters().cnpsSent, 0u);
+}
+
+namespace
+{
+
+// N senders at 100 Gb/s into one receiver behind a 50 Gb/s link, through a switch whose
+// ingress queues share one buffer of S bytes with dynamic thresholds (alpha 1).  Returns
+// the peak occupancy of each sender's ingress queue.
+std::vector<uint64_t>
+RunSharedBuffer(uint32_t n, uint64_t sharedBytes, uint64_t* drops)
+{
+    RoceHelper roce;
+    Common(roce);
+    roce.SetSharedBuffer(sharedBytes, 1.0);
+    NodeContainer hosts(n + 1);
+    NodeContainer sw(1);
+    roce.InstallSwitch(sw.Get(0));
+    std::vector<NetDeviceContainer> links;
+    for (uint32_t i = 0; i <= n; ++i)
+    {
+        if (i == n)
+        {
+            roce.SetDeviceAttribute("DataRate", DataRateValue(DataRate("50Gbps")));
+        }
+        links.push_back(roce.Connect(hosts.Get(i), sw.Get(0)));
+        roce.AddHost(Nic(links[i], 0), i);
+    }
+    roce.PopulateRoutes(sw);
+    std::vector<QpSource> sources(n);
+    std::vector<NicSources> pumps(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        sources[i] = QpSource{Nic(links[i], 0), n, 0, 2000};
+        pumps[i].sources = {&sources[i]};
+        sources[i].nic->SetPacketTxReadyCallback(MakeCallback(&NicSources::Ready, &pumps[i]));
+        sources[i].Pump();
+    }
+    Receiver rx(n + 1);
+    Nic(links[n], 0)->SetPacketReceivedCallback(MakeCallback(&Receiver::Rx, &rx));
+    Simulator::Run();
+    std::vector<uint64_t> peaks;
+    *drops = 0;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        EXPECT_EQ(rx.bytes[i], 2000u * 4096) << "sender " << i; // lossless
+        auto pfc = DynamicCast<PriorityFlowControl>(Nic(links[i], 1)->GetFlowControl());
+        peaks.push_back(pfc->GetCounters().peakOccupancyBytes);
+        *drops += pfc->GetDroppedPackets();
+    }
+    Simulator::Destroy();
+    return peaks;
+}
+
+} // namespace
+
+// Dynamic thresholds (Choudhury and Hahne): N queues congested together each stop (XOFF)
+// at alpha S / (1 + N alpha): S/2 for one, S/5 for four, then hold at most their headroom
+// more (2 x 6250 B of cable + 2 frames + the PAUSE = 20940 B).  Measured peaks: 532224 B
+// for one queue (S/2 = 524288), 228690 B for each of four (S/5 = 209715); nothing dropped.
+TEST_F(RoceTest, SharedBufferDynamicThresholdsSplitItAmongCongestedQueues)
+{
+    const uint64_t shared = 1 << 20;
+    const uint64_t headroom = 2 * 6250 + 2 * (4096 + 62 + 20) + 84;
+    for (uint32_t n : {1u, 4u})
+    {
+        uint64_t drops = 0;
+        const std::vector<uint64_t> peaks = RunSharedBuffer(n, shared, &drops);
+        const double fair = static_cast<double>(shared) / (1 + n);
+        EXPECT_EQ(drops, 0u);
+        for (uint64_t peak : peaks)
+        {
+            EXPECT_GE(peak, 0.99 * fair) << n << " queues";
+            EXPECT_LE(peak, fair + headroom) << n << " queues";
+        }
+    }
 }

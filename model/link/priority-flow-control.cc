@@ -281,6 +281,29 @@ PriorityFlowControl::GetLimitBytes(uint32_t vc) const
     return m_device->GetReceiveBufferBytes(vc);
 }
 
+uint64_t
+PriorityFlowControl::GetXoffNow(uint32_t vc) const
+{
+    return m_in[vc].xoff;
+}
+
+uint64_t
+PriorityFlowControl::GetXonNow(uint32_t vc) const
+{
+    return m_in[vc].xon;
+}
+
+void
+PriorityFlowControl::NotifyOccupancy(int64_t /* delta */)
+{
+}
+
+uint64_t
+PriorityFlowControl::GetPausedAtBytes(uint32_t vc) const
+{
+    return m_in[vc].paused ? m_in[vc].pausedAt : 0;
+}
+
 CreditLinkNetDevice*
 PriorityFlowControl::GetDevice() const
 {
@@ -301,12 +324,14 @@ PriorityFlowControl::Admit(uint32_t vc, uint32_t bytes)
         return false;
     }
     in.occupied += bytes;
+    NotifyOccupancy(bytes);
     m_counters.peakOccupancyBytes = std::max(m_counters.peakOccupancyBytes, in.occupied);
-    if (m_lossless && !in.paused && in.occupied >= in.xoff)
+    if (m_lossless && !in.paused && in.occupied >= GetXoffNow(vc))
     {
         NS_LOG_LOGIC(m_device->GetLinkName()
                      << " priority " << vc << " XOFF at " << in.occupied << " B");
         in.paused = true;
+        in.pausedAt = in.occupied;
         m_device->RequestFlowControlFrame(vc);
     }
     return true;
@@ -317,7 +342,8 @@ PriorityFlowControl::Release(uint32_t vc, uint32_t bytes)
 {
     Ingress& in = m_in[vc];
     in.occupied -= bytes;
-    if (in.paused && in.occupied <= in.xon)
+    NotifyOccupancy(-static_cast<int64_t>(bytes));
+    if (in.paused && in.occupied <= GetXonNow(vc))
     {
         NS_LOG_LOGIC(m_device->GetLinkName()
                      << " priority " << vc << " XON at " << in.occupied << " B");

@@ -81,8 +81,15 @@ class PriorityFlowControl : public LinkFlowControl
   protected:
     void DoDispose() override;
     /// Bytes an ingress queue may hold; default its receive buffer.  A shared-buffer
-    /// switch overrides it (dynamic thresholds).
+    /// switch overrides these three (dynamic thresholds).
     virtual uint64_t GetLimitBytes(uint32_t vc) const;
+    /// XOFF and XON in force now; default the static ones Setup computed.
+    virtual uint64_t GetXoffNow(uint32_t vc) const;
+    virtual uint64_t GetXonNow(uint32_t vc) const;
+    /// An ingress queue of this port took (\p delta > 0) or freed buffer.
+    virtual void NotifyOccupancy(int64_t delta);
+    /// While \p vc's queue is paused: its bytes when XOFF fired; else 0.
+    uint64_t GetPausedAtBytes(uint32_t vc) const;
     CreditLinkNetDevice* GetDevice() const;
 
   private:
@@ -92,6 +99,7 @@ class PriorityFlowControl : public LinkFlowControl
         uint64_t xoff{0};
         uint64_t xon{0};
         bool paused{false}; //!< we asked the peer to stop
+        uint64_t pausedAt{0};
         EventId refresh;
     };
 
