@@ -49,8 +49,7 @@ ClusterHelper::SetPlaneAttribute(ClusterPlane plane,
                                  const AttributeValue& value)
 {
     NS_LOG_FUNCTION(this << ClusterPlaneName(plane) << target << name);
-    if ((plane == ClusterPlane::INFINIBAND || plane == ClusterPlane::ROCE) &&
-        plane != m_scaleOut)
+    if ((plane == ClusterPlane::INFINIBAND || plane == ClusterPlane::ROCE) && plane != m_scaleOut)
     {
         // A program's setting for the scale-out fabric --scaleOut did not choose.
         NS_LOG_LOGIC("no " << ClusterPlaneName(plane) << " plane: " << name << " not set");
