@@ -89,12 +89,7 @@ RoceClusterPlane::Prepare(const ClusterConfig& c, const ClusterLayout& layout)
     {
         return "RoCE plane: distributed runs are not supported (use --scaleOut=infiniband)";
     }
-    if (!c.rocePfc)
-    {
-        // A dropped packet would never be resent: the NICs have no go-back-N yet.
-        return "RoCE plane: --pfc=0 (lossy Ethernet) needs retransmission, which the RoCE NIC "
-               "does not model yet";
-    }
+
     return m_layoutSource.Prepare(c, layout);
 }
 
@@ -113,6 +108,8 @@ RoceClusterPlane::Build(const ClusterConfig& c, const ClusterLayout& layout, Clu
                                  TimeValue(NanoSeconds(static_cast<int64_t>(c.ibDelay_ns))));
     }
     roce.SetPfc(c.rocePfc);
+    // Lossy Ethernet drops: the NICs then run RC's go-back-N (acknowledgements, resends).
+    roce.SetDeviceAttribute("Reliable", BooleanValue(!c.rocePfc));
     roce.SetSwitchAttribute("EcnEnabled", BooleanValue(c.roceEcn));
     roce.SetSwitchAttribute("EcmpMode",
                             EnumValue(c.roceEcmp == "spray"      ? RoceSwitch::ECMP_SPRAY

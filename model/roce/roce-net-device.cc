@@ -82,6 +82,23 @@ RoceNetDevice::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&RoceNetDevice::m_computeIcrc),
                           MakeBooleanChecker())
+            .AddAttribute("Reliable",
+                          "RC reliability for lossy Ethernet: the receiver takes packets in PSN "
+                          "order only, acknowledges each (ACK) and asks for a resend from the "
+                          "first missing one (NAK sequence error); the sender goes back to it "
+                          "(go-back-N), or to its oldest unacknowledged packet after "
+                          "RetransmitTimeout.  Off: every packet is delivered as it arrives "
+                          "(lossless fabrics; spraying reorders freely)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceNetDevice::m_reliable),
+                          MakeBooleanChecker())
+            .AddAttribute("RetransmitTimeout",
+                          "Go-back-N timer without acknowledgement progress (IBA local ACK "
+                          "timeout 4.096 us x 2^Timeout: Timeout 8, ~1 ms; NCCL_IB_TIMEOUT's "
+                          "default 18 is ~1 s)",
+                          TimeValue(NanoSeconds(4096 * 256)),
+                          MakeTimeAccessor(&RoceNetDevice::m_retransmitTimeout),
+                          MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("CongestionControl",
                           "Reaction point (a RoceCongestionControl, one per NIC); none = "
                           "every QP at line rate",
@@ -100,7 +117,9 @@ RoceNetDevice::RoceNetDevice()
       m_dscp(26),
       m_ecnCapable(true),
       m_cnpInterval(MicroSeconds(50)),
-      m_computeIcrc(false)
+      m_computeIcrc(false),
+      m_reliable(false),
+      m_retransmitTimeout(NanoSeconds(4096 * 256))
 {
     NS_LOG_FUNCTION(this);
     CreditLinkNetDevice::SetReceiveCallback(MakeCallback(&RoceNetDevice::ReceiveFromLink, this));
@@ -122,6 +141,10 @@ void
 RoceNetDevice::DoDispose()
 {
     m_paceWakeup.Cancel();
+    for (Qp& q : m_qps)
+    {
+        q.timer.Cancel();
+    }
     m_qps.clear();
     m_active.clear();
     if (m_cc)
@@ -314,6 +337,20 @@ RoceNetDevice::Serve()
         waiting = 0;
         moved = true;
         const uint32_t size = p->GetSize();
+        if (m_reliable)
+        {
+            RoceFlowKey key;
+            InfinibandBth bth;
+            Ptr<Packet> copy = p->Copy();
+            Ptr<Packet> headers = p->Copy();
+            RoceStrip(headers, key, bth);
+            q.unacked.emplace_back(bth.GetPsn(), copy);
+            if (!q.timer.IsRunning())
+            {
+                q.timer =
+                    Simulator::Schedule(m_retransmitTimeout, &RoceNetDevice::Timeout, this, index);
+            }
+        }
         q.held.pop_front();
         q.heldBytes -= size;
         m_counters.dataPacketsSent += GetBurstShape(p).realPackets;
@@ -384,6 +421,16 @@ RoceNetDevice::ReceiveFromLink(Ptr<NetDevice>, Ptr<const Packet> packet, uint16_
     InfinibandBth bth;
     RoceStrip(p, key, bth);
     const uint32_t src = RoceHostOf(key.srcIp);
+    if (bth.GetOpcode() == InfinibandBth::RC_ACKNOWLEDGE)
+    {
+        uint8_t syndrome = 0;
+        p->CopyData(&syndrome, 1);
+        if (auto it = m_qpOfQpn.find(bth.GetDestQp()); it != m_qpOfQpn.end())
+        {
+            ReceiveAck(it->second, bth.GetPsn(), syndrome != 0);
+        }
+        return true;
+    }
     if (bth.GetOpcode() == InfinibandBth::CNP)
     {
         m_counters.cnpsReceived++;
@@ -406,11 +453,150 @@ RoceNetDevice::ReceiveFromLink(Ptr<NetDevice>, Ptr<const Packet> packet, uint16_
             SendCnp(src, bth.GetDestQp());
         }
     }
+    if (m_reliable && !AcceptInOrder(src,
+                                     bth.GetDestQp(),
+                                     bth.GetPsn(),
+                                     std::max<uint32_t>(1, (p->GetSize() + m_mtu - 1) / m_mtu)))
+    {
+        return true;
+    }
     if (!m_received.IsNull())
     {
         m_received(src, p);
     }
     return true;
+}
+
+namespace
+{
+/// a - b in the 24-bit PSN space, as a signed distance.
+int32_t
+PsnDistance(uint32_t a, uint32_t b)
+{
+    const uint32_t d = (a - b) & 0xffffff;
+    return d < 0x800000 ? static_cast<int32_t>(d) : static_cast<int32_t>(d) - 0x1000000;
+}
+} // namespace
+
+bool
+RoceNetDevice::AcceptInOrder(uint32_t srcHost, uint32_t qpn, uint32_t psn, uint32_t k)
+{
+    Responder& r = m_responders[static_cast<uint64_t>(srcHost) << 32 | qpn];
+    const int32_t ahead = PsnDistance(psn, r.expectedPsn);
+    if (ahead == 0)
+    {
+        r.expectedPsn = (r.expectedPsn + k) & 0xffffff;
+        r.nakSent = false;
+        SendAck(srcHost, qpn, (r.expectedPsn - 1) & 0xffffff, false);
+        return true;
+    }
+    m_counters.outOfOrderDropped++;
+    if (ahead > 0)
+    {
+        // A packet before this one was lost: one NAK per gap, from the first missing PSN.
+        if (!r.nakSent)
+        {
+            r.nakSent = true;
+            SendAck(srcHost, qpn, r.expectedPsn, true);
+        }
+    }
+    else
+    {
+        SendAck(srcHost, qpn, (r.expectedPsn - 1) & 0xffffff, false); // a duplicate: re-ACK
+    }
+    return false;
+}
+
+void
+RoceNetDevice::SendAck(uint32_t dstHost, uint32_t qpn, uint32_t psn, bool nak)
+{
+    InfinibandBth bth;
+    bth.SetOpcode(InfinibandBth::RC_ACKNOWLEDGE);
+    bth.SetDestQp(qpn);
+    bth.SetPsn(psn);
+    // AETH: syndrome 0 = ACK, 0x60 = NAK PSN sequence error (IBA 9.7.5.2.1); MSN not kept.
+    uint8_t aeth[4] = {static_cast<uint8_t>(nak ? 0x60 : 0x00), 0, 0, 0};
+    Ptr<Packet> p = RoceBuildPacket(Create<Packet>(aeth, sizeof(aeth)),
+                                    m_host,
+                                    dstHost,
+                                    0xC000,
+                                    m_dscp,
+                                    RoceFraming::NOT_ECT,
+                                    bth,
+                                    m_computeIcrc);
+    SendOnVc(p, m_cnpVc);
+}
+
+void
+RoceNetDevice::ReceiveAck(uint32_t index, uint32_t psn, bool nak)
+{
+    Qp& q = m_qps[index];
+    // ACK psn: everything up to psn arrived; NAK psn: everything before psn arrived.
+    const uint32_t done = nak ? psn : (psn + 1) & 0xffffff;
+    bool progress = false;
+    while (!q.unacked.empty() && PsnDistance(done, q.unacked.front().first) > 0)
+    {
+        q.unacked.pop_front();
+        progress = true;
+    }
+    if (nak)
+    {
+        GoBack(index, psn);
+    }
+    if (progress || nak)
+    {
+        q.timer.Cancel();
+        if (!q.unacked.empty())
+        {
+            q.timer =
+                Simulator::Schedule(m_retransmitTimeout, &RoceNetDevice::Timeout, this, index);
+        }
+    }
+}
+
+void
+RoceNetDevice::GoBack(uint32_t index, uint32_t psn)
+{
+    Qp& q = m_qps[index];
+    auto from = q.unacked.begin();
+    while (from != q.unacked.end() && PsnDistance(from->first, psn) < 0)
+    {
+        ++from;
+    }
+    if (from == q.unacked.end())
+    {
+        return;
+    }
+    for (auto it = q.unacked.end(); it != from;)
+    {
+        --it;
+        q.heldBytes += it->second->GetSize();
+        q.held.push_front(it->second->Copy());
+        m_counters.retransmittedPackets++;
+    }
+    q.unacked.erase(from, q.unacked.end());
+    if (!q.active)
+    {
+        q.active = true;
+        m_active.push_front(index);
+    }
+    Serve();
+}
+
+void
+RoceNetDevice::Timeout(uint32_t index)
+{
+    Qp& q = m_qps[index];
+    if (q.unacked.empty())
+    {
+        return;
+    }
+    m_counters.timeouts++;
+    GoBack(index, q.unacked.front().first);
+    if (!q.timer.IsRunning())
+    {
+        q.timer = Simulator::Schedule(m_retransmitTimeout, &RoceNetDevice::Timeout, this, index);
+    }
 }
 
 CreditLinkNetDevice::BurstShape

@@ -48,6 +48,9 @@ class RoceNetDevice : public CreditLinkNetDevice
         uint64_t cnpsReceived{0};
         uint64_t ceReceived{0}; //!< data packets (simulated) that arrived CE-marked
         uint64_t dataPacketsReceived{0};
+        uint64_t retransmittedPackets{0}; //!< simulated packets sent again (go-back-N)
+        uint64_t outOfOrderDropped{0};    //!< data packets the receiver dropped (not the next PSN)
+        uint64_t timeouts{0};
     };
 
     static TypeId GetTypeId();
@@ -95,6 +98,17 @@ class RoceNetDevice : public CreditLinkNetDevice
         std::deque<Ptr<Packet>> held;
         uint64_t heldBytes{0};
         bool active{false}; //!< in m_active
+        /// Reliable: sent, not yet acknowledged, oldest first (copies: switches mark the
+        /// packets they forward).
+        std::deque<std::pair<uint32_t, Ptr<Packet>>> unacked;
+        EventId timer;
+    };
+
+    /// Receiver side of a QP of another host (reliable mode).
+    struct Responder
+    {
+        uint32_t expectedPsn{0};
+        bool nakSent{false};
     };
 
     uint32_t QpIndex(uint32_t dstHost, uint32_t qpKey);
@@ -105,6 +119,15 @@ class RoceNetDevice : public CreditLinkNetDevice
                          uint16_t protocol,
                          const Address& from);
     void SendCnp(uint32_t dstHost, uint32_t qpn);
+    /// ACK (\p nak false: everything before \p psn arrived) or NAK-sequence-error (resend
+    /// from \p psn) to \p dstHost's QP \p qpn.
+    void SendAck(uint32_t dstHost, uint32_t qpn, uint32_t psn, bool nak);
+    void ReceiveAck(uint32_t qpIndex, uint32_t psn, bool nak);
+    /// Puts the QP's unacknowledged packets from \p psn on back in front of its held ones.
+    void GoBack(uint32_t qpIndex, uint32_t psn);
+    void Timeout(uint32_t qpIndex);
+    /// Reliable receive: true if \p psn (of \p k real packets) is the next one.
+    bool AcceptInOrder(uint32_t srcHost, uint32_t qpn, uint32_t psn, uint32_t k);
 
     uint32_t m_mtu;
     uint32_t m_maxBurstPackets;
@@ -115,6 +138,9 @@ class RoceNetDevice : public CreditLinkNetDevice
     bool m_ecnCapable;
     Time m_cnpInterval;
     bool m_computeIcrc;
+    bool m_reliable;
+    Time m_retransmitTimeout;
+    std::unordered_map<uint64_t, Responder> m_responders; //!< (source host << 32 | qpn)
     Ptr<RoceCongestionControl> m_cc;
 
     uint32_t m_host{0};
