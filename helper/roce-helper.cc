@@ -6,9 +6,13 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/ethernet-trailer.h"
 #include "ns3/log.h"
+#include "ns3/pcap-file-wrapper.h"
 #include "ns3/pointer.h"
 #include "ns3/roce-shared-buffer.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-helper.h"
 #include "ns3/uinteger.h"
 
 #include <deque>
@@ -215,6 +219,59 @@ RoceHelper::PopulateRoutes(const NodeContainer& switches)
                 }
             }
             sw->SetRoute(host, ports);
+        }
+    }
+}
+
+namespace
+{
+
+void
+PcapData(Ptr<PcapFileWrapper> file, Ptr<const Packet> packet, uint32_t /* vc */)
+{
+    Ptr<Packet> frame = packet->Copy();
+    EthernetTrailer fcs;
+    frame->RemoveTrailer(fcs);
+    file->Write(Simulator::Now(), frame);
+}
+
+// IEEE 802.1Qbb PFC frame (without FCS): MAC control to 01:80:C2:00:00:01, opcode 0x0101,
+// the class-enable vector and eight pause timers, padded to the 60-byte minimum.
+void
+PcapPause(Ptr<PcapFileWrapper> file, Mac48Address source, uint32_t vc, uint32_t quanta)
+{
+    uint8_t frame[60] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
+    source.CopyTo(frame + 6);
+    frame[12] = 0x88;
+    frame[13] = 0x08;
+    frame[14] = 0x01;
+    frame[15] = 0x01;
+    frame[17] = static_cast<uint8_t>(1u << vc);
+    frame[18 + 2 * vc] = static_cast<uint8_t>(quanta >> 8);
+    frame[19 + 2 * vc] = static_cast<uint8_t>(quanta);
+    file->Write(Simulator::Now(), frame, sizeof(frame));
+}
+
+} // namespace
+
+void
+RoceHelper::EnablePcap(const std::string& prefix, const NetDeviceContainer& devices)
+{
+    PcapHelper pcap;
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        Ptr<CreditLinkNetDevice> dev = DynamicCast<CreditLinkNetDevice>(devices.Get(i));
+        NS_ABORT_MSG_UNLESS(dev, "RoceHelper::EnablePcap: not a RoCE device");
+        const std::string name = prefix + "-" + std::to_string(dev->GetNode()->GetId()) + "-" +
+                                 std::to_string(dev->GetIfIndex()) + ".pcap";
+        Ptr<PcapFileWrapper> file = pcap.CreateFile(name, std::ios::out, PcapHelper::DLT_EN10MB);
+        dev->TraceConnectWithoutContext("TxBegin", MakeBoundCallback(&PcapData, file));
+        dev->TraceConnectWithoutContext("Rx", MakeBoundCallback(&PcapData, file));
+        if (Ptr<LinkFlowControl> fc = dev->GetFlowControl())
+        {
+            fc->TraceConnectWithoutContext(
+                "PauseSent",
+                MakeBoundCallback(&PcapPause, file, Mac48Address::ConvertFrom(dev->GetAddress())));
         }
     }
 }

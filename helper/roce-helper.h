@@ -49,6 +49,11 @@ class RoceHelper
     /// ECMP groups of every switch of \p switches towards every host added.
     void PopulateRoutes(const NodeContainer& switches);
     Ptr<CreditLinkWatchdog> GetWatchdog();
+    /// Ethernet pcap (link type 1, DLT_EN10MB) of every device of \p devices:
+    /// PREFIX-<node>-<ifindex>.pcap with the data frames it sends (TxBegin) and receives
+    /// (Rx), without FCS, and the PFC frames it sends as MAC control frames (opcode
+    /// 0x0101, one priority enabled).  tshark decodes UDP 4791 as RoCEv2 (InfiniBand BTH).
+    void EnablePcap(const std::string& prefix, const NetDeviceContainer& devices);
     const std::vector<Ptr<RoceNetDevice>>& GetHosts() const;
 
   private:

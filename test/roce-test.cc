@@ -17,8 +17,13 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <numeric>
+#include <sstream>
+#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
@@ -30,6 +35,12 @@ Ptr<RoceNetDevice>
 Nic(const NetDeviceContainer& c, uint32_t i)
 {
     return DynamicCast<RoceNetDevice>(c.Get(i));
+}
+
+Ptr<PriorityFlowControl>
+Pfc(Ptr<CreditLinkNetDevice> d)
+{
+    return DynamicCast<PriorityFlowControl>(d->GetFlowControl());
 }
 
 // A backlogged QP: keeps offering payloads of `bytes` until `count` were taken.
@@ -440,4 +451,85 @@ TEST_F(RoceTest, LossyIncastRecoversByGoBackN)
     {
         EXPECT_LT(rx.last[i], MilliSeconds(10)) << "sender " << i;
     }
+}
+
+namespace
+{
+
+// Output of \p command (stdout and stderr).
+std::string
+Shell(const std::string& command, const std::string& scratch)
+{
+    const int status = std::system((command + " > " + scratch + " 2>&1").c_str());
+    std::ifstream in(scratch);
+    std::stringstream text;
+    text << in.rdbuf() << "(exit " << status << ")";
+    std::remove(scratch.c_str());
+    return text.str();
+}
+
+} // namespace
+
+// Two senders into a 50 Gb/s receiver: the captures of sender 0's NIC and of the switch
+// port facing it decode with tshark as Ethernet / IPv4 / UDP 4791 / InfiniBand BTH (RoCEv2),
+// and the switch's PAUSEs as MAC control PFC frames (opcode 0x0101, priority 0, 65535 quanta).
+TEST_F(RoceTest, CaptureDecodesAsRoceV2AndPauseFramesAsMacControl)
+{
+    if (std::system("command -v tshark > /dev/null 2>&1") != 0)
+    {
+        GTEST_SKIP() << "tshark not installed (apt-get install tshark)";
+    }
+    RoceHelper roce;
+    Common(roce);
+    roce.SetDeviceAttribute("ReceiveBufferBytes", UintegerValue(64 * 1024));
+    roce.SetDeviceAttribute("ComputeIcrc", BooleanValue(true));
+    NodeContainer hosts(3);
+    NodeContainer sw(1);
+    roce.InstallSwitch(sw.Get(0));
+    std::vector<NetDeviceContainer> links;
+    for (uint32_t i = 0; i < 3; ++i)
+    {
+        if (i == 2)
+        {
+            roce.SetDeviceAttribute("DataRate", DataRateValue(DataRate("50Gbps")));
+        }
+        links.push_back(roce.Connect(hosts.Get(i), sw.Get(0)));
+        roce.AddHost(Nic(links[i], 0), i);
+    }
+    roce.PopulateRoutes(sw);
+    const std::string prefix = "/tmp/roce-pcap-" + std::to_string(getpid());
+    roce.EnablePcap(prefix, links[0]);
+    std::vector<QpSource> sources(2);
+    std::vector<NicSources> pumps(2);
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        sources[i] = QpSource{Nic(links[i], 0), 2, 7, 200};
+        pumps[i].sources = {&sources[i]};
+        sources[i].nic->SetPacketTxReadyCallback(MakeCallback(&NicSources::Ready, &pumps[i]));
+        sources[i].Pump();
+    }
+    Simulator::Run();
+    ASSERT_GT(Pfc(Nic(links[0], 1))->GetCounters().pauseFramesSent, 0u);
+    const std::string nicFile = prefix + "-" + std::to_string(hosts.Get(0)->GetId()) + "-0.pcap";
+    const std::string portFile = prefix + "-" + std::to_string(sw.Get(0)->GetId()) + "-0.pcap";
+    const std::string scratch = prefix + ".txt";
+    const std::string data =
+        Shell("tshark -r " + nicFile +
+                  " -Y infiniband -T fields -e eth.type -e ip.src -e ip.dst -e udp.dstport"
+                  " -e infiniband.bth.opcode -e infiniband.bth.psn -c 2",
+              scratch);
+    const std::string pause = Shell("tshark -r " + portFile +
+                                        " -Y macc -T fields -e eth.dst -e macc.opcode"
+                                        " -e macc.cbfc.enbv.c0 -e macc.cbfc.pause_time.c0",
+                                    scratch);
+    const std::string verbose = Shell("tshark -r " + nicFile + " -V -c 1", scratch);
+    std::remove(nicFile.c_str());
+    std::remove(portFile.c_str());
+    EXPECT_NE(data.find("0x0800\t10.0.0.1\t10.0.0.3\t4791\t4\t0\n"), std::string::npos) << data;
+    EXPECT_NE(data.find("\t4791\t4\t1\n"), std::string::npos) << data;
+    // XOFF (65535 quanta) and XON (0) entries for priority 0.
+    EXPECT_NE(pause.find("01:80:c2:00:00:01\t0x0101\t1\t65535\n"), std::string::npos) << pause;
+    EXPECT_NE(pause.find("01:80:c2:00:00:01\t0x0101\t1\t0\n"), std::string::npos) << pause;
+    EXPECT_NE(verbose.find("InfiniBand"), std::string::npos) << verbose;
+    EXPECT_EQ(verbose.find("Malformed"), std::string::npos) << verbose;
 }
