@@ -4,10 +4,10 @@
  * The same jobs on an InfiniBand and a RoCE scale-out fabric of the same layout:
  *   scaleout-compare --servers=4 --db=runs.db
  * Jobs: a data-parallel gradient allreduce, an MoE all-to-all over every GPU, an incast
- * (one GPU per other server sends to GPU 0).  Fabrics: InfiniBand; RoCE with PFC, ECN and
- * DCQCN and ECMP by hash, by per-packet spraying, adaptive; RoCE lossy (no PFC, go-back-N).
- * Cluster flags (--preset, --ibRate_gbit_per_s, ...) apply to every case; one run row per
- * (job, fabric).
+ * (one GPU per other server sends to GPU 0), a GPT-like TP 8 x PP 2 x DP job.  Fabrics: InfiniBand;
+ * RoCE with PFC, ECN and DCQCN and ECMP by hash, by per-packet spraying, adaptive; RoCE lossy (no
+ * PFC, go-back-N). Cluster flags (--preset, --ibRate_gbit_per_s, ...) apply to every case; one run
+ * row per (job, fabric).
  */
 #include "ns3/cluster-helper.h"
 #include "ns3/command-line.h"
@@ -16,6 +16,7 @@
 #include "ns3/scenario-run.h"
 #include "ns3/study-traces.h"
 #include "ns3/trace-native.h"
+#include "ns3/trace-transformer-gen.h"
 #include "ns3/workload-study.h"
 
 #include <cstdio>
@@ -84,7 +85,7 @@ ScaleOutCompare(ScenarioRun& run, int argc, char* argv[])
                 "PAUSEs",
                 "ECN CE",
                 "drops");
-    for (const char* job : {"dp-allreduce", "moe-alltoall", "incast"})
+    for (const char* job : {"dp-allreduce", "moe-alltoall", "incast", "tp-pp-dp"})
     {
         for (const Fabric& f : fabrics)
         {
@@ -102,6 +103,7 @@ ScaleOutCompare(ScenarioRun& run, int argc, char* argv[])
             const uint32_t ranks = config.GetNRanks();
             std::string trace;
             std::string marker;
+            WorkloadTrace generated;
             if (std::string(job) == "dp-allreduce")
             {
                 FrontEndJobConfig dp;
@@ -118,33 +120,48 @@ ScaleOutCompare(ScenarioRun& run, int argc, char* argv[])
                 trace = moe.Trace();
                 marker = "bdisp0.*";
             }
-            else
+            else if (std::string(job) == "incast")
             {
                 trace = IncastTrace(ranks, config.gpusPerServer, incastBytes);
                 marker = "in*";
+            }
+            else
+            {
+                // TP inside a server, two pipeline stages, DP over the rest (tp-pp-dp's model).
+                TransformerTraceConfig model;
+                model.tp = config.gpusPerServer;
+                model.pp = 2;
+                if (ranks % (model.tp * model.pp) != 0)
+                {
+                    continue; // needs whole pairs of servers
+                }
+                model.dp = ranks / (model.tp * model.pp);
+                model.globalBatch = 4 * model.dp;
+                generated = TransformerTraceGenerator(model).GenerateTrace();
+                marker = model.IterationMarker();
             }
             RunParameters params;
             params.Set("job", job);
             params.Set("fabric", f.label);
             RoceClusterPlane::Totals roce;
-            const StudyResult r =
-                RunStudyCase(run,
-                             config,
-                             NativeTraceParser::ParseString(trace, job),
-                             marker,
-                             std::string(job) + "/" + f.label,
-                             seed,
-                             params,
-                             Time(0),
-                             false,
-                             [&roce](const ClusterHelper& c) {
-                                 if (c.GetConfig().GetScaleOutPlane() == ClusterPlane::ROCE)
-                                 {
-                                     roce = dynamic_cast<const RoceClusterPlane&>(
-                                                c.GetPlaneBuilder(ClusterPlane::ROCE))
-                                                .GetTotals();
-                                 }
-                             });
+            const StudyResult r = RunStudyCase(
+                run,
+                config,
+                trace.empty() ? std::move(generated) : NativeTraceParser::ParseString(trace, job),
+                marker,
+                std::string(job) + "/" + f.label,
+                seed,
+                params,
+                Time(0),
+                false,
+                [&roce](const ClusterHelper& c) {
+                    if (c.GetConfig().GetScaleOutPlane() == ClusterPlane::ROCE)
+                    {
+                        roce = dynamic_cast<const RoceClusterPlane&>(
+                                   c.GetPlaneBuilder(ClusterPlane::ROCE))
+                                   .GetTotals();
+                    }
+                });
             if (!r.complete)
             {
                 std::cerr << "scaleout-compare: " << job << " on " << f.label
