@@ -116,8 +116,9 @@ Report(benchmark::State& state, uint64_t hops, const RunCounts& counts)
 // host - k switches - host; every packet queued at t = 0 on the first host.
 // Third argument: 0 = a credit update per released packet, 1 = periodic (1 us).
 // Fourth: 1 = cut-through switches (same events per hop as store-and-forward).
+// With \p pfc the links run priority flow control (PriorityFlowControl) instead of credits.
 void
-BM_CreditLinkChain(benchmark::State& state)
+RunLinkChain(benchmark::State& state, bool pfc)
 {
     const auto switches = static_cast<uint32_t>(state.range(0));
     const auto packets = static_cast<uint32_t>(state.range(1));
@@ -142,6 +143,10 @@ BM_CreditLinkChain(benchmark::State& state)
                                   EnumValue(cutThrough
                                                 ? CreditSwitch::FORWARDING_CUT_THROUGH
                                                 : CreditSwitch::FORWARDING_STORE_AND_FORWARD));
+        if (pfc)
+        {
+            helper.SetFlowControl("ns3::PriorityFlowControl");
+        }
         if (periodic)
         {
             helper.SetDeviceAttribute("CreditUpdatePolicy",
@@ -191,6 +196,19 @@ BM_CreditLinkChain(benchmark::State& state)
         state.ResumeTiming();
     }
     Report(state, hops, counts);
+}
+
+void
+BM_CreditLinkChain(benchmark::State& state)
+{
+    RunLinkChain(state, false);
+}
+
+// The same chain under PFC (lossless Ethernet's discipline): PAUSE frames only at XOFF.
+void
+BM_PfcLinkChain(benchmark::State& state)
+{
+    RunLinkChain(state, true);
 }
 
 // The same chain of PointToPointNetDevices; intermediate nodes resend each
@@ -319,6 +337,11 @@ BENCHMARK(BM_CreditLinkChain)
     ->Args({4, 100000, 1, 0})
     ->Args({4, 100000, 0, 1})
     ->Args({4, 100000, 1, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_PfcLinkChain)
+    ->Args({4, 100000, 0, 0})
+    ->Args({4, 100000, 0, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_PointToPointChain)->Args({4, 100000})->Unit(benchmark::kMillisecond)->UseRealTime();

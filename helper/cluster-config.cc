@@ -31,7 +31,8 @@ namespace
 const std::pair<ClusterPlane, const char*> kPlaneNames[] = {
     {ClusterPlane::NVLINK, "nvlink"},
     {ClusterPlane::INFINIBAND, "infiniband"},
-    {ClusterPlane::ETHERNET, "ethernet"}};
+    {ClusterPlane::ETHERNET, "ethernet"},
+    {ClusterPlane::ROCE, "roce"}};
 
 } // namespace
 
@@ -89,7 +90,7 @@ Positive(const char* what, double v)
 std::vector<std::string>
 ClusterConfig::GetPresetNames()
 {
-    return {"dgx-a100", "dgx-h100", "dgx-b200", "gb200-nvl72"};
+    return {"dgx-a100", "dgx-h100", "dgx-b200", "gb200-nvl72", "dgx-h100-roce"};
 }
 
 std::string
@@ -180,6 +181,19 @@ ClusterConfig::ApplyPreset(const std::string& name)
         c.pcieRate_gbit_per_s = kPcieGen5x16_gbit_per_s;
         c.serversPerRack = 4; // DGX SuperPOD H100 RA: 4 DGX per rack [unconfirmed]
     }
+    else if (name == "dgx-h100-roce")
+    {
+        // DGX H100 servers on an Ethernet scale-out fabric (NVIDIA Spectrum-X reference
+        // design): one 400 Gb/s RoCE NIC per GPU (BlueField-3 SuperNIC / ConnectX-7 in
+        // Ethernet mode), Spectrum-4 SN5600 switches with 64 x 800 GbE ports split into
+        // 128 x 400 GbE (SN5600 datasheet, 51.2 Tb/s).  PFC, ECN and DCQCN on, ECMP by hash.
+        c.ApplyPreset("dgx-h100");
+        c.preset = name;
+        c.cli = cli;
+        c.scaleOut = "roce";
+        c.ibRate_gbit_per_s = 400.0;
+        c.ibSwitchRadix = 128;
+    }
     else if (name == "dgx-b200")
     {
         // DGX B200 user guide: 8 B200, 2 NVSwitch gen4 chips (72 NVLink5 ports each), each
@@ -245,7 +259,9 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
         cmd.AddValue(flag, help, value);
         cmd.AddValue(oldFlag, std::string("deprecated alias of --") + flag, value);
     };
-    cmd.AddValue("preset", "cluster preset: dgx-a100, dgx-h100, dgx-b200, gb200-nvl72", cli.preset);
+    cmd.AddValue("preset",
+                 "cluster preset: dgx-a100, dgx-h100, dgx-b200, gb200-nvl72, dgx-h100-roce",
+                 cli.preset);
     cmd.AddValue("endpoint",
                  "GPU/NCCL endpoint parameters: auto (the preset's GPU), ideal (links only), "
                  "a100, h100, b200",
@@ -283,6 +299,14 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
                  "InfiniBand cable propagation delay, ns (> 0 for distributed runs: the "
                  "MPI lookahead); -1 = preset (0)",
                  cli.ibDelay_ns);
+    cmd.AddValue("scaleOut",
+                 "scale-out fabric: infiniband or roce (RoCEv2 on Ethernet, the same "
+                 "rail-optimised layout); default the preset's",
+                 cli.scaleOut);
+    cmd.AddValue("pfc", "RoCE: priority flow control (lossless) 1 or 0 (lossy)", cli.pfc);
+    cmd.AddValue("ecn", "RoCE: ECN marking at the switches, 1 or 0", cli.ecn);
+    cmd.AddValue("dcqcn", "RoCE: DCQCN congestion control at the NICs, 1 or 0", cli.dcqcn);
+    cmd.AddValue("ecmp", "RoCE: multipath: hash (five-tuple), spray, adaptive", cli.ecmp);
     cmd.AddValue("ethPorts",
                  "front-end Ethernet ports per server; -1 = preset",
                  cli.ethPortsPerServer);
@@ -396,6 +420,39 @@ ClusterConfig::ApplyCommandLine(std::string* field)
     if (!o.ibRoutingEngine.empty())
     {
         ibRoutingEngine = o.ibRoutingEngine;
+    }
+    if (!o.scaleOut.empty())
+    {
+        scaleOut = o.scaleOut;
+    }
+    if (!o.ecmp.empty())
+    {
+        roceEcmp = o.ecmp;
+    }
+    for (auto [flag, text, target] : {std::tuple{"pfc", &o.pfc, &rocePfc},
+                                      std::tuple{"ecn", &o.ecn, &roceEcn},
+                                      std::tuple{"dcqcn", &o.dcqcn, &roceDcqcn}})
+    {
+        if (text->empty())
+        {
+            continue;
+        }
+        if (*text == "1" || *text == "on" || *text == "true")
+        {
+            *target = true;
+        }
+        else if (*text == "0" || *text == "off" || *text == "false")
+        {
+            *target = false;
+        }
+        else
+        {
+            if (field)
+            {
+                *field = flag;
+            }
+            return "--" + std::string(flag) + "=" + *text + ": expected 1 or 0";
+        }
     }
     if (!o.ethRouting.empty())
     {
@@ -560,6 +617,15 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
         p.Set("cluster.sharp", 1); // recorded only when on: runs without it keep their params
     }
     p.Set("cluster.fidelity", GetFidelityName());
+    if (scaleOut != "infiniband")
+    {
+        // Only when chosen: runs on InfiniBand keep the parameters they always had.
+        p.Set("cluster.scaleOut", scaleOut);
+        p.Set("cluster.pfc", rocePfc ? "1" : "0");
+        p.Set("cluster.ecn", roceEcn ? "1" : "0");
+        p.Set("cluster.dcqcn", roceDcqcn ? "1" : "0");
+        p.Set("cluster.ecmp", roceEcmp);
+    }
     // NCCL's variables change what runs: a run records those that were set.
     for (auto [name, value] : {std::pair<const char*, const std::string*>{"NCCL_ALGO", &nccl.algo},
                                {"NCCL_PROTO", &nccl.proto},
@@ -655,6 +721,14 @@ ClusterConfig::Validate(std::string* field) const
     {
         ClusterConfig probe;
         return fail("preset", probe.ApplyPreset(preset));
+    }
+    if (scaleOut != "infiniband" && scaleOut != "roce")
+    {
+        return fail("scaleOut", "unknown --scaleOut '" + scaleOut + "'; valid: infiniband, roce");
+    }
+    if (roceEcmp != "hash" && roceEcmp != "spray" && roceEcmp != "adaptive")
+    {
+        return fail("ecmp", "unknown --ecmp '" + roceEcmp + "'; valid: hash, spray, adaptive");
     }
     GpuEndpointSet set;
     if (endpoint != "auto" && !FindGpuEndpointSet(endpoint, set))
@@ -794,6 +868,12 @@ ClusterConfig::ValidateOrAbort() const
 {
     const std::string error = Validate();
     NS_ABORT_MSG_IF(!error.empty(), "cluster: " << error);
+}
+
+ClusterPlane
+ClusterConfig::GetScaleOutPlane() const
+{
+    return scaleOut == "roce" ? ClusterPlane::ROCE : ClusterPlane::INFINIBAND;
 }
 
 uint32_t

@@ -23,7 +23,8 @@ enum class ClusterPlane
 {
     NVLINK,
     INFINIBAND,
-    ETHERNET
+    ETHERNET,
+    ROCE
 };
 
 std::string ClusterPlaneName(ClusterPlane plane);
@@ -69,6 +70,14 @@ struct ClusterConfig
     /// Propagation delay of every InfiniBand cable; 0 keeps the channel's default (0 ns).  A
     /// distributed run needs it > 0: the delay of the cut links is ns-3's MPI lookahead.
     double ibDelay_ns{0.0};
+    /// Scale-out fabric: "infiniband" (HCAs, InfiniBand switches) or "roce" (RoCEv2 NICs on
+    /// Ethernet switches, model/roce), built on the same rail-optimised layout: the ib*
+    /// shape fields above (rate, radix, oversubscription, tiers, delay) describe either.
+    std::string scaleOut{"infiniband"};
+    bool rocePfc{true};           //!< RoCE: lossless Ethernet (PFC) or lossy
+    bool roceEcn{true};           //!< RoCE: switches mark ECN (RED on egress)
+    bool roceDcqcn{true};         //!< RoCE: NICs run DCQCN
+    std::string roceEcmp{"hash"}; //!< RoCE: hash (five-tuple), spray, adaptive
 
     // Front-end Ethernet: each server's ports bundled as one link of ports x rate.
     uint32_t ethPortsPerServer{2};
@@ -185,6 +194,8 @@ struct ClusterConfig
     /// Per GPU and direction, in Gb/s.
     double GetNvLinkPerGpu_gbit_per_s() const;
     double GetIbPerGpu_gbit_per_s() const;
+    /// The scale-out plane --scaleOut selects.
+    ClusterPlane GetScaleOutPlane() const;
     double GetEthPerGpu_gbit_per_s() const;
 
     /// Command-line values; -1 / empty = not given (the preset's value stays).
@@ -202,6 +213,11 @@ struct ClusterConfig
         int64_t ibTiers{-1};
         std::string ibRoutingEngine;
         double ibDelay_ns{-1};
+        std::string scaleOut;
+        std::string pfc; //!< "1"/"0" (also on/off, true/false)
+        std::string ecn;
+        std::string dcqcn;
+        std::string ecmp;
         int64_t ethPortsPerServer{-1};
         double ethRate_gbit_per_s{-1};
         int64_t serversPerRack{-1};

@@ -37,8 +37,9 @@ ClusterHelper::ClusterHelper()
 }
 
 ClusterHelper::ClusterHelper(const ClusterConfig& config)
-    : m_planes(MakeClusterPlaneBuilders()),
-      m_rules(ClusterLayout(), ClusterPlaneRules::DefaultRows())
+    : m_planes(MakeClusterPlaneBuilders(config.GetScaleOutPlane())),
+      m_rules(ClusterLayout(), ClusterPlaneRules::DefaultRows(config.GetScaleOutPlane())),
+      m_scaleOut(config.GetScaleOutPlane())
 {
     SetConfig(config);
 }
@@ -50,6 +51,12 @@ ClusterHelper::SetPlaneAttribute(ClusterPlane plane,
                                  const AttributeValue& value)
 {
     NS_LOG_FUNCTION(this << ClusterPlaneName(plane) << target << name);
+    if ((plane == ClusterPlane::INFINIBAND || plane == ClusterPlane::ROCE) && plane != m_scaleOut)
+    {
+        // A program's setting for the scale-out fabric --scaleOut did not choose.
+        NS_LOG_LOGIC("no " << ClusterPlaneName(plane) << " plane: " << name << " not set");
+        return;
+    }
     NS_ABORT_MSG_UNLESS(GetPlaneBuilder(plane).SetAttribute(target, name, value),
                         "cluster: plane " << ClusterPlaneName(plane) << " has no " << target);
 }
@@ -95,6 +102,13 @@ ClusterHelper::SetConfig(const ClusterConfig& config)
 {
     NS_ABORT_MSG_IF(m_built, "ClusterHelper: SetConfig after Build");
     m_config = config;
+    if (config.GetScaleOutPlane() != m_scaleOut)
+    {
+        // --scaleOut chose the other scale-out fabric: its builder replaces the other one.
+        m_scaleOut = config.GetScaleOutPlane();
+        m_planes = MakeClusterPlaneBuilders(m_scaleOut);
+        m_rules = ClusterPlaneRules(ClusterLayout(), ClusterPlaneRules::DefaultRows(m_scaleOut));
+    }
     m_layout = config.GetLayout();
     m_rules.SetLayout(m_layout);
     // The NVSwitch reduction/multicast engine delivers results at NCCL's NVLS efficiency
@@ -676,7 +690,7 @@ ClusterHelper::ApplyEndpointRate(ClusterPlane plane, Ptr<TransportPlane> tp) con
         gbyte = set.nvlinkPerLink_gbyte_per_s * m_config.nvlinkLinksPerGpu *
                 m_config.nvlinkEndpointScale;
     }
-    else if (plane == ClusterPlane::INFINIBAND)
+    else if (plane == ClusterPlane::INFINIBAND || plane == ClusterPlane::ROCE)
     {
         gbyte = set.nicPath_gbyte_per_s * m_config.ibEndpointScale;
     }
@@ -736,7 +750,7 @@ ClusterHelper::GetNvLinkBisectionPerDomain_gbit_per_s() const
 double
 ClusterHelper::GetIbBisection_gbit_per_s() const
 {
-    return GetPlaneBuilder(ClusterPlane::INFINIBAND).GetBisection_gbit_per_s(m_config);
+    return GetPlaneBuilder(m_config.GetScaleOutPlane()).GetBisection_gbit_per_s(m_config);
 }
 
 double
@@ -783,6 +797,11 @@ ClusterHelper::Describe() const
         o << " " << kind << " " << n;
         total += n;
     }
+    if (counts.count("roce-switch") != 0)
+    {
+        o << " roce-switch " << counts.at("roce-switch");
+        total += counts.at("roce-switch");
+    }
     o << " (total " << total << ")\n";
     o << "links (both directions):";
     const char* sep = " ";
@@ -801,9 +820,9 @@ ClusterHelper::Describe() const
     {
         o << plane->DescribePerGpu(c);
     }
-    o << "ratio nvlink : infiniband : front-end = "
+    o << "ratio nvlink : " << ClusterPlaneName(c.GetScaleOutPlane()) << " : front-end = "
       << FormatPlaneRatio(GetPlaneBuilder(ClusterPlane::NVLINK).GetPerGpu_gbit_per_s(c),
-                          GetPlaneBuilder(ClusterPlane::INFINIBAND).GetPerGpu_gbit_per_s(c),
+                          GetPlaneBuilder(c.GetScaleOutPlane()).GetPerGpu_gbit_per_s(c),
                           GetPlaneBuilder(ClusterPlane::ETHERNET).GetPerGpu_gbit_per_s(c))
       << "\n";
     o << "bisection bandwidth, per direction:\n";

@@ -265,6 +265,7 @@ class ClusterHelper
     std::vector<std::unique_ptr<ClusterPlaneBuilder>> m_planes; //!< build order
     ClusterPlaneRules m_rules;
     mutable bool m_fidelityNoted{false}; //!< the flow-mode note is printed once
+    ClusterPlane m_scaleOut;             //!< the scale-out builder m_planes holds
 };
 
 } // namespace ns3

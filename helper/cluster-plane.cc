@@ -11,11 +11,13 @@
 #include "ns3/double.h"
 #include "ns3/front-end-cluster-plane.h"
 #include "ns3/infiniband-cluster-plane.h"
+#include "ns3/link-flow-control.h"
 #include "ns3/link-sampler.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
 #include "ns3/nvlink-cluster-plane.h"
 #include "ns3/results-database.h"
+#include "ns3/roce-cluster-plane.h"
 #include "ns3/transport-plane.h"
 
 #include <cmath>
@@ -178,6 +180,10 @@ ClusterPlaneBuilder::WriteLinks(Ptr<ResultsDatabase> db, int64_t& id) const
         {
             drops += sw->GetDroppedPackets(sw->GetPortIndex(peer));
         }
+        if (const Ptr<LinkFlowControl> fc = peer->GetFlowControl())
+        {
+            drops += fc->GetDroppedPackets(); // lossy Ethernet: ingress overflow
+        }
         row.drops = static_cast<int64_t>(drops);
         db->AddLink(row);
     }
@@ -256,6 +262,24 @@ MakeClusterPlaneBuilders()
     builders.push_back(std::make_unique<FrontEndClusterPlane>());
     builders.push_back(std::make_unique<NvLinkClusterPlane>());
     builders.push_back(std::make_unique<InfinibandClusterPlane>());
+    builders.push_back(std::make_unique<RoceClusterPlane>());
+    return builders;
+}
+
+std::vector<std::unique_ptr<ClusterPlaneBuilder>>
+MakeClusterPlaneBuilders(ClusterPlane scaleOut)
+{
+    std::vector<std::unique_ptr<ClusterPlaneBuilder>> builders;
+    for (auto& b : MakeClusterPlaneBuilders())
+    {
+        const bool other =
+            (b->GetPlane() == ClusterPlane::INFINIBAND || b->GetPlane() == ClusterPlane::ROCE) &&
+            b->GetPlane() != scaleOut;
+        if (!other)
+        {
+            builders.push_back(std::move(b));
+        }
+    }
     return builders;
 }
 
@@ -280,6 +304,13 @@ ClusterPlaneRules::DefaultRows()
     // NVLink wherever it reaches (inside a domain), the scale-out fabric for every other pair.
     return {{ClusterPlane::NVLINK, ClusterPlaneReach::SAME_DOMAIN},
             {ClusterPlane::INFINIBAND, ClusterPlaneReach::ANY_PAIR}};
+}
+
+std::vector<ClusterPlaneRules::Row>
+ClusterPlaneRules::DefaultRows(ClusterPlane scaleOut)
+{
+    return {{ClusterPlane::NVLINK, ClusterPlaneReach::SAME_DOMAIN},
+            {scaleOut, ClusterPlaneReach::ANY_PAIR}};
 }
 
 ClusterPlaneRules::ClusterPlaneRules(const ClusterLayout& layout, std::vector<Row> rows)

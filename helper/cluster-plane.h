@@ -144,6 +144,9 @@ std::string FormatGbitAsGbyte(double gbit_per_s);
 /// Every plane builder, in build order (node ids and link ids follow it): front-end,
 /// NVLink, InfiniBand.
 std::vector<std::unique_ptr<ClusterPlaneBuilder>> MakeClusterPlaneBuilders();
+/// The builders of a cluster whose scale-out plane is \p scaleOut (InfiniBand or RoCE: one
+/// of them), in build order.
+std::vector<std::unique_ptr<ClusterPlaneBuilder>> MakeClusterPlaneBuilders(ClusterPlane scaleOut);
 /// A builder of \p plane, for questions that need no built cluster (rates, scaling).
 const ClusterPlaneBuilder& GetClusterPlaneBuilder(ClusterPlane plane);
 
@@ -166,6 +169,8 @@ class ClusterPlaneRules
 
     /// NVLink inside a domain, InfiniBand for every pair.
     static std::vector<Row> DefaultRows();
+    /// NVLink inside a domain, \p scaleOut for every pair.
+    static std::vector<Row> DefaultRows(ClusterPlane scaleOut);
 
     ClusterPlaneRules() = default;
     ClusterPlaneRules(const ClusterLayout& layout, std::vector<Row> rows);

@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/credit-link-channel.h"
 #include "ns3/credit-link-net-device.h"
+#include "ns3/link-flow-control.h"
 #include "ns3/pointer.h"
 
 namespace ns3
@@ -37,6 +38,18 @@ CreditLinkHelper::CreditLinkHelper()
     m_channelFactory.SetTypeId("ns3::CreditLinkChannel");
     m_switchFactory.SetTypeId("ns3::CreditSwitch");
     m_watchdogFactory.SetTypeId("ns3::CreditLinkWatchdog");
+}
+
+void
+CreditLinkHelper::SetDeviceType(std::string type)
+{
+    m_deviceFactory.SetTypeId(type);
+}
+
+void
+CreditLinkHelper::SetSwitchType(std::string type)
+{
+    m_switchFactory.SetTypeId(type);
 }
 
 void
@@ -77,6 +90,19 @@ CreditLinkHelper::SetArbiterAttribute(std::string name, const AttributeValue& va
     m_arbiterFactory.Set(name, value);
 }
 
+void
+CreditLinkHelper::SetFlowControl(std::string type)
+{
+    m_flowControlFactory.SetTypeId(type);
+    m_hasFlowControl = true;
+}
+
+void
+CreditLinkHelper::SetFlowControlAttribute(std::string name, const AttributeValue& value)
+{
+    m_flowControlFactory.Set(name, value);
+}
+
 Ptr<CreditLinkWatchdog>
 CreditLinkHelper::GetWatchdog()
 {
@@ -107,6 +133,11 @@ CreditLinkHelper::InstallDevice(Ptr<Node> node)
     if (m_hasArbiter)
     {
         device->SetAttribute("Arbiter", PointerValue(m_arbiterFactory.Create<CreditArbiter>()));
+    }
+    if (m_hasFlowControl)
+    {
+        device->SetAttribute("FlowControl",
+                             PointerValue(m_flowControlFactory.Create<LinkFlowControl>()));
     }
     node->AddDevice(device);
     if (Ptr<CreditSwitch> sw = node->GetObject<CreditSwitch>())

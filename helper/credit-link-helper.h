@@ -40,6 +40,10 @@ class CreditLinkHelper
   public:
     CreditLinkHelper();
 
+    /// TypeId names of the devices and switch cores (a technology's subclasses); call
+    /// before their attributes.
+    void SetDeviceType(std::string type);
+    void SetSwitchType(std::string type);
     void SetDeviceAttribute(std::string name, const AttributeValue& value);
     void SetChannelAttribute(std::string name, const AttributeValue& value);
     void SetSwitchAttribute(std::string name, const AttributeValue& value);
@@ -47,6 +51,10 @@ class CreditLinkHelper
     /// Arbiter TypeId name (e.g. "ns3::WeightedTableArbiter"); one instance per device.
     void SetArbiter(std::string type);
     void SetArbiterAttribute(std::string name, const AttributeValue& value);
+    /// Flow-control discipline TypeId name (e.g. "ns3::PriorityFlowControl") instead of
+    /// credits; one instance per device.
+    void SetFlowControl(std::string type);
+    void SetFlowControlAttribute(std::string name, const AttributeValue& value);
 
     /// Two devices joined by a new channel: [0] on \p a, [1] on \p b.
     NetDeviceContainer Install(Ptr<Node> a, Ptr<Node> b);
@@ -66,6 +74,8 @@ class CreditLinkHelper
     ObjectFactory m_watchdogFactory;
     ObjectFactory m_arbiterFactory;
     bool m_hasArbiter;
+    ObjectFactory m_flowControlFactory;
+    bool m_hasFlowControl{false};
     Ptr<CreditLinkWatchdog> m_watchdog;
 };
 

@@ -56,6 +56,8 @@ DpScaling(ScenarioRun& run, int argc, char* argv[])
     cmd.AddValue("fidelity",
                  "packet or flow, for all planes or per plane (nvlink:flow,infiniband:packet)",
                  fidelity);
+    std::string scaleOut = "infiniband";
+    cmd.AddValue("scaleOut", "scale-out fabric: infiniband or roce (doc/roce.md)", scaleOut);
     AddSamplingArguments(cmd, sampleInterval, linkSamples);
     cmd.Parse(argc, argv);
     run.SetDatabase(db);
@@ -102,6 +104,7 @@ DpScaling(ScenarioRun& run, int argc, char* argv[])
         config.servers = n;
         config.endpoint = endpoint;
         config.fidelity = fidelity;
+        config.scaleOut = scaleOut;
         std::string field;
         const std::string invalid = config.Validate(&field);
         if (!invalid.empty())
@@ -150,7 +153,8 @@ DpScaling(ScenarioRun& run, int argc, char* argv[])
             Ptr<LinkSampler> sampler =
                 cluster.InstallLinkSampler(linkSamples ? results : nullptr, sampleInterval);
             r = RunWorkloadStudy(cluster, std::move(trace), "opt*", results);
-            for (const char* p : {"nvlink", "infiniband"})
+            for (const std::string& p :
+                 {std::string("nvlink"), ClusterPlaneName(config.GetScaleOutPlane())})
             {
                 peak[p] = sampler->GetPeakUtilisation(p);
             }
@@ -183,7 +187,7 @@ DpScaling(ScenarioRun& run, int argc, char* argv[])
                     r.breakdown.exposedByKindNs[static_cast<std::size_t>(ParallelismKind::Dp)] /
                         1e6 / std::max<std::size_t>(r.iterations.size(), 1),
                     plane("nvlink").c_str(),
-                    plane("infiniband").c_str(),
+                    plane(ClusterPlaneName(config.GetScaleOutPlane()).c_str()).c_str(),
                     wall);
     }
     if (results)

@@ -193,7 +193,8 @@ MappingStudy(ScenarioRun& run, int argc, char* argv[])
         busiest.push_back(best);
     }
     row("busiest plane (busy util)", busiest[0], busiest[1]);
-    for (const char* plane : {"nvlink", "infiniband"})
+    const std::string scaleOut = ClusterPlaneName(cluster.GetConfig().GetScaleOutPlane());
+    for (const std::string& plane : {std::string("nvlink"), scaleOut})
     {
         std::string cells[2];
         for (int i = 0; i < 2; ++i)

@@ -164,7 +164,7 @@ MoeAllToAll(ScenarioRun& run, int argc, char* argv[])
                     r.breakdown.exposedCommNs / 1e6 / moe.iterations,
                     servers,
                     plane("nvlink").c_str(),
-                    plane("infiniband").c_str());
+                    plane(ClusterPlaneName(config.GetScaleOutPlane()).c_str()).c_str());
     }
     std::cout << "(a2a/layer: mean all-to-all time per rank; model: bytes of the slower plane / "
                  "its per-GPU payload bandwidth; busbw = algbw x (n-1)/n; exposed: "

@@ -170,7 +170,8 @@ TpPpDp(ScenarioRun& run, int argc, char* argv[])
                 "exposed/iter");
     std::string dominant = "none";
     uint64_t dominantNs = 0;
-    for (const char* plane : {"nvlink", "infiniband", "ethernet"})
+    const std::string scaleOut = ClusterPlaneName(config.GetScaleOutPlane());
+    for (const std::string& plane : {std::string("nvlink"), scaleOut, std::string("ethernet")})
     {
         auto it = r.planes.find(plane);
         auto ex = b.exposedByPlaneNs.find(plane);

@@ -167,7 +167,8 @@ RunStudyCase(ScenarioRun& run,
              uint64_t seed,
              RunParameters params,
              Time sampleInterval,
-             bool linkSamples)
+             bool linkSamples,
+             std::function<void(const ClusterHelper&)> inspect)
 {
     params.Set("seed", seed);
     params.Set("sampleInterval_ns", sampleInterval.GetNanoSeconds());
@@ -201,6 +202,10 @@ RunStudyCase(ScenarioRun& run,
             }
         }
         run.EndRun(r.complete, NanoSeconds(r.simEndNs));
+        if (inspect)
+        {
+            inspect(cluster); // the built cluster's counters, before it is destroyed
+        }
     }
     Simulator::Destroy();
     Names::Clear();

@@ -12,6 +12,7 @@
 #include "ns3/workload-replay.h"
 #include "ns3/workload-trace.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -96,7 +97,8 @@ StudyResult RunStudyCase(ScenarioRun& run,
                          uint64_t seed,
                          RunParameters params,
                          Time sampleInterval = Time(0),
-                         bool linkSamples = false);
+                         bool linkSamples = false,
+                         std::function<void(const ClusterHelper&)> inspect = {});
 
 } // namespace ns3
 

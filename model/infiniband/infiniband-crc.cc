@@ -172,6 +172,26 @@ InfinibandIcrc::Compute(const uint8_t* bytes, size_t length)
     return Crc32Reflected(masked.data(), masked.size());
 }
 
+uint32_t
+InfinibandIcrc::ComputeRoceV2(const uint8_t* bytes, size_t length)
+{
+    constexpr size_t ipv4 = 20;
+    constexpr size_t udp = 8;
+    NS_ABORT_MSG_IF(length < ipv4 + udp + InfinibandBth::SIZE_BYTES,
+                    "InfinibandIcrc: " << length << " bytes cannot hold IPv4, UDP and BTH");
+    std::vector<uint8_t> masked(8, 0xff);
+    masked.insert(masked.end(), bytes, bytes + length);
+    const size_t ip = 8;
+    masked[ip + 1] = 0xff;  // TOS: DSCP and ECN
+    masked[ip + 8] = 0xff;  // TTL
+    masked[ip + 10] = 0xff; // header checksum
+    masked[ip + 11] = 0xff;
+    masked[ip + ipv4 + 6] = 0xff; // UDP checksum
+    masked[ip + ipv4 + 7] = 0xff;
+    masked[ip + ipv4 + udp + 4] = 0xff; // BTH FECN, BECN and reserved bits
+    return Crc32Reflected(masked.data(), masked.size());
+}
+
 // ---------------------------------------------------------------- VCRC
 
 InfinibandVcrc::InfinibandVcrc()

@@ -44,6 +44,10 @@ class InfinibandIcrc : public Trailer
 
     /// ICRC of \p bytes = LRH up to the last payload/pad byte (no trailers).
     static uint32_t Compute(const uint8_t* bytes, size_t length);
+    /// RoCEv2 ICRC of \p bytes = IPv4 header up to the last payload byte: 8 bytes of ones
+    /// for the missing LRH, then IPv4 with TOS, TTL and header checksum, UDP checksum and
+    /// BTH byte 4 masked to ones (IBA Annex A17; Linux rxe_icrc.c).
+    static uint32_t ComputeRoceV2(const uint8_t* bytes, size_t length);
 
   private:
     uint32_t m_crc;

@@ -5,6 +5,7 @@
 
 #include "credit-link-channel.h"
 #include "credit-switch.h"
+#include "link-flow-control.h"
 
 #include "ns3/node.h"
 
@@ -189,6 +190,11 @@ CreditLinkConservation::CheckDirection(const std::string& plane,
                   std::to_string(discards) + " packets discarded by the receiver " +
                       to->GetLinkName() + " (not addressed to it)");
     }
+    if (const Ptr<LinkFlowControl> fc = to->GetFlowControl())
+    {
+        CheckFlowControlDirection(plane, from, fc, expectIdle, report);
+        return;
+    }
     for (uint32_t vc = 0; vc < vcs; ++vc)
     {
         const uint64_t initial = from->GetInitialCredits(vc);
@@ -221,6 +227,57 @@ CreditLinkConservation::CheckDirection(const std::string& plane,
 }
 
 void
+CreditLinkConservation::CheckFlowControlDirection(const std::string& plane,
+                                                  Ptr<CreditLinkNetDevice> from,
+                                                  Ptr<LinkFlowControl> fc,
+                                                  bool expectIdle,
+                                                  CreditLinkConservationReport& report)
+{
+    // No credits to balance: the receiver's buffer and its drops are the discipline's.
+    const Ptr<CreditLinkNetDevice> to = from->GetPeer();
+    const std::string where = "link " + from->GetLinkName();
+    if (const uint64_t drops = fc->GetDroppedPackets(); drops != 0)
+    {
+        report.planes[plane].drops += drops;
+        const std::string what = std::to_string(drops) + " packets (" +
+                                 std::to_string(fc->GetDroppedBytes()) +
+                                 " B) dropped at the ingress of " + to->GetLinkName();
+        if (fc->IsLossless())
+        {
+            report.violations.push_back(
+                CreditLinkViolation{plane,
+                                    where,
+                                    -1,
+                                    what + ": a lossless (PFC) queue overflowed its headroom"});
+        }
+        else
+        {
+            report.notes.push_back(plane + " " + where + ": " + what + " (lossy)");
+        }
+    }
+    for (uint32_t vc = 0; vc < from->GetNumVcs(); ++vc)
+    {
+        if (expectIdle && fc->GetOccupancyBytes(vc) != 0)
+        {
+            report.violations.push_back(
+                CreditLinkViolation{plane,
+                                    where,
+                                    static_cast<int32_t>(vc),
+                                    std::to_string(fc->GetOccupancyBytes(vc)) +
+                                        " B still held in the receiver's ingress queue"});
+        }
+        if (expectIdle && !from->GetSwitch() && from->GetQueueBytes(vc) != 0)
+        {
+            report.violations.push_back(
+                CreditLinkViolation{plane,
+                                    where,
+                                    static_cast<int32_t>(vc),
+                                    std::to_string(from->GetQueueBytes(vc)) + " B still queued"});
+        }
+    }
+}
+
+void
 CreditLinkConservation::CheckSwitch(const std::string& plane,
                                     Ptr<CreditSwitch> sw,
                                     bool expectIdle,
@@ -234,11 +291,16 @@ CreditLinkConservation::CheckSwitch(const std::string& plane,
     };
     uint64_t received = 0;
     uint64_t sent = 0;
+    uint64_t ingressDropped = 0;
     for (uint32_t i = 0; i < ports; ++i)
     {
         const Ptr<CreditLinkNetDevice> port = sw->GetPort(i);
         received += port->GetCounters().rxPackets;
         sent += port->GetCounters().txPackets;
+        if (const Ptr<LinkFlowControl> fc = port->GetFlowControl())
+        {
+            ingressDropped += fc->GetDroppedPackets(); // reported with the link
+        }
         if (const uint64_t dropped = sw->GetDroppedPackets(i); dropped != 0)
         {
             // Name the link by its sending end: the packets came from there.
@@ -251,7 +313,7 @@ CreditLinkConservation::CheckSwitch(const std::string& plane,
     }
     const uint64_t buffered = sw->GetBufferedPackets();
     const uint64_t held = sw->GetHeldPackets();
-    const uint64_t dropped = sw->GetDroppedPackets();
+    const uint64_t dropped = sw->GetDroppedPackets() + ingressDropped;
     const int64_t absorbed = sw->GetNetAbsorbedPackets();
     if (static_cast<int64_t>(received) !=
         static_cast<int64_t>(sent + buffered + held + dropped) + absorbed)

@@ -18,6 +18,7 @@ namespace ns3
 {
 
 class CreditSwitch;
+class LinkFlowControl;
 
 /// One broken rule: where (plane, link or switch, VC or -1) and what.
 struct CreditLinkViolation
@@ -80,6 +81,11 @@ class CreditLinkConservation
                         Ptr<CreditLinkNetDevice> from,
                         bool expectIdle,
                         CreditLinkConservationReport& report) const;
+    static void CheckFlowControlDirection(const std::string& plane,
+                                          Ptr<CreditLinkNetDevice> from,
+                                          Ptr<LinkFlowControl> fc,
+                                          bool expectIdle,
+                                          CreditLinkConservationReport& report);
     static void CheckSwitch(const std::string& plane,
                             Ptr<CreditSwitch> sw,
                             bool expectIdle,

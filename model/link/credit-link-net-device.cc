@@ -12,6 +12,7 @@
 #include "credit-link-watchdog.h"
 #include "credit-switch.h"
 #include "instant-end-scheduler.h"
+#include "link-flow-control.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -123,6 +124,12 @@ CreditLinkNetDevice::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&CreditLinkNetDevice::m_arbiter),
                           MakePointerChecker<CreditArbiter>())
+            .AddAttribute("FlowControl",
+                          "Flow-control discipline other than credits (a LinkFlowControl, "
+                          "e.g. ns3::PriorityFlowControl); unset = credits.  One per device",
+                          PointerValue(),
+                          MakePointerAccessor(&CreditLinkNetDevice::m_flowControl),
+                          MakePointerChecker<LinkFlowControl>())
             .AddTraceSource("TxBegin",
                             "A data packet starts on the wire",
                             MakeTraceSourceAccessor(&CreditLinkNetDevice::m_txBeginTrace),
@@ -227,6 +234,12 @@ CreditLinkNetDevice::DoDispose()
     m_txComplete.Cancel();
     m_fcTimer.Cancel();
     m_wakeup.Cancel();
+    m_resumeWakeup.Cancel();
+    if (m_flowControl)
+    {
+        m_flowControl->Dispose();
+        m_flowControl = nullptr;
+    }
     m_drain.Clear();
     m_vcs.clear();
     m_heldFlowControl.clear();
@@ -461,6 +474,11 @@ CreditLinkNetDevice::EnsureCredits()
         m_arbiter = CreateObject<RoundRobinArbiter>();
     }
     m_creditsReady = true;
+    if (m_flowControl)
+    {
+        const std::string error = m_flowControl->Setup(this);
+        NS_ABORT_MSG_IF(!error.empty(), error);
+    }
     NS_LOG_LOGIC("link up " << GetLinkName() << ": " << m_numVcs << " VCs, "
                             << m_vcs[0].initialCredits << " credits of " << m_creditUnitBytes
                             << " B on VC 0, peer cut-through after " << m_peerCutThroughBytes
@@ -592,8 +610,9 @@ CreditLinkNetDevice::UpdateVcStall(uint32_t vc, uint32_t headBytes)
     }
     Vc& v = m_vcs[vc];
     // A VC is not stalled while its own previous packet is still on the wire.
-    const bool stalled =
-        headBytes != 0 && v.credits < CreditsFor(headBytes) && !(m_busy && m_currentVc == vc);
+    const bool blocked = m_flowControl ? !m_flowControl->MaySend(vc, Simulator::Now())
+                                       : v.credits < CreditsFor(headBytes);
+    const bool stalled = headBytes != 0 && blocked && !(m_busy && m_currentVc == vc);
     if (stalled == v.stalled)
     {
         return;
@@ -612,6 +631,55 @@ CreditLinkNetDevice::UpdateVcStall(uint32_t vc, uint32_t headBytes)
                                    << (Simulator::Now() - v.stallStart).As(Time::NS));
         m_creditStallEndTrace(vc, Simulator::Now() - v.stallStart);
     }
+}
+
+bool
+CreditLinkNetDevice::MayStart(uint32_t vc, uint32_t headBytes, Time now) const
+{
+    return m_flowControl ? m_flowControl->MaySend(vc, now)
+                         : m_vcs[vc].credits >= CreditsFor(headBytes);
+}
+
+void
+CreditLinkNetDevice::ScheduleResume(uint32_t waiting)
+{
+    Time resume = Time::Max();
+    for (uint32_t mask = waiting; mask != 0; mask &= mask - 1)
+    {
+        resume = std::min(resume, m_flowControl->GetResumeTime(__builtin_ctz(mask)));
+    }
+    const Time now = Simulator::Now();
+    if (resume == Time::Max() || resume <= now)
+    {
+        return;
+    }
+    m_resumeWakeup.Cancel();
+    m_resumeWakeup = Simulator::Schedule(resume - now, &CreditLinkNetDevice::TimerExpired, this);
+}
+
+Ptr<LinkFlowControl>
+CreditLinkNetDevice::GetFlowControl() const
+{
+    return m_flowControl;
+}
+
+void
+CreditLinkNetDevice::RequestFlowControlFrame(uint32_t vc)
+{
+    m_pendingFcMask |= 1u << vc;
+    TryTransmit();
+}
+
+uint32_t
+CreditLinkNetDevice::GetOverheadBytes() const
+{
+    return m_overheadBytes;
+}
+
+uint32_t
+CreditLinkNetDevice::GetLargestPacketBytes() const
+{
+    return GetMaxPacketBytes();
 }
 
 void
@@ -656,7 +724,7 @@ CreditLinkNetDevice::CanStartFrame() const
     for (uint32_t vc = 0; vc < m_numVcs; ++vc)
     {
         const uint32_t head = HeadBytes(vc);
-        if (head != 0 && m_vcs[vc].credits >= CreditsFor(head))
+        if (head != 0 && MayStart(vc, head, Simulator::Now()))
         {
             return true;
         }
@@ -674,7 +742,8 @@ CreditLinkNetDevice::TransmitNext()
     const Time now = Simulator::Now();
     if (m_pendingFcMask != 0 && now >= m_fcBusyUntil)
     {
-        if (m_creditPolicy == CREDIT_UPDATE_IMMEDIATE || now >= m_lastFcTime + m_creditInterval)
+        if (m_creditPolicy == CREDIT_UPDATE_IMMEDIATE || m_flowControl ||
+            now >= m_lastFcTime + m_creditInterval)
         {
             SendFlowControl();
         }
@@ -707,7 +776,7 @@ CreditLinkNetDevice::TransmitNext()
             continue;
         }
         waiting |= 1u << vc;
-        if (m_vcs[vc].credits >= CreditsFor(head))
+        if (MayStart(vc, head, now))
         {
             eligible |= 1u << vc;
         }
@@ -722,6 +791,10 @@ CreditLinkNetDevice::TransmitNext()
             NS_LOG_LOGIC(GetLinkName() << " idle with data waiting: no VC has credits");
             m_linkStalled = true;
             m_linkStallStart = Simulator::Now();
+        }
+        if (m_flowControl && waiting != 0)
+        {
+            ScheduleResume(waiting);
         }
         return;
     }
@@ -763,7 +836,10 @@ CreditLinkNetDevice::TransmitNext()
         v.refused = false;
     }
     const uint32_t size = packet->GetSize();
-    v.credits -= CreditsFor(size);
+    if (!m_flowControl)
+    {
+        v.credits -= CreditsFor(size);
+    }
     m_arbiter->NotifySent(vc, size);
     UpdateVcStall(vc, HeadBytes(vc));
     Time txTime = m_clock.NextTransmitTime(size + GetWireOverheadBytes(packet));
@@ -801,8 +877,12 @@ CreditLinkNetDevice::TransmitNext()
 void
 CreditLinkNetDevice::SendFlowControl()
 {
-    const uint32_t frames = __builtin_popcount(m_pendingFcMask);
-    const Time txTime = m_clock.NextTransmitTime(static_cast<uint64_t>(frames) * m_fcFrameBytes);
+    // Credits: one frame per VC.  A flow-control discipline's frame carries every VC
+    // (a PFC frame has all eight priorities' timers).
+    const uint32_t frames = m_flowControl ? 1 : __builtin_popcount(m_pendingFcMask);
+    const uint64_t frameBytes = m_flowControl ? m_flowControl->GetFrameBytes()
+                                              : static_cast<uint64_t>(frames) * m_fcFrameBytes;
+    const Time txTime = m_clock.NextTransmitTime(frameBytes);
     // To a cut-through switch a data frame is taken at its head, so a flow-control frame
     // ending as the next data frame starts would need a delivery event of its own (behind a
     // store-and-forward frame it shares the tail's).  Held back, it rides with that head:
@@ -811,15 +891,17 @@ CreditLinkNetDevice::SendFlowControl()
     for (uint32_t mask = m_pendingFcMask; mask != 0; mask &= mask - 1)
     {
         const uint32_t vc = __builtin_ctz(mask);
+        const uint32_t value =
+            m_flowControl ? m_flowControl->TakeFrameValue(vc) : m_vcs[vc].pendingCreditReturn;
         if (hold)
         {
-            m_heldFlowControl.emplace_back(vc, m_vcs[vc].pendingCreditReturn);
+            m_heldFlowControl.emplace_back(vc, value);
         }
         else
         {
-            m_channel->TransmitCredits(this, vc, m_vcs[vc].pendingCreditReturn, txTime);
+            m_channel->TransmitCredits(this, vc, value, txTime);
         }
-        m_creditUpdateTrace(vc, m_vcs[vc].pendingCreditReturn);
+        m_creditUpdateTrace(vc, value);
         m_vcs[vc].pendingCreditReturn = 0;
     }
     m_pendingFcMask = 0;
@@ -873,6 +955,13 @@ CreditLinkNetDevice::ReceiveCredits(uint32_t vc, uint32_t credits)
         m_switch->Advance();
     }
     EnsureCredits();
+    if (m_flowControl)
+    {
+        m_flowControl->ReceiveFrame(vc, credits);
+        UpdateVcStall(vc, HeadBytes(vc));
+        TryTransmit();
+        return;
+    }
     Vc& v = m_vcs[vc];
     v.credits += credits;
     NS_ABORT_MSG_IF(v.credits > v.initialCredits,
@@ -893,9 +982,17 @@ CreditLinkNetDevice::ReceiveData(Ptr<Packet> packet, uint32_t vc, Time tail)
     EnsureCredits();
     const uint32_t size = packet->GetSize();
     Vc& v = m_vcs[vc];
+    if (m_flowControl && !m_flowControl->Admit(vc, size))
+    {
+        // Counted as received (the link delivered it) and dropped by the discipline.
+        m_counters.rxPackets++;
+        m_counters.rxBytes += size;
+        return;
+    }
     v.rxOccupiedCredits += CreditsFor(size);
-    NS_ABORT_MSG_IF(static_cast<uint64_t>(v.rxOccupiedCredits) * m_creditUnitBytes >
-                        v.receiveBufferBytes,
+    NS_ABORT_MSG_IF(!m_flowControl &&
+                        static_cast<uint64_t>(v.rxOccupiedCredits) * m_creditUnitBytes >
+                            v.receiveBufferBytes,
                     "receive buffer overflow on " << GetLinkName() << " VC " << vc
                                                   << ": the sender ignored credits");
     m_counters.rxPackets++;
@@ -952,6 +1049,11 @@ CreditLinkNetDevice::ReleaseReceiveBuffer(uint32_t vc, uint32_t packetBytes)
                                                << credits << " credits, only "
                                                << v.rxOccupiedCredits << " held");
     v.rxOccupiedCredits -= credits;
+    if (m_flowControl)
+    {
+        m_flowControl->Release(vc, packetBytes);
+        return;
+    }
     v.pendingCreditReturn += credits;
     m_pendingFcMask |= 1u << vc;
     TryTransmit();
@@ -972,7 +1074,14 @@ CreditLinkNetDevice::ReportStuckVcs(std::ostream& os) const
     for (uint32_t vc = 0; vc < m_numVcs; ++vc)
     {
         const uint32_t head = HeadBytes(vc);
-        if (head != 0 && m_vcs[vc].credits < CreditsFor(head))
+        if (m_flowControl && head != 0 && !m_flowControl->MaySend(vc, Simulator::Now()))
+        {
+            os << "  link " << GetLinkName() << " vc " << vc << ": head packet " << head << " B ";
+            m_flowControl->DescribeBlocked(os, vc);
+            os << "\n";
+            ++stuck;
+        }
+        else if (!m_flowControl && head != 0 && m_vcs[vc].credits < CreditsFor(head))
         {
             os << "  link " << GetLinkName() << " vc " << vc << ": head packet " << head
                << " B needs " << CreditsFor(head) << " credits, has " << m_vcs[vc].credits << " of "

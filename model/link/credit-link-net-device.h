@@ -25,6 +25,7 @@ namespace ns3
 
 class CreditSwitch;
 class CreditLinkWatchdog;
+class LinkFlowControl;
 
 /**
  * \ingroup ai-fabric
@@ -135,6 +136,14 @@ class CreditLinkNetDevice : public NetDevice
     /// True while a data packet is on the wire (its transmit-complete is pending).
     bool IsSendingData() const;
 
+    /// The flow-control discipline other than credits (PFC), or null: credits.
+    Ptr<LinkFlowControl> GetFlowControl() const;
+    /// Flow-control side: send a frame for \p vc as soon as the wire allows.
+    void RequestFlowControlFrame(uint32_t vc);
+    uint32_t GetOverheadBytes() const;
+    /// Largest packet SendOnVc (or the switch) puts on this wire.
+    uint32_t GetLargestPacketBytes() const;
+
     /// Watchdog side.
     void SetWatchdog(Ptr<CreditLinkWatchdog> watchdog);
     Ptr<CreditLinkWatchdog> GetWatchdog() const;
@@ -225,6 +234,11 @@ class CreditLinkNetDevice : public NetDevice
     void EnsureCredits();
     uint32_t HeadBytes(uint32_t vc) const;
     void UpdateVcStall(uint32_t vc, uint32_t headBytes);
+    /// Whether \p vc may start its head packet of \p headBytes: credits, or the
+    /// flow-control discipline.
+    bool MayStart(uint32_t vc, uint32_t headBytes, Time now) const;
+    /// Flow control: wake up when the first paused VC with data may send again.
+    void ScheduleResume(uint32_t waiting);
     /// Flow-control timer or end of a flow-control frame: the switch's pipe first.
     void TimerExpired();
     /// TransmitNext, then the flow-control frames SendFlowControl held back; with
@@ -256,6 +270,8 @@ class CreditLinkNetDevice : public NetDevice
     Time m_creditInterval;
     uint16_t m_mtu;
     Ptr<CreditArbiter> m_arbiter;
+    Ptr<LinkFlowControl> m_flowControl;
+    EventId m_resumeWakeup;
     bool m_instantEndDecisions{false};
     bool m_deciding{false};
 

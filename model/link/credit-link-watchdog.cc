@@ -5,6 +5,7 @@
 
 #include "credit-link-net-device.h"
 #include "credit-switch.h"
+#include "link-flow-control.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -132,7 +133,9 @@ CreditLinkWatchdog::Progress() const
     uint64_t frames = 0;
     for (const auto& d : m_devices)
     {
-        frames += d->GetCounters().txPackets + d->GetCounters().txFlowControlFrames;
+        // PFC frames are no progress: a paused fabric keeps refreshing its PAUSEs.
+        frames += d->GetCounters().txPackets +
+                  (d->GetFlowControl() ? 0 : d->GetCounters().txFlowControlFrames);
     }
     return frames;
 }

@@ -1,0 +1,159 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// The RoCE scale-out plane through ClusterHelper: --scaleOut=roce builds the InfiniBand
+// plane's rail-optimised layout with Ethernet switches and RoCE NICs, the transport
+// carries messages over it (plane 'roce'), a message takes the wire time its per-packet
+// framing predicts against InfiniBand's, and bad flags are refused naming the flag.
+#include "ns3/cluster-helper.h"
+#include "ns3/command-line.h"
+#include "ns3/config.h"
+#include "ns3/names.h"
+#include "ns3/roce-cluster-plane.h"
+#include "ns3/simulator.h"
+
+#include <gtest/gtest.h>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+class RocePlane : public ::testing::Test
+{
+  protected:
+    void TearDown() override
+    {
+        Simulator::Destroy();
+        Config::Reset();
+        Names::Clear();
+    }
+};
+
+std::string
+Apply(ClusterConfig& c, const std::vector<std::string>& flags, std::string* field = nullptr)
+{
+    CommandLine cmd;
+    c.AddCommandLineArguments(cmd);
+    std::vector<std::string> argv{"prog"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    cmd.Parse(argv);
+    return c.ApplyCommandLine(field);
+}
+
+// Time for rank 0 to send \p bytes to rank 8 (the other server), alone on the fabric.
+Time
+OneMessage(const std::vector<std::string>& flags, uint64_t bytes, std::string* planeName)
+{
+    ClusterConfig c;
+    EXPECT_EQ(Apply(c, flags), "");
+    ClusterHelper cluster(c);
+    EXPECT_EQ(cluster.TryBuild(), "");
+    Ptr<GpuTransport> transport = cluster.InstallTransport("dp");
+    Time done;
+    auto record = MakeBoundCallback(
+        +[](Time* t) { *t = Simulator::Now(); },
+        &done);
+    transport->SendMessage(0, 8, bytes, GpuTransport::DoneCallback(), record);
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    EXPECT_EQ(transport->GetRxBytes(8), bytes);
+    *planeName = transport->GetPlane(transport->SelectPlane(0, 8))->GetPlaneName();
+    Simulator::Destroy();
+    Names::Clear();
+    return done;
+}
+
+} // namespace
+
+TEST_F(RocePlane, ScaleOutFlagBuildsTheSameLayoutOnEthernet)
+{
+    ClusterConfig c;
+    ASSERT_EQ(Apply(c, {"--preset=dgx-h100", "--servers=4", "--scaleOut=roce"}), "");
+    const ClusterIbShape shape = ClusterIbShape::Compute(c);
+    ClusterHelper cluster(c);
+    ASSERT_EQ(cluster.TryBuild(), "");
+    const auto counts = cluster.GetNodeCounts();
+    EXPECT_EQ(counts.count("ib-switch") ? counts.at("ib-switch") : 0u, 0u);
+    EXPECT_EQ(counts.at("roce-switch"), shape.switches);
+    auto& roce = dynamic_cast<RoceClusterPlane&>(cluster.GetPlaneBuilder(ClusterPlane::ROCE));
+    EXPECT_EQ(roce.GetName(), "roce");
+    EXPECT_EQ(roce.GetCreditLinkDevices().size(), 2u * shape.cables); // both ends of each cable
+    EXPECT_NE(Names::Find<Node>("roce/leaf0"), nullptr);
+    // Rail-optimised: a GPU's NIC hangs off its rail's leaf, as the HCA would.
+    for (uint32_t r = 0; r < c.GetNRanks(); ++r)
+    {
+        Ptr<RoceNetDevice> nic = roce.GetNic(r);
+        ASSERT_NE(nic, nullptr);
+        EXPECT_EQ(nic->GetHostId(), r);
+        EXPECT_EQ(Names::FindName(nic->GetPeer()->GetNode()),
+                  "leaf" + std::to_string((r / 8 / shape.hostsPerLeaf) * shape.rails + r % 8));
+    }
+    // Messages between servers go over RoCE, inside a server over NVLink.
+    Ptr<GpuTransport> transport = cluster.InstallTransport("dp");
+    EXPECT_EQ(transport->GetPlane(transport->SelectPlane(0, 8))->GetPlaneName(), "roce");
+    EXPECT_EQ(transport->GetPlane(transport->SelectPlane(0, 1))->GetPlaneName(), "nvlink");
+    uint32_t done = 0;
+    auto count = MakeBoundCallback(
+        +[](uint32_t* n) { ++*n; },
+        &done);
+    for (uint32_t dst = 8; dst < 32; dst += 9)
+    {
+        transport->SendMessage(0, dst, 1 << 20, GpuTransport::DoneCallback(), count);
+    }
+    Simulator::Run();
+    EXPECT_EQ(done, 3u);
+    const RoceClusterPlane::Totals totals = roce.GetTotals();
+    EXPECT_EQ(totals.drops, 0u);
+    const CreditLinkConservationReport report = cluster.CheckConservation();
+    EXPECT_TRUE(report.Ok()) << report.Describe();
+}
+
+// With the ideal endpoint (the wire alone) a 16 MiB message between servers is bound by
+// its NIC's wire: RoCE frames carry 62 B of headers and trailers + 20 B of preamble and
+// gap per 4096 B, InfiniBand 26 B + its framing, so the times differ by the ratio of the
+// per-packet wire bytes (0.5 %).
+TEST_F(RocePlane, MessageTakesTheWireTimeOfItsFraming)
+{
+    const uint64_t bytes = 16 << 20;
+    std::string ib;
+    std::string roce;
+    const std::vector<std::string> common{"--preset=dgx-h100", "--servers=2", "--endpoint=ideal"};
+    std::vector<std::string> ibFlags = common;
+    std::vector<std::string> roceFlags = common;
+    roceFlags.push_back("--scaleOut=roce");
+    const Time tIb = OneMessage(ibFlags, bytes, &ib);
+    const Time tRoce = OneMessage(roceFlags, bytes, &roce);
+    EXPECT_EQ(ib, "infiniband");
+    EXPECT_EQ(roce, "roce");
+    const double roceWire = 4096 + 62 + 20;
+    const double ibWire = 4096 + 26; // LRH, BTH, ICRC, VCRC; the HCA adds no OverheadBytes
+    EXPECT_NEAR(tRoce.GetSeconds() / tIb.GetSeconds(),
+                roceWire / ibWire,
+                0.005 * roceWire / ibWire);
+}
+
+TEST_F(RocePlane, BadFlagsAreRefusedNamingTheFlag)
+{
+    for (const auto& [flag, name] :
+         std::vector<std::pair<std::string, std::string>>{{"--scaleOut=ethernet", "scaleOut"},
+                                                          {"--ecmp=random", "ecmp"},
+                                                          {"--pfc=maybe", "pfc"},
+                                                          {"--dcqcn=2", "dcqcn"}})
+    {
+        ClusterConfig c;
+        std::string field;
+        const std::string error = Apply(c, {"--preset=dgx-h100-roce", flag}, &field);
+        EXPECT_NE(error.find(name), std::string::npos) << flag << ": " << error;
+        EXPECT_EQ(field, name) << flag;
+    }
+    ClusterConfig ok;
+    ASSERT_EQ(Apply(ok, {"--preset=dgx-h100-roce", "--pfc=0", "--ecmp=spray", "--dcqcn=off"}), "");
+    EXPECT_EQ(ok.scaleOut, "roce");
+    EXPECT_FALSE(ok.rocePfc);
+    EXPECT_FALSE(ok.roceDcqcn);
+    EXPECT_TRUE(ok.roceEcn);
+    EXPECT_EQ(ok.roceEcmp, "spray");
+}
