@@ -182,7 +182,7 @@ TpPpDp(ScenarioRun& run, int argc, char* argv[])
             dominant = plane;
         }
         std::printf("%-12s %12.1f %9.1f%% %9.0f%% %13.3f ms%s\n",
-                    plane,
+                    plane.c_str(),
                     it == r.planes.end() ? 0.0 : it->second.txBytes / 1048576.0,
                     it == r.planes.end() ? 0.0 : 100 * it->second.busyUtil,
                     it == r.planes.end() ? 0.0 : 100 * it->second.peakUtil,

@@ -92,7 +92,12 @@ af_build_standalone() {
     fi
     [ -n "${AI_FABRIC_NS3_MPI_SOURCE:-}" ] && extra+=("-DAI_FABRIC_NS3_MPI_SOURCE=$AI_FABRIC_NS3_MPI_SOURCE")
     mkdir -p "$CCACHE_DIR"
-    if [ ! -f "$build_dir/CMakeCache.txt" ] || [ "${AI_FABRIC_RECONFIGURE:-}" = 1 ]; then
+    # A cache configured without -Werror would let CI's warnings through here unseen.
+    local cached_werror=""
+    [ -f "$build_dir/CMakeCache.txt" ] &&
+        cached_werror=$(sed -n 's/^AI_FABRIC_WERROR:BOOL=//p' "$build_dir/CMakeCache.txt")
+    if [ ! -f "$build_dir/CMakeCache.txt" ] || [ "${AI_FABRIC_RECONFIGURE:-}" = 1 ] ||
+        [ "$cached_werror" != "$werror" ]; then
         cmake -S "$AI_FABRIC_ROOT" -B "$build_dir" "${extra[@]}" \
             -DAI_FABRIC_WERROR=$werror >"$build_dir.configure.log" 2>&1 || {
             cat "$build_dir.configure.log" >&2
