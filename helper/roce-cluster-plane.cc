@@ -258,6 +258,19 @@ RoceClusterPlane::GetTotals() const
     return t;
 }
 
+void
+RoceClusterPlane::AddLinkCounters(Ptr<CreditLinkNetDevice> dev, LinkRecord& row) const
+{
+    // The transmitting end's PFC holds its paused time; the receiving end's counts the
+    // PAUSE frames it sent back over this direction.
+    const auto own = DynamicCast<PriorityFlowControl>(dev->GetFlowControl());
+    const auto peer = DynamicCast<PriorityFlowControl>(dev->GetPeer()->GetFlowControl());
+    row.pfcPauseNs = own ? own->GetPausedTime().GetNanoSeconds() : 0;
+    row.pfcPauseFrames = peer ? static_cast<int64_t>(peer->GetCounters().pauseFramesSent) : 0;
+    const auto sw = DynamicCast<RoceSwitch>(dev->GetSwitch());
+    row.ecnMarkedPackets = sw ? static_cast<int64_t>(sw->GetEcnMarked(sw->GetPortIndex(dev))) : 0;
+}
+
 std::string
 RoceClusterPlane::DescribeSummary(const ClusterConfig& c) const
 {

@@ -5,10 +5,13 @@
 // plane's rail-optimised layout with Ethernet switches and RoCE NICs, the transport
 // carries messages over it (plane 'roce'), a message takes the wire time its per-packet
 // framing predicts against InfiniBand's, and bad flags are refused naming the flag.
+#include "results-db-fixture.h"
+
 #include "ns3/cluster-helper.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"
 #include "ns3/names.h"
+#include "ns3/results-database.h"
 #include "ns3/roce-cluster-plane.h"
 #include "ns3/simulator.h"
 
@@ -109,6 +112,57 @@ TEST_F(RocePlane, ScaleOutFlagBuildsTheSameLayoutOnEthernet)
     EXPECT_EQ(totals.drops, 0u);
     const CreditLinkConservationReport report = cluster.CheckConservation();
     EXPECT_TRUE(report.Ok()) << report.Describe();
+}
+
+// A 3-to-1 incast onto rank 0's NIC without DCQCN: the leaf pauses the senders' NICs.  Each links
+// row of the plane carries its direction's PFC and ECN counters, so their sums are the
+// plane's totals exactly (both count the same events once); the other planes' rows leave
+// them NULL.
+TEST_F(RocePlane, LinksRowsCarryPfcAndEcnCounters)
+{
+    ClusterConfig c;
+    ASSERT_EQ(Apply(c, {"--preset=dgx-h100", "--servers=4", "--scaleOut=roce", "--dcqcn=0"}), "");
+    ClusterHelper cluster(c);
+    ASSERT_EQ(cluster.TryBuild(), "");
+    Ptr<GpuTransport> transport = cluster.InstallTransport("dp");
+    for (uint32_t src = 8; src < 32; src += 8)
+    {
+        transport->SendMessage(src,
+                               0,
+                               8 << 20,
+                               GpuTransport::DoneCallback(),
+                               GpuTransport::DoneCallback());
+    }
+    Simulator::Run();
+    ASSERT_EQ(transport->GetRxBytes(0), 3u * (8 << 20));
+    auto& roce = dynamic_cast<RoceClusterPlane&>(cluster.GetPlaneBuilder(ClusterPlane::ROCE));
+    const RoceClusterPlane::Totals totals = roce.GetTotals();
+    ASSERT_GT(totals.pauseFrames, 0u);
+
+    char dir[] = "/tmp/ai-fabric-roce-links-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string path = std::string(dir) + "/results.db";
+    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+    db->Open(path);
+    db->BeginRun("test", "roce-plane-test", 1, "{}");
+    cluster.WriteLinks(db);
+    db->EndRun("complete", Simulator::Now());
+    db->Close();
+    results_db_test::Reader r(path);
+    const std::string roceRows = " FROM links WHERE plane='roce'";
+    EXPECT_EQ(r.Int("SELECT sum(pfc_pause_ns)" + roceRows), totals.pausedNs);
+    EXPECT_EQ(r.Int("SELECT sum(pfc_pause_frames)" + roceRows),
+              static_cast<int64_t>(totals.pauseFrames));
+    EXPECT_EQ(r.Int("SELECT sum(ecn_marked_packets)" + roceRows),
+              static_cast<int64_t>(totals.ecnMarked));
+    EXPECT_EQ(r.Int("SELECT count(*)" + roceRows + " AND pfc_pause_ns IS NULL"), 0);
+    // The three paused directions are the senders' NIC -> leaf links.
+    EXPECT_EQ(r.Int("SELECT count(*)" + roceRows + " AND pfc_pause_ns > 0"), 3);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM links WHERE plane<>'roce' AND (pfc_pause_ns IS NOT "
+                    "NULL OR pfc_pause_frames IS NOT NULL OR ecn_marked_packets IS NOT NULL)"),
+              0);
+    EXPECT_GT(r.Int("SELECT count(*) FROM links WHERE plane<>'roce'"), 0);
+    std::system(("rm -rf '" + std::string(dir) + "'").c_str());
 }
 
 // With the ideal endpoint (the wire alone) a 16 MiB message between servers is bound by
