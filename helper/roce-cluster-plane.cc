@@ -4,6 +4,7 @@
 #include "ns3/roce-cluster-plane.h"
 
 #include "ns3/boolean.h"
+#include "ns3/distributed-run.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
@@ -166,6 +167,18 @@ RoceClusterPlane::Build(const ClusterConfig& c, const ClusterLayout& layout, Clu
         {
             return error;
         }
+    }
+    if (!c.pcap.empty())
+    {
+        NetDeviceContainer nics;
+        for (const auto& nic : m_nic)
+        {
+            if (nic && DistributedRun::IsLocal(nic->GetNode()))
+            {
+                nics.Add(nic);
+            }
+        }
+        roce.EnablePcap(c.pcap, nics);
     }
     return "";
 }

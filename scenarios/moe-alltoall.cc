@@ -85,9 +85,11 @@ MoeAllToAll(ScenarioRun& run, int argc, char* argv[])
                 "exposed",
                 "servers",
                 "nvlink MiB (busy)",
-                "infiniband MiB (busy)");
-    const std::pair<const char*, const char*> platforms[] = {{"gb200-nvl72", "nvl72"},
-                                                             {"dgx-h100", "dgx-h100-ib"}};
+                (cluster.GetConfig().cli.scaleOut + " MiB (busy)").c_str());
+    const bool roce = cluster.GetConfig().cli.scaleOut == "roce";
+    const std::pair<const char*, const char*> platforms[] = {
+        {"gb200-nvl72", "nvl72"},
+        {"dgx-h100", roce ? "dgx-h100-roce" : "dgx-h100-ib"}};
     for (const auto& [preset, label] : platforms)
     {
         ClusterConfig config;
