@@ -75,6 +75,9 @@ MoeAllToAll(ScenarioRun& run, int argc, char* argv[])
                 bytes / 1048576.0,
                 bytes / 1024.0 / moe.ep,
                 moe.ExpertForwardNs() / 1e6);
+    // Both platforms' presets scale out over InfiniBand unless --scaleOut says otherwise.
+    const std::string scaleOut =
+        cluster.GetConfig().cli.scaleOut.empty() ? "infiniband" : cluster.GetConfig().cli.scaleOut;
     std::printf("%-12s %9s %10s %10s %10s %10s %9s %12s %20s %20s\n",
                 "platform",
                 "a2a/layer",
@@ -85,8 +88,8 @@ MoeAllToAll(ScenarioRun& run, int argc, char* argv[])
                 "exposed",
                 "servers",
                 "nvlink MiB (busy)",
-                (cluster.GetConfig().cli.scaleOut + " MiB (busy)").c_str());
-    const bool roce = cluster.GetConfig().cli.scaleOut == "roce";
+                (scaleOut + " MiB (busy)").c_str());
+    const bool roce = scaleOut == "roce";
     const std::pair<const char*, const char*> platforms[] = {
         {"gb200-nvl72", "nvl72"},
         {"dgx-h100", roce ? "dgx-h100-roce" : "dgx-h100-ib"}};
