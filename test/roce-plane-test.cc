@@ -302,6 +302,12 @@ TEST_F(RocePlane, BadFlagsAreRefusedNamingTheFlag)
         EXPECT_NE(error.find(name), std::string::npos) << flag << ": " << error;
         EXPECT_EQ(field, name) << flag;
     }
+    // A capture of the RoCE plane on an InfiniBand cluster.
+    ClusterConfig ib;
+    std::string field;
+    EXPECT_NE(Apply(ib, {"--preset=dgx-h100", "--pcap=/tmp/never"}, &field).find("roce"),
+              std::string::npos);
+    EXPECT_EQ(field, "pcap");
     ClusterConfig ok;
     ASSERT_EQ(Apply(ok, {"--preset=dgx-h100-roce", "--pfc=0", "--ecmp=spray", "--dcqcn=off"}), "");
     EXPECT_EQ(ok.scaleOut, "roce");
