@@ -307,6 +307,9 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
     cmd.AddValue("ecn", "RoCE: ECN marking at the switches, 1 or 0", cli.ecn);
     cmd.AddValue("dcqcn", "RoCE: DCQCN congestion control at the NICs, 1 or 0", cli.dcqcn);
     cmd.AddValue("ecmp", "RoCE: multipath: hash (five-tuple), spray, adaptive", cli.ecmp);
+    cmd.AddValue("pcap",
+                 "RoCE: write Ethernet pcap of every GPU's NIC as PREFIX-<node>-<ifindex>.pcap",
+                 cli.pcap);
     cmd.AddValue("ethPorts",
                  "front-end Ethernet ports per server; -1 = preset",
                  cli.ethPortsPerServer);
@@ -428,6 +431,10 @@ ClusterConfig::ApplyCommandLine(std::string* field)
     if (!o.ecmp.empty())
     {
         roceEcmp = o.ecmp;
+    }
+    if (!o.pcap.empty())
+    {
+        pcap = o.pcap;
     }
     for (auto [flag, text, target] : {std::tuple{"pfc", &o.pfc, &rocePfc},
                                       std::tuple{"ecn", &o.ecn, &roceEcn},
@@ -729,6 +736,10 @@ ClusterConfig::Validate(std::string* field) const
     if (roceEcmp != "hash" && roceEcmp != "spray" && roceEcmp != "adaptive")
     {
         return fail("ecmp", "unknown --ecmp '" + roceEcmp + "'; valid: hash, spray, adaptive");
+    }
+    if (!pcap.empty() && scaleOut != "roce")
+    {
+        return fail("pcap", "--pcap captures the RoCE plane: needs --scaleOut=roce");
     }
     GpuEndpointSet set;
     if (endpoint != "auto" && !FindGpuEndpointSet(endpoint, set))

@@ -78,6 +78,8 @@ struct ClusterConfig
     bool roceEcn{true};           //!< RoCE: switches mark ECN (RED on egress)
     bool roceDcqcn{true};         //!< RoCE: NICs run DCQCN
     std::string roceEcmp{"hash"}; //!< RoCE: hash (five-tuple), spray, adaptive
+    /// RoCE: Ethernet pcap of every GPU's NIC, PREFIX-<node>-<ifindex>.pcap; "" = none.
+    std::string pcap;
 
     // Front-end Ethernet: each server's ports bundled as one link of ports x rate.
     uint32_t ethPortsPerServer{2};
@@ -218,6 +220,7 @@ struct ClusterConfig
         std::string ecn;
         std::string dcqcn;
         std::string ecmp;
+        std::string pcap;
         int64_t ethPortsPerServer{-1};
         double ethRate_gbit_per_s{-1};
         int64_t serversPerRack{-1};

@@ -185,8 +185,14 @@ ClusterPlaneBuilder::WriteLinks(Ptr<ResultsDatabase> db, int64_t& id) const
             drops += fc->GetDroppedPackets(); // lossy Ethernet: ingress overflow
         }
         row.drops = static_cast<int64_t>(drops);
+        AddLinkCounters(dev, row);
         db->AddLink(row);
     }
+}
+
+void
+ClusterPlaneBuilder::AddLinkCounters(Ptr<CreditLinkNetDevice>, LinkRecord&) const
+{
 }
 
 void

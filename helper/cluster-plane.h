@@ -24,6 +24,7 @@ namespace ns3
 class CreditLinkNetDevice;
 class LinkSampler;
 class ResultsDatabase;
+struct LinkRecord;
 class TransportPlane;
 
 /// The nodes every plane attaches to, created by ClusterHelper before the planes are built.
@@ -91,6 +92,9 @@ class ClusterPlaneBuilder
     /// One `links` row per direction of its links, ids from \p id on (advanced past them).
     /// The default writes GetCreditLinkDevices().
     virtual void WriteLinks(Ptr<ResultsDatabase> db, int64_t& id) const;
+    /// Plane-specific counters of the direction \p dev transmits on, for the default
+    /// WriteLinks (PFC and ECN columns of lossless Ethernet); the default leaves them NULL.
+    virtual void AddLinkCounters(Ptr<CreditLinkNetDevice> dev, LinkRecord& row) const;
     /// Its link directions on \p sampler, with the ids WriteLinks gives.
     virtual void AddToSampler(Ptr<LinkSampler> sampler, int64_t& id) const;
     /// Its credit-link devices on \p check; link ends it cannot see in this process (another

@@ -4,6 +4,7 @@
 #include "ns3/roce-cluster-plane.h"
 
 #include "ns3/boolean.h"
+#include "ns3/distributed-run.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
@@ -167,6 +168,18 @@ RoceClusterPlane::Build(const ClusterConfig& c, const ClusterLayout& layout, Clu
             return error;
         }
     }
+    if (!c.pcap.empty())
+    {
+        NetDeviceContainer nics;
+        for (const auto& nic : m_nic)
+        {
+            if (nic && DistributedRun::IsLocal(nic->GetNode()))
+            {
+                nics.Add(nic);
+            }
+        }
+        roce.EnablePcap(c.pcap, nics);
+    }
     return "";
 }
 
@@ -256,6 +269,19 @@ RoceClusterPlane::GetTotals() const
         t.cnps += nic ? nic->GetRoceCounters().cnpsSent : 0;
     }
     return t;
+}
+
+void
+RoceClusterPlane::AddLinkCounters(Ptr<CreditLinkNetDevice> dev, LinkRecord& row) const
+{
+    // The transmitting end's PFC holds its paused time; the receiving end's counts the
+    // PAUSE frames it sent back over this direction.
+    const auto own = DynamicCast<PriorityFlowControl>(dev->GetFlowControl());
+    const auto peer = DynamicCast<PriorityFlowControl>(dev->GetPeer()->GetFlowControl());
+    row.pfcPauseNs = own ? own->GetPausedTime().GetNanoSeconds() : 0;
+    row.pfcPauseFrames = peer ? static_cast<int64_t>(peer->GetCounters().pauseFramesSent) : 0;
+    const auto sw = DynamicCast<RoceSwitch>(dev->GetSwitch());
+    row.ecnMarkedPackets = sw ? static_cast<int64_t>(sw->GetEcnMarked(sw->GetPortIndex(dev))) : 0;
 }
 
 std::string

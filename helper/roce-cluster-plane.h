@@ -46,6 +46,8 @@ class RoceClusterPlane : public ClusterPlaneBuilder
     void WriteNodes(Ptr<ResultsDatabase> db, const ClusterConfig& config) const override;
     std::vector<Ptr<CreditLinkNetDevice>> GetRankLinkEnds(uint32_t rank) const override;
     const std::vector<Ptr<CreditLinkNetDevice>>& GetCreditLinkDevices() const override;
+    /// pfc_pause_ns, pfc_pause_frames (0 when PFC is off) and ecn_marked_packets (0 at a NIC).
+    void AddLinkCounters(Ptr<CreditLinkNetDevice> dev, LinkRecord& row) const override;
     std::string DescribeSummary(const ClusterConfig& config) const override;
     std::string DescribeLinks(const ClusterConfig& config) const override;
     std::string DescribeDetails(const ClusterConfig& config) const override;

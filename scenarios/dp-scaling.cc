@@ -95,7 +95,7 @@ DpScaling(ScenarioRun& run, int argc, char* argv[])
                 "iteration",
                 "exposed DP",
                 "nvlink MiB (busy, peak)",
-                "infiniband MiB (busy, peak)",
+                (scaleOut + " MiB (busy, peak)").c_str(),
                 "wall");
     for (uint32_t n : servers)
     {

@@ -75,6 +75,9 @@ MoeAllToAll(ScenarioRun& run, int argc, char* argv[])
                 bytes / 1048576.0,
                 bytes / 1024.0 / moe.ep,
                 moe.ExpertForwardNs() / 1e6);
+    // Both platforms' presets scale out over InfiniBand unless --scaleOut says otherwise.
+    const std::string scaleOut =
+        cluster.GetConfig().cli.scaleOut.empty() ? "infiniband" : cluster.GetConfig().cli.scaleOut;
     std::printf("%-12s %9s %10s %10s %10s %10s %9s %12s %20s %20s\n",
                 "platform",
                 "a2a/layer",
@@ -85,9 +88,11 @@ MoeAllToAll(ScenarioRun& run, int argc, char* argv[])
                 "exposed",
                 "servers",
                 "nvlink MiB (busy)",
-                "infiniband MiB (busy)");
-    const std::pair<const char*, const char*> platforms[] = {{"gb200-nvl72", "nvl72"},
-                                                             {"dgx-h100", "dgx-h100-ib"}};
+                (scaleOut + " MiB (busy)").c_str());
+    const bool roce = scaleOut == "roce";
+    const std::pair<const char*, const char*> platforms[] = {
+        {"gb200-nvl72", "nvl72"},
+        {"dgx-h100", roce ? "dgx-h100-roce" : "dgx-h100-ib"}};
     for (const auto& [preset, label] : platforms)
     {
         ClusterConfig config;

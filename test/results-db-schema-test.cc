@@ -73,7 +73,10 @@ TEST_F(ResultsDb, SchemaCreated)
           "busy_ns",
           "credit_stall_ns",
           "peak_queue_bytes",
-          "drops"}},
+          "drops",
+          "pfc_pause_ns",
+          "pfc_pause_frames",
+          "ecn_marked_packets"}},
         {"link_samples", {"run_id", "link_id", "t_ns", "tx_bytes"}},
         {"flows",
          {"run_id",
@@ -287,6 +290,11 @@ TEST_F(ResultsDb, MigratesVersionTwoRenamingUnitColumns)
     db->Open(m_path);
     db->BeginRun("v3", "migration", 1, "{}");
     db->AddLink({0, "infiniband", 2, 3, 400000000000, 20, 2, 10, 0, 0, 0});
+    LinkRecord roce{1, "roce", 3, 2, 400000000000, 20, 2, 10, 7, 0, 0};
+    roce.pfcPauseNs = 7;
+    roce.pfcPauseFrames = 2;
+    roce.ecnMarkedPackets = 0;
+    db->AddLink(roce);
     db->AddCollective({0, "allgather", "ring", "world", 4, 1073741824, 0, 1000000});
     db->EndRun("complete", NanoSeconds(5));
     db->Close();
@@ -308,8 +316,16 @@ TEST_F(ResultsDb, MigratesVersionTwoRenamingUnitColumns)
             DeclaredColumns(*t))
             << t->name;
     }
+    // Version 5's PFC/ECN columns: NULL in the old row and for a plane without PFC, the
+    // values (0 kept as 0, not NULL) for a RoCE direction.
+    EXPECT_EQ(r.Int("SELECT count(*) FROM links WHERE pfc_pause_ns IS NULL AND pfc_pause_frames "
+                    "IS NULL AND ecn_marked_packets IS NULL"),
+              2);
+    EXPECT_EQ(r.Text("SELECT pfc_pause_ns || ',' || pfc_pause_frames || ',' || ecn_marked_packets "
+                     "FROM links WHERE plane='roce'"),
+              "7,2,0");
     // The new run's rows follow the old ones; busbw = algbw x 3/4 for a 4-rank allgather.
-    EXPECT_EQ(r.Int("SELECT count(*) FROM links"), 2);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM links"), 3);
     EXPECT_DOUBLE_EQ(r.Real("SELECT busbw_gbyte_per_s FROM collectives WHERE run_id<>4"),
                      1073.741824 * 0.75);
     // The index on a table with renamed columns survives the rename.

@@ -5,15 +5,22 @@
 // plane's rail-optimised layout with Ethernet switches and RoCE NICs, the transport
 // carries messages over it (plane 'roce'), a message takes the wire time its per-packet
 // framing predicts against InfiniBand's, and bad flags are refused naming the flag.
+#include "results-db-fixture.h"
+
 #include "ns3/cluster-helper.h"
 #include "ns3/command-line.h"
 #include "ns3/config.h"
 #include "ns3/names.h"
+#include "ns3/results-database.h"
 #include "ns3/roce-cluster-plane.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
+#include <cstdio>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
@@ -111,6 +118,152 @@ TEST_F(RocePlane, ScaleOutFlagBuildsTheSameLayoutOnEthernet)
     EXPECT_TRUE(report.Ok()) << report.Describe();
 }
 
+// A 3-to-1 incast onto rank 0's NIC without DCQCN: the leaf pauses the senders' NICs.  Each links
+// row of the plane carries its direction's PFC and ECN counters, so their sums are the
+// plane's totals exactly (both count the same events once); the other planes' rows leave
+// them NULL.
+TEST_F(RocePlane, LinksRowsCarryPfcAndEcnCounters)
+{
+    ClusterConfig c;
+    ASSERT_EQ(Apply(c, {"--preset=dgx-h100", "--servers=4", "--scaleOut=roce", "--dcqcn=0"}), "");
+    ClusterHelper cluster(c);
+    ASSERT_EQ(cluster.TryBuild(), "");
+    Ptr<GpuTransport> transport = cluster.InstallTransport("dp");
+    for (uint32_t src = 8; src < 32; src += 8)
+    {
+        transport->SendMessage(src,
+                               0,
+                               8 << 20,
+                               GpuTransport::DoneCallback(),
+                               GpuTransport::DoneCallback());
+    }
+    Simulator::Run();
+    ASSERT_EQ(transport->GetRxBytes(0), 3u * (8 << 20));
+    auto& roce = dynamic_cast<RoceClusterPlane&>(cluster.GetPlaneBuilder(ClusterPlane::ROCE));
+    const RoceClusterPlane::Totals totals = roce.GetTotals();
+    ASSERT_GT(totals.pauseFrames, 0u);
+
+    char dir[] = "/tmp/ai-fabric-roce-links-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string path = std::string(dir) + "/results.db";
+    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+    db->Open(path);
+    db->BeginRun("test", "roce-plane-test", 1, "{}");
+    cluster.WriteLinks(db);
+    db->EndRun("complete", Simulator::Now());
+    db->Close();
+    results_db_test::Reader r(path);
+    const std::string roceRows = " FROM links WHERE plane='roce'";
+    EXPECT_EQ(r.Int("SELECT sum(pfc_pause_ns)" + roceRows), totals.pausedNs);
+    EXPECT_EQ(r.Int("SELECT sum(pfc_pause_frames)" + roceRows),
+              static_cast<int64_t>(totals.pauseFrames));
+    EXPECT_EQ(r.Int("SELECT sum(ecn_marked_packets)" + roceRows),
+              static_cast<int64_t>(totals.ecnMarked));
+    EXPECT_EQ(r.Int("SELECT count(*)" + roceRows + " AND pfc_pause_ns IS NULL"), 0);
+    // The three paused directions are the senders' NIC -> leaf links.
+    EXPECT_EQ(r.Int("SELECT count(*)" + roceRows + " AND pfc_pause_ns > 0"), 3);
+    EXPECT_EQ(r.Int("SELECT count(*) FROM links WHERE plane<>'roce' AND (pfc_pause_ns IS NOT "
+                    "NULL OR pfc_pause_frames IS NOT NULL OR ecn_marked_packets IS NOT NULL)"),
+              0);
+    EXPECT_GT(r.Int("SELECT count(*) FROM links WHERE plane<>'roce'"), 0);
+    std::system(("rm -rf '" + std::string(dir) + "'").c_str());
+}
+
+// --pcap on a cluster: rank 0's NIC capture is Ethernet (link type 1) with one record per
+// frame its port sent or received (the device's packet counters; no PFC on one message),
+// 16 RC SEND ONLY data frames for 64 KiB at one 4096-byte packet per frame, and tshark
+// decodes every frame as RoCEv2 (UDP 4791 -> InfiniBand BTH).
+TEST_F(RocePlane, PcapFlagCapturesEachNicAsRoceV2)
+{
+    const std::string prefix = "/tmp/ai-fabric-roce-cluster-pcap-" + std::to_string(getpid());
+    Config::SetDefault("ns3::RoceNetDevice::MaxBurstPackets", UintegerValue(1));
+    ClusterConfig c;
+    ASSERT_EQ(Apply(c, {"--preset=dgx-h100", "--servers=2", "--scaleOut=roce", "--pcap=" + prefix}),
+              "");
+    std::string file;
+    uint64_t frames = 0;
+    {
+        ClusterHelper cluster(c);
+        ASSERT_EQ(cluster.TryBuild(), "");
+        Ptr<GpuTransport> transport = cluster.InstallTransport("dp");
+        transport->SendMessage(0,
+                               8,
+                               64 << 10,
+                               GpuTransport::DoneCallback(),
+                               GpuTransport::DoneCallback());
+        Simulator::Run();
+        ASSERT_EQ(transport->GetRxBytes(8), 64u << 10);
+        auto& roce = dynamic_cast<RoceClusterPlane&>(cluster.GetPlaneBuilder(ClusterPlane::ROCE));
+        const Ptr<RoceNetDevice> nic = roce.GetNic(0);
+        file = prefix + "-" + std::to_string(nic->GetNode()->GetId()) + "-" +
+               std::to_string(nic->GetIfIndex()) + ".pcap";
+        frames = nic->GetCounters().txPackets + nic->GetCounters().rxPackets;
+        // Every GPU's NIC has its file.
+        for (uint32_t r = 0; r < c.GetNRanks(); ++r)
+        {
+            const Ptr<RoceNetDevice> n = roce.GetNic(r);
+            const std::string name = prefix + "-" + std::to_string(n->GetNode()->GetId()) + "-" +
+                                     std::to_string(n->GetIfIndex()) + ".pcap";
+            EXPECT_TRUE(std::ifstream(name).good()) << name;
+            if (r != 0)
+            {
+                std::remove(name.c_str());
+            }
+        }
+        Simulator::Destroy(); // closes the captures (the devices' trace sinks hold them)
+    }
+
+    // libpcap file: 24-byte header (link type at offset 20), then 16-byte record headers
+    // (captured length at offset 8) each followed by its frame.
+    std::ifstream in(file, std::ios::binary);
+    ASSERT_TRUE(in.good()) << file;
+    uint32_t header[6] = {};
+    in.read(reinterpret_cast<char*>(header), sizeof(header));
+    EXPECT_EQ(header[0], 0xa1b2c3d4u); // written in host order
+    EXPECT_EQ(header[5], 1u);          // LINKTYPE_ETHERNET
+    uint64_t records = 0;
+    uint32_t record[4];
+    while (in.read(reinterpret_cast<char*>(record), sizeof(record)))
+    {
+        in.seekg(record[2], std::ios::cur);
+        ++records;
+    }
+    EXPECT_EQ(records, frames);
+    EXPECT_GE(frames, 16u);
+
+    if (std::system("command -v tshark > /dev/null 2>&1") != 0)
+    {
+        std::remove(file.c_str());
+        GTEST_SKIP() << "tshark not installed (apt-get install tshark)";
+    }
+    auto tshark = [&file](const std::string& args) {
+        std::string out;
+        FILE* pipe = popen(("tshark -r " + file + " " + args + " 2>/dev/null").c_str(), "r");
+        char buf[4096];
+        for (size_t n; pipe && (n = fread(buf, 1, sizeof(buf), pipe)) > 0;)
+        {
+            out.append(buf, n);
+        }
+        if (pipe)
+        {
+            pclose(pipe);
+        }
+        return out;
+    };
+    const std::string all = tshark("-T fields -e udp.dstport -e infiniband.bth.opcode");
+    const std::string sends = tshark("-Y \"infiniband.bth.opcode == 4\" -T fields -e frame.number");
+    const std::string malformed = tshark("-Y _ws.malformed -T fields -e frame.number");
+    std::remove(file.c_str());
+    uint64_t decoded = 0;
+    for (size_t at = all.find("4791\t"); at != std::string::npos; at = all.find("4791\t", at + 1))
+    {
+        ++decoded;
+    }
+    EXPECT_EQ(decoded, frames) << all;
+    EXPECT_EQ(std::count(sends.begin(), sends.end(), '\n'), 16) << sends;
+    EXPECT_EQ(malformed, "") << malformed;
+}
+
 // With the ideal endpoint (the wire alone) a 16 MiB message between servers is bound by
 // its NIC's wire: RoCE frames carry 62 B of headers and trailers + 20 B of preamble and
 // gap per 4096 B, InfiniBand 26 B + its framing, so the times differ by the ratio of the
@@ -149,6 +302,12 @@ TEST_F(RocePlane, BadFlagsAreRefusedNamingTheFlag)
         EXPECT_NE(error.find(name), std::string::npos) << flag << ": " << error;
         EXPECT_EQ(field, name) << flag;
     }
+    // A capture of the RoCE plane on an InfiniBand cluster.
+    ClusterConfig ib;
+    std::string field;
+    EXPECT_NE(Apply(ib, {"--preset=dgx-h100", "--pcap=/tmp/never"}, &field).find("roce"),
+              std::string::npos);
+    EXPECT_EQ(field, "pcap");
     ClusterConfig ok;
     ASSERT_EQ(Apply(ok, {"--preset=dgx-h100-roce", "--pfc=0", "--ecmp=spray", "--dcqcn=off"}), "");
     EXPECT_EQ(ok.scaleOut, "roce");

@@ -31,6 +31,23 @@ StopWhenComplete(WorkloadReplay* replay, uint32_t, uint32_t, const std::string&,
     }
 }
 
+void
+RecordReceived(std::vector<StudyMessage>* out,
+               GpuTransport* transport,
+               uint64_t,
+               uint32_t src,
+               uint32_t dst,
+               uint64_t bytes,
+               uint32_t plane,
+               Time duration)
+{
+    out->push_back(StudyMessage{src,
+                                dst,
+                                bytes,
+                                transport->GetPlane(plane)->GetPlaneName(),
+                                duration.GetNanoSeconds()});
+}
+
 } // namespace
 
 Ptr<FrontEndTransport>
@@ -82,10 +99,14 @@ RunWorkloadStudy(ClusterHelper& cluster,
         engine->SetResultsDatabase(db);
         replay->SetResultsDatabase(db);
     }
+    StudyResult r;
+    // The transport owns its trace sinks: a raw pointer, no reference cycle.
+    transport->TraceConnectWithoutContext(
+        "MessageReceived",
+        MakeBoundCallback(&RecordReceived, &r.received, PeekPointer(transport)));
     replay->Start();
     Simulator::Run();
 
-    StudyResult r;
     r.complete = replay->IsComplete();
     r.stuckReport = replay->GetStuckReport();
     r.simEndNs = Simulator::Now().GetNanoSeconds();

@@ -31,6 +31,16 @@ struct StudyPlaneStats
     double maxBusyUtil{0}; ///< the busiest link's busy time / simulated time
 };
 
+/// A GPU message that arrived: its flow completion time (submission to receipt).
+struct StudyMessage
+{
+    uint32_t srcRank{0};
+    uint32_t dstRank{0};
+    uint64_t bytes{0};
+    std::string plane;
+    int64_t completion_ns{0};
+};
+
 /// Outcome of one replay on a built cluster.
 struct StudyResult
 {
@@ -44,6 +54,7 @@ struct StudyResult
     uint64_t simEndNs{0};
     uint64_t endNs{0}; ///< the replay's last op end (front-end runs stop 100 us later)
     uint64_t messages{0};
+    std::vector<StudyMessage> received; ///< every message, in order of arrival
     /// ClusterHelper::CheckConservation at the end (when the cluster's check is on); a
     /// violation makes the result incomplete, with the report in stuckReport.
     CreditLinkConservationReport conservation;

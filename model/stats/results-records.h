@@ -37,6 +37,10 @@ struct LinkRecord
     int64_t creditStallNs{0};
     int64_t peakQueueBytes{0};
     int64_t drops{0};
+    // Version 5, lossless-Ethernet counters; -1 (NULL) on planes without PFC or ECN.
+    int64_t pfcPauseNs{-1};       //!< time the receiver's PFC kept the sender paused
+    int64_t pfcPauseFrames{-1};   //!< PFC frames (quanta > 0) the receiver sent to pause it
+    int64_t ecnMarkedPackets{-1}; //!< packets the transmitter marked CE
 };
 
 /// One row of `link_samples`: a link's cumulative transmitted bytes at one instant.

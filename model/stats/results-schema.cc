@@ -212,19 +212,25 @@ const RecordTable<LinkRecord>&
 TableOf<LinkRecord>()
 {
     using R = LinkRecord;
-    static const auto table = RecordTable<R>("links", RunKey::REFERENCE, {"link_id"})
-                                  .Column("link_id", &R::linkId)
-                                  .Column("plane", &R::plane)
-                                  .Column("src_node", &R::srcNode)
-                                  .Column("dst_node", &R::dstNode)
-                                  .Column("rate_bit_per_s", &R::rateBitPerS, Unit::BIT_PER_S)
-                                  .FormerlyNamed("rate_bps")
-                                  .Column("tx_bytes", &R::txBytes, Unit::BYTES)
-                                  .Column("tx_packets", &R::txPackets)
-                                  .Column("busy_ns", &R::busyNs, Unit::NS)
-                                  .Column("credit_stall_ns", &R::creditStallNs, Unit::NS)
-                                  .Column("peak_queue_bytes", &R::peakQueueBytes, Unit::BYTES)
-                                  .Column("drops", &R::drops);
+    constexpr auto nullable = RecordTable<R>::Nulls::NEGATIVE_OR_NAN;
+    static const auto table =
+        RecordTable<R>("links", RunKey::REFERENCE, {"link_id"})
+            .Column("link_id", &R::linkId)
+            .Column("plane", &R::plane)
+            .Column("src_node", &R::srcNode)
+            .Column("dst_node", &R::dstNode)
+            .Column("rate_bit_per_s", &R::rateBitPerS, Unit::BIT_PER_S)
+            .FormerlyNamed("rate_bps")
+            .Column("tx_bytes", &R::txBytes, Unit::BYTES)
+            .Column("tx_packets", &R::txPackets)
+            .Column("busy_ns", &R::busyNs, Unit::NS)
+            .Column("credit_stall_ns", &R::creditStallNs, Unit::NS)
+            .Column("peak_queue_bytes", &R::peakQueueBytes, Unit::BYTES)
+            .Column("drops", &R::drops)
+            // Version 5; NULL in rows written before.
+            .Column("pfc_pause_ns", &R::pfcPauseNs, Unit::NS, nullable)
+            .Column("pfc_pause_frames", &R::pfcPauseFrames, Unit::NONE, nullable)
+            .Column("ecn_marked_packets", &R::ecnMarkedPackets, Unit::NONE, nullable);
     return table;
 }
 
