@@ -157,7 +157,8 @@ MappingStudy(ScenarioRun& run, int argc, char* argv[])
     std::cout << "mapping-study: GPT-like " << model.layers << " layers, hidden " << model.hidden
               << ", seq " << model.seq << ", micro-batch " << model.microBatch << "; TP "
               << model.tp << " x DP " << model.dp << " on " << config.preset << " x "
-              << config.servers << ", " << model.iterations << " iterations\n";
+              << config.servers << ", " << model.iterations << " iterations, fidelity "
+              << config.GetFidelityName() << "\n";
     std::printf("%-28s %18s %18s\n", "", runs[0].second.c_str(), runs[1].second.c_str());
     auto row = [](const char* name, const std::string& a, const std::string& b) {
         std::printf("%-28s %18s %18s\n", name, a.c_str(), b.c_str());
@@ -182,6 +183,12 @@ MappingStudy(ScenarioRun& run, int argc, char* argv[])
         double util = -1;
         for (const auto& [plane, s] : r.planes)
         {
+            // A flow plane's devices count no bytes (doc/flow-mode.md): no utilisation to rank.
+            ClusterPlane p;
+            if (ClusterPlaneFromName(plane, p).empty() && config.IsFlowPlane(p))
+            {
+                continue;
+            }
             if (s.busyUtil > util)
             {
                 util = s.busyUtil;
@@ -196,6 +203,12 @@ MappingStudy(ScenarioRun& run, int argc, char* argv[])
     const std::string scaleOut = ClusterPlaneName(cluster.GetConfig().GetScaleOutPlane());
     for (const std::string& plane : {std::string("nvlink"), scaleOut})
     {
+        ClusterPlane p;
+        if (ClusterPlaneFromName(plane, p).empty() && config.IsFlowPlane(p))
+        {
+            row((plane + " tx, busy, peak").c_str(), "- (flow plane)", "- (flow plane)");
+            continue;
+        }
         std::string cells[2];
         for (int i = 0; i < 2; ++i)
         {
