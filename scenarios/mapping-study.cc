@@ -176,6 +176,11 @@ MappingStudy(ScenarioRun& run, int argc, char* argv[])
     row("  exposed PP",
         Ms(Exposed(out[0], ParallelismKind::Pp)),
         Ms(Exposed(out[1], ParallelismKind::Pp)));
+    // A flow plane's devices count no bytes (doc/flow-mode.md): no traffic or utilisation.
+    auto isFlow = [&config](const std::string& name) {
+        ClusterPlane p;
+        return ClusterPlaneFromName(name, p).empty() && config.IsFlowPlane(p);
+    };
     std::vector<std::string> busiest;
     for (const auto& r : out)
     {
@@ -183,9 +188,7 @@ MappingStudy(ScenarioRun& run, int argc, char* argv[])
         double util = -1;
         for (const auto& [plane, s] : r.planes)
         {
-            // A flow plane's devices count no bytes (doc/flow-mode.md): no utilisation to rank.
-            ClusterPlane p;
-            if (ClusterPlaneFromName(plane, p).empty() && config.IsFlowPlane(p))
+            if (isFlow(plane))
             {
                 continue;
             }
@@ -203,8 +206,7 @@ MappingStudy(ScenarioRun& run, int argc, char* argv[])
     const std::string scaleOut = ClusterPlaneName(cluster.GetConfig().GetScaleOutPlane());
     for (const std::string& plane : {std::string("nvlink"), scaleOut})
     {
-        ClusterPlane p;
-        if (ClusterPlaneFromName(plane, p).empty() && config.IsFlowPlane(p))
+        if (isFlow(plane))
         {
             row((plane + " tx, busy, peak").c_str(), "- (flow plane)", "- (flow plane)");
             continue;
