@@ -33,7 +33,8 @@ void
 ReplayOnDgxH100(benchmark::State& state,
                 const WorkloadTrace& trace,
                 uint32_t servers,
-                uint32_t granularityBytes)
+                uint32_t granularityBytes,
+                const std::string& fidelity = "packet")
 {
     bench::RunMeter meter;
     for (auto _ : state)
@@ -42,6 +43,7 @@ ReplayOnDgxH100(benchmark::State& state,
         ClusterConfig c;
         c.ApplyPreset("dgx-h100");
         c.servers = servers;
+        c.fidelity = fidelity;
         ClusterHelper cluster(c);
         if (granularityBytes > 0)
         {
@@ -105,6 +107,28 @@ BM_DataParallelIteration(benchmark::State& state)
                     static_cast<uint32_t>(state.range(2)) << 10);
 }
 
+// The same iteration at flow level (both GPU planes fluid, doc/flow-mode.md) with the
+// hierarchical allreduce (a ring per InfiniBand rail between two in-server phases on
+// NVLink): NVLS's in-switch reduction runs on the packet devices in either mode, the
+// hierarchical allreduce's phases are fluid.  Args: servers, gradient MiB.  Targets: the
+// 131,072-GPU (16,384-server) iteration with 1 GiB of gradients under 30 min.
+void
+BM_DataParallelIterationFlow(benchmark::State& state)
+{
+    const auto servers = static_cast<uint32_t>(state.range(0));
+    const std::string last = std::to_string(servers * 8 - 1);
+    const std::string text = "fabric-trace 1\nranks " + std::to_string(servers * 8) +
+                             "\ngroup dp 0-" + last + "\n0-" + last +
+                             " fwdbwd compute time=10ms\n0-" + last +
+                             " grad allreduce group=dp bytes=" + std::to_string(state.range(1)) +
+                             "MiB algorithm=hierarchical after=fwdbwd\n";
+    ReplayOnDgxH100(state,
+                    NativeTraceParser::ParseString(text, "dp-iteration-flow"),
+                    servers,
+                    0,
+                    "flow");
+}
+
 } // namespace
 
 // scripts/bench runs demo_tp8_dp2 and 2 servers by default, the 128- and 1024-GPU cases with
@@ -125,6 +149,14 @@ BENCHMARK(BM_DataParallelIteration)
     ->Args({128, 16, 0})
     ->Args({128, 1024, 0})
     ->Args({128, 1024, 64})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+// --full: 64 and 128 GPUs at flow level.  The allreduce's state grows about as servers²
+// (peak RSS 0.18 GB on 8 servers, 0.62 GB on 16, beyond 2.3 GB on 32): the 1,024-GPU point
+// and the target's 131,072 wait for a schedule kept shared across ranks.
+BENCHMARK(BM_DataParallelIterationFlow)
+    ->Args({8, 1024})
+    ->Args({16, 1024})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 

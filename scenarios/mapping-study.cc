@@ -157,7 +157,8 @@ MappingStudy(ScenarioRun& run, int argc, char* argv[])
     std::cout << "mapping-study: GPT-like " << model.layers << " layers, hidden " << model.hidden
               << ", seq " << model.seq << ", micro-batch " << model.microBatch << "; TP "
               << model.tp << " x DP " << model.dp << " on " << config.preset << " x "
-              << config.servers << ", " << model.iterations << " iterations\n";
+              << config.servers << ", " << model.iterations << " iterations, fidelity "
+              << config.GetFidelityName() << "\n";
     std::printf("%-28s %18s %18s\n", "", runs[0].second.c_str(), runs[1].second.c_str());
     auto row = [](const char* name, const std::string& a, const std::string& b) {
         std::printf("%-28s %18s %18s\n", name, a.c_str(), b.c_str());
@@ -175,6 +176,11 @@ MappingStudy(ScenarioRun& run, int argc, char* argv[])
     row("  exposed PP",
         Ms(Exposed(out[0], ParallelismKind::Pp)),
         Ms(Exposed(out[1], ParallelismKind::Pp)));
+    // A flow plane's devices count no bytes (doc/flow-mode.md): no traffic or utilisation.
+    auto isFlow = [&config](const std::string& name) {
+        ClusterPlane p;
+        return ClusterPlaneFromName(name, p).empty() && config.IsFlowPlane(p);
+    };
     std::vector<std::string> busiest;
     for (const auto& r : out)
     {
@@ -182,6 +188,10 @@ MappingStudy(ScenarioRun& run, int argc, char* argv[])
         double util = -1;
         for (const auto& [plane, s] : r.planes)
         {
+            if (isFlow(plane))
+            {
+                continue;
+            }
             if (s.busyUtil > util)
             {
                 util = s.busyUtil;
@@ -196,6 +206,11 @@ MappingStudy(ScenarioRun& run, int argc, char* argv[])
     const std::string scaleOut = ClusterPlaneName(cluster.GetConfig().GetScaleOutPlane());
     for (const std::string& plane : {std::string("nvlink"), scaleOut})
     {
+        if (isFlow(plane))
+        {
+            row((plane + " tx, busy, peak").c_str(), "- (flow plane)", "- (flow plane)");
+            continue;
+        }
         std::string cells[2];
         for (int i = 0; i < 2; ++i)
         {

@@ -161,7 +161,8 @@ PlaneSizing(ScenarioRun& run, int argc, char* argv[])
     WorkloadTrace trace = TransformerTraceGenerator(model).GenerateTrace(); // throws InputError
     std::printf("plane-sizing: GPT-like %u layers, hidden %u, seq %u, micro-batch %u; TP %u x "
                 "PP %u x DP %u on %s x %u, %u iteration(s); per first-stage GPU and iteration "
-                "%llu B loaded, per GPU %llu B checkpointed; knee: next doubling gains < %g%%\n",
+                "%llu B loaded, per GPU %llu B checkpointed; knee: next doubling gains < %g%%; "
+                "fidelity %s\n",
                 model.layers,
                 model.hidden,
                 model.seq,
@@ -174,7 +175,8 @@ PlaneSizing(ScenarioRun& run, int argc, char* argv[])
                 model.iterations,
                 static_cast<unsigned long long>(model.loadBytes),
                 static_cast<unsigned long long>(model.checkpointBytes),
-                100 * threshold);
+                100 * threshold,
+                base.GetFidelityName().c_str());
     const auto wallStart = std::chrono::steady_clock::now();
     // One replay per (plane, factor); factor 1 is the same cluster for every plane: run once.
     std::map<std::pair<int, double>, StudyResult> runs;
@@ -228,7 +230,9 @@ PlaneSizing(ScenarioRun& run, int argc, char* argv[])
                 return 2;
             }
             auto it = r.planes.find(ClusterPlaneName(plane));
-            traffic = traffic || (it != r.planes.end() && it->second.txBytes > 0);
+            // A flow plane's devices count no bytes (doc/flow-mode.md): assume it carries some.
+            traffic = traffic || base.IsFlowPlane(plane) ||
+                      (it != r.planes.end() && it->second.txBytes > 0);
             points.push_back({f, r.meanIterationNs});
             std::printf(" %7.3f ms", r.meanIterationNs / 1e6);
             std::fflush(stdout);

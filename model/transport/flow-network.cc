@@ -254,6 +254,13 @@ FlowNetwork::Recompute()
     std::size_t unfrozen = m_componentFlows.size();
     while (unfrozen > 0)
     {
+        // Links without unfrozen demand never set a level again: drop them from the scan
+        // (same links in the same order otherwise; a large component has many levels).
+        m_componentLinks.erase(
+            std::remove_if(m_componentLinks.begin(),
+                           m_componentLinks.end(),
+                           [this](uint32_t l) { return m_links[l].demand <= 0; }),
+            m_componentLinks.end());
         double level = std::numeric_limits<double>::infinity();
         for (uint32_t l : m_componentLinks)
         {
@@ -297,7 +304,9 @@ FlowNetwork::Recompute()
     {
         const uint32_t id = m_componentFlows[i];
         Flow& f = m_flows[id];
-        if (f.rate == oldRate[i] && f.drain.IsRunning())
+        // A flow with a rate before has its drain pending (Drain takes it off its links
+        // before any recompute sees it): the test saves a look into the event per flow.
+        if (f.rate == oldRate[i] && oldRate[i] > 0)
         {
             continue;
         }
