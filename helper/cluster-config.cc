@@ -307,6 +307,10 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
     cmd.AddValue("ecn", "RoCE: ECN marking at the switches, 1 or 0", cli.ecn);
     cmd.AddValue("dcqcn", "RoCE: DCQCN congestion control at the NICs, 1 or 0", cli.dcqcn);
     cmd.AddValue("ecmp", "RoCE: multipath: hash (five-tuple), spray, adaptive", cli.ecmp);
+    cmd.AddValue("sharedBuffer_bytes",
+                 "RoCE: packet buffer each switch shares among its ingress queues (dynamic "
+                 "thresholds); 0: 1 MiB per ingress queue; -1 = preset (0)",
+                 cli.sharedBuffer_bytes);
     cmd.AddValue("pcap",
                  "RoCE: write Ethernet pcap of every GPU's NIC as PREFIX-<node>-<ifindex>.pcap",
                  cli.pcap);
@@ -431,6 +435,10 @@ ClusterConfig::ApplyCommandLine(std::string* field)
     if (!o.ecmp.empty())
     {
         roceEcmp = o.ecmp;
+    }
+    if (o.sharedBuffer_bytes >= 0)
+    {
+        roceSharedBuffer_bytes = static_cast<uint64_t>(o.sharedBuffer_bytes);
     }
     if (!o.pcap.empty())
     {
@@ -632,6 +640,10 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
         p.Set("cluster.ecn", roceEcn ? "1" : "0");
         p.Set("cluster.dcqcn", roceDcqcn ? "1" : "0");
         p.Set("cluster.ecmp", roceEcmp);
+        if (roceSharedBuffer_bytes > 0)
+        {
+            p.Set("cluster.sharedBuffer_bytes", roceSharedBuffer_bytes);
+        }
     }
     // NCCL's variables change what runs: a run records those that were set.
     for (auto [name, value] : {std::pair<const char*, const std::string*>{"NCCL_ALGO", &nccl.algo},
@@ -736,6 +748,11 @@ ClusterConfig::Validate(std::string* field) const
     if (roceEcmp != "hash" && roceEcmp != "spray" && roceEcmp != "adaptive")
     {
         return fail("ecmp", "unknown --ecmp '" + roceEcmp + "'; valid: hash, spray, adaptive");
+    }
+    if (roceSharedBuffer_bytes > 0 && scaleOut != "roce")
+    {
+        return fail("sharedBuffer_bytes",
+                    "--sharedBuffer_bytes sizes the RoCE switches' buffer: needs --scaleOut=roce");
     }
     if (!pcap.empty() && scaleOut != "roce")
     {

@@ -78,6 +78,9 @@ struct ClusterConfig
     bool roceEcn{true};           //!< RoCE: switches mark ECN (RED on egress)
     bool roceDcqcn{true};         //!< RoCE: NICs run DCQCN
     std::string roceEcmp{"hash"}; //!< RoCE: hash (five-tuple), spray, adaptive
+    /// RoCE: bytes of packet buffer each switch shares among its ingress queues (dynamic
+    /// thresholds, RoceSharedBuffer); 0: every ingress queue has 1 MiB of its own.
+    uint64_t roceSharedBuffer_bytes{0};
     /// RoCE: Ethernet pcap of every GPU's NIC, PREFIX-<node>-<ifindex>.pcap; "" = none.
     std::string pcap;
 
@@ -220,6 +223,7 @@ struct ClusterConfig
         std::string ecn;
         std::string dcqcn;
         std::string ecmp;
+        int64_t sharedBuffer_bytes{-1};
         std::string pcap;
         int64_t ethPortsPerServer{-1};
         double ethRate_gbit_per_s{-1};

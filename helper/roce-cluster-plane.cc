@@ -117,6 +117,12 @@ RoceClusterPlane::Build(const ClusterConfig& c, const ClusterLayout& layout, Clu
                                       : c.roceEcmp == "adaptive" ? RoceSwitch::ECMP_ADAPTIVE
                                                                  : RoceSwitch::ECMP_HASH));
     roce.SetCongestionControl(c.roceDcqcn ? "ns3::RoceDcqcn" : "");
+    if (c.roceSharedBuffer_bytes > 0)
+    {
+        // Each switch's ingress queues share one buffer under dynamic thresholds; the NICs
+        // keep their own per-queue buffers.
+        roce.SetSharedBuffer(c.roceSharedBuffer_bytes, 1.0);
+    }
     std::vector<Ptr<Node>> nodeOf(t.GetNNodes());
     std::vector<int64_t> rankOfNode(t.GetNNodes(), -1);
     for (uint32_t r = 0; r < layout.GetNRanks(); ++r)

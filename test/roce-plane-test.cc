@@ -13,6 +13,7 @@
 #include "ns3/names.h"
 #include "ns3/results-database.h"
 #include "ns3/roce-cluster-plane.h"
+#include "ns3/roce-shared-buffer.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -315,4 +316,47 @@ TEST_F(RocePlane, BadFlagsAreRefusedNamingTheFlag)
     EXPECT_FALSE(ok.roceDcqcn);
     EXPECT_TRUE(ok.roceEcn);
     EXPECT_EQ(ok.roceEcmp, "spray");
+}
+
+// --sharedBuffer_bytes: every RoCE switch of the cluster shares one buffer of that size among
+// its ingress queues (dynamic thresholds, RoceSharedBuffer; its split is tested in
+// roce-test.cc) and runs its ports' PFC from it; a 3-to-1 incast of 4 MiB each on 4 MiB per
+// switch stays lossless and delivers every byte (exact counts).  The flag needs RoCE.
+TEST_F(RocePlane, SharedBufferFlagGivesEverySwitchOneBuffer)
+{
+    ClusterConfig c;
+    ASSERT_EQ(
+        Apply(
+            c,
+            {"--preset=dgx-h100-roce", "--servers=4", "--dcqcn=0", "--sharedBuffer_bytes=4194304"}),
+        "");
+    ClusterHelper cluster(c);
+    ASSERT_EQ(cluster.TryBuild(), "");
+    auto& roce = dynamic_cast<RoceClusterPlane&>(cluster.GetPlaneBuilder(ClusterPlane::ROCE));
+    Ptr<Node> leaf = Names::Find<Node>("roce/leaf0");
+    ASSERT_NE(leaf, nullptr);
+    Ptr<RoceSharedBuffer> buffer = leaf->GetObject<RoceSharedBuffer>();
+    ASSERT_NE(buffer, nullptr);
+    EXPECT_EQ(buffer->GetSizeBytes(), 4194304u);
+    Ptr<GpuTransport> transport = cluster.InstallTransport("dp");
+    uint32_t done = 0;
+    auto count = MakeBoundCallback(
+        +[](uint32_t* n) { ++*n; },
+        &done);
+    for (uint32_t src : {8u, 16u, 24u})
+    {
+        transport->SendMessage(src, 0, 4 << 20, GpuTransport::DoneCallback(), count);
+    }
+    Simulator::Run();
+    EXPECT_EQ(done, 3u);
+    EXPECT_EQ(transport->GetRxBytes(0), 3u * (4 << 20));
+    EXPECT_EQ(roce.GetTotals().drops, 0u);
+    Simulator::Destroy();
+    Names::Clear();
+    ClusterConfig ib;
+    std::string field;
+    EXPECT_NE(Apply(ib, {"--preset=dgx-h100", "--sharedBuffer_bytes=1048576"}, &field)
+                  .find("needs --scaleOut=roce"),
+              std::string::npos);
+    EXPECT_EQ(field, "sharedBuffer_bytes");
 }
