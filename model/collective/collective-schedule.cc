@@ -517,26 +517,36 @@ TreeDepth(const std::vector<int32_t>& parents)
     return d.empty() ? 0 : *std::max_element(d.begin(), d.end());
 }
 
+namespace
+{
+// NCCL's chunk rule for pipelined trees and chains (enqueue.cc): halve the chunk while the
+// buffer gives fewer than depth x a chunks per way above 128 KiB, depth x b above 64 KiB and
+// depth above 32 KiB.
+uint64_t
+HalvedChunkBytes(uint64_t bytes, uint64_t ways, uint64_t depth, uint64_t c, uint64_t a, uint64_t b)
+{
+    while (bytes / (ways * c) < depth * a && c > 131072)
+    {
+        c /= 2;
+    }
+    while (bytes / (ways * c) < depth * b && c > 65536)
+    {
+        c /= 2;
+    }
+    while (bytes / (ways * c) < depth && c > 32768)
+    {
+        c /= 2;
+    }
+    return c;
+}
+} // namespace
+
 uint64_t
 TreeChunkBytes(uint64_t bytes, uint32_t depth, uint64_t maxChunkBytes)
 {
     // NCCL (enqueue.cc, tree + Simple protocol): halve the chunk while the buffer
     // gives too few chunks per tree to fill a pipeline of `depth` levels.
-    const uint64_t trees = 2;
-    uint64_t c = maxChunkBytes;
-    while (bytes / (trees * c) < depth * 8 && c > 131072)
-    {
-        c /= 2;
-    }
-    while (bytes / (trees * c) < depth * 4 && c > 65536)
-    {
-        c /= 2;
-    }
-    while (bytes / (trees * c) < depth && c > 32768)
-    {
-        c /= 2;
-    }
-    return c;
+    return HalvedChunkBytes(bytes, 2, depth, maxChunkBytes, 8, 4);
 }
 
 uint64_t
@@ -1076,22 +1086,12 @@ PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
 uint64_t
 CollNetChainChunkBytes(uint64_t bytes, uint32_t channels, uint32_t depth)
 {
-    const uint64_t nc = std::max<uint32_t>(channels, 1);
-    const uint64_t d = std::max<uint32_t>(depth, 1);
-    uint64_t chunk = 256 * 1024;
-    while (bytes / (nc * chunk) < d * 64 && chunk > 131072)
-    {
-        chunk /= 2;
-    }
-    while (bytes / (nc * chunk) < d * 8 && chunk > 65536)
-    {
-        chunk /= 2;
-    }
-    while (bytes / (nc * chunk) < d && chunk > 32768)
-    {
-        chunk /= 2;
-    }
-    return chunk;
+    return HalvedChunkBytes(bytes,
+                            std::max<uint32_t>(channels, 1),
+                            std::max<uint32_t>(depth, 1),
+                            256 * 1024,
+                            64,
+                            8);
 }
 
 PerRank
