@@ -32,21 +32,32 @@ constexpr uint32_t kMaxHops = 16;
 TypeId
 FlowTransportPlane::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::FlowTransportPlane")
-                            .SetParent<TransportPlane>()
-                            .SetGroupName("AiFabric")
-                            .AddConstructor<FlowTransportPlane>()
-                            .AddAttribute("SourceQueue",
-                                          "Messages to one destination (on any channel) that "
-                                          "fit what the rank's devices take before they "
-                                          "refuse (NVLink bundles' TxQueueBytes, the HCA's "
-                                          "MessageQueueBytes) with those queued before them drain "
-                                          "one after another, as whole messages do in those "
-                                          "first-in first-out queues; larger ones, and "
-                                          "messages to other destinations, share max-min",
-                                          BooleanValue(true),
-                                          MakeBooleanAccessor(&FlowTransportPlane::m_sourceQueue),
-                                          MakeBooleanChecker());
+    static TypeId tid =
+        TypeId("ns3::FlowTransportPlane")
+            .SetParent<TransportPlane>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<FlowTransportPlane>()
+            .AddAttribute("SourceQueue",
+                          "Messages to one destination (on any channel) that "
+                          "fit what the rank's devices take before they "
+                          "refuse (NVLink bundles' TxQueueBytes, the HCA's "
+                          "MessageQueueBytes) with those queued before them drain "
+                          "one after another, as whole messages do in those "
+                          "first-in first-out queues; larger ones, and "
+                          "messages to other destinations, share max-min",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FlowTransportPlane::m_sourceQueue),
+                          MakeBooleanChecker())
+            .AddAttribute("LastPacketInTurn",
+                          "The last packet of each message that shares the "
+                          "rank's devices (one outside SourceQueue) leaves in "
+                          "turn with the last packets of the other messages to "
+                          "the same destination, as the injector's round-robin "
+                          "gives each its own slot: messages that drain together "
+                          "complete one packet apart, not all at once",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FlowTransportPlane::m_lastPacketInTurn),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -431,6 +442,11 @@ FlowTransportPlane::Launch(const Pending& p, bool queued)
     const Path& path = GetPath(srcRank, dstRank);
     const auto first = static_cast<uint32_t>(std::min<uint64_t>(bytes, packetBytes));
     Simulator::Schedule(FirstIn(path, first), [this, messageId]() { m_firstIn(messageId); });
+    if (!queued && m_lastPacketInTurn)
+    {
+        LaunchBodyThenTail(p, path, first);
+        return;
+    }
     Move(
         path,
         bytes,
@@ -463,6 +479,71 @@ FlowTransportPlane::Move(const Path& path,
         // packet crosses one bundle: it is in no earlier than that packet.
         const Time at = std::max(Simulator::Now() + tail, firstInAt);
         Simulator::Schedule(at - Simulator::Now(), delivered);
+    });
+}
+
+void
+FlowTransportPlane::LaunchBodyThenTail(const Pending& p,
+                                       const Path& path,
+                                       uint32_t firstPacketBytes)
+{
+    // The injector hands the rank's active messages one packet per turn: n equal messages
+    // of k packets each put their first k - 1 packets on the wire interleaved (the fluid
+    // share) and then their last packets one per turn, so they complete one packet apart
+    // from ((k - 1) n + 1) packets on, not all at n k.
+    const uint64_t packetBytes = std::max<uint32_t>(p.packetBytes, 1);
+    const uint64_t packets = std::max<uint64_t>(1, (p.bytes + packetBytes - 1) / packetBytes);
+    const uint64_t tailBytes = p.bytes - (packets - 1) * packetBytes;
+    const uint64_t bodyBytes = p.bytes - tailBytes;
+    const Tail tail{p.src,
+                    p.dst,
+                    tailBytes,
+                    firstPacketBytes,
+                    p.messageId,
+                    Simulator::Now() + FirstIn(path, firstPacketBytes)};
+    if (bodyBytes == 0)
+    {
+        QueueTail(tail);
+        return;
+    }
+    // Whole packets of fine units: body and tail put exactly the message's wire bytes on.
+    m_network->Start(path.uses, WireBytes(bodyBytes), 1.0, [this, tail]() { QueueTail(tail); });
+}
+
+void
+FlowTransportPlane::QueueTail(const Tail& tail)
+{
+    TailTurns& turns = m_tails[uint64_t{tail.src} << 32 | tail.dst];
+    if (turns.busy)
+    {
+        turns.waiting.push_back(tail);
+        return;
+    }
+    turns.busy = true;
+    StartTail(tail);
+}
+
+void
+FlowTransportPlane::StartTail(const Tail& tail)
+{
+    const Path& path = GetPath(tail.src, tail.dst);
+    const Time latency = TailLatency(path, tail.firstPacketBytes);
+    m_network->Start(path.uses, WireBytes(tail.bytes), 1.0, [this, tail, latency]() {
+        TailTurns& turns = m_tails[uint64_t{tail.src} << 32 | tail.dst];
+        if (turns.waiting.empty())
+        {
+            turns.busy = false;
+        }
+        else
+        {
+            const Tail next = turns.waiting.front();
+            turns.waiting.pop_front();
+            StartTail(next);
+        }
+        m_drained(tail.messageId);
+        const Time at = std::max(Simulator::Now() + latency, tail.firstInAt);
+        const uint64_t id = tail.messageId;
+        Simulator::Schedule(at - Simulator::Now(), [this, id]() { m_delivered(id); });
     });
 }
 

@@ -137,10 +137,32 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
         std::deque<Pending> waiting;
     };
 
+    /// A shared message's last packet (LastPacketInTurn): it leaves after the message's
+    /// other packets, in turn with the last packets to the same destination.
+    struct Tail
+    {
+        uint32_t src{0};
+        uint32_t dst{0};
+        uint64_t bytes{0};
+        uint32_t firstPacketBytes{0};
+        uint64_t messageId{0};
+        Time firstInAt; //!< the message's first packet is in; delivered no earlier
+    };
+
+    struct TailTurns
+    {
+        bool busy{false};
+        std::deque<Tail> waiting;
+    };
+
     uint64_t GetSourceQueueBytes(uint32_t srcRank);
     /// Starts \p p's flow; \p queued: it is the head of its rank's transmit queue.
     void Launch(const Pending& p, bool queued);
     void NextQueued(uint32_t srcRank, uint32_t dstRank, uint64_t drainedBytes);
+    /// LastPacketInTurn: all but the last packet as one shared flow, then the last packet.
+    void LaunchBodyThenTail(const Pending& p, const Path& path, uint32_t firstPacketBytes);
+    void QueueTail(const Tail& tail);
+    void StartTail(const Tail& tail);
     /// One flow of \p bytes over \p path: \p drained when its last byte has left, \p delivered
     /// when it is in (the tail latency later, no earlier than its first packet).
     void Move(const Path& path,
@@ -171,7 +193,9 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
     uint32_t m_fineBytes{0};
     uint32_t m_overheadBytes{0};
     bool m_sourceQueue{true};
-    std::unordered_map<uint64_t, Source> m_sources; //!< (src << 32 | dst)
+    bool m_lastPacketInTurn{true};
+    std::unordered_map<uint64_t, TailTurns> m_tails; //!< (src << 32 | dst)
+    std::unordered_map<uint64_t, Source> m_sources;  //!< (src << 32 | dst)
     std::unordered_map<uint32_t, uint64_t> m_queueBytes;
     MessageCallback m_firstIn;
     MessageCallback m_drained;
