@@ -42,7 +42,10 @@ class CreditLinkNetDevice;
  * the next when one has drained); with SourceQueue, messages to one destination that fit
  * what the source's devices take before they refuse (NVLink bundles' TxQueueBytes, the HCA's
  * MessageQueueBytes) drain in order across channels too, as whole messages leave those
- * first-in first-out queues in packet mode.
+ * first-in first-out queues in packet mode.  With LastPacketInTurn, the other messages
+ * share the wire for all but their last packet; the last packets of the messages to one
+ * destination then leave one after another, as the injector's round-robin gives each its
+ * own turn, so messages that started together complete one packet apart.
  *
  * What only the packet model has: credit stalls and buffer occupancy, head-of-line
  * blocking, switch arbitration order, congestion control and link counters (the packet
