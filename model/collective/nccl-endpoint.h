@@ -156,6 +156,18 @@ class NcclEndpoint : public Object
                                         CollectiveAlgorithm algorithm,
                                         uint32_t channels) const;
 
+    /// Simple ring chunk and slice of one channel, in protocol steps (ChunkBytes each).
+    uint32_t GetRingChunkSteps() const;
+    uint32_t GetRingSliceSteps() const;
+    /// Bytes of one point-to-point step over NVLink.
+    uint64_t GetP2pChunkBytes() const;
+    /**
+     * Channels NCCL runs a point-to-point send of \p bytes to one peer on, inside one
+     * NVLink domain of \p ranks ranks (src/enqueue.cc addP2pToPlan): from 4 on 8 ranks
+     * of 32 channels up to P2pChannelsPerPeer for parts above 32 chunks.
+     */
+    uint32_t P2pChannels(uint64_t bytes, uint32_t ranks) const;
+
     /// NCCL_ALGO's names for the engine's algorithms ("Ring", "Tree", "NVLS", "NVLSTree", ...).
     static std::string NcclAlgorithmNames();
 
@@ -188,6 +200,10 @@ class NcclEndpoint : public Object
     Time m_patBaseLatency;
     Time m_patRankLatency;
     double m_patEfficiency;
+    uint32_t m_ringChunkSteps;
+    uint32_t m_ringSliceSteps;
+    uint64_t m_p2pChunkBytes;
+    uint32_t m_p2pChannelsPerPeer;
     std::string m_algorithms;
     std::string m_protocolList;
     uint32_t m_nvlsEnable;
