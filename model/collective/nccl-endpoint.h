@@ -149,8 +149,9 @@ class NcclEndpoint : public Object
      * GB/s one channel of \p algorithm moves at most: NCCL's ring graph gives each of the
      * call's \p channels an equal share of the ring's rate (search.cc nChannels x bwIntra,
      * connect.cc doubling the channels and halving the share).  Ring: RingRate; the
-     * hierarchical allreduce's rings inside a domain: its NVLink rate; 0 for the others and
-     * when the planes cannot tell their rates.
+     * hierarchical allreduce's rings inside a domain and an alltoall's p2p channels inside
+     * one domain (the communicator's channels): its NVLink rate; 0 for the others and when
+     * the planes cannot tell their rates.
      */
     double RingChannelShare_gbyte_per_s(const NcclTuneInput& in,
                                         CollectiveAlgorithm algorithm,
