@@ -761,16 +761,21 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
         else if (run->how.algorithm == Algo::Direct && run->call.kind == CollectiveKind::AllToAll &&
                  run->how.graphChannel_gbyte_per_s > 0)
         {
-            // One message per peer on its NCCL p2p channels (src/enqueue.cc), each at the
-            // graph's channel share and in steps of P2pChunkBytes.
+            // One message per peer on its NCCL p2p channels (src/enqueue.cc), in steps of
+            // P2pChunkBytes.  A channel (one SM) moves the graph's channel share, split
+            // evenly among the sends it runs (src/device/sendrecv.h: nWarps / nWorks), the
+            // rank's send to itself among them: ranks x channels per peer over the p2p
+            // channels, at least one.
             const uint64_t p2p = std::max<uint64_t>(m_endpoint->GetP2pChunkBytes(), 1);
             const auto ranks = static_cast<uint32_t>(run->call.ranks.size());
             const uint64_t peer = (run->call.bytes + ranks - 1) / std::max<uint32_t>(ranks, 1);
             const uint32_t c = m_endpoint->P2pChannels(peer, ranks);
             const uint64_t part = (peer + c - 1) / c;
+            const double works =
+                std::max(1.0, double(c) * ranks / m_endpoint->GetP2pChannelCount());
             run->channelStep = run->ringHop[0] * static_cast<int64_t>((part + p2p - 1) / p2p);
-            run->channelRate =
-                DataRate(static_cast<uint64_t>(c * run->how.graphChannel_gbyte_per_s * 8e9));
+            run->channelRate = DataRate(
+                static_cast<uint64_t>(c * run->how.graphChannel_gbyte_per_s / works * 8e9));
         }
     }
 }

@@ -900,17 +900,25 @@ NcclEndpoint::GetP2pChunkBytes() const
 }
 
 uint32_t
-NcclEndpoint::P2pChannels(uint64_t bytes, uint32_t ranks) const
+NcclEndpoint::GetP2pChannelCount() const
 {
-    // src/enqueue.cc: the p2p channels (the communicator's, rounded up to a power of two)
-    // are shared by the peers of a round, so a peer starts on nChannelsMin, halved while
-    // nChannelsMin x ranks exceed them; a send takes at most one channel per 1/8 chunk and
-    // doubles its channels while each part is above 32 chunks (addP2pToPlan, one node).
+    // src/graph/paths.cc ncclTopoComputeP2pChannels: the communicator's, a power of two.
     uint32_t p2p = 1;
     while (p2p < m_maxChannels)
     {
         p2p *= 2;
     }
+    return p2p;
+}
+
+uint32_t
+NcclEndpoint::P2pChannels(uint64_t bytes, uint32_t ranks) const
+{
+    // src/enqueue.cc: the p2p channels are shared by the peers of a round, so a peer
+    // starts on nChannelsMin, halved while nChannelsMin x ranks exceed them; a send takes
+    // at most one channel per 1/8 chunk and doubles its channels while each part is above
+    // 32 chunks (addP2pToPlan, one node).
+    const uint32_t p2p = GetP2pChannelCount();
     const uint32_t perPeer = std::min(m_p2pChannelsPerPeer, p2p);
     uint32_t minChannels = perPeer;
     while (uint64_t(minChannels) * std::max<uint32_t>(ranks, 1) > p2p && minChannels > 1)

@@ -168,6 +168,8 @@ class NcclEndpoint : public Object
      * of 32 channels up to P2pChannelsPerPeer for parts above 32 chunks.
      */
     uint32_t P2pChannels(uint64_t bytes, uint32_t ranks) const;
+    /// NCCL's p2p channels: MaxChannels rounded up to a power of two.
+    uint32_t GetP2pChannelCount() const;
 
     /// NCCL_ALGO's names for the engine's algorithms ("Ring", "Tree", "NVLS", "NVLSTree", ...).
     static std::string NcclAlgorithmNames();
