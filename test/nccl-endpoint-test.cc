@@ -9,8 +9,11 @@
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-engine.h"
+#include "ns3/collective-schedule.h"
 #include "ns3/config.h"
+#include "ns3/data-rate.h"
 #include "ns3/gpu-endpoint-set.h"
+#include "ns3/gpu-transport.h"
 #include "ns3/names.h"
 #include "ns3/nccl-endpoint.h"
 #include "ns3/simulator.h"
@@ -97,7 +100,9 @@ Us(const CollectiveResult& r)
 //   LL     6.6 + 0.6 us, 141 GB/s (llMaxBws; its 2x wire bytes, 282 GB/s, fit the 370.8 GB/s
 //          NVLink endpoint)                                   = 36.9 us
 //   LL128 14.0 + 1.9 us, 36.7 GB/s per channel (perChMaxRingLL128Bws) = 130.2 us
-//   Simple 8.4 + 3.4 us, the endpoint's 18 x 20.6 GB/s = 370.8 GB/s    = 23.1 us
+//   Simple 8.4 us + 4 x 3.4 us, the endpoint's 18 x 20.6 GB/s = 370.8 GB/s = 33.3 us: its
+//          4 MiB are two 2 MiB chunks (RingChunkSteps 4 x 512 KiB) of two 1 MiB slices
+//          each, and each slice's fence and flag (the hop latency) follow its data
 // Tolerance 3 % + 1 us: the wire's own latency and the last piece's serialisation.
 TEST_F(NcclEndpointTest, EachProtocolOnTwoRanksIsLatencyPlusBytesOverItsBandwidth)
 {
@@ -110,7 +115,7 @@ TEST_F(NcclEndpointTest, EachProtocolOnTwoRanksIsLatencyPlusBytesOverItsBandwidt
 
     for (const Case& c : {Case{"LL", 6.6 + 0.6, 141.0},
                           Case{"LL128", 14.0 + 1.9, 36.7},
-                          Case{"Simple", 8.4 + 3.4, 370.8}})
+                          Case{"Simple", 8.4 + 4 * 3.4, 370.8}})
     {
         SCOPED_TRACE(c.proto);
         Fabric f(1);
@@ -211,13 +216,17 @@ TEST_F(NcclEndpointTest, NicBehindPcieCapsAGpusNetworkRate)
     }
 }
 
-// The SMs drive NVLink at 20.6 GB/s per link (NCCL SM90_NVLINK_BW): a 1 GiB ring allreduce
-// over 8 GPUs levels off at 18 x 20.6 = 370.8 GB/s busbw, not the 423 GB/s of payload the
-// links carry (ideal set).  Within -3 % / +0.5 % of each.
+// The SMs drive NVLink at 20.6 GB/s per link (NCCL SM90_NVLINK_BW): a 256 MiB ring allreduce
+// over 8 GPUs levels off below 18 x 20.6 = 370.8 GB/s busbw, not at the 423 GB/s of payload
+// the links carry (ideal set).  With h100 each of the 32 channels moves 1 MiB chunks in two
+// 512 KiB slices at 370.8 / 32 GB/s (45.2 us), each followed by its 3.4 us fence and flag:
+// 370.8 x 45.2 / (45.2 + 3.4) = 345.0 GB/s.  Within -3 % / +0.5 % of each.
 TEST_F(NcclEndpointTest, RingBusBandwidthStopsAtTheGpusNvlinkRate)
 {
-    for (auto [endpoint, gbyte] : {std::pair<const char*, double>{"h100", 370.8},
-                                   std::pair<const char*, double>{"ideal", 423.5}})
+    const double slice_us = 512.0 * 1024 / (370.8 / 32 * 1e3);
+    for (auto [endpoint, gbyte] :
+         {std::pair<const char*, double>{"h100", 370.8 * slice_us / (slice_us + 3.4)},
+          std::pair<const char*, double>{"ideal", 423.5}})
     {
         SCOPED_TRACE(endpoint);
         Fabric f(1, endpoint);
@@ -259,10 +268,13 @@ TEST_F(NcclEndpointTest, SmallAllReduceHasTheProtocolsLatencyFloor)
 
 // A ring channel moves at most its share of NCCL's ring graph: the ring's rate / the call's
 // channels, 370.8 / 32 = 11.59 GB/s on one dgx-h100 (0.1 %).  An 8-GPU allgather of 32 MiB is
-// one loop of the ring: 8 simulated channels (each standing for 4 of NCCL's, 46.35 GB/s) x 8
-// pieces of 512 KiB, and each piece crosses 7 hops one after the other, so the call takes at
-// least base + 7 x (hop latency + 512 KiB / 46.35 GB/s) = 8.4 + 7 x (3.4 + 11.31) = 111.4 us,
-// against 79.2 us of bandwidth alone (7/8 x 32 MiB / 370.8 GB/s).  Within 0 / +12 % of it.
+// one loop of the ring: each of NCCL's 32 channels moves a 128 KiB chunk per rank and step,
+// in two 64 KiB slices (prims_simple.h: half a chunk, at least 32 KiB); a simulated channel
+// stands for 4 of them (46.35 GB/s, slices of 256 KiB).  Each receiving channel takes 7 steps
+// x 2 slices one after the other, each slice its data and then its fence and flag (3.4 us), so
+// the call takes at least base + 14 x (3.4 + 256 KiB / 46.35 GB/s) = 8.4 + 14 x (3.4 + 5.66)
+// = 135.2 us, against 79.2 us of bandwidth alone (7/8 x 32 MiB / 370.8 GB/s).  Within
+// 0 / +12 % of it.
 TEST_F(NcclEndpointTest, RingChannelsMoveTheirShareOfTheGraph)
 {
     Fabric f(1);
@@ -275,7 +287,7 @@ TEST_F(NcclEndpointTest, RingChannelsMoveTheirShareOfTheGraph)
     EXPECT_EQ(how.simulatedChannels, 8u);
     EXPECT_NEAR(how.graphChannel_gbyte_per_s, 370.8 / 32, 0.001 * 370.8 / 32);
     const CollectiveResult r = f.Run(CollectiveKind::AllGather, call.ranks, call.bytes);
-    const double model_us = 8.4 + 7 * (3.4 + 512.0 * 1024 / (4 * 370.8 / 32 * 1e3));
+    const double model_us = 8.4 + 14 * (3.4 + 256.0 * 1024 / (4 * 370.8 / 32 * 1e3));
     std::cout << "[endpoint] 32 MiB allgather, 8 GPUs: " << Us(r) << " us, model " << model_us
               << " us\n";
     EXPECT_GE(Us(r), model_us);
@@ -431,4 +443,122 @@ TEST_F(NcclEndpointTest, HostBoundLoopSetsTheFourGpuFloor)
     Fabric g(1);
     const CollectiveResult plain = g.Run(CollectiveKind::AllReduce, {0, 1, 2, 3}, 8);
     EXPECT_EQ(plain.loopTime, plain.end - plain.start);
+}
+
+// A channel's fixed time per message (Simple's fence and flag) follows the message's bytes
+// in series: two 1 MiB messages GPU 0 -> 1 on one channel at 10 GB/s with 5 us each end at
+// 2 x (104.86 + 5) = 219.7 us; on two channels both end at 104.86 + 5 = 109.9 us (the NVLink
+// carries 20 of its 423 GB/s).  Tolerance +1 us (the wire's latency), never below; +3.5 us
+// for the second message on its own channel, whose first packet may follow the first's
+// bytes on the wire (1 MiB / 423 GB/s = 2.5 us).
+TEST_F(NcclEndpointTest, ChannelStepTimeIsInSeriesWithTheChannelsBytes)
+{
+    const uint64_t n = MiB;
+    const double data_us = n / (10.0 * 1e3);
+    for (uint32_t secondChannel : {0u, 1u})
+    {
+        SCOPED_TRACE(secondChannel);
+        Fabric f(1, "ideal");
+        std::vector<double> end_us;
+        for (uint32_t channel : {0u, secondChannel})
+        {
+            f.transport->SendMessage(0,
+                                     1,
+                                     n,
+                                     GpuTransport::DoneCallback(),
+                                     GpuTransport::DoneCallback([&end_us]() {
+                                         end_us.push_back(Simulator::Now().GetSeconds() * 1e6);
+                                     }),
+                                     channel,
+                                     -1,
+                                     0,
+                                     0,
+                                     Time(0),
+                                     DataRate(static_cast<uint64_t>(10e9 * 8)),
+                                     MicroSeconds(5));
+        }
+        Simulator::Run();
+        ASSERT_EQ(end_us.size(), 2u);
+        const double model_us = secondChannel == 0 ? 2 * (data_us + 5) : data_us + 5;
+        EXPECT_GE(end_us[1], model_us);
+        EXPECT_LE(end_us[1], model_us + (secondChannel == 0 ? 1.0 : 3.5));
+        EXPECT_GE(end_us[0], data_us + 5);
+        EXPECT_LE(end_us[0], data_us + 5 + 1.0);
+        Reset();
+    }
+}
+
+// NCCL's ring slices (prims_simple.h): a chunk of n bytes is cut in slices of max(n / 2,
+// the minimum); a chunk at or below the minimum stays whole.  8 channels, 4 ranks, chunk
+// 8 MiB, minimum 128 KiB: 256 MiB is one full loop (8 x 4 chunks of 8 MiB, two 4 MiB slices
+// each); 2 MiB is one loop of 64 KiB chunks (one slice each); 6 MiB one of 192 KiB chunks.
+// Exact.
+TEST_F(NcclEndpointTest, RingPiecesAreNcclsSlices)
+{
+    CollectiveSplit split;
+    split.chunkBytes = 8 * MiB;
+    split.numChannels = 8;
+    split.slicesPerChunk = 2;
+    split.minSliceBytes = 128 * 1024;
+    const auto big = SplitRing(256 * MiB, 4, split);
+    ASSERT_EQ(big.size(), 64u);
+    uint64_t sum = 0;
+    for (const RingPiece& piece : big)
+    {
+        EXPECT_EQ(piece.bytes, 4 * MiB);
+        sum += piece.bytes;
+    }
+    EXPECT_EQ(sum, 256 * MiB);
+    EXPECT_EQ(big[0].index, big[1].index); // a chunk's slices one after the other
+    const auto small = SplitRing(2 * MiB, 4, split);
+    ASSERT_EQ(small.size(), 32u);
+    EXPECT_EQ(small[0].bytes, 64 * 1024u);
+    // 6 MiB: 192 KiB chunks, above the minimum: slices of 128 KiB (the minimum) and 64 KiB.
+    const auto odd = SplitRing(6 * MiB, 4, split);
+    ASSERT_EQ(odd.size(), 64u);
+    EXPECT_EQ(odd[0].bytes, 128 * 1024u);
+    EXPECT_EQ(odd[1].bytes, 64 * 1024u);
+}
+
+// NCCL's point-to-point channels per peer (src/enqueue.cc, one node of 32 channels):
+// nChannelsMin = 32 halved while x ranks > 32 (8 ranks: 4; 4 ranks: 8); a send of b bytes
+// takes min(nChannelsMin, ceil(b / 64 KiB)) and doubles while its parts exceed 16 MiB, up to
+// 32.  Exact.
+TEST_F(NcclEndpointTest, P2pChannelsFollowNcclsPeerRule)
+{
+    Ptr<NcclEndpoint> e = CreateObject<NcclEndpoint>();
+    EXPECT_EQ(e->P2pChannels(32 * 1024, 8), 1u);
+    EXPECT_EQ(e->P2pChannels(256 * 1024, 8), 4u);
+    EXPECT_EQ(e->P2pChannels(64 * MiB, 8), 4u);
+    EXPECT_EQ(e->P2pChannels(128 * MiB, 8), 8u);
+    EXPECT_EQ(e->P2pChannels(256 * MiB, 8), 16u);
+    EXPECT_EQ(e->P2pChannels(2048 * MiB, 8), 32u);
+    EXPECT_EQ(e->P2pChannels(64 * MiB, 4), 8u);
+}
+
+// An 8-GPU alltoall: each peer's part runs on its p2p channels, a channel at the graph's
+// channel share (370.8 / 32 GB/s) split among the sends it runs (the rank's own among them),
+// in 512 KiB steps, each step's fence and flag after its data.  128 MiB: 16 MiB per peer on 4
+// channels, one send each (46.35 GB/s), 4 MiB = 8 steps each: 8.4 + 16 MiB / 46.35 GB/s + 8 x
+// 3.4 = 397.6 us.  1 GiB: 8 channels per peer, 8 x 8 sends on 32 channels, two a channel: still
+// 46.35 GB/s a peer, 16 MiB = 32 steps a channel: 8.4 + 128 MiB / 46.35 GB/s + 32 x 3.4 =
+// 3012.8 us.  Within 0 / +4 % (the wire's latency, the last packets).
+TEST_F(NcclEndpointTest, AllToAllRunsOnItsPeersP2pChannels)
+{
+    const double share = 370.8 / 32;
+    for (auto [bytes, model_us] :
+         {std::pair<uint64_t, double>{128 * MiB, 8.4 + 16 * MiB / (4 * share * 1e3) + 8 * 3.4},
+          std::pair<uint64_t, double>{1024 * MiB,
+                                      8.4 + 128 * MiB / (8 * share / 2 * 1e3) + 32 * 3.4}})
+    {
+        SCOPED_TRACE(bytes);
+        Fabric f(1);
+        const CollectiveResult r = f.Run(CollectiveKind::AllToAll, {0, 1, 2, 3, 4, 5, 6, 7}, bytes);
+        EXPECT_EQ(r.algorithm, "direct");
+        std::cout << "[endpoint] " << bytes / MiB << " MiB alltoall, 8 GPUs: " << Us(r)
+                  << " us, model " << model_us << " us\n";
+        EXPECT_GE(Us(r), model_us);
+        EXPECT_LE(Us(r), 1.04 * model_us);
+        Reset();
+    }
 }

@@ -585,8 +585,11 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
         how.channels = choice.channels;
         // One channel, one SM, moves no more than its share of NCCL's ring graph, also while
         // the call's other channels have finished.
-        how.graphChannel_gbyte_per_s =
-            m_endpoint->RingChannelShare_gbyte_per_s(input, how.algorithm, how.channels);
+        // Point-to-point channels are the communicator's: each a share of all of them.
+        how.graphChannel_gbyte_per_s = m_endpoint->RingChannelShare_gbyte_per_s(
+            input,
+            how.algorithm,
+            how.algorithm == Algo::Direct ? m_endpoint->GetMaxChannels() : how.channels);
         uint32_t perDomain = 0;
         for (const auto& d : domains)
         {
@@ -745,6 +748,36 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     }
     // The transport charges the bytes on the wire, flags included: the rate in wire bytes.
     run->channelRate = DataRate(static_cast<uint64_t>(gbyte * 8e9 / p->GetWireEfficiency()));
+    // Simple inside one NVLink domain: every step of a channel ends with a fence and a flag
+    // and the next waits for its peer's flag (src/device/prims_simple.h waitPeer, postPeer),
+    // so the step latency is spent in series with the channel's data, at the receiving
+    // channel after the step's bytes, not before its first packet as LL's and LL128's.
+    if (nodes == 1 && run->how.protocol == NcclProtocolId::Simple)
+    {
+        if (run->how.algorithm == Algo::Ring)
+        {
+            run->channelStep = run->ringHop[0]; // a ring message is one slice
+        }
+        else if (run->how.algorithm == Algo::Direct && run->call.kind == CollectiveKind::AllToAll &&
+                 run->how.graphChannel_gbyte_per_s > 0)
+        {
+            // One message per peer on its NCCL p2p channels (src/enqueue.cc), in steps of
+            // P2pChunkBytes.  A channel (one SM) moves the graph's channel share, split
+            // evenly among the sends it runs (src/device/sendrecv.h: nWarps / nWorks), the
+            // rank's send to itself among them: ranks x channels per peer over the p2p
+            // channels, at least one.
+            const uint64_t p2p = std::max<uint64_t>(m_endpoint->GetP2pChunkBytes(), 1);
+            const auto ranks = static_cast<uint32_t>(run->call.ranks.size());
+            const uint64_t peer = (run->call.bytes + ranks - 1) / std::max<uint32_t>(ranks, 1);
+            const uint32_t c = m_endpoint->P2pChannels(peer, ranks);
+            const uint64_t part = (peer + c - 1) / c;
+            const double works =
+                std::max(1.0, double(c) * ranks / m_endpoint->GetP2pChannelCount());
+            run->channelStep = run->ringHop[0] * static_cast<int64_t>((part + p2p - 1) / p2p);
+            run->channelRate = DataRate(
+                static_cast<uint64_t>(c * run->how.graphChannel_gbyte_per_s / works * 8e9));
+        }
+    }
 }
 
 std::string
@@ -777,6 +810,21 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
     if (m_endpoint)
     {
         split.chunkBytes = m_endpoint->GetProtocol(how.protocol)->GetChunkBytes();
+        if (algorithm == Algo::Ring && how.protocol == NcclProtocolId::Simple &&
+            Domains(call).size() <= 1)
+        {
+            // NCCL's Simple ring inside one domain: a chunk of RingChunkSteps steps per
+            // channel and ring step, cut in slices of RingSliceSteps steps, at least 1/32
+            // of that (prims_simple.h); a simulated channel carries the chunks of the
+            // channels it stands for side by side.
+            const double k = double(std::max<uint32_t>(how.channels, 1)) / split.numChannels;
+            const uint64_t step = split.chunkBytes;
+            const uint32_t chunkSteps = m_endpoint->GetRingChunkSteps();
+            const uint32_t sliceSteps = std::min(m_endpoint->GetRingSliceSteps(), chunkSteps);
+            split.chunkBytes = static_cast<uint64_t>(k * step * chunkSteps);
+            split.slicesPerChunk = chunkSteps / sliceSteps;
+            split.minSliceBytes = static_cast<uint64_t>(k * step * sliceSteps / 32);
+        }
     }
     const auto& ranks = call.ranks;
     const uint64_t bytes = call.bytes;
@@ -1108,6 +1156,7 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
         return;
     }
     Time delay(0);
+    Time channelStep(0);
     uint64_t bytes = s.bytes;
     if (m_endpoint)
     {
@@ -1115,6 +1164,11 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
         const bool net = IsNetPlane(m_transport->SelectPlane(s.src, s.dst));
         delay = run->how.algorithm == Algo::Tree ? run->treeHop[net] : run->ringHop[net];
         bytes = m_endpoint->GetProtocol(run->how.protocol)->WireBytes(s.bytes);
+        if (!net && run->channelStep.IsStrictlyPositive())
+        {
+            delay = Time(0); // spent at the receiving channel instead (SetCosts)
+            channelStep = run->channelStep;
+        }
     }
     m_transport->SendMessage(s.src,
                              s.dst,
@@ -1126,7 +1180,8 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
                              m_client,
                              (run->id << 32) | step,
                              delay,
-                             run->channelRate);
+                             run->channelRate,
+                             channelStep);
 }
 
 void

@@ -190,6 +190,7 @@ class CollectiveEngine : public Object
         Time ringHop[2]; //!< the protocol's per-message latency over NVLink, network
         Time treeHop[2];
         DataRate channelRate;  //!< per (receiver, channel); 0 = none
+        Time channelStep;      //!< NVLink messages: the receiving channel's time per message
         uint64_t remaining{0}; //!< steps completing at this process's ranks
         Time start;
         DoneCallback done;

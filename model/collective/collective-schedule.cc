@@ -170,13 +170,25 @@ SplitRing(uint64_t bytes, uint32_t p, const CollectiveSplit& split)
     {
         const uint64_t real =
             std::min(chunk, RoundUp(DivUp(bytes - loop, uint64_t(split.numChannels) * p), e));
+        // NCCL's Simple slices (prims_simple.h): half a chunk each, at least minSliceBytes.
+        const uint64_t slice =
+            split.slicesPerChunk > 1
+                ? std::max(RoundUp(DivUp(real, split.slicesPerChunk), e), split.minSliceBytes)
+                : real;
         for (uint32_t c = 0; c < split.numChannels; ++c)
         {
             for (uint32_t j = 0; j < p; ++j)
             {
                 const uint64_t offset = loop + (uint64_t(c) * p + j) * real;
                 const uint64_t n = offset >= bytes ? 0 : std::min(real, bytes - offset);
-                pieces.push_back(RingPiece{c, j, n});
+                if (n == 0)
+                {
+                    pieces.push_back(RingPiece{c, j, 0});
+                }
+                for (uint64_t done = 0; done < n; done += slice)
+                {
+                    pieces.push_back(RingPiece{c, j, std::min(slice, n - done)});
+                }
             }
         }
     }
@@ -690,8 +702,10 @@ DirectAllToAll(CollectiveSchedule& s,
             const uint32_t j = (i + k) % p; // staggered start, as NCCL's p2p schedule
             if (piece[j] > 0)
             {
+                // Channel k: each peer's part reaches j on channels of its own (NCCL's p2p
+                // rounds), so a receiving channel's limits are per peer.
                 recv[j].push_back(
-                    s.AddMessage(ranks[i], ranks[j], piece[j], 0, {EntryOf(entry, i)}));
+                    s.AddMessage(ranks[i], ranks[j], piece[j], k, {EntryOf(entry, i)}));
             }
         }
     }

@@ -100,6 +100,9 @@ struct CollectiveSplit
     uint32_t numChannels{1};
     uint32_t elementBytes{4};
     uint32_t pipelineSlots{8}; //!< NCCL_STEPS: chunks a tree connection may run ahead
+    /// Ring pieces cut into this many slices of at least minSliceBytes (1: whole chunks).
+    uint32_t slicesPerChunk{1};
+    uint64_t minSliceBytes{0};
 };
 
 /**
@@ -108,7 +111,9 @@ struct CollectiveSplit
  * of numChannels x p x chunkBytes; in each loop the chunk is
  * min(chunkBytes, ceil(remaining / (numChannels x p))) rounded up to whole
  * elements, piece j of channel c starts at loop + (c x p + j) x chunk, and
- * pieces past the end are short or empty.
+ * pieces past the end are short or empty.  With slicesPerChunk > 1 each piece is
+ * cut into consecutive slices of max(chunk / slicesPerChunk, minSliceBytes), each
+ * a RingPiece of its own (NCCL Simple's slices, one flag and fence each).
  */
 struct RingPiece
 {

@@ -300,6 +300,36 @@ NcclEndpoint::GetTypeId()
                           DoubleValue(0.75),
                           MakeDoubleAccessor(&NcclEndpoint::m_patEfficiency),
                           MakeDoubleChecker<double>(0, 1))
+            // Simple's step structure inside one NVLink domain (doc/endpoint.md).
+            .AddAttribute("RingChunkSteps",
+                          "Simple ring chunk of one channel per ring step, in protocol steps "
+                          "(NCCL src/include/collectives.h ALLGATHER_CHUNKSTEPS, "
+                          "ALLREDUCE_CHUNKSTEPS, REDUCESCATTER_CHUNKSTEPS: NCCL_STEPS / 2)",
+                          UintegerValue(4),
+                          MakeUintegerAccessor(&NcclEndpoint::m_ringChunkSteps),
+                          MakeUintegerChecker<uint32_t>(1, 8))
+            .AddAttribute("RingSliceSteps",
+                          "Simple ring slice, the unit one flag wait and fence covers, in "
+                          "protocol steps (collectives.h *_SLICESTEPS: NCCL_STEPS / 4); a "
+                          "chunk is cut in chunk / slice slices of at least slice / 32 "
+                          "(src/device/prims_simple.h genericOp)",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&NcclEndpoint::m_ringSliceSteps),
+                          MakeUintegerChecker<uint32_t>(1, 8))
+            .AddAttribute("P2pChunkBytes",
+                          "Bytes of one point-to-point step over NVLink (NCCL "
+                          "NCCL_P2P_NVL_CHUNKSIZE, src/init.cc: 512 KiB)",
+                          UintegerValue(512 * 1024),
+                          MakeUintegerAccessor(&NcclEndpoint::m_p2pChunkBytes),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("P2pChannelsPerPeer",
+                          "Most channels one point-to-point peer gets (NCCL "
+                          "p2pnChannelsPerPeer, src/graph/paths.cc: 2 x the NVLinks of the "
+                          "path, a power of two, at most the p2p channels: 32 on NVSwitch "
+                          "systems of 24 or 32 channels)",
+                          UintegerValue(32),
+                          MakeUintegerAccessor(&NcclEndpoint::m_p2pChannelsPerPeer),
+                          MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("Algorithms",
                           "NCCL_ALGO: algorithms the tuner may pick, NCCL's list syntax "
                           "(\"ring,tree\", \"^nvls\", \"allreduce:tree;broadcast:ring\"); "
@@ -342,6 +372,10 @@ NcclEndpoint::NcclEndpoint()
       m_nvlsEfficiency(0.85),
       m_collNetEfficiency(0.85),
       m_patEfficiency(0.75),
+      m_ringChunkSteps(4),
+      m_ringSliceSteps(2),
+      m_p2pChunkBytes(512 * 1024),
+      m_p2pChannelsPerPeer(32),
       m_nvlsEnable(2),
       m_collNetEnable(false),
       m_generation("h100")
@@ -847,6 +881,67 @@ NcclEndpoint::SimulatedChannels(CollectiveAlgorithm algorithm,
                               std::min(channels, std::max(m_maxSimulatedChannels, ranksPerDomain)));
 }
 
+uint32_t
+NcclEndpoint::GetRingChunkSteps() const
+{
+    return m_ringChunkSteps;
+}
+
+uint32_t
+NcclEndpoint::GetRingSliceSteps() const
+{
+    return m_ringSliceSteps;
+}
+
+uint64_t
+NcclEndpoint::GetP2pChunkBytes() const
+{
+    return m_p2pChunkBytes;
+}
+
+uint32_t
+NcclEndpoint::GetP2pChannelCount() const
+{
+    // src/graph/paths.cc ncclTopoComputeP2pChannels: the communicator's, a power of two.
+    uint32_t p2p = 1;
+    while (p2p < m_maxChannels)
+    {
+        p2p *= 2;
+    }
+    return p2p;
+}
+
+uint32_t
+NcclEndpoint::P2pChannels(uint64_t bytes, uint32_t ranks) const
+{
+    // src/enqueue.cc: the p2p channels are shared by the peers of a round, so a peer
+    // starts on nChannelsMin, halved while nChannelsMin x ranks exceed them; a send takes
+    // at most one channel per 1/8 chunk and doubles its channels while each part is above
+    // 32 chunks (addP2pToPlan, one node).
+    const uint32_t p2p = GetP2pChannelCount();
+    const uint32_t perPeer = std::min(m_p2pChannelsPerPeer, p2p);
+    uint32_t minChannels = perPeer;
+    while (uint64_t(minChannels) * std::max<uint32_t>(ranks, 1) > p2p && minChannels > 1)
+    {
+        minChannels /= 2;
+    }
+    if (bytes == 0)
+    {
+        return 1;
+    }
+    const uint64_t minPart = std::max<uint64_t>(m_p2pChunkBytes / 8, 1);
+    const uint64_t maxPart = m_p2pChunkBytes * 32;
+    uint32_t nc =
+        static_cast<uint32_t>(std::min<uint64_t>(minChannels, (bytes + minPart - 1) / minPart));
+    uint64_t part = std::max(minPart, (bytes + nc - 1) / nc);
+    while (part > maxPart && nc <= perPeer / 2)
+    {
+        nc *= 2;
+        part = (bytes + nc - 1) / nc;
+    }
+    return nc;
+}
+
 double
 NcclEndpoint::RingRate_gbyte_per_s(const NcclTuneInput& in) const
 {
@@ -878,7 +973,8 @@ NcclEndpoint::RingChannelShare_gbyte_per_s(const NcclTuneInput& in,
     {
         ring = RingRate_gbyte_per_s(in);
     }
-    else if (algorithm == Algo::Hierarchical)
+    else if (algorithm == Algo::Hierarchical ||
+             (algorithm == Algo::Direct && in.kind == CollectiveKind::AllToAll && in.nodes <= 1))
     {
         ring = in.intra_gbyte_per_s;
     }

@@ -149,12 +149,27 @@ class NcclEndpoint : public Object
      * GB/s one channel of \p algorithm moves at most: NCCL's ring graph gives each of the
      * call's \p channels an equal share of the ring's rate (search.cc nChannels x bwIntra,
      * connect.cc doubling the channels and halving the share).  Ring: RingRate; the
-     * hierarchical allreduce's rings inside a domain: its NVLink rate; 0 for the others and
-     * when the planes cannot tell their rates.
+     * hierarchical allreduce's rings inside a domain and an alltoall's p2p channels inside
+     * one domain (the communicator's channels): its NVLink rate; 0 for the others and when
+     * the planes cannot tell their rates.
      */
     double RingChannelShare_gbyte_per_s(const NcclTuneInput& in,
                                         CollectiveAlgorithm algorithm,
                                         uint32_t channels) const;
+
+    /// Simple ring chunk and slice of one channel, in protocol steps (ChunkBytes each).
+    uint32_t GetRingChunkSteps() const;
+    uint32_t GetRingSliceSteps() const;
+    /// Bytes of one point-to-point step over NVLink.
+    uint64_t GetP2pChunkBytes() const;
+    /**
+     * Channels NCCL runs a point-to-point send of \p bytes to one peer on, inside one
+     * NVLink domain of \p ranks ranks (src/enqueue.cc addP2pToPlan): from 4 on 8 ranks
+     * of 32 channels up to P2pChannelsPerPeer for parts above 32 chunks.
+     */
+    uint32_t P2pChannels(uint64_t bytes, uint32_t ranks) const;
+    /// NCCL's p2p channels: MaxChannels rounded up to a power of two.
+    uint32_t GetP2pChannelCount() const;
 
     /// NCCL_ALGO's names for the engine's algorithms ("Ring", "Tree", "NVLS", "NVLSTree", ...).
     static std::string NcclAlgorithmNames();
@@ -188,6 +203,10 @@ class NcclEndpoint : public Object
     Time m_patBaseLatency;
     Time m_patRankLatency;
     double m_patEfficiency;
+    uint32_t m_ringChunkSteps;
+    uint32_t m_ringSliceSteps;
+    uint64_t m_p2pChunkBytes;
+    uint32_t m_p2pChannelsPerPeer;
     std::string m_algorithms;
     std::string m_protocolList;
     uint32_t m_nvlsEnable;

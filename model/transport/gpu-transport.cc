@@ -226,7 +226,8 @@ GpuTransport::SendMessage(uint32_t srcRank,
                           uint8_t client,
                           uint64_t key,
                           Time delay,
-                          DataRate channelRate)
+                          DataRate channelRate,
+                          Time channelStep)
 {
     NS_LOG_FUNCTION(this << srcRank << dstRank << bytes << channel << opId);
     if (srcRank == dstRank)
@@ -257,6 +258,7 @@ GpuTransport::SendMessage(uint32_t srcRank,
     m->packetBytes = static_cast<uint32_t>(packetBytes);
     m->channel = channel;
     m->channelRate_bit_per_s = channelRate.GetBitRate();
+    m->channelStep = channelStep;
     m->submitted = Simulator::Now();
     m->opId = opId;
     m->senderDone = onSenderDone;
@@ -454,8 +456,12 @@ GpuTransport::Deliver(uint32_t plane,
     if (!m->reserved)
     {
         m->reserved = true;
-        m->notBefore =
-            ReserveEndpoint(plane, dstRank, m->bytes, m->channel, m->channelRate_bit_per_s);
+        m->notBefore = ReserveEndpoint(plane,
+                                       dstRank,
+                                       m->bytes,
+                                       m->channel,
+                                       m->channelRate_bit_per_s,
+                                       m->channelStep);
     }
     if (++m->receivedPackets == m->packets)
     {
@@ -484,8 +490,12 @@ GpuTransport::FluidFirstIn(uint64_t messageId)
     // The packet mode's first-packet event: the receiving endpoint starts taking the message.
     Message* m = FluidMessage(messageId);
     m->reserved = true;
-    m->notBefore =
-        ReserveEndpoint(m->plane, m->dst, m->bytes, m->channel, m->channelRate_bit_per_s);
+    m->notBefore = ReserveEndpoint(m->plane,
+                                   m->dst,
+                                   m->bytes,
+                                   m->channel,
+                                   m->channelRate_bit_per_s,
+                                   m->channelStep);
 }
 
 void
@@ -525,7 +535,8 @@ GpuTransport::ReserveEndpoint(uint32_t plane,
                               uint32_t dstRank,
                               uint64_t bytes,
                               uint32_t channel,
-                              uint64_t channelRate_bit_per_s)
+                              uint64_t channelRate_bit_per_s,
+                              Time channelStep)
 {
     // Sinks of a limited rate behind the wire: each starts on a message when its first
     // packet is in and the messages before it are taken.  The plane's EndpointRate is the
@@ -552,10 +563,17 @@ GpuTransport::ReserveEndpoint(uint32_t plane,
         }
         ready = std::max(ready, take(free[dstRank], bps));
     }
-    if (channelRate_bit_per_s > 0)
+    if (channelRate_bit_per_s > 0 || channelStep.IsStrictlyPositive())
     {
+        // The channel's fixed time per message follows its bytes: the next message of the
+        // channel starts after it (a Simple step's fence and flag end the step).
         Time& free = m_channelFree[uint64_t{dstRank} << 32 | channel];
-        ready = std::max(ready, take(free, channelRate_bit_per_s));
+        if (channelRate_bit_per_s > 0)
+        {
+            take(free, channelRate_bit_per_s);
+        }
+        free = std::max(free, now) + channelStep;
+        ready = std::max(ready, free);
     }
     return ready;
 }

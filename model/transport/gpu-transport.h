@@ -92,7 +92,10 @@ class GpuTransport : public Object
      * flows row.  \p delay: waited after the plane's SoftwareLatency before the first
      * packet (the collective protocol's per-step cost).  \p channelRate: the collective
      * channel's copy/reduce limit at the receiver (messages of one (dst, channel) are
-     * taken no faster; 0 = none), charged as the plane's EndpointRate.  \throws
+     * taken no faster; 0 = none), charged as the plane's EndpointRate.  \p channelStep: a
+     * fixed time that (dst, channel) spends on the message besides its bytes, in series with
+     * the channel's other messages (NCCL Simple's per-step flag wait and fence); a receiver
+     * in another process is not charged it.  \throws
      * std::invalid_argument if no plane reaches dst or src == dst.  \return the message id.
      */
     uint64_t SendMessage(uint32_t srcRank,
@@ -105,7 +108,8 @@ class GpuTransport : public Object
                          uint8_t client = 0,
                          uint64_t key = 0,
                          Time delay = Time(0),
-                         DataRate channelRate = DataRate(0));
+                         DataRate channelRate = DataRate(0),
+                         Time channelStep = Time(0));
 
     /// A notification client (CollectiveEngine, WorkloadReplay): Notify's (a, b) arrive at
     /// \p notified; a message with this client whose sender is in another process calls
@@ -156,6 +160,7 @@ class GpuTransport : public Object
         uint32_t packetBytes{0}; //!< payload of every packet but the last
         uint32_t channel{0};
         uint64_t channelRate_bit_per_s{0};
+        Time channelStep; //!< fixed time of (dst, channel) per message, in series
         uint64_t nextSeq{0};
         uint64_t injectedBytes{0};
         uint64_t receivedPackets{0};
@@ -219,12 +224,14 @@ class GpuTransport : public Object
                  TransportTag tag);
     void Complete(Message* m);
     /// The plane's EndpointRate at the receiving rank, when a message's first packet is in:
-    /// \return when the endpoint will have taken all \p bytes (now when the rate is 0).
+    /// \return when the endpoint will have taken all \p bytes (now when the rate is 0),
+    /// the channel also its \p channelStep after them.
     Time ReserveEndpoint(uint32_t plane,
                          uint32_t dstRank,
                          uint64_t bytes,
                          uint32_t channel,
-                         uint64_t channelRate_bit_per_s);
+                         uint64_t channelRate_bit_per_s,
+                         Time channelStep = Time(0));
     /// Run \p fn at \p notBefore, or now when that is not later.
     static void AtOrNow(Time notBefore, std::function<void()> fn);
     /// The last packet of a remote message is in (and the endpoint has taken it).
