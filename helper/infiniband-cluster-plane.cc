@@ -22,7 +22,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("InfinibandClusterPlane");
 
 InfinibandClusterPlane::InfinibandClusterPlane()
-    : m_helper(std::make_unique<InfinibandHelper>())
+    : RailClusterPlane("ib-switch", "HCA"),
+      m_helper(std::make_unique<InfinibandHelper>())
 {
 }
 
@@ -247,7 +248,7 @@ InfinibandClusterPlane::Build(const ClusterConfig& c,
         Names::Add(m_switchName.at(sw), nodeOf[sw]);
         m_switches.Add(nodeOf[sw]);
     }
-    m_hca.assign(m_hcaNode.size(), nullptr);
+    m_nic.assign(m_hcaNode.size(), nullptr);
     std::vector<Ptr<InfinibandNetDevice>> hcaOfNode(t.GetNNodes());
     for (const auto& link : t.GetLinks())
     {
@@ -295,8 +296,8 @@ InfinibandClusterPlane::Build(const ClusterConfig& c,
     }
     for (uint32_t r = 0; r < m_hcaNode.size(); ++r)
     {
-        m_hca[r] = hcaOfNode[m_hcaNode[r]];
-        m_hca[r]->SetLid(m_sm->GetLid(m_hcaNode[r], 1));
+        m_nic[r] = hcaOfNode[m_hcaNode[r]];
+        m_nic[r]->SetLid(m_sm->GetLid(m_hcaNode[r], 1));
     }
     const std::string invalid = m_helper->Validate();
     if (!invalid.empty())
@@ -310,48 +311,6 @@ InfinibandClusterPlane::Build(const ClusterConfig& c,
         SetDataRate(dev, c.ibRate_gbit_per_s * 1e9);
     }
     return "";
-}
-
-Ptr<TransportPlane>
-InfinibandClusterPlane::MakeTransportPlane(const ClusterLayout& layout) const
-{
-    Ptr<InfinibandTransportPlane> ib = CreateObject<InfinibandTransportPlane>();
-    for (uint32_t r = 0; r < layout.GetNRanks(); ++r)
-    {
-        ib->AddRank(r, m_hca[r]);
-    }
-    return ib;
-}
-
-void
-InfinibandClusterPlane::CountNodes(std::map<std::string, uint32_t>& counts) const
-{
-    counts["ib-switch"] += m_switches.GetN();
-}
-
-void
-InfinibandClusterPlane::WriteNodes(Ptr<ResultsDatabase> db, const ClusterConfig& /* c */) const
-{
-    for (uint32_t i = 0; i < m_switches.GetN(); ++i)
-    {
-        WriteNodeRow(db, m_switches.Get(i), "ib-switch", -1, -1);
-    }
-}
-
-std::vector<Ptr<CreditLinkNetDevice>>
-InfinibandClusterPlane::GetRankLinkEnds(uint32_t rank) const
-{
-    if (rank >= m_hca.size() || !m_hca[rank])
-    {
-        return {};
-    }
-    return {m_hca[rank]};
-}
-
-const std::vector<Ptr<CreditLinkNetDevice>>&
-InfinibandClusterPlane::GetCreditLinkDevices() const
-{
-    return m_devices;
 }
 
 std::string
@@ -368,24 +327,6 @@ InfinibandClusterPlane::DescribeLinks(const ClusterConfig& c) const
     std::ostringstream o;
     o << "infiniband " << s.cables << " cables (" << s.leaves << " leaves, " << s.spines
       << (s.tiers == 3 ? " aggregation, " : " spines, ") << s.cores << " cores)";
-    return o.str();
-}
-
-std::string
-InfinibandClusterPlane::DescribePerGpu(const ClusterConfig& c) const
-{
-    std::ostringstream o;
-    o << "  infiniband  " << FormatGbitAsGbyte(GetPerGpu_gbit_per_s(c)) << "  (1 HCA x "
-      << FormatDecimal(c.ibRate_gbit_per_s) << " Gb/s)\n";
-    return o.str();
-}
-
-std::string
-InfinibandClusterPlane::DescribeBisection(const ClusterConfig& c) const
-{
-    std::ostringstream o;
-    o << "  infiniband  " << FormatGbitAsGbyte(GetBisection_gbit_per_s(c)) << "  (oversubscription "
-      << FormatDecimal(c.oversubscription) << ":1)\n";
     return o.str();
 }
 
@@ -445,8 +386,8 @@ InfinibandClusterPlane::GetHcaTopologyNode(uint32_t rank) const
 Ptr<InfinibandNetDevice>
 InfinibandClusterPlane::GetHcaDevice(uint32_t rank) const
 {
-    NS_ABORT_MSG_UNLESS(rank < m_hca.size(), "cluster: no HCA for rank " << rank);
-    return m_hca[rank];
+    NS_ABORT_MSG_UNLESS(rank < m_nic.size(), "cluster: no HCA for rank " << rank);
+    return m_nic[rank];
 }
 
 InfinibandHelper&
@@ -460,12 +401,6 @@ InfinibandClusterPlane::GetSwitchName(uint32_t topologyNode) const
 {
     auto it = m_switchName.find(topologyNode);
     return it == m_switchName.end() ? "" : it->second;
-}
-
-NodeContainer
-InfinibandClusterPlane::GetSwitchNodes() const
-{
-    return m_switches;
 }
 
 } // namespace ns3

@@ -4,10 +4,11 @@
 #ifndef AI_FABRIC_INFINIBAND_CLUSTER_PLANE_H
 #define AI_FABRIC_INFINIBAND_CLUSTER_PLANE_H
 
-#include "ns3/cluster-plane.h"
 #include "ns3/infiniband-helper.h"
 #include "ns3/infiniband-subnet-manager.h"
 #include "ns3/infiniband-topology.h"
+#include "ns3/infiniband-transport-plane.h"
+#include "ns3/rail-cluster-plane.h"
 
 #include <map>
 #include <memory>
@@ -24,7 +25,8 @@ namespace ns3
  * tiers (ClusterIbShape), routed by the subnet manager before any node exists, with an
  * InfinibandTransportPlane over the HCAs.
  */
-class InfinibandClusterPlane : public ClusterPlaneBuilder
+class InfinibandClusterPlane
+    : public RailClusterPlane<InfinibandNetDevice, InfinibandTransportPlane>
 {
   public:
     InfinibandClusterPlane();
@@ -40,15 +42,8 @@ class InfinibandClusterPlane : public ClusterPlaneBuilder
     std::string Build(const ClusterConfig& config,
                       const ClusterLayout& layout,
                       ClusterNodes& nodes) override;
-    Ptr<TransportPlane> MakeTransportPlane(const ClusterLayout& layout) const override;
-    void CountNodes(std::map<std::string, uint32_t>& counts) const override;
-    void WriteNodes(Ptr<ResultsDatabase> db, const ClusterConfig& config) const override;
-    std::vector<Ptr<CreditLinkNetDevice>> GetRankLinkEnds(uint32_t rank) const override;
-    const std::vector<Ptr<CreditLinkNetDevice>>& GetCreditLinkDevices() const override;
     std::string DescribeSummary(const ClusterConfig& config) const override;
     std::string DescribeLinks(const ClusterConfig& config) const override;
-    std::string DescribePerGpu(const ClusterConfig& config) const override;
-    std::string DescribeBisection(const ClusterConfig& config) const override;
     double GetBisection_gbit_per_s(const ClusterConfig& config) const override;
     double GetPerGpu_gbit_per_s(const ClusterConfig& config) const override;
     void ScaleBandwidth(ClusterConfig& config, double factor) const override;
@@ -61,7 +56,6 @@ class InfinibandClusterPlane : public ClusterPlaneBuilder
     InfinibandHelper& GetHelper() const;
     /// Topology switch node index -> name ("ib/leaf3"); "" for none.
     std::string GetSwitchName(uint32_t topologyNode) const;
-    NodeContainer GetSwitchNodes() const;
 
   private:
     /// System id of each switch (topology node): with the hosts of its first cable,
@@ -73,11 +67,8 @@ class InfinibandClusterPlane : public ClusterPlaneBuilder
     InfinibandTopology m_topology;
     Ptr<InfinibandSubnetManager> m_sm;
     ClusterIbShape m_shape;
-    std::vector<uint32_t> m_hcaNode;                 //!< rank -> topology node
-    std::map<uint32_t, std::string> m_switchName;    //!< topology node -> name
-    std::vector<Ptr<InfinibandNetDevice>> m_hca;     //!< rank -> HCA
-    std::vector<Ptr<CreditLinkNetDevice>> m_devices; //!< every port (both ends)
-    NodeContainer m_switches;
+    std::vector<uint32_t> m_hcaNode;              //!< rank -> topology node
+    std::map<uint32_t, std::string> m_switchName; //!< topology node -> name
 };
 
 } // namespace ns3

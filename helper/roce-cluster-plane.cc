@@ -32,7 +32,8 @@ constexpr int64_t kPortToPort_ns = 130;
 } // namespace
 
 RoceClusterPlane::RoceClusterPlane()
-    : m_helper(std::make_unique<RoceHelper>())
+    : RailClusterPlane("roce-switch", "NIC"),
+      m_helper(std::make_unique<RoceHelper>())
 {
     m_helper->SetDeviceAttribute("ReceiveBufferBytes", UintegerValue(kIngressBufferBytes));
     m_helper->SetSwitchAttribute("TraversalLatency", TimeValue(NanoSeconds(kPortToPort_ns)));
@@ -199,58 +200,10 @@ RoceClusterPlane::AssignStreams(int64_t stream)
     return m_switches.GetN();
 }
 
-Ptr<TransportPlane>
-RoceClusterPlane::MakeTransportPlane(const ClusterLayout& layout) const
-{
-    Ptr<RoceTransportPlane> plane = CreateObject<RoceTransportPlane>();
-    for (uint32_t r = 0; r < layout.GetNRanks(); ++r)
-    {
-        plane->AddRank(r, m_nic[r]);
-    }
-    return plane;
-}
-
-void
-RoceClusterPlane::CountNodes(std::map<std::string, uint32_t>& counts) const
-{
-    counts["roce-switch"] += m_switches.GetN();
-}
-
-void
-RoceClusterPlane::WriteNodes(Ptr<ResultsDatabase> db, const ClusterConfig& /* c */) const
-{
-    for (uint32_t i = 0; i < m_switches.GetN(); ++i)
-    {
-        WriteNodeRow(db, m_switches.Get(i), "roce-switch", -1, -1);
-    }
-}
-
-std::vector<Ptr<CreditLinkNetDevice>>
-RoceClusterPlane::GetRankLinkEnds(uint32_t rank) const
-{
-    if (rank >= m_nic.size() || !m_nic[rank])
-    {
-        return {};
-    }
-    return {m_nic[rank]};
-}
-
-const std::vector<Ptr<CreditLinkNetDevice>>&
-RoceClusterPlane::GetCreditLinkDevices() const
-{
-    return m_devices;
-}
-
 Ptr<RoceNetDevice>
 RoceClusterPlane::GetNic(uint32_t rank) const
 {
     return rank < m_nic.size() ? m_nic[rank] : nullptr;
-}
-
-NodeContainer
-RoceClusterPlane::GetSwitchNodes() const
-{
-    return m_switches;
 }
 
 RoceClusterPlane::Totals
@@ -313,24 +266,6 @@ RoceClusterPlane::DescribeDetails(const ClusterConfig& c) const
     o << "roce: " << (c.rocePfc ? "PFC (lossless)" : "lossy (no PFC)") << ", ECN "
       << (c.roceEcn ? "on" : "off") << ", DCQCN " << (c.roceDcqcn ? "on" : "off") << ", ECMP "
       << c.roceEcmp << "\n";
-    return o.str();
-}
-
-std::string
-RoceClusterPlane::DescribePerGpu(const ClusterConfig& c) const
-{
-    std::ostringstream o;
-    o << "  roce        " << FormatGbitAsGbyte(GetPerGpu_gbit_per_s(c)) << "  (1 NIC x "
-      << FormatDecimal(c.ibRate_gbit_per_s) << " Gb/s)\n";
-    return o.str();
-}
-
-std::string
-RoceClusterPlane::DescribeBisection(const ClusterConfig& c) const
-{
-    std::ostringstream o;
-    o << "  roce        " << FormatGbitAsGbyte(GetBisection_gbit_per_s(c)) << "  (oversubscription "
-      << FormatDecimal(c.oversubscription) << ":1)\n";
     return o.str();
 }
 

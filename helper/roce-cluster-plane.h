@@ -4,9 +4,10 @@
 #ifndef AI_FABRIC_ROCE_CLUSTER_PLANE_H
 #define AI_FABRIC_ROCE_CLUSTER_PLANE_H
 
-#include "ns3/cluster-plane.h"
 #include "ns3/infiniband-cluster-plane.h"
+#include "ns3/rail-cluster-plane.h"
 #include "ns3/roce-helper.h"
+#include "ns3/roce-transport-plane.h"
 
 #include <map>
 #include <memory>
@@ -24,7 +25,7 @@ namespace ns3
  * shortest path, PFC (--pfc), ECN (--ecn), DCQCN (--dcqcn) and the multipath policy
  * (--ecmp); a RoceTransportPlane over the NICs.
  */
-class RoceClusterPlane : public ClusterPlaneBuilder
+class RoceClusterPlane : public RailClusterPlane<RoceNetDevice, RoceTransportPlane>
 {
   public:
     RoceClusterPlane();
@@ -41,24 +42,16 @@ class RoceClusterPlane : public ClusterPlaneBuilder
                       const ClusterLayout& layout,
                       ClusterNodes& nodes) override;
     int64_t AssignStreams(int64_t stream) override;
-    Ptr<TransportPlane> MakeTransportPlane(const ClusterLayout& layout) const override;
-    void CountNodes(std::map<std::string, uint32_t>& counts) const override;
-    void WriteNodes(Ptr<ResultsDatabase> db, const ClusterConfig& config) const override;
-    std::vector<Ptr<CreditLinkNetDevice>> GetRankLinkEnds(uint32_t rank) const override;
-    const std::vector<Ptr<CreditLinkNetDevice>>& GetCreditLinkDevices() const override;
     /// pfc_pause_ns, pfc_pause_frames (0 when PFC is off) and ecn_marked_packets (0 at a NIC).
     void AddLinkCounters(Ptr<CreditLinkNetDevice> dev, LinkRecord& row) const override;
     std::string DescribeSummary(const ClusterConfig& config) const override;
     std::string DescribeLinks(const ClusterConfig& config) const override;
     std::string DescribeDetails(const ClusterConfig& config) const override;
-    std::string DescribePerGpu(const ClusterConfig& config) const override;
-    std::string DescribeBisection(const ClusterConfig& config) const override;
     double GetBisection_gbit_per_s(const ClusterConfig& config) const override;
     double GetPerGpu_gbit_per_s(const ClusterConfig& config) const override;
     void ScaleBandwidth(ClusterConfig& config, double factor) const override;
 
     Ptr<RoceNetDevice> GetNic(uint32_t rank) const;
-    NodeContainer GetSwitchNodes() const;
 
     /// Totals over the plane: PFC frames sent, time ports were paused, ECN marks, drops.
     struct Totals
@@ -76,9 +69,6 @@ class RoceClusterPlane : public ClusterPlaneBuilder
     /// The InfiniBand builder whose Prepare lays out the same fabric (pure data).
     InfinibandClusterPlane m_layoutSource;
     std::unique_ptr<RoceHelper> m_helper;
-    std::vector<Ptr<RoceNetDevice>> m_nic;           //!< rank -> NIC
-    std::vector<Ptr<CreditLinkNetDevice>> m_devices; //!< every port (both ends)
-    NodeContainer m_switches;
 };
 
 } // namespace ns3
