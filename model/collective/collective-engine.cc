@@ -745,6 +745,19 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     }
     // The transport charges the bytes on the wire, flags included: the rate in wire bytes.
     run->channelRate = DataRate(static_cast<uint64_t>(gbyte * 8e9 / p->GetWireEfficiency()));
+    if (nodes > 1)
+    {
+        // A simulated message stands for the NCCL steps of the channels its channel folds:
+        // as many as its bytes fill NCCL's pieces (a step's chunk, at most the call's share
+        // of a channel and rank), at most one per folded channel.
+        run->proxyStep = m_endpoint->ProxyStepTime(run->how.algorithm, run->how.protocol);
+        const uint32_t channels = std::max<uint32_t>(run->how.channels, 1);
+        const uint32_t simulated = std::max<uint32_t>(run->how.simulatedChannels, 1);
+        run->proxyFold = (channels + simulated - 1) / simulated;
+        const uint64_t share = (run->call.bytes + uint64_t(channels) * run->call.ranks.size() - 1) /
+                               std::max<uint64_t>(uint64_t(channels) * run->call.ranks.size(), 1);
+        run->proxyPiece = std::max<uint64_t>(1, std::min(p->GetChunkBytes(), share));
+    }
 }
 
 std::string
@@ -1115,6 +1128,19 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
         const bool net = IsNetPlane(m_transport->SelectPlane(s.src, s.dst));
         delay = run->how.algorithm == Algo::Tree ? run->treeHop[net] : run->ringHop[net];
         bytes = m_endpoint->GetProtocol(run->how.protocol)->WireBytes(s.bytes);
+        if (net && run->proxyStep.IsStrictlyPositive())
+        {
+            // The sender's proxy takes the network steps one after the other: this one
+            // leaves once the proxy has posted it, and not before its hop latency.
+            const uint64_t steps = std::min<uint64_t>(
+                run->proxyFold,
+                std::max<uint64_t>(1, (s.bytes + run->proxyPiece - 1) / run->proxyPiece));
+            const Time now = Simulator::Now();
+            Time& free = run->proxyFree[s.src];
+            const Time posted = std::max(now, free) + run->proxyStep * static_cast<int64_t>(steps);
+            free = posted;
+            delay = std::max(delay, posted - now);
+        }
     }
     m_transport->SendMessage(s.src,
                              s.dst,

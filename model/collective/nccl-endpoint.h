@@ -84,6 +84,22 @@ class NcclEndpoint : public Object
     std::string GetGeneration() const;
     /// Host time to issue one GPU's collective (enqueue and kernel launch).
     Time GetHostLaunchTime() const;
+    /// CPU time the network proxy spends on one step of one channel (NetProxyStepTime).
+    Time GetNetProxyStepTime() const;
+    /**
+     * What one step of one NCCL channel keeps the network proxy busy in \p algorithm and
+     * \p protocol: NetProxyStepTime, x SimpleRingProxyFactor for a Simple ring (or the
+     * hierarchical allreduce's rail rings).  Charged to rings, the hierarchical allreduce and
+     * NVLSTree; 0 for the others (tree, CollNet, PAT, point-to-point).
+     */
+    Time ProxyStepTime(CollectiveAlgorithm algorithm, NcclProtocolId protocol) const;
+    /**
+     * The same as the tuner sees it for a ring over \p in: the steps of all channels that
+     * cross the network at one GPU go through that GPU's one proxy thread, so one ring step
+     * costs at least NetProxyStepTime x (channels / GPUs the channels cross at).  µs; 0 on
+     * one node.
+     */
+    double RingProxyStep_us(const NcclTuneInput& in, NcclProtocolId protocol) const;
 
     /**
      * Time per iteration of a timing loop as nccl-tests runs it: one host thread issues
@@ -176,6 +192,8 @@ class NcclEndpoint : public Object
     Time m_nvlsLatency;
     Time m_nvlsTreeNetLatency;
     Time m_hostLaunchTime;
+    Time m_netProxyStepTime;
+    double m_simpleRingProxyFactor;
     double m_nvlsTreeChannel_gbyte_per_s;
     double m_nvlsTreeChannelN4_gbyte_per_s;
     double m_nvlsEfficiency;
