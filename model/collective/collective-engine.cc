@@ -743,6 +743,13 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     {
         gbyte = gbyte > 0 ? std::min(gbyte, max / lanes) : max / lanes;
     }
+    if (run->how.algorithm == Algo::NvlsTree)
+    {
+        // NVLSTree's only messages are its rails': they move at NCCL's per-channel cap.
+        gbyte = m_endpoint->NvlsTreeRailChannelRate_gbyte_per_s(run->call.ranks.size(),
+                                                                nodes,
+                                                                run->how.channels);
+    }
     // The transport charges the bytes on the wire, flags included: the rate in wire bytes.
     run->channelRate = DataRate(static_cast<uint64_t>(gbyte * 8e9 / p->GetWireEfficiency()));
     if (nodes > 1)

@@ -954,6 +954,23 @@ NcclEndpoint::RingChannelShare_gbyte_per_s(const NcclTuneInput& in,
     return ring / std::max<uint32_t>(channels, 1);
 }
 
+double
+NcclEndpoint::NvlsTreeRailChannelRate_gbyte_per_s(uint32_t ranks,
+                                                  uint32_t nodes,
+                                                  uint32_t channels) const
+{
+    const double cap = nodes <= 2 ? m_nvlsTreeChannel_gbyte_per_s : m_nvlsTreeChannelN4_gbyte_per_s;
+    if (cap <= 0 || nodes < 2 || ranks < 2)
+    {
+        return 0;
+    }
+    const double n = ranks;
+    const double ppn = n / nodes;
+    const double algbw = ppn * cap * n / (2 * (n - 1));
+    const double rail = 2.0 * (nodes - 1) / nodes;
+    return algbw * rail / (ppn * std::max<uint32_t>(channels, 1));
+}
+
 NcclChoice
 NcclEndpoint::Choose(const NcclTuneInput& in) const
 {

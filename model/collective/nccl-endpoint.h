@@ -172,6 +172,16 @@ class NcclEndpoint : public Object
                                         CollectiveAlgorithm algorithm,
                                         uint32_t channels) const;
 
+    /**
+     * GB/s one NVLSTree channel's network messages reach at one rank: NCCL's per-channel
+     * cap (NvlsTreeChannelBandwidth, perChMaxNVLSTreeBws) as the tuner sums it, heads x cap
+     * busbw, in algbw (x ranks / (2 (ranks - 1))), of which a rank's rail receives
+     * 2 (nodes - 1) / nodes of its 1/ppn share, over \p channels.  0 = no cap.
+     */
+    double NvlsTreeRailChannelRate_gbyte_per_s(uint32_t ranks,
+                                               uint32_t nodes,
+                                               uint32_t channels) const;
+
     /// NCCL_ALGO's names for the engine's algorithms ("Ring", "Tree", "NVLS", "NVLSTree", ...).
     static std::string NcclAlgorithmNames();
 
