@@ -10,6 +10,7 @@
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-engine.h"
 #include "ns3/config.h"
+#include "ns3/double.h"
 #include "ns3/gpu-endpoint-set.h"
 #include "ns3/names.h"
 #include "ns3/nccl-endpoint.h"
@@ -545,4 +546,53 @@ TEST_F(NcclEndpointTest, ProxyStepsPaceTheSimulatedRingAcrossNodes)
     std::cout << "[endpoint] 16-rank Simple ring 1 GiB busbw " << busbw[1]
               << " GB/s with the proxy, " << busbw[0] << " without\n";
     EXPECT_NEAR(busbw[1], busbw[0], 0.01 * busbw[0]);
+}
+
+// NVLSTree's rails move at NCCL's per-channel cap: the tuner sums it as heads x 57.7 GB/s
+// busbw (perChMaxNVLSTreeBws, two nodes) = 461.6, algbw x 16 / 30 = 246.2 GB/s, of which each
+// of the 8 ranks of a node receives 1/8 over its rail (2 (nodes - 1) / nodes = 1 of it on
+// two nodes) on 16 channels: 246.2 / 128 = 1.923 GB/s per (rank, channel).  Four nodes of
+// 8: 45.5 (N4) x 8 x 32 / 62 x 1.5 / 128 = 2.202 GB/s.  Exact (1e-9 relative).  A 1 GiB
+// NVLSTree allreduce over 2 x dgx-h100 then levels off below 461.6 GB/s busbw and within 5 %
+// of it (the pipeline's fill and drain), where without the cap (0) the switches' and HCAs'
+// rates let it run faster.
+TEST_F(NcclEndpointTest, NvlsTreeRailsMoveAtNcclsPerChannelCap)
+{
+    Ptr<NcclEndpoint> e = MakeNcclEndpoint([] {
+        GpuEndpointSet s;
+        EXPECT_TRUE(FindGpuEndpointSet("h100", s));
+        return s;
+    }());
+    ASSERT_TRUE(e);
+    const double two = 8 * 57.7 * 16.0 / 30.0 / (8 * 16);
+    const double four = 8 * 45.5 * 32.0 / 62.0 * 1.5 / (8 * 16);
+    EXPECT_NEAR(e->NvlsTreeRailChannelRate_gbyte_per_s(16, 2, 16), two, 1e-9 * two);
+    EXPECT_NEAR(two, 1.923, 1e-3);
+    EXPECT_NEAR(e->NvlsTreeRailChannelRate_gbyte_per_s(32, 4, 16), four, 1e-9 * four);
+    EXPECT_NEAR(four, 2.202, 1e-3);
+    EXPECT_EQ(e->NvlsTreeRailChannelRate_gbyte_per_s(8, 1, 16), 0.0);
+
+    std::vector<uint32_t> ranks;
+    for (uint32_t r = 0; r < 16; ++r)
+    {
+        ranks.push_back(r);
+    }
+    double busbw[2] = {0, 0};
+    for (bool cap : {true, false})
+    {
+        Fabric f(2);
+        if (!cap)
+        {
+            f.engine->GetEndpoint()->SetAttribute("NvlsTreeChannelBandwidth", DoubleValue(0));
+        }
+        busbw[cap] =
+            f.Run(CollectiveKind::AllReduce, ranks, 1024 * MiB, CollectiveAlgorithm::NvlsTree)
+                .busbw_gbyte_per_s;
+        Reset();
+    }
+    std::cout << "[endpoint] NVLSTree 1 GiB over 2 nodes: busbw " << busbw[1]
+              << " GB/s with the per-channel cap (461.6), " << busbw[0] << " without\n";
+    EXPECT_LT(busbw[1], 461.6);
+    EXPECT_GT(busbw[1], 0.95 * 461.6);
+    EXPECT_GT(busbw[0], busbw[1]);
 }
