@@ -822,6 +822,19 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         {
             CollectiveSplit treeSplit = split;
             treeSplit.chunkBytes = m_treeChunkBytes;
+            if (m_endpoint && how.protocol != NcclProtocolId::Simple)
+            {
+                // A tree lane stands for half of NCCL's channels, each with its own piece,
+                // and LL / LL128 pass lines on as their flags arrive (prims_ll.h,
+                // prims_ll128.h): a hop forwards one channel's piece, not the lane's whole
+                // chunk.
+                const uint64_t perTree = std::max<uint32_t>(how.channels / 2, 1);
+                treeSplit.chunkBytes = std::min<uint64_t>(
+                    treeSplit.chunkBytes,
+                    std::max<uint64_t>((bytes / 2 + perTree - 1) / perTree, split.elementBytes));
+                // Each of those channels has its own NCCL_STEPS slots.
+                treeSplit.pipelineSlots = split.pipelineSlots * perTree;
+            }
             DoubleBinaryTreeAllReduce(s, ranks, bytes, treeSplit, {});
         }
         else if (algorithm == Algo::HalvingDoubling)
