@@ -596,3 +596,36 @@ TEST_F(NcclEndpointTest, NvlsTreeRailsMoveAtNcclsPerChannelCap)
     EXPECT_GT(busbw[1], 0.95 * 461.6);
     EXPECT_GT(busbw[0], busbw[1]);
 }
+
+// LL and LL128 pass lines on as their flags arrive, so a tree hop forwards one NCCL
+// channel's piece, not its lane's whole chunk: a 64 KiB LL tree allreduce over 2 x dgx-h100
+// (16 channels, 8 per tree) costs its 8-byte latency floor plus 64 KiB at the tuner's tree LL
+// algbw, min(NVLink, HCA 48 GB/s) x 1/2 (LL's lines) x 1/2 (the tree's halves) = 12 GB/s:
+// 5.46 us more (+15 %, -5 %: the pipeline's fill).  A whole 32 KiB chunk stored and forwarded
+// at each of the trees' hops took 3 x that.
+TEST_F(NcclEndpointTest, TreeLlHopsForwardOneChannelsPiece)
+{
+    std::vector<uint32_t> ranks;
+    for (uint32_t r = 0; r < 16; ++r)
+    {
+        ranks.push_back(r);
+    }
+    double us[2] = {0, 0};
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        Fabric f(2);
+        f.engine->GetEndpoint()->SetAttribute("Protocols", StringValue("LL"));
+        const CollectiveResult r = f.Run(CollectiveKind::AllReduce,
+                                         ranks,
+                                         i == 0 ? 8 : 64 * 1024,
+                                         CollectiveAlgorithm::Tree);
+        EXPECT_EQ(r.protocol, "ll");
+        us[i] = Us(r);
+        Reset();
+    }
+    const double model_us = 65536 / 12e3;
+    std::cout << "[endpoint] tree LL 16 ranks, 2 nodes: 8 B " << us[0] << " us, 64 KiB " << us[1]
+              << " us (+" << us[1] - us[0] << ", model " << model_us << ")\n";
+    EXPECT_GT(us[1] - us[0], 0.95 * model_us);
+    EXPECT_LT(us[1] - us[0], 1.15 * model_us);
+}
