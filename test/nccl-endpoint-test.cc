@@ -12,6 +12,7 @@
 #include "ns3/collective-schedule.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
+#include "ns3/double.h"
 #include "ns3/gpu-endpoint-set.h"
 #include "ns3/gpu-transport.h"
 #include "ns3/names.h"
@@ -561,4 +562,200 @@ TEST_F(NcclEndpointTest, AllToAllRunsOnItsPeersP2pChannels)
         EXPECT_LE(Us(r), 1.04 * model_us);
         Reset();
     }
+}
+
+// Across nodes every network step goes through the sending GPU's proxy thread, which posts
+// the steps of all the channels crossing at that GPU one after the other (NetProxyStepTime,
+// NCCL's 1 us netOverhead; x 3 for a Simple ring).  16 ranks on 2 nodes, multi-rail rings:
+// the 32 channels cross at the 8 GPUs of a node, 4 per proxy, so a ring step costs at least
+// 4 us (LL128, LL), 12 us (Simple); LL at 1 MiB runs 16 channels (NCCL's thread threshold
+// x ranks), 2 per proxy.  The ring allreduce's 30 steps then take 30 x 4 us after LL128's
+// 14 us base (NCCL's own formula without the proxy: 14 + 28 x 1.9 + 2 x 4.0 = 75.2 us).
+// Exact (1e-9): these are the tuner's formulas.
+TEST_F(NcclEndpointTest, RingAcrossNodesIsPacedByTheProxies)
+{
+    Ptr<NcclEndpoint> e = MakeNcclEndpoint([] {
+        GpuEndpointSet s;
+        EXPECT_TRUE(FindGpuEndpointSet("h100", s));
+        return s;
+    }());
+    ASSERT_TRUE(e);
+    NcclTuneInput in;
+    in.kind = CollectiveKind::AllReduce;
+    in.ranks = 16;
+    in.nodes = 2;
+    in.bytes = 4 * MiB;
+    in.intra_gbyte_per_s = 370.8;
+    in.inter_gbyte_per_s = 48.0;
+    in.multiRailRings = true;
+    in.runnable = {CollectiveAlgorithm::Ring};
+    using P = NcclProtocolId;
+    EXPECT_NEAR(e->RingProxyStep_us(in, P::Ll128), 4.0, 1e-9);
+    EXPECT_NEAR(e->RingProxyStep_us(in, P::Simple), 12.0, 1e-9);
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll128),
+                14.0 + 30 * 4.0,
+                1e-9);
+    in.bytes = MiB;
+    EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, P::Ll, MiB, 16), 16u);
+    EXPECT_NEAR(e->RingProxyStep_us(in, P::Ll), 2.0, 1e-9);
+    // One ring for every channel crossing at one GPU: all 32 on its proxy.
+    in.bytes = 4 * MiB;
+    in.multiRailRings = false;
+    EXPECT_NEAR(e->RingProxyStep_us(in, P::Ll128), 32.0, 1e-9);
+    // One node: no network, no proxy.
+    in.nodes = 1;
+    EXPECT_EQ(e->RingProxyStep_us(in, P::Ll128), 0.0);
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll128),
+                14.0 + 30 * 1.9,
+                1e-9);
+    // Off: NCCL's latency without the term.
+    in.nodes = 2;
+    e->SetAttribute("NetProxyStepTime", TimeValue(Time(0)));
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll128),
+                14.0 + 28 * 1.9 + 2 * 4.0,
+                1e-9);
+}
+
+// The simulated ring charges the proxy as the tuner predicts it: a 4 MiB LL128 ring allreduce
+// over 2 x dgx-h100 (8 simulated channels, each standing for 4 of NCCL's 32, each crossing at
+// its own GPU) has each boundary GPU post 30 steps x 4 channels x 1 us, so it takes 14 + 30 x 4
+// = 134 us (the tuner's latency; its bytes move while the proxies post: +4 %, -1 %).  Without
+// the proxy the same call runs in NCCL's latency 75.2 us + 4 MiB / 185.4 GB/s algbw (370.8 x
+// 120/128 x 16/30) = 97.8 us, +15 % for the store-and-forward fill of LL128's pieces.  At 1 GiB
+// (Simple: 12 us a step for 2 MiB of four channels' steps, 175 GB/s a proxy) the proxies
+// hide behind the 48 GB/s HCAs: the same busbw with and without them, 1 %.
+TEST_F(NcclEndpointTest, ProxyStepsPaceTheSimulatedRingAcrossNodes)
+{
+    std::vector<uint32_t> ranks;
+    for (uint32_t r = 0; r < 16; ++r)
+    {
+        ranks.push_back(r);
+    }
+    double with_us = 0;
+    double without_us = 0;
+    for (bool proxy : {true, false})
+    {
+        SCOPED_TRACE(proxy ? "proxy" : "no proxy");
+        Fabric f(2);
+        Ptr<NcclEndpoint> e = f.engine->GetEndpoint();
+        ASSERT_TRUE(e);
+        e->SetAttribute("Protocols", StringValue("LL128"));
+        if (!proxy)
+        {
+            e->SetAttribute("NetProxyStepTime", TimeValue(Time(0)));
+        }
+        const CollectiveResult r =
+            f.Run(CollectiveKind::AllReduce, ranks, 4 * MiB, CollectiveAlgorithm::Ring);
+        EXPECT_EQ(r.protocol, "ll128");
+        EXPECT_EQ(r.channels, 32u);
+        (proxy ? with_us : without_us) = Us(r);
+        Reset();
+    }
+    std::cout << "[endpoint] 16-rank LL128 ring 4 MiB across 2 nodes: " << with_us
+              << " us with the proxy (model 134), " << without_us << " us without (model 97.8)\n";
+    EXPECT_GT(with_us, 0.99 * 134.0);
+    EXPECT_LT(with_us, 1.04 * 134.0);
+    EXPECT_GT(without_us, 97.8);
+    EXPECT_LT(without_us, 1.15 * 97.8);
+
+    double busbw[2] = {0, 0};
+    for (bool proxy : {true, false})
+    {
+        Fabric f(2);
+        Ptr<NcclEndpoint> e = f.engine->GetEndpoint();
+        e->SetAttribute("Protocols", StringValue("Simple"));
+        if (!proxy)
+        {
+            e->SetAttribute("NetProxyStepTime", TimeValue(Time(0)));
+        }
+        busbw[proxy] =
+            f.Run(CollectiveKind::AllReduce, ranks, 1024 * MiB, CollectiveAlgorithm::Ring)
+                .busbw_gbyte_per_s;
+        Reset();
+    }
+    std::cout << "[endpoint] 16-rank Simple ring 1 GiB busbw " << busbw[1]
+              << " GB/s with the proxy, " << busbw[0] << " without\n";
+    EXPECT_NEAR(busbw[1], busbw[0], 0.01 * busbw[0]);
+}
+
+// NVLSTree's rails move at NCCL's per-channel cap: the tuner sums it as heads x 57.7 GB/s
+// busbw (perChMaxNVLSTreeBws, two nodes) = 461.6, algbw x 16 / 30 = 246.2 GB/s, of which each
+// of the 8 ranks of a node receives 1/8 over its rail (2 (nodes - 1) / nodes = 1 of it on
+// two nodes) on 16 channels: 246.2 / 128 = 1.923 GB/s per (rank, channel).  Four nodes of
+// 8: 45.5 (N4) x 8 x 32 / 62 x 1.5 / 128 = 2.202 GB/s.  Exact (1e-9 relative).  A 1 GiB
+// NVLSTree allreduce over 2 x dgx-h100 then levels off below 461.6 GB/s busbw and within 5 %
+// of it (the pipeline's fill and drain), where without the cap (0) the switches' and HCAs'
+// rates let it run faster.
+TEST_F(NcclEndpointTest, NvlsTreeRailsMoveAtNcclsPerChannelCap)
+{
+    Ptr<NcclEndpoint> e = MakeNcclEndpoint([] {
+        GpuEndpointSet s;
+        EXPECT_TRUE(FindGpuEndpointSet("h100", s));
+        return s;
+    }());
+    ASSERT_TRUE(e);
+    const double two = 8 * 57.7 * 16.0 / 30.0 / (8 * 16);
+    const double four = 8 * 45.5 * 32.0 / 62.0 * 1.5 / (8 * 16);
+    EXPECT_NEAR(e->NvlsTreeRailChannelRate_gbyte_per_s(16, 2, 16), two, 1e-9 * two);
+    EXPECT_NEAR(two, 1.923, 1e-3);
+    EXPECT_NEAR(e->NvlsTreeRailChannelRate_gbyte_per_s(32, 4, 16), four, 1e-9 * four);
+    EXPECT_NEAR(four, 2.202, 1e-3);
+    EXPECT_EQ(e->NvlsTreeRailChannelRate_gbyte_per_s(8, 1, 16), 0.0);
+
+    std::vector<uint32_t> ranks;
+    for (uint32_t r = 0; r < 16; ++r)
+    {
+        ranks.push_back(r);
+    }
+    double busbw[2] = {0, 0};
+    for (bool cap : {true, false})
+    {
+        Fabric f(2);
+        if (!cap)
+        {
+            f.engine->GetEndpoint()->SetAttribute("NvlsTreeChannelBandwidth", DoubleValue(0));
+        }
+        busbw[cap] =
+            f.Run(CollectiveKind::AllReduce, ranks, 1024 * MiB, CollectiveAlgorithm::NvlsTree)
+                .busbw_gbyte_per_s;
+        Reset();
+    }
+    std::cout << "[endpoint] NVLSTree 1 GiB over 2 nodes: busbw " << busbw[1]
+              << " GB/s with the per-channel cap (461.6), " << busbw[0] << " without\n";
+    EXPECT_LT(busbw[1], 461.6);
+    EXPECT_GT(busbw[1], 0.95 * 461.6);
+    EXPECT_GT(busbw[0], busbw[1]);
+}
+
+// LL and LL128 pass lines on as their flags arrive, so a tree hop forwards one NCCL
+// channel's piece, not its lane's whole chunk: a 64 KiB LL tree allreduce over 2 x dgx-h100
+// (16 channels, 8 per tree) costs its 8-byte latency floor plus 64 KiB at the tuner's tree LL
+// algbw, min(NVLink, HCA 48 GB/s) x 1/2 (LL's lines) x 1/2 (the tree's halves) = 12 GB/s:
+// 5.46 us more (+15 %, -5 %: the pipeline's fill).  A whole 32 KiB chunk stored and forwarded
+// at each of the trees' hops took 3 x that.
+TEST_F(NcclEndpointTest, TreeLlHopsForwardOneChannelsPiece)
+{
+    std::vector<uint32_t> ranks;
+    for (uint32_t r = 0; r < 16; ++r)
+    {
+        ranks.push_back(r);
+    }
+    double us[2] = {0, 0};
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        Fabric f(2);
+        f.engine->GetEndpoint()->SetAttribute("Protocols", StringValue("LL"));
+        const CollectiveResult r = f.Run(CollectiveKind::AllReduce,
+                                         ranks,
+                                         i == 0 ? 8 : 64 * 1024,
+                                         CollectiveAlgorithm::Tree);
+        EXPECT_EQ(r.protocol, "ll");
+        us[i] = Us(r);
+        Reset();
+    }
+    const double model_us = 65536 / 12e3;
+    std::cout << "[endpoint] tree LL 16 ranks, 2 nodes: 8 B " << us[0] << " us, 64 KiB " << us[1]
+              << " us (+" << us[1] - us[0] << ", model " << model_us << ")\n";
+    EXPECT_GT(us[1] - us[0], 0.95 * model_us);
+    EXPECT_LT(us[1] - us[0], 1.15 * model_us);
 }

@@ -746,6 +746,13 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     {
         gbyte = gbyte > 0 ? std::min(gbyte, max / lanes) : max / lanes;
     }
+    if (run->how.algorithm == Algo::NvlsTree)
+    {
+        // NVLSTree's only messages are its rails': they move at NCCL's per-channel cap.
+        gbyte = m_endpoint->NvlsTreeRailChannelRate_gbyte_per_s(run->call.ranks.size(),
+                                                                nodes,
+                                                                run->how.channels);
+    }
     // The transport charges the bytes on the wire, flags included: the rate in wire bytes.
     run->channelRate = DataRate(static_cast<uint64_t>(gbyte * 8e9 / p->GetWireEfficiency()));
     // Simple inside one NVLink domain: every step of a channel ends with a fence and a flag
@@ -777,6 +784,19 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
             run->channelRate = DataRate(
                 static_cast<uint64_t>(c * run->how.graphChannel_gbyte_per_s / works * 8e9));
         }
+    }
+    if (nodes > 1)
+    {
+        // A simulated message stands for the NCCL steps of the channels its channel folds:
+        // as many as its bytes fill NCCL's pieces (a step's chunk, at most the call's share
+        // of a channel and rank), at most one per folded channel.
+        run->proxyStep = m_endpoint->ProxyStepTime(run->how.algorithm, run->how.protocol);
+        const uint32_t channels = std::max<uint32_t>(run->how.channels, 1);
+        const uint32_t simulated = std::max<uint32_t>(run->how.simulatedChannels, 1);
+        run->proxyFold = (channels + simulated - 1) / simulated;
+        const uint64_t share = (run->call.bytes + uint64_t(channels) * run->call.ranks.size() - 1) /
+                               std::max<uint64_t>(uint64_t(channels) * run->call.ranks.size(), 1);
+        run->proxyPiece = std::max<uint64_t>(1, std::min(p->GetChunkBytes(), share));
     }
 }
 
@@ -850,6 +870,19 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         {
             CollectiveSplit treeSplit = split;
             treeSplit.chunkBytes = m_treeChunkBytes;
+            if (m_endpoint && how.protocol != NcclProtocolId::Simple)
+            {
+                // A tree lane stands for half of NCCL's channels, each with its own piece,
+                // and LL / LL128 pass lines on as their flags arrive (prims_ll.h,
+                // prims_ll128.h): a hop forwards one channel's piece, not the lane's whole
+                // chunk.
+                const uint64_t perTree = std::max<uint32_t>(how.channels / 2, 1);
+                treeSplit.chunkBytes = std::min<uint64_t>(
+                    treeSplit.chunkBytes,
+                    std::max<uint64_t>((bytes / 2 + perTree - 1) / perTree, split.elementBytes));
+                // Each of those channels has its own NCCL_STEPS slots.
+                treeSplit.pipelineSlots = split.pipelineSlots * perTree;
+            }
             DoubleBinaryTreeAllReduce(s, ranks, bytes, treeSplit, {});
         }
         else if (algorithm == Algo::HalvingDoubling)
@@ -1168,6 +1201,19 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
         {
             delay = Time(0); // spent at the receiving channel instead (SetCosts)
             channelStep = run->channelStep;
+        }
+        if (net && run->proxyStep.IsStrictlyPositive())
+        {
+            // The sender's proxy takes the network steps one after the other: this one
+            // leaves once the proxy has posted it, and not before its hop latency.
+            const uint64_t steps = std::min<uint64_t>(
+                run->proxyFold,
+                std::max<uint64_t>(1, (s.bytes + run->proxyPiece - 1) / run->proxyPiece));
+            const Time now = Simulator::Now();
+            Time& free = run->proxyFree[s.src];
+            const Time posted = std::max(now, free) + run->proxyStep * static_cast<int64_t>(steps);
+            free = posted;
+            delay = std::max(delay, posted - now);
         }
     }
     m_transport->SendMessage(s.src,

@@ -221,6 +221,25 @@ NcclEndpoint::GetTypeId()
                           TimeValue(NanoSeconds(5300)),
                           MakeTimeAccessor(&NcclEndpoint::m_hostLaunchTime),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("NetProxyStepTime",
+                          "CPU time of the network proxy per step of one channel: the host "
+                          "thread that drives every network channel of a GPU (src/proxy.cc) "
+                          "sees the GPU's step, posts its RDMA write and polls its completion "
+                          "(src/transport/net.cc, net_ib), one step after the other.  1 us: "
+                          "NCCL's network post overhead on x86 (tuning.cc getNetOverhead, "
+                          "NCCL_NET_OVERHEAD), by which its tuner bounds every step of an "
+                          "inter-node ring.  0 = off",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&NcclEndpoint::m_netProxyStepTime),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("SimpleRingProxyFactor",
+                          "Proxy steps of a Simple ring cost this many times NetProxyStepTime: "
+                          "besides the send, the receiver flushes the GPU's PCIe writes with an "
+                          "RDMA read before it frees the step (net_ib iflush).  3: tuning.cc, "
+                          "netOverhead *= 3 for Simple rings",
+                          DoubleValue(3.0),
+                          MakeDoubleAccessor(&NcclEndpoint::m_simpleRingProxyFactor),
+                          MakeDoubleChecker<double>(1))
             .AddAttribute("NvlsEfficiency",
                           "Share of the NVLink rate the tuner expects of NVLS (NCCL "
                           "nvlsEfficiency: 0.85 Hopper, 0.74 Blackwell)",
@@ -367,6 +386,7 @@ NcclEndpoint::NcclEndpoint()
       m_maxChannels(32),
       m_nvlsChannels(16),
       m_maxSimulatedChannels(8),
+      m_simpleRingProxyFactor(3.0),
       m_nvlsTreeChannel_gbyte_per_s(57.7),
       m_nvlsTreeChannelN4_gbyte_per_s(45.5),
       m_nvlsEfficiency(0.85),
@@ -439,6 +459,45 @@ Time
 NcclEndpoint::GetHostLaunchTime() const
 {
     return m_hostLaunchTime;
+}
+
+Time
+NcclEndpoint::GetNetProxyStepTime() const
+{
+    return m_netProxyStepTime;
+}
+
+Time
+NcclEndpoint::ProxyStepTime(CollectiveAlgorithm algorithm, NcclProtocolId protocol) const
+{
+    switch (algorithm)
+    {
+    case Algo::Ring:
+    case Algo::Hierarchical:
+        return protocol == NcclProtocolId::Simple ? m_netProxyStepTime * m_simpleRingProxyFactor
+                                                  : m_netProxyStepTime;
+    case Algo::NvlsTree:
+        return m_netProxyStepTime;
+    default:
+        return Time(0);
+    }
+}
+
+double
+NcclEndpoint::RingProxyStep_us(const NcclTuneInput& in, NcclProtocolId protocol) const
+{
+    const uint32_t n = std::max<uint32_t>(in.ranks, 1);
+    const uint32_t nodes = std::max<uint32_t>(in.nodes, 1);
+    if (nodes <= 1)
+    {
+        return 0;
+    }
+    // Multi-rail rings cross between the domains at a different GPU per channel (up to the
+    // GPUs of a domain); otherwise every channel crosses at the same one.
+    const uint32_t channels = Channels(Algo::Ring, protocol, in.bytes, n);
+    const uint32_t ppn = std::max<uint32_t>(n / nodes, 1);
+    const uint32_t gpus = in.multiRailRings ? std::min(channels, ppn) : 1;
+    return ProxyStepTime(Algo::Ring, protocol).GetSeconds() * 1e6 * ((channels + gpus - 1) / gpus);
 }
 
 Time
@@ -672,9 +731,14 @@ NcclEndpoint::PredictLatency_us(const NcclTuneInput& in,
         const uint32_t inter = nodes == 1                             ? 0
                                : in.kind == CollectiveKind::AllReduce ? 2 * (nodes - 1)
                                                                       : nodes - 1;
+        // Across nodes every step of the ring waits for the proxies that pass it over the
+        // network (NCCL: intraLat = max(intraLat, netOverhead), "inter-node rings still have
+        // to launch nsteps * net overhead"), here for all the channels of one GPU's proxy.
+        const double proxy = RingProxyStep_us(in, protocol);
         return toUs(p->GetRingBaseLatency()) +
-               (steps - std::min(steps, inter)) * toUs(p->GetRingNvlinkHopLatency()) +
-               inter * toUs(p->GetRingNetHopLatency());
+               (steps - std::min(steps, inter)) *
+                   std::max(toUs(p->GetRingNvlinkHopLatency()), proxy) +
+               inter * std::max(toUs(p->GetRingNetHopLatency()), proxy);
     }
     case Algo::Tree: {
         // NCCL's tree is a chain inside each node and a double binary tree across nodes:
@@ -688,9 +752,14 @@ NcclEndpoint::PredictLatency_us(const NcclTuneInput& in,
     case Algo::NvlsTree:
         // NCCL: baseLatency 0 + intraLat (NVLS) + 2 log2i(nNodes) interLat.
         return toUs(m_nvlsLatency) + 2.0 * FloorLog2(nodes) * toUs(m_nvlsTreeNetLatency);
-    case Algo::Hierarchical:
+    case Algo::Hierarchical: {
+        // Every rank of a rail passes all of its channels' steps through its own proxy.
+        const double proxy = nodes > 1 ? toUs(ProxyStepTime(algorithm, protocol)) *
+                                             Channels(Algo::Ring, protocol, in.bytes, n)
+                                       : 0;
         return toUs(p->GetRingBaseLatency()) + 2 * (ppn - 1) * toUs(p->GetRingNvlinkHopLatency()) +
-               2 * (nodes - 1) * toUs(p->GetRingNetHopLatency());
+               2 * (nodes - 1) * std::max(toUs(p->GetRingNetHopLatency()), proxy);
+    }
     case Algo::CollNetDirect:
         // NCCL: 2 (min(1, ppn - 1) intraLat + (ppn - 1) 0.4) + interLat (base 0).
         return 2 * (std::min<uint32_t>(1, ppn - 1) * toUs(m_collNetDirectNvlinkLatency) +
@@ -979,6 +1048,23 @@ NcclEndpoint::RingChannelShare_gbyte_per_s(const NcclTuneInput& in,
         ring = in.intra_gbyte_per_s;
     }
     return ring / std::max<uint32_t>(channels, 1);
+}
+
+double
+NcclEndpoint::NvlsTreeRailChannelRate_gbyte_per_s(uint32_t ranks,
+                                                  uint32_t nodes,
+                                                  uint32_t channels) const
+{
+    const double cap = nodes <= 2 ? m_nvlsTreeChannel_gbyte_per_s : m_nvlsTreeChannelN4_gbyte_per_s;
+    if (cap <= 0 || nodes < 2 || ranks < 2)
+    {
+        return 0;
+    }
+    const double n = ranks;
+    const double ppn = n / nodes;
+    const double algbw = ppn * cap * n / (2 * (n - 1));
+    const double rail = 2.0 * (nodes - 1) / nodes;
+    return algbw * rail / (ppn * std::max<uint32_t>(channels, 1));
 }
 
 NcclChoice

@@ -84,6 +84,22 @@ class NcclEndpoint : public Object
     std::string GetGeneration() const;
     /// Host time to issue one GPU's collective (enqueue and kernel launch).
     Time GetHostLaunchTime() const;
+    /// CPU time the network proxy spends on one step of one channel (NetProxyStepTime).
+    Time GetNetProxyStepTime() const;
+    /**
+     * What one step of one NCCL channel keeps the network proxy busy in \p algorithm and
+     * \p protocol: NetProxyStepTime, x SimpleRingProxyFactor for a Simple ring (or the
+     * hierarchical allreduce's rail rings).  Charged to rings, the hierarchical allreduce and
+     * NVLSTree; 0 for the others (tree, CollNet, PAT, point-to-point).
+     */
+    Time ProxyStepTime(CollectiveAlgorithm algorithm, NcclProtocolId protocol) const;
+    /**
+     * The same as the tuner sees it for a ring over \p in: the steps of all channels that
+     * cross the network at one GPU go through that GPU's one proxy thread, so one ring step
+     * costs at least NetProxyStepTime x (channels / GPUs the channels cross at).  µs; 0 on
+     * one node.
+     */
+    double RingProxyStep_us(const NcclTuneInput& in, NcclProtocolId protocol) const;
 
     /**
      * Time per iteration of a timing loop as nccl-tests runs it: one host thread issues
@@ -170,6 +186,15 @@ class NcclEndpoint : public Object
     uint32_t P2pChannels(uint64_t bytes, uint32_t ranks) const;
     /// NCCL's p2p channels: MaxChannels rounded up to a power of two.
     uint32_t GetP2pChannelCount() const;
+    /**
+     * GB/s one NVLSTree channel's network messages reach at one rank: NCCL's per-channel
+     * cap (NvlsTreeChannelBandwidth, perChMaxNVLSTreeBws) as the tuner sums it, heads x cap
+     * busbw, in algbw (x ranks / (2 (ranks - 1))), of which a rank's rail receives
+     * 2 (nodes - 1) / nodes of its 1/ppn share, over \p channels.  0 = no cap.
+     */
+    double NvlsTreeRailChannelRate_gbyte_per_s(uint32_t ranks,
+                                               uint32_t nodes,
+                                               uint32_t channels) const;
 
     /// NCCL_ALGO's names for the engine's algorithms ("Ring", "Tree", "NVLS", "NVLSTree", ...).
     static std::string NcclAlgorithmNames();
@@ -191,6 +216,8 @@ class NcclEndpoint : public Object
     Time m_nvlsLatency;
     Time m_nvlsTreeNetLatency;
     Time m_hostLaunchTime;
+    Time m_netProxyStepTime;
+    double m_simpleRingProxyFactor;
     double m_nvlsTreeChannel_gbyte_per_s;
     double m_nvlsTreeChannelN4_gbyte_per_s;
     double m_nvlsEfficiency;
