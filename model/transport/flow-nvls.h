@@ -33,12 +33,13 @@ class FlowTransportPlane;
  * - Uploads.  What a member sends to the switches, a loop's contributions (every owner's
  *   piece, or the multicast allreduce's chunk) or a stored piece (multimem.st), is one flow
  *   over the GPU's uplinks.  As NvLinkGpu fills its bundles' first-in first-out transmit
- *   queues: uploads that fit, with those queued before them, in what the bundles take
- *   before the GPU waits (TxQueueBytes over each bundle's share of the spray) leave one
- *   after another in the order they were issued; the others wait and then share the links
- *   (the GPU hands its active transfers one packet each in turn) once the queue is empty.
- *   The switch input buffers take them at the line rate while earlier results wait for
- *   the engine.
+ *   queues: an upload issued while the queue holds less than the bundles take before the
+ *   GPU waits (TxQueueBytes over each bundle's share of the spray) leaves after those
+ *   queued before it, one after another; one issued when it is full waits until the queue
+ *   is empty and then shares the links with the others that waited and those issued while
+ *   they leave (the GPU hands its active transfers one packet each in turn).  The switch
+ *   input buffers take the uploads at the line rate while earlier results wait for the
+ *   engine.
  * - Reduction.  When every member's upload of a loop has drained (the switch holds the
  *   contributions until the last member's is in), the reduced piece goes down to its owner
  *   (multimem.ld_reduce), or the reduced chunk to every member (multicast allreduce).
@@ -63,8 +64,10 @@ class FlowTransportPlane;
  * it issues the next loop of its window.
  *
  * Not modelled: a result streaming down while its loop's contributions are still going up
- * (a download starts when the loop's uploads have drained), and the switch input buffers'
- * credits (uploads never wait for the engine).
+ * (a download starts when the loop's uploads have drained), the switch input buffers'
+ * credits (uploads never wait for the engine), the order of large packets on each switch
+ * plane (a piece may be fewer packets than there are planes), and the GPU alternating its
+ * NVLS packets with its messages' (here an upload and each message weigh 1 on the links).
  */
 class FlowNvls
 {
