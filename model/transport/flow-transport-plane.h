@@ -202,8 +202,8 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
     Ptr<TransportPlane> m_packet;
     InSwitchReductionPlane* m_inSwitch{nullptr};
     bool m_nvlsFlows{true};
-    std::unique_ptr<FlowNvls> m_nvls; //!< made on the first in-switch operation
     std::unique_ptr<FlowNetwork> m_network;
+    std::unique_ptr<FlowNvls> m_nvls; //!< made on the first in-switch operation; uses m_network
     std::unordered_map<const CreditLinkNetDevice*, uint32_t> m_linkOf;
     std::unordered_map<uint64_t, Path> m_paths; //!< (src << 32 | dst)
     uint32_t m_fineBytes{0};
