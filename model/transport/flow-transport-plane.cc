@@ -7,6 +7,7 @@
 #include "ns3/boolean.h"
 #include "ns3/credit-link-net-device.h"
 #include "ns3/credit-switch.h"
+#include "ns3/flow-nvls.h"
 #include "ns3/infiniband-transport-plane.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -57,6 +58,14 @@ FlowTransportPlane::GetTypeId()
                           "complete one packet apart, not all at once",
                           BooleanValue(true),
                           MakeBooleanAccessor(&FlowTransportPlane::m_lastPacketInTurn),
+                          MakeBooleanChecker())
+            .AddAttribute("NvlsFlows",
+                          "In-switch reductions and multicasts (NVLS) of an NVLink "
+                          "plane run as flows (FlowNvls): uploads, the switches' "
+                          "engines and the multicast down share the links with the "
+                          "messages; false: they run on the packet plane's devices",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FlowTransportPlane::m_nvlsFlows),
                           MakeBooleanChecker());
     return tid;
 }
@@ -162,7 +171,29 @@ FlowTransportPlane::StartInSwitch(Op op,
                                   Callback<void, uint32_t> rankDone)
 {
     NS_ABORT_MSG_UNLESS(m_inSwitch, "FlowTransportPlane: the packet plane does not reduce");
-    m_inSwitch->StartInSwitch(op, ranks, bytes, rankDone);
+    auto nvlink = DynamicCast<NvLinkTransportPlane>(m_packet);
+    if (!m_nvlsFlows || !nvlink)
+    {
+        m_inSwitch->StartInSwitch(op, ranks, bytes, rankDone);
+        return;
+    }
+    if (!m_nvls)
+    {
+        m_nvls = std::make_unique<FlowNvls>(*this, *m_network, nvlink);
+    }
+    m_nvls->Start(op, ranks, bytes, rankDone);
+}
+
+uint32_t
+FlowTransportPlane::GetInSwitchInFlight() const
+{
+    return m_nvls ? m_nvls->GetNInFlight() : 0;
+}
+
+uint32_t
+FlowTransportPlane::GetLinkOf(Ptr<CreditLinkNetDevice> device)
+{
+    return LinkOf(device);
 }
 
 uint32_t
@@ -311,6 +342,12 @@ FlowTransportPlane::GetPathUses(uint32_t srcRank, uint32_t dstRank)
 }
 
 double
+FlowTransportPlane::GetWireBytes(uint64_t payloadBytes) const
+{
+    return WireBytes(payloadBytes);
+}
+
+double
 FlowTransportPlane::WireBytes(uint64_t payloadBytes) const
 {
     // One overhead per fine packet, as a burst costs its back-to-back fine packets; a
@@ -361,6 +398,12 @@ Time
 FlowTransportPlane::GetFirstPacketLatency(uint32_t srcRank, uint32_t dstRank, uint32_t payloadBytes)
 {
     return FirstIn(GetPath(srcRank, dstRank), payloadBytes);
+}
+
+Time
+FlowTransportPlane::GetTailLatency(uint32_t srcRank, uint32_t dstRank, uint32_t payloadBytes)
+{
+    return TailLatency(GetPath(srcRank, dstRank), payloadBytes);
 }
 
 void
@@ -582,6 +625,7 @@ void
 FlowTransportPlane::DoDispose()
 {
     NS_LOG_FUNCTION(this);
+    m_nvls.reset();
     m_network.reset();
     m_packet = nullptr;
     m_inSwitch = nullptr;

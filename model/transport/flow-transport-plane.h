@@ -17,6 +17,7 @@ namespace ns3
 {
 
 class CreditLinkNetDevice;
+class FlowNvls;
 
 /**
  * \ingroup ai-fabric
@@ -47,10 +48,12 @@ class CreditLinkNetDevice;
  * destination then leave one after another, as the injector's round-robin gives each its
  * own turn, so messages that started together complete one packet apart.
  *
+ * In-switch reductions of an NVLink plane (NVLS) run as flows too (FlowNvls, NvlsFlows);
+ * without NvlsFlows, and for other planes, on the packet plane's devices.
+ *
  * What only the packet model has: credit stalls and buffer occupancy, head-of-line
  * blocking, switch arbitration order, congestion control and link counters (the packet
- * plane's devices see no flow bytes).  In-switch reductions (NVLS) run on the packet
- * plane's devices unchanged.
+ * plane's devices see no flow bytes).
  */
 class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
 {
@@ -102,6 +105,14 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
     std::vector<FlowNetwork::Use> GetPathUses(uint32_t srcRank, uint32_t dstRank);
     /// When the first packet of \p payloadBytes is in, after it started (no contention).
     Time GetFirstPacketLatency(uint32_t srcRank, uint32_t dstRank, uint32_t payloadBytes);
+    /// When the last byte is in after it left the source, for packets of \p payloadBytes.
+    Time GetTailLatency(uint32_t srcRank, uint32_t dstRank, uint32_t payloadBytes);
+    /// The FlowNetwork link of \p device's direction (added on first use).
+    uint32_t GetLinkOf(Ptr<CreditLinkNetDevice> device);
+    /// Bytes a message of \p payloadBytes puts on the wire (one overhead per fine packet).
+    double GetWireBytes(uint64_t payloadBytes) const;
+    /// In-switch operations running as flows (NvlsFlows), not finished by every member.
+    uint32_t GetInSwitchInFlight() const;
 
   protected:
     void DoDispose() override;
@@ -190,7 +201,9 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
 
     Ptr<TransportPlane> m_packet;
     InSwitchReductionPlane* m_inSwitch{nullptr};
+    bool m_nvlsFlows{true};
     std::unique_ptr<FlowNetwork> m_network;
+    std::unique_ptr<FlowNvls> m_nvls; //!< made on the first in-switch operation; uses m_network
     std::unordered_map<const CreditLinkNetDevice*, uint32_t> m_linkOf;
     std::unordered_map<uint64_t, Path> m_paths; //!< (src << 32 | dst)
     uint32_t m_fineBytes{0};

@@ -397,23 +397,74 @@ NvLinkTransportPlane::StartInSwitch(Op op,
     StartShareOp(op, ranks, bytes, rankDone);
 }
 
+uint64_t
+NvLinkTransportPlane::NvlsPlan::PieceBytes(uint32_t loop, uint32_t owner) const
+{
+    const uint64_t offset = static_cast<uint64_t>(loop) * pieceBytes;
+    const uint64_t total = toAll ? bytes : shareBytes.at(owner);
+    return offset < total ? std::min(pieceBytes, total - offset) : 0;
+}
+
+NvLinkTransportPlane::NvlsPlan
+NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uint64_t bytes) const
+{
+    NvlsPlan plan;
+    plan.toAll = op == Op::AllReduce && m_nvlsAllReduce == NVLS_MULTICAST;
+    plan.bytes = bytes;
+    // A multicast chunk, or NCCL's loop: one chunk per head (loopCount = nHeads * chunkSize).
+    plan.pieceBytes = std::max<uint64_t>(m_nvlsChunkBytes, m_granularity);
+    plan.packetBytes = AdaptivePacketBytes(
+        bytes,
+        m_granularity,
+        static_cast<uint32_t>(std::min<uint64_t>(GetMaxBurstBytes(), plan.pieceBytes)),
+        m_nvlsMinPackets);
+    if (plan.toAll)
+    {
+        plan.loops = static_cast<uint32_t>((bytes + plan.pieceBytes - 1) / plan.pieceBytes);
+        plan.window = m_nvlsChunksInFlight;
+        return plan;
+    }
+    const auto p = static_cast<uint32_t>(ranks.size());
+    for (uint32_t m = 0; m < p; ++m)
+    {
+        plan.shareBytes.push_back(bytes / p + (m < bytes % p ? 1 : 0));
+    }
+    plan.loops =
+        static_cast<uint32_t>((plan.shareBytes[0] + plan.pieceBytes - 1) / plan.pieceBytes);
+    // A contribution is held in the switch until every member's has come: a member has
+    // as many loops outstanding as its switch input buffers hold (at most one per NVLS
+    // channel), else the ones waiting for a late member block the others.
+    uint64_t buffers = 0;
+    const Ptr<NvLinkGpu>& gpu0 = m_ranks[ranks[0]].gpu;
+    UintegerValue vc;
+    gpu0->GetAttribute("Vc", vc);
+    for (uint32_t i = 0; i < gpu0->GetNDevices(); ++i)
+    {
+        if (Ptr<CreditLinkNetDevice> peer = gpu0->GetDevice(i)->GetPeer())
+        {
+            buffers += peer->GetReceiveBufferBytes(static_cast<uint32_t>(vc.Get()));
+        }
+    }
+    const uint64_t loopBytes = plan.pieceBytes * p;
+    plan.window =
+        static_cast<uint32_t>(std::clamp<uint64_t>(buffers / loopBytes, 1, m_nvlsChunksInFlight));
+    return plan;
+}
+
 void
 NvLinkTransportPlane::StartMulticastAllReduce(const std::vector<uint32_t>& ranks,
                                               uint64_t bytes,
                                               Callback<void, uint32_t> rankDone)
 {
     const uint32_t group = GroupOfRanks(ranks);
+    const NvlsPlan plan = GetNvlsPlan(Op::AllReduce, ranks, bytes);
     NvlsOp op;
     op.group = group;
     op.ranks = ranks;
     op.bytes = bytes;
-    const uint64_t chunkBytes = std::max<uint64_t>(m_nvlsChunkBytes, m_granularity);
-    op.chunks = static_cast<uint32_t>((bytes + chunkBytes - 1) / chunkBytes);
-    op.packetBytes = AdaptivePacketBytes(
-        bytes,
-        m_granularity,
-        static_cast<uint32_t>(std::min<uint64_t>(GetMaxBurstBytes(), chunkBytes)),
-        m_nvlsMinPackets);
+    const uint64_t chunkBytes = plan.pieceBytes;
+    op.chunks = plan.loops;
+    op.packetBytes = plan.packetBytes;
     op.idsPerChunk = static_cast<uint32_t>((chunkBytes + op.packetBytes - 1) / op.packetBytes);
     op.firstChunk = ReserveIds(group, static_cast<uint64_t>(op.chunks) * op.idsPerChunk, bytes);
     for (uint32_t r : ranks)
@@ -493,33 +544,13 @@ NvLinkTransportPlane::StartShareOp(Op op,
     for (uint32_t m = 0; m < p; ++m)
     {
         s.gpus.push_back(m_ranks[ranks[m]].gpu);
-        s.shareBytes.push_back(bytes / p + (m < bytes % p ? 1 : 0));
     }
-    // NCCL's loop: one chunk per head (loopCount = nHeads * chunkSize).
-    s.pieceBytes = std::max<uint64_t>(m_nvlsChunkBytes, m_granularity);
-    s.loops = static_cast<uint32_t>((s.shareBytes[0] + s.pieceBytes - 1) / s.pieceBytes);
-    // A contribution is held in the switch until every member's has come: a member has
-    // as many loops outstanding as its switch input buffers hold (at most one per NVLS
-    // channel), else the ones waiting for a late member block the others.
-    uint64_t buffers = 0;
-    const Ptr<NvLinkGpu>& gpu0 = s.gpus[0];
-    UintegerValue vc;
-    gpu0->GetAttribute("Vc", vc);
-    for (uint32_t i = 0; i < gpu0->GetNDevices(); ++i)
-    {
-        if (Ptr<CreditLinkNetDevice> peer = gpu0->GetDevice(i)->GetPeer())
-        {
-            buffers += peer->GetReceiveBufferBytes(static_cast<uint32_t>(vc.Get()));
-        }
-    }
-    const uint64_t loopBytes = s.pieceBytes * p;
-    s.window =
-        static_cast<uint32_t>(std::clamp<uint64_t>(buffers / loopBytes, 1, m_nvlsChunksInFlight));
-    s.packetBytes = AdaptivePacketBytes(
-        bytes,
-        m_granularity,
-        static_cast<uint32_t>(std::min<uint64_t>(GetMaxBurstBytes(), s.pieceBytes)),
-        m_nvlsMinPackets);
+    NvlsPlan plan = GetNvlsPlan(op, ranks, bytes);
+    s.shareBytes = std::move(plan.shareBytes);
+    s.pieceBytes = plan.pieceBytes;
+    s.loops = plan.loops;
+    s.window = plan.window;
+    s.packetBytes = plan.packetBytes;
     s.idsPerPiece = static_cast<uint32_t>((s.pieceBytes + s.packetBytes - 1) / s.packetBytes);
     const uint64_t phases = op == Op::AllReduce ? 2 : 1;
     s.firstId =

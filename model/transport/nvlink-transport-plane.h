@@ -79,6 +79,26 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
         NVLS_REDUCESCATTER_ALLGATHER, //!< NCCL: ld_reduce of each owner's share, multimem.st
     };
 
+    /// How an in-switch operation is cut: what the packet model runs, and what the flow
+    /// model (FlowNvls) moves as fluid flows.
+    struct NvlsPlan
+    {
+        bool toAll{false};      //!< multicast allreduce: every chunk reduced to every member
+        uint64_t bytes{0};      //!< of the operation
+        uint64_t pieceBytes{0}; //!< a chunk (toAll), or each owner's piece per loop
+        uint32_t loops{0};      //!< chunks (toAll), or loops of one piece per owner
+        uint32_t window{0};     //!< loops (chunks) a member has outstanding
+        uint32_t packetBytes{0};
+        std::vector<uint64_t> shareBytes; //!< by member: the part it owns (not toAll)
+
+        /// Bytes of chunk \p loop (toAll), or of owner \p owner's piece in \p loop (0 past
+        /// its share).
+        uint64_t PieceBytes(uint32_t loop, uint32_t owner) const;
+    };
+
+    /// The cut of \p op over \p ranks (CanReduceInSwitch(ranks)) and \p bytes (> 0).
+    NvlsPlan GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uint64_t bytes) const;
+
     bool CanReduceInSwitch(const std::vector<uint32_t>& ranks) const override;
     void StartInSwitch(Op op,
                        const std::vector<uint32_t>& ranks,

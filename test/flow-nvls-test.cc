@@ -1,0 +1,238 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+// NVLS in-switch reductions at flow level (FlowNvls, doc/flow-mode.md): the engine resource
+// read from the NvSwitch's attribute, an allreduce bound by the engine and one bound by the
+// links against their analytical times, and NVLS collectives in flow mode against packet mode.
+#include "ns3/boolean.h"
+#include "ns3/cluster-helper.h"
+#include "ns3/collective-bench.h"
+#include "ns3/config.h"
+#include "ns3/data-rate.h"
+#include "ns3/flow-network.h"
+#include "ns3/flow-transport-plane.h"
+#include "ns3/names.h"
+#include "ns3/nccl-endpoint.h"
+#include "ns3/nvlink-transport-plane.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <functional>
+#include <gtest/gtest.h>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+class FlowNvlsTest : public ::testing::Test
+{
+  protected:
+    void TearDown() override
+    {
+        Simulator::Destroy();
+        Names::Clear();
+        Config::Reset();
+    }
+
+    struct Run
+    {
+        double time_us{0};
+        double nvlsLatency_us{0};
+        double engine_byte_per_s{0}; //!< towards one GPU, all its switch planes
+        double uplink_byte_per_s{0}; //!< one GPU's NVLink bundles, wire rate
+        uint32_t inFlight{0};        //!< flow plane's NVLS operations left at the end
+        double wirePerPayload{1};    //!< flow plane: wire bytes of a MiB message per byte
+    };
+
+    // One collective on a dgx-h100 cluster of \p servers at \p fidelity; \p tune may set
+    // attributes of the built cluster (the build sets the switches' engine rate).
+    static Run Measure(const std::string& fidelity,
+                       uint32_t servers,
+                       const std::string& kind,
+                       const std::string& algorithm,
+                       uint64_t bytes,
+                       const std::string& endpoint = "auto",
+                       const std::function<void(ClusterHelper&)>& tune = nullptr)
+    {
+        ClusterConfig c;
+        EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
+        c.servers = servers;
+        c.fidelity = fidelity;
+        c.endpoint = endpoint;
+        EXPECT_EQ(c.Validate(), "");
+        ClusterHelper cluster(c);
+        cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
+        EXPECT_EQ(cluster.TryBuild(), "");
+        if (tune)
+        {
+            tune(cluster);
+        }
+        Ptr<GpuTransport> transport = cluster.InstallTransport("world");
+        Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(transport);
+        std::vector<uint32_t> ranks;
+        for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
+        {
+            ranks.push_back(r);
+        }
+        CollectiveBenchOptions o;
+        o.collective = kind;
+        o.algorithm = algorithm;
+        o.inPlace = "out";
+        Run run;
+        run.time_us = CollectiveBenchRun(o, ranks, {bytes}, engine).front().outOfPlace.time_us;
+        if (engine->GetEndpoint())
+        {
+            run.nvlsLatency_us = engine->GetEndpoint()->GetNvlsLatency().GetMicroSeconds();
+        }
+        Ptr<NvLinkGpu> gpu = cluster.GetNvLinkGpu(0);
+        for (uint32_t i = 0; i < gpu->GetNDevices(); ++i)
+        {
+            Ptr<NvLinkNetDevice> d = gpu->GetDevice(i);
+            run.uplink_byte_per_s +=
+                d->GetDataRate().GetBitRate() * d->GetEncodingEfficiency() / 8.0;
+            DataRateValue rate;
+            d->GetPeer()->GetSwitch()->GetAttribute("NvlsEngineRatePerLink", rate);
+            run.engine_byte_per_s += rate.Get().GetBitRate() / 8.0 * d->GetLinks();
+        }
+        for (uint32_t i = 0; i < transport->GetNPlanes(); ++i)
+        {
+            if (auto f = DynamicCast<FlowTransportPlane>(transport->GetPlane(i)))
+            {
+                run.inFlight += f->GetInSwitchInFlight();
+                run.wirePerPayload = f->GetWireBytes(1 << 20) / (1 << 20);
+            }
+        }
+        Simulator::Destroy();
+        Names::Clear();
+        return run;
+    }
+
+    static void ExpectClose(uint32_t servers,
+                            const std::string& kind,
+                            const std::string& algorithm,
+                            uint64_t bytes,
+                            double tolerance)
+    {
+        const Run packet = Measure("packet", servers, kind, algorithm, bytes);
+        const Run flow = Measure("flow", servers, kind, algorithm, bytes);
+        EXPECT_GT(packet.time_us, 0);
+        EXPECT_EQ(flow.inFlight, 0u);
+        EXPECT_NEAR(flow.time_us / packet.time_us, 1.0, tolerance)
+            << kind << " " << algorithm << " " << bytes << " B on " << servers
+            << " servers: packet " << packet.time_us << " us, flow " << flow.time_us << " us";
+    }
+};
+
+TEST_F(FlowNvlsTest, EngineIsAFlowLinkAtTheSwitchsRateTowardsEachGpu)
+{
+    ClusterConfig c;
+    ASSERT_EQ(c.ApplyPreset("dgx-h100"), "");
+    c.servers = 1;
+    c.fidelity = "flow";
+    ClusterHelper cluster(c);
+    ASSERT_EQ(cluster.TryBuild(), "");
+    Ptr<GpuTransport> transport = cluster.InstallTransport("world");
+    Ptr<FlowTransportPlane> nv;
+    for (uint32_t i = 0; i < transport->GetNPlanes(); ++i)
+    {
+        if (transport->GetPlane(i)->GetPlaneName() == "nvlink")
+        {
+            nv = DynamicCast<FlowTransportPlane>(transport->GetPlane(i));
+        }
+    }
+    ASSERT_TRUE(nv);
+    std::vector<uint32_t> ranks{0, 1, 2, 3, 4, 5, 6, 7};
+    ASSERT_TRUE(nv->CanReduceInSwitch(ranks));
+    uint32_t done = 0;
+    nv->StartInSwitch(InSwitchReductionPlane::Op::AllReduce,
+                      ranks,
+                      1 << 20,
+                      Callback<void, uint32_t>([&done](uint32_t) { ++done; }));
+    EXPECT_EQ(nv->GetInSwitchInFlight(), 1u);
+    Simulator::Run();
+    EXPECT_EQ(done, 8u);
+    EXPECT_EQ(nv->GetInSwitchInFlight(), 0u);
+    // GPU 0's first bundle: its switch's engine towards GPU 0 is a link of
+    // NvlsEngineRatePerLink (NCCL's 0.85 of the per-link NVLink rate, set by the cluster)
+    // times the bundle's links, exactly.
+    Ptr<NvLinkNetDevice> first = cluster.GetNvLinkGpu(0)->GetDevice(0);
+    DataRateValue rate;
+    first->GetPeer()->GetSwitch()->GetAttribute("NvlsEngineRatePerLink", rate);
+    ASSERT_GT(rate.Get().GetBitRate(), 0u);
+    const FlowNetwork& net = nv->GetNetwork();
+    bool found = false;
+    for (uint32_t l = 0; l < net.GetNLinks(); ++l)
+    {
+        found |= net.GetCapacity(l) == rate.Get().GetBitRate() / 8.0 * first->GetLinks();
+    }
+    EXPECT_TRUE(found);
+}
+
+TEST_F(FlowNvlsTest, MulticastAllReduceIsBoundByTheEngineTowardsEachGpu)
+{
+    // 256 MiB in-switch allreduce on 8 GPUs as the multicast pattern (the ideal endpoint's:
+    // each buffer up once, reduced, down once; no NCCL latency) with the engine at 100 Gb/s
+    // per link, below the links' rate: B over the engine towards a GPU (18 links), within
+    // 1 %: the first chunk's upload and the path latency are the rest.
+    const uint64_t bytes = 256ull << 20;
+    const Run r = Measure("flow", 1, "allreduce", "nvls", bytes, "ideal", [](ClusterHelper& h) {
+        Ptr<NvLinkGpu> gpu = h.GetNvLinkGpu(0);
+        for (uint32_t i = 0; i < gpu->GetNDevices(); ++i)
+        {
+            gpu->GetDevice(i)->GetPeer()->GetSwitch()->SetAttribute(
+                "NvlsEngineRatePerLink",
+                DataRateValue(DataRate("100Gbps")));
+        }
+    });
+    ASSERT_NEAR(r.engine_byte_per_s, 100e9 / 8 * 18, 1);
+    ASSERT_LT(r.engine_byte_per_s, r.uplink_byte_per_s);
+    EXPECT_EQ(r.nvlsLatency_us, 0);
+    const double expected_us = bytes / r.engine_byte_per_s * 1e6;
+    EXPECT_NEAR(r.time_us / expected_us, 1.0, 0.01)
+        << "flow " << r.time_us << " us, expected " << expected_us << " us";
+}
+
+TEST_F(FlowNvlsTest, WithoutTheEngineLimitTheUplinksBound)
+{
+    // The same allreduce with the engine unlimited (the ideal set's NvlsEngineRatePerLink,
+    // 0): B of wire bytes (payload plus one overhead per fine packet) over the GPU's
+    // uplinks (and the same down), within 1 %.
+    const uint64_t bytes = 256ull << 20;
+    const Run r = Measure("flow", 1, "allreduce", "nvls", bytes, "ideal");
+    EXPECT_EQ(r.engine_byte_per_s, 0);
+    const double expected_us = bytes * r.wirePerPayload / r.uplink_byte_per_s * 1e6;
+    EXPECT_NEAR(r.time_us / expected_us, 1.0, 0.01)
+        << "flow " << r.time_us << " us, expected " << expected_us << " us";
+}
+
+TEST_F(FlowNvlsTest, NvlsAllReduceInOneServerMatchesPackets)
+{
+    ExpectClose(1, "allreduce", "nvls", 1 << 20, 0.03);   // validate-flow's target, 3 %
+    ExpectClose(1, "allreduce", "nvls", 256 << 20, 0.03); // 3 %
+}
+
+TEST_F(FlowNvlsTest, NvlsReduceScatterAndAllGatherMatchPackets)
+{
+    ExpectClose(1, "reducescatter", "nvls", 32 << 20, 0.03); // 3 %
+    ExpectClose(1, "allgather", "nvls", 32 << 20, 0.03);     // 3 %
+}
+
+TEST_F(FlowNvlsTest, NvlsTreeAcrossTwoServersMatchesPackets)
+{
+    ExpectClose(2, "allreduce", "nvlstree", 16 << 20, 0.03); // 3 %
+}
+
+TEST_F(FlowNvlsTest, WithoutNvlsFlowsTheSwitchesReduceAsInPacketMode)
+{
+    // NvlsFlows false: the in-switch operation runs on the packet plane's devices, to the
+    // nanosecond of the packet run (nothing else moves).
+    const Run packet = Measure("packet", 1, "allreduce", "nvls", 1 << 20);
+    Config::SetDefault("ns3::FlowTransportPlane::NvlsFlows", BooleanValue(false));
+    const Run flow = Measure("flow", 1, "allreduce", "nvls", 1 << 20);
+    EXPECT_EQ(flow.time_us, packet.time_us);
+}
+
+} // namespace
