@@ -864,3 +864,43 @@ TEST_F(CollectiveTest, CollectivesAndFlowsRows)
 }
 
 } // namespace
+
+TEST(CollectiveScheduleTest, SuccessorsKeepTheirOrderInTheEdgePool)
+{
+    // The engine releases successors in the order they were added (same-instant launches in
+    // that order): the edge pool must keep it, and count each dependency once.
+    CollectiveSchedule s;
+    const auto NONE = CollectiveSchedule::NONE;
+    const int64_t a = s.AddMessage(0, 1, 8, 0, {});
+    const int64_t b = s.AddMessage(1, 2, 8, 0, {a});
+    const int64_t c = s.AddJoin(2, {a, b});
+    const int64_t d = s.AddMessage(2, 0, 8, 0, {a, NONE, c});
+    EXPECT_EQ(s.GetSuccessors(a), (std::vector<uint32_t>{uint32_t(b), uint32_t(c), uint32_t(d)}));
+    EXPECT_EQ(s.GetSuccessors(b), (std::vector<uint32_t>{uint32_t(c)}));
+    EXPECT_EQ(s.GetSuccessors(c), (std::vector<uint32_t>{uint32_t(d)}));
+    EXPECT_TRUE(s.GetSuccessors(d).empty());
+    EXPECT_EQ(s.GetSteps()[d].numDeps, 2u); // NONE is no dependency
+
+    // A ring allreduce over 8 ranks: as many successor entries as dependencies, exactly.
+    CollectiveSchedule ring;
+    std::vector<uint32_t> ranks(8);
+    std::iota(ranks.begin(), ranks.end(), 0);
+    CollectiveSplit split;
+    split.numChannels = 2;
+    CollectiveBuild::RingAllReduce(ring,
+                                   ranks,
+                                   64 << 20,
+                                   split,
+                                   CollectiveBuild::PerRank(8, CollectiveSchedule::NONE));
+    uint64_t deps = 0;
+    uint64_t successors = 0;
+    for (uint32_t i = 0; i < ring.GetSteps().size(); ++i)
+    {
+        deps += ring.GetSteps()[i].numDeps;
+        successors += ring.GetSuccessors(i).size();
+    }
+    EXPECT_GT(deps, 0u);
+    EXPECT_EQ(successors, deps);
+    // A step holds no container of its own: 40 bytes (it was 64 plus a heap block).
+    EXPECT_LE(sizeof(CollectiveSchedule::Step), 40u);
+}

@@ -1280,19 +1280,23 @@ CollectiveEngine::StepDone(Running* run, uint32_t step)
     auto& steps = run->schedule.GetSteps();
     const uint32_t here = steps[step].dst;
     // An in-switch start's successors are its completions: the plane completes them.
-    static const std::vector<uint32_t> kNone;
-    for (uint32_t next : steps[step].inSwitchStart ? kNone : steps[step].successors)
+    if (!steps[step].inSwitchStart)
     {
-        if (steps[next].src == here)
-        {
-            Release(run, next);
-        }
-        else
-        {
-            // Another rank waits for this one (a rendezvous, a freed pipeline slot): it
-            // learns of it by a notification, never in the same instant.
-            m_transport->Notify(m_transport->GetSystemOf(steps[next].src), m_client, run->id, next);
-        }
+        run->schedule.ForEachSuccessor(step, [this, run, here, &steps](uint32_t next) {
+            if (steps[next].src == here)
+            {
+                Release(run, next);
+            }
+            else
+            {
+                // Another rank waits for this one (a rendezvous, a freed pipeline slot): it
+                // learns of it by a notification, never in the same instant.
+                m_transport->Notify(m_transport->GetSystemOf(steps[next].src),
+                                    m_client,
+                                    run->id,
+                                    next);
+            }
+        });
     }
     if (--run->remaining == 0)
     {

@@ -25,7 +25,18 @@ CollectiveSchedule::Add(Step&& step, const std::vector<int64_t>& deps)
         {
             throw std::logic_error("CollectiveSchedule: dependency on a later step");
         }
-        m_steps[d].successors.push_back(index);
+        Step& from = m_steps[d];
+        const auto edge = static_cast<uint32_t>(m_edges.size());
+        m_edges.push_back({index, kNoEdge});
+        if (from.lastSuccessor == kNoEdge)
+        {
+            from.firstSuccessor = edge;
+        }
+        else
+        {
+            m_edges[from.lastSuccessor].next = edge;
+        }
+        from.lastSuccessor = edge;
         ++step.numDeps;
     }
     m_steps.push_back(std::move(step));
@@ -117,6 +128,14 @@ std::vector<CollectiveSchedule::Step>&
 CollectiveSchedule::GetSteps()
 {
     return m_steps;
+}
+
+std::vector<uint32_t>
+CollectiveSchedule::GetSuccessors(uint32_t step) const
+{
+    std::vector<uint32_t> out;
+    ForEachSuccessor(step, [&out](uint32_t next) { out.push_back(next); });
+    return out;
 }
 
 uint64_t

@@ -34,16 +34,21 @@ class CollectiveSchedule
   public:
     static constexpr int64_t NONE = -1;
 
+    static constexpr uint32_t kNoEdge = 0xffffffff;
+
+    /// Successors are a list in the schedule's edge pool (ForEachSuccessor), not a vector
+    /// per step: a large collective has millions of steps, most with one or two successors.
     struct Step
     {
+        uint64_t bytes{0};
         uint32_t src{0}; //!< a join: the rank that joins
         uint32_t dst{0}; //!< a join: the same rank
-        uint64_t bytes{0};
         uint32_t channel{0};
-        bool join{false};
         uint32_t numDeps{0};
-        std::vector<uint32_t> successors;
-        int32_t inSwitch{-1};      //!< the in-switch operation it starts or completes, else -1
+        int32_t inSwitch{-1}; //!< the in-switch operation it starts or completes, else -1
+        uint32_t firstSuccessor{kNoEdge};
+        uint32_t lastSuccessor{kNoEdge};
+        bool join{false};
         bool inSwitchStart{false}; //!< the start step (bytes 0), else a completion (bytes: rx)
     };
 
@@ -82,13 +87,32 @@ class CollectiveSchedule
 
     const std::vector<Step>& GetSteps() const;
     std::vector<Step>& GetSteps();
+
+    /// Calls \p f(successor) for each step that depends on \p step, in the order added.
+    template <typename F>
+    void ForEachSuccessor(uint32_t step, F&& f) const
+    {
+        for (uint32_t e = m_steps[step].firstSuccessor; e != kNoEdge; e = m_edges[e].next)
+        {
+            f(m_edges[e].to);
+        }
+    }
+
+    std::vector<uint32_t> GetSuccessors(uint32_t step) const;
     uint64_t GetNumMessages() const;
     /// Bytes each rank receives, indexed by rank (size: largest rank + 1).
     std::vector<uint64_t> GetRxBytesPerRank() const;
 
   private:
+    struct Edge
+    {
+        uint32_t to;
+        uint32_t next;
+    };
+
     uint32_t Add(Step&& step, const std::vector<int64_t>& deps);
     std::vector<Step> m_steps;
+    std::vector<Edge> m_edges;
     std::vector<InSwitch> m_inSwitch;
     uint64_t m_messages{0};
 };

@@ -77,6 +77,7 @@ FlowNetwork::Start(std::vector<Use> path,
     f.remaining = std::max(0.0, bytes);
     f.rate = 0;
     f.weight = weight;
+    f.bottleneck = kNoLink;
     f.updated = Simulator::Now();
     f.drained = std::move(drained);
     f.active = true;
@@ -183,16 +184,57 @@ FlowNetwork::Drain(uint32_t id)
 }
 
 void
+FlowNetwork::SetLocalRefill(bool local)
+{
+    m_localRefill = local;
+}
+
+uint64_t
+FlowNetwork::GetComponentFallbacks() const
+{
+    return m_fallbacks;
+}
+
+double
+FlowNetwork::ShareOn(const Flow& f, uint32_t link) const
+{
+    for (const Use& u : f.path)
+    {
+        if (u.link == link)
+        {
+            return u.share;
+        }
+    }
+    return 0;
+}
+
+void
 FlowNetwork::Recompute()
 {
-    const Time now = Simulator::Now();
     ++m_recomputations;
+    std::vector<uint32_t> marked;
+    marked.swap(m_marked);
+    if (m_localRefill)
+    {
+        if (RefillRegion(marked))
+        {
+            return;
+        }
+        ++m_fallbacks;
+    }
+    RefillComponent(std::move(marked));
+}
+
+void
+FlowNetwork::RefillComponent(std::vector<uint32_t> marked)
+{
+    const Time now = Simulator::Now();
     ++m_visit;
     m_componentLinks.clear();
     m_componentFlows.clear();
     // The connected component of the marked links: links -> their flows -> those flows' links.
     std::vector<uint32_t> stack;
-    stack.swap(m_marked);
+    stack.swap(marked);
     while (!stack.empty())
     {
         const uint32_t l = stack.back();
@@ -230,39 +272,201 @@ FlowNetwork::Recompute()
         Flow& f = m_flows[id];
         f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.updated).GetSeconds());
         f.updated = now;
-        f.frozen = false;
     }
     for (uint32_t l : m_componentLinks)
     {
         m_links[l].residual = m_links[l].capacity;
-        m_links[l].demand = 0;
     }
+    m_before.clear();
+    m_before.reserve(m_componentFlows.size());
     for (uint32_t id : m_componentFlows)
     {
-        const Flow& f = m_flows[id];
+        m_before.push_back(m_flows[id].rate);
+    }
+    Fill(m_componentFlows, m_componentLinks);
+    Reschedule(m_componentFlows, m_before);
+    NS_LOG_LOGIC("recomputed " << m_componentFlows.size() << " flows on " << m_componentLinks.size()
+                               << " links; " << m_active << " flows active");
+}
+
+void
+FlowNetwork::JoinRegion(uint32_t id)
+{
+    Flow& f = m_flows[id];
+    f.visit = m_region;
+    m_componentFlows.push_back(id);
+    m_before.push_back(f.rate);
+}
+
+bool
+FlowNetwork::RefillRegion(const std::vector<uint32_t>& marked)
+{
+    // Rounds before the whole component is cheaper than growing the set again.
+    constexpr uint32_t kMaxRounds = 8;
+    const Time now = Simulator::Now();
+    // The set starts with the new flows and those a marked link held back: a flow held back
+    // elsewhere keeps its bottleneck unless the check below finds it lost.
+    const uint64_t markedStamp = ++m_visit;
+    for (uint32_t l : marked)
+    {
+        m_links[l].visit = markedStamp;
+    }
+    m_region = ++m_visit;
+    m_componentFlows.clear();
+    m_before.clear();
+    for (uint32_t l : marked)
+    {
+        for (uint32_t id : m_links[l].flows)
+        {
+            const Flow& f = m_flows[id];
+            if (f.visit != m_region &&
+                (f.bottleneck == kNoLink || m_links[f.bottleneck].visit == markedStamp))
+            {
+                JoinRegion(id);
+            }
+        }
+    }
+    if (m_componentFlows.empty())
+    {
+        return true; // drains on links that held no flow back
+    }
+    for (uint32_t round = 0;; ++round)
+    {
+        // The set's links, with what the flows held at their rates leave of each.
+        ++m_visit;
+        m_componentLinks.clear();
+        for (uint32_t id : m_componentFlows)
+        {
+            for (const Use& u : m_flows[id].path)
+            {
+                Link& link = m_links[u.link];
+                if (link.visit != m_visit)
+                {
+                    link.visit = m_visit;
+                    m_componentLinks.push_back(u.link);
+                }
+            }
+        }
+        for (uint32_t l : m_componentLinks)
+        {
+            Link& link = m_links[l];
+            link.residual = link.capacity;
+            for (uint32_t id : link.flows)
+            {
+                Flow& f = m_flows[id];
+                if (f.visit != m_region)
+                {
+                    link.residual -= f.rate * ShareOn(f, l);
+                    f.frozen = true; // held: the fill leaves it alone
+                }
+            }
+        }
+        m_fillLinks = m_componentLinks;
+        Fill(m_componentFlows, m_fillLinks);
+        if (CheckBottlenecks())
+        {
+            break;
+        }
+        if (round + 1 == kMaxRounds)
+        {
+            for (std::size_t i = 0; i < m_componentFlows.size(); ++i)
+            {
+                m_flows[m_componentFlows[i]].rate = m_before[i];
+            }
+            NS_LOG_LOGIC("local refill of " << m_componentFlows.size()
+                                            << " flows gives up for the component");
+            return false;
+        }
+    }
+    m_refilled += m_componentFlows.size();
+    for (std::size_t i = 0; i < m_componentFlows.size(); ++i)
+    {
+        Flow& f = m_flows[m_componentFlows[i]];
+        f.remaining = std::max(0.0, f.remaining - m_before[i] * (now - f.updated).GetSeconds());
+        f.updated = now;
+    }
+    Reschedule(m_componentFlows, m_before);
+    NS_LOG_LOGIC("refilled " << m_componentFlows.size() << " flows locally on "
+                             << m_componentLinks.size() << " links; " << m_active
+                             << " flows active");
+    return true;
+}
+
+bool
+FlowNetwork::CheckBottlenecks()
+{
+    // Equal rates computed along different sums differ in the last digits, not more.
+    constexpr double kTie = 1e-12;
+    bool complete = true;
+    for (uint32_t l : m_componentLinks)
+    {
+        const Link& link = m_links[l];
+        double load = 0;
+        double setMax = 0;                                        // rate per weight
+        double heldMin = std::numeric_limits<double>::infinity(); // of set flows it froze
+        for (uint32_t id : link.flows)
+        {
+            const Flow& f = m_flows[id];
+            load += f.rate * ShareOn(f, l);
+            if (f.visit == m_region)
+            {
+                setMax = std::max(setMax, f.rate / f.weight);
+                if (f.bottleneck == l)
+                {
+                    heldMin = std::min(heldMin, f.rate / f.weight);
+                }
+            }
+        }
+        const bool full = load >= link.capacity * (1 - kTie);
+        for (std::size_t i = 0; i < link.flows.size(); ++i)
+        {
+            const uint32_t id = link.flows[i];
+            const Flow& f = m_flows[id];
+            if (f.visit == m_region)
+            {
+                continue;
+            }
+            const double level = f.rate / f.weight;
+            // Its bottleneck here is gone (not full, or a set flow now ranks higher), or
+            // it ranks higher than a set flow this link holds back: not max-min fair.
+            const bool lost = f.bottleneck == l && (!full || level < setMax * (1 - kTie));
+            if (lost || level > heldMin * (1 + kTie))
+            {
+                JoinRegion(id);
+                complete = false;
+            }
+        }
+    }
+    return complete;
+}
+
+void
+FlowNetwork::Fill(const std::vector<uint32_t>& flows, std::vector<uint32_t>& links)
+{
+    for (uint32_t l : links)
+    {
+        m_links[l].demand = 0;
+    }
+    for (uint32_t id : flows)
+    {
+        Flow& f = m_flows[id];
+        f.frozen = false;
         for (const Use& u : f.path)
         {
             m_links[u.link].demand += u.share * f.weight;
         }
     }
-    std::vector<double> oldRate;
-    oldRate.reserve(m_componentFlows.size());
-    for (uint32_t id : m_componentFlows)
-    {
-        oldRate.push_back(m_flows[id].rate);
-    }
-    std::size_t unfrozen = m_componentFlows.size();
+    std::size_t unfrozen = flows.size();
     while (unfrozen > 0)
     {
         // Links without unfrozen demand never set a level again: drop them from the scan
         // (same links in the same order otherwise; a large component has many levels).
-        m_componentLinks.erase(
-            std::remove_if(m_componentLinks.begin(),
-                           m_componentLinks.end(),
-                           [this](uint32_t l) { return m_links[l].demand <= 0; }),
-            m_componentLinks.end());
+        links.erase(std::remove_if(links.begin(),
+                                   links.end(),
+                                   [this](uint32_t l) { return m_links[l].demand <= 0; }),
+                    links.end());
         double level = std::numeric_limits<double>::infinity();
-        for (uint32_t l : m_componentLinks)
+        for (uint32_t l : links)
         {
             const Link& link = m_links[l];
             if (link.demand > 0)
@@ -272,7 +476,7 @@ FlowNetwork::Recompute()
         }
         NS_ABORT_MSG_IF(std::isinf(level), "FlowNetwork: unfrozen flows on no link");
         const double limit = level * (1 + kLevelTolerance);
-        for (uint32_t l : m_componentLinks)
+        for (uint32_t l : links)
         {
             Link& link = m_links[l];
             if (link.demand <= 0 || std::max(0.0, link.residual) / link.demand > limit)
@@ -289,6 +493,7 @@ FlowNetwork::Recompute()
                 f.frozen = true;
                 --unfrozen;
                 f.rate = level * f.weight;
+                f.bottleneck = l;
                 for (const Use& u : f.path)
                 {
                     Link& on = m_links[u.link];
@@ -299,14 +504,18 @@ FlowNetwork::Recompute()
             link.demand = 0;
         }
     }
+}
 
-    for (std::size_t i = 0; i < m_componentFlows.size(); ++i)
+void
+FlowNetwork::Reschedule(const std::vector<uint32_t>& flows, const std::vector<double>& before)
+{
+    for (std::size_t i = 0; i < flows.size(); ++i)
     {
-        const uint32_t id = m_componentFlows[i];
+        const uint32_t id = flows[i];
         Flow& f = m_flows[id];
         // A flow with a rate before has its drain pending (Drain takes it off its links
         // before any recompute sees it): the test saves a look into the event per flow.
-        if (f.rate == oldRate[i] && oldRate[i] > 0)
+        if (f.rate == before[i] && before[i] > 0)
         {
             continue;
         }
@@ -319,8 +528,6 @@ FlowNetwork::Recompute()
                                       this,
                                       id);
     }
-    NS_LOG_LOGIC("recomputed " << m_componentFlows.size() << " flows on " << m_componentLinks.size()
-                               << " links; " << m_active << " flows active");
 }
 
 } // namespace ns3

@@ -25,6 +25,14 @@ namespace ns3
  * one recomputation at the end of the instant (scheduled for now, after the events already
  * due at this time) refills only the connected component of flows and links reachable from
  * the marked links: flows elsewhere keep their rates and their drain events.
+ *
+ * With the local refill (on by default) the recomputation starts smaller: it refills the
+ * new flows and those a marked link held back, every other flow held at its rate, then
+ * checks that each flow on the refilled flows' links still has a bottleneck (a full link
+ * on which no flow has a higher rate per weight), and grows the refilled set by the flows
+ * that lost theirs until all have one.  A max-min fair allocation is the one where every flow has a
+ * bottleneck, so the rates are the component's; a ring across a fat tree, one component of
+ * thousands of flows, then refills a few flows per start or drain instead of all of them.
  */
 class FlowNetwork
 {
@@ -63,6 +71,11 @@ class FlowNetwork
     /// Recomputations run, and the flows they refilled in all (the incremental work).
     uint64_t GetRecomputations() const;
     uint64_t GetFlowsRefilled() const;
+    /// Local refills (class comment; default on); off: every recomputation refills the
+    /// whole connected component.
+    void SetLocalRefill(bool local);
+    /// Local refills that fell back to the whole component (the set grew too often).
+    uint64_t GetComponentFallbacks() const;
 
   private:
     struct Link
@@ -74,6 +87,8 @@ class FlowNetwork
         double demand{0};
     };
 
+    static constexpr uint32_t kNoLink = 0xffffffff;
+
     struct Flow
     {
         std::vector<Use> path;
@@ -84,12 +99,28 @@ class FlowNetwork
         EventId drain;
         std::function<void()> drained;
         uint64_t visit{0};
+        uint32_t bottleneck{kNoLink}; //!< the link that froze it in the last fill
         bool active{false};
         bool frozen{false};
     };
 
     void Mark(const std::vector<Use>& path);
     void Recompute();
+    /// The whole connected component of \p marked links.
+    void RefillComponent(std::vector<uint32_t> marked);
+    /// The local refill; false (every rate as before) when it gave up for the component.
+    bool RefillRegion(const std::vector<uint32_t>& marked);
+    /// Adds \p id to the local refill's set (stamp m_visit), keeping its rate as before.
+    void JoinRegion(uint32_t id);
+    /// \return whether every flow on the set's links has a bottleneck; if not, the flows
+    /// that lost theirs (or outrank a set flow on its bottleneck) joined the set.
+    bool CheckBottlenecks();
+    /// Progressive filling of \p flows over \p links (their residuals set): rates,
+    /// bottlenecks.  Drops links without demand from \p links.
+    void Fill(const std::vector<uint32_t>& flows, std::vector<uint32_t>& links);
+    /// Drain events of \p flows whose rate differs from \p before.
+    void Reschedule(const std::vector<uint32_t>& flows, const std::vector<double>& before);
+    double ShareOn(const Flow& f, uint32_t link) const;
     void Drain(uint32_t flow);
 
     std::vector<Link> m_links;
@@ -101,9 +132,14 @@ class FlowNetwork
     uint32_t m_active{0};
     uint64_t m_recomputations{0};
     uint64_t m_refilled{0};
+    bool m_localRefill{true};
+    uint64_t m_fallbacks{0};
     // Scratch of Recompute, kept to avoid reallocation.
     std::vector<uint32_t> m_componentLinks;
     std::vector<uint32_t> m_componentFlows;
+    std::vector<double> m_before;
+    std::vector<uint32_t> m_fillLinks;
+    uint64_t m_region{0}; //!< the local refill's stamp: Flow::visit of the flows in its set
 };
 
 } // namespace ns3

@@ -66,6 +66,16 @@ FlowTransportPlane::GetTypeId()
                           "messages; false: they run on the packet plane's devices",
                           BooleanValue(true),
                           MakeBooleanAccessor(&FlowTransportPlane::m_nvlsFlows),
+                          MakeBooleanChecker())
+            .AddAttribute("LocalRefill",
+                          "A start or drain refills the new flows and those its "
+                          "links held back, the others held, growing that set "
+                          "until every flow has a bottleneck (the same max-min "
+                          "rates); false: every start or drain refills its whole "
+                          "connected component",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FlowTransportPlane::SetLocalRefill,
+                                              &FlowTransportPlane::GetLocalRefill),
                           MakeBooleanChecker());
     return tid;
 }
@@ -108,6 +118,19 @@ FlowTransportPlane::SetMessageCallbacks(MessageCallback firstIn,
     m_firstIn = firstIn;
     m_drained = drained;
     m_delivered = delivered;
+}
+
+void
+FlowTransportPlane::SetLocalRefill(bool local)
+{
+    m_localRefill = local;
+    m_network->SetLocalRefill(local);
+}
+
+bool
+FlowTransportPlane::GetLocalRefill() const
+{
+    return m_localRefill;
 }
 
 const FlowNetwork&

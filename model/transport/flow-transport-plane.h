@@ -101,6 +101,9 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
                        Callback<void, uint32_t> rankDone) override;
 
     const FlowNetwork& GetNetwork() const;
+    /// FlowNetwork::SetLocalRefill (attribute LocalRefill).
+    void SetLocalRefill(bool local);
+    bool GetLocalRefill() const;
     /// The links (FlowNetwork::Use) a flow from \p srcRank to \p dstRank crosses.
     std::vector<FlowNetwork::Use> GetPathUses(uint32_t srcRank, uint32_t dstRank);
     /// When the first packet of \p payloadBytes is in, after it started (no contention).
@@ -210,6 +213,7 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
     uint32_t m_overheadBytes{0};
     bool m_sourceQueue{true};
     bool m_lastPacketInTurn{true};
+    bool m_localRefill{true};
     std::unordered_map<uint64_t, TailTurns> m_tails; //!< (src << 32 | dst)
     std::unordered_map<uint64_t, Source> m_sources;  //!< (src << 32 | dst)
     std::unordered_map<uint32_t, uint64_t> m_queueBytes;

@@ -273,7 +273,8 @@ GpuTransport::SendMessage(uint32_t srcRank,
     }
     m->client = client;
     m->key = key;
-    auto& pair = m_pairs[{static_cast<uint32_t>(plane), srcRank, dstRank, channel}];
+    auto& pair = m_pairs[PairKey{uint64_t(static_cast<uint32_t>(plane)) << 32 | channel,
+                                 uint64_t{srcRank} << 32 | dstRank}];
     if (!pair)
     {
         pair = std::make_unique<PairQueue>();

@@ -272,8 +272,28 @@ class GpuTransport : public Object
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_pairPlane;
     PlaneSelector m_selector;
     std::unordered_map<uint64_t, std::unique_ptr<Message>> m_messages;
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, std::unique_ptr<PairQueue>>
-        m_pairs;
+
+    /// (plane, source, destination, channel): only looked up, never walked in order.
+    struct PairKey
+    {
+        uint64_t planeChannel;
+        uint64_t srcDst;
+
+        bool operator==(const PairKey& o) const
+        {
+            return planeChannel == o.planeChannel && srcDst == o.srcDst;
+        }
+    };
+
+    struct PairKeyHash
+    {
+        std::size_t operator()(const PairKey& k) const
+        {
+            return std::hash<uint64_t>()(k.srcDst * 0x9e3779b97f4a7c15ULL ^ k.planeChannel);
+        }
+    };
+
+    std::unordered_map<PairKey, std::unique_ptr<PairQueue>, PairKeyHash> m_pairs;
     /// [plane][srcRank]: null until the rank first sends on the plane.
     std::vector<std::vector<std::unique_ptr<Injector>>> m_injectors;
     std::vector<uint64_t> m_rxBytes;
