@@ -41,6 +41,13 @@ class NcclEndpointTest : public ::testing::Test
         Names::Clear();
     }
 
+    static Ptr<NcclEndpoint> H100Endpoint()
+    {
+        GpuEndpointSet s;
+        EXPECT_TRUE(FindGpuEndpointSet("h100", s));
+        return MakeNcclEndpoint(s);
+    }
+
     // dgx-h100 servers with the h100 endpoint (or \p endpoint), a transport and an engine.
     struct Fabric
     {
@@ -143,11 +150,7 @@ TEST_F(NcclEndpointTest, EachProtocolOnTwoRanksIsLatencyPlusBytesOverItsBandwidt
 // (1 % either side), and at S* both predictions agree to 0.1 %.
 TEST_F(NcclEndpointTest, TunerCrossoversFollowItsPredictedTimes)
 {
-    Ptr<NcclEndpoint> e = MakeNcclEndpoint([] {
-        GpuEndpointSet s;
-        EXPECT_TRUE(FindGpuEndpointSet("h100", s));
-        return s;
-    }());
+    Ptr<NcclEndpoint> e = H100Endpoint();
     ASSERT_TRUE(e);
     NcclTuneInput in;
     in.kind = CollectiveKind::AllReduce;
@@ -574,11 +577,7 @@ TEST_F(NcclEndpointTest, AllToAllRunsOnItsPeersP2pChannels)
 // Exact (1e-9): these are the tuner's formulas.
 TEST_F(NcclEndpointTest, RingAcrossNodesIsPacedByTheProxies)
 {
-    Ptr<NcclEndpoint> e = MakeNcclEndpoint([] {
-        GpuEndpointSet s;
-        EXPECT_TRUE(FindGpuEndpointSet("h100", s));
-        return s;
-    }());
+    Ptr<NcclEndpoint> e = H100Endpoint();
     ASSERT_TRUE(e);
     NcclTuneInput in;
     in.kind = CollectiveKind::AllReduce;
@@ -688,11 +687,7 @@ TEST_F(NcclEndpointTest, ProxyStepsPaceTheSimulatedRingAcrossNodes)
 // rates let it run faster.
 TEST_F(NcclEndpointTest, NvlsTreeRailsMoveAtNcclsPerChannelCap)
 {
-    Ptr<NcclEndpoint> e = MakeNcclEndpoint([] {
-        GpuEndpointSet s;
-        EXPECT_TRUE(FindGpuEndpointSet("h100", s));
-        return s;
-    }());
+    Ptr<NcclEndpoint> e = H100Endpoint();
     ASSERT_TRUE(e);
     const double two = 8 * 57.7 * 16.0 / 30.0 / (8 * 16);
     const double four = 8 * 45.5 * 32.0 / 62.0 * 1.5 / (8 * 16);
