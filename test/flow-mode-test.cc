@@ -5,6 +5,8 @@
 // values (one bottleneck, parking lot, weights, sprayed flows, drain times), incremental
 // refills, --fidelity parsing and refusals, a hybrid cluster's planes and NVLink path, and
 // collectives in flow mode against the same collectives in packet mode (doc/flow-mode.md).
+#include "dgx-collective-run.h"
+
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-bench.h"
@@ -320,36 +322,13 @@ class FlowModeTest : public ::testing::Test
         Names::Clear();
     }
 
-    // One collective on a dgx-h100 cluster of \p servers at \p fidelity: its time in us.
     static double Time_us(const std::string& fidelity,
                           uint32_t servers,
                           const std::string& kind,
                           const std::string& algorithm,
                           uint64_t bytes)
     {
-        ClusterConfig c;
-        EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
-        c.servers = servers;
-        c.fidelity = fidelity;
-        EXPECT_EQ(c.Validate(), "");
-        ClusterHelper cluster(c);
-        cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
-        EXPECT_EQ(cluster.TryBuild(), "");
-        Ptr<GpuTransport> transport = cluster.InstallTransport("world");
-        Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(transport);
-        std::vector<uint32_t> ranks;
-        for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
-        {
-            ranks.push_back(r);
-        }
-        CollectiveBenchOptions o;
-        o.collective = kind;
-        o.algorithm = algorithm;
-        o.inPlace = "out";
-        const double t = CollectiveBenchRun(o, ranks, {bytes}, engine).front().outOfPlace.time_us;
-        Simulator::Destroy();
-        Names::Clear();
-        return t;
+        return RunDgxCollective_us(fidelity, servers, kind, algorithm, bytes);
     }
 
     static void ExpectClose(uint32_t servers,

@@ -4,6 +4,8 @@
 // NVLS in-switch reductions at flow level (FlowNvls, doc/flow-mode.md): the engine resource
 // read from the NvSwitch's attribute, an allreduce bound by the engine and one bound by the
 // links against their analytical times, and NVLS collectives in flow mode against packet mode.
+#include "dgx-collective-run.h"
+
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-bench.h"
@@ -57,56 +59,41 @@ class FlowNvlsTest : public ::testing::Test
                        const std::string& endpoint = "auto",
                        const std::function<void(ClusterHelper&)>& tune = nullptr)
     {
-        ClusterConfig c;
-        EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
-        c.servers = servers;
-        c.fidelity = fidelity;
-        c.endpoint = endpoint;
-        EXPECT_EQ(c.Validate(), "");
-        ClusterHelper cluster(c);
-        cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
-        EXPECT_EQ(cluster.TryBuild(), "");
-        if (tune)
-        {
-            tune(cluster);
-        }
-        Ptr<GpuTransport> transport = cluster.InstallTransport("world");
-        Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(transport);
-        std::vector<uint32_t> ranks;
-        for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
-        {
-            ranks.push_back(r);
-        }
-        CollectiveBenchOptions o;
-        o.collective = kind;
-        o.algorithm = algorithm;
-        o.inPlace = "out";
         Run run;
-        run.time_us = CollectiveBenchRun(o, ranks, {bytes}, engine).front().outOfPlace.time_us;
-        if (engine->GetEndpoint())
-        {
-            run.nvlsLatency_us = engine->GetEndpoint()->GetNvlsLatency().GetMicroSeconds();
-        }
-        Ptr<NvLinkGpu> gpu = cluster.GetNvLinkGpu(0);
-        for (uint32_t i = 0; i < gpu->GetNDevices(); ++i)
-        {
-            Ptr<NvLinkNetDevice> d = gpu->GetDevice(i);
-            run.uplink_byte_per_s +=
-                d->GetDataRate().GetBitRate() * d->GetEncodingEfficiency() / 8.0;
-            DataRateValue rate;
-            d->GetPeer()->GetSwitch()->GetAttribute("NvlsEngineRatePerLink", rate);
-            run.engine_byte_per_s += rate.Get().GetBitRate() / 8.0 * d->GetLinks();
-        }
-        for (uint32_t i = 0; i < transport->GetNPlanes(); ++i)
-        {
-            if (auto f = DynamicCast<FlowTransportPlane>(transport->GetPlane(i)))
-            {
-                run.inFlight += f->GetInSwitchInFlight();
-                run.wirePerPayload = f->GetWireBytes(1 << 20) / (1 << 20);
-            }
-        }
-        Simulator::Destroy();
-        Names::Clear();
+        run.time_us = RunDgxCollective_us(
+            fidelity,
+            servers,
+            kind,
+            algorithm,
+            bytes,
+            endpoint,
+            tune,
+            [&run](ClusterHelper& cluster,
+                   Ptr<GpuTransport> transport,
+                   Ptr<CollectiveEngine> engine) {
+                if (engine->GetEndpoint())
+                {
+                    run.nvlsLatency_us = engine->GetEndpoint()->GetNvlsLatency().GetMicroSeconds();
+                }
+                Ptr<NvLinkGpu> gpu = cluster.GetNvLinkGpu(0);
+                for (uint32_t i = 0; i < gpu->GetNDevices(); ++i)
+                {
+                    Ptr<NvLinkNetDevice> d = gpu->GetDevice(i);
+                    run.uplink_byte_per_s +=
+                        d->GetDataRate().GetBitRate() * d->GetEncodingEfficiency() / 8.0;
+                    DataRateValue rate;
+                    d->GetPeer()->GetSwitch()->GetAttribute("NvlsEngineRatePerLink", rate);
+                    run.engine_byte_per_s += rate.Get().GetBitRate() / 8.0 * d->GetLinks();
+                }
+                for (uint32_t i = 0; i < transport->GetNPlanes(); ++i)
+                {
+                    if (auto f = DynamicCast<FlowTransportPlane>(transport->GetPlane(i)))
+                    {
+                        run.inFlight += f->GetInSwitchInFlight();
+                        run.wirePerPayload = f->GetWireBytes(1 << 20) / (1 << 20);
+                    }
+                }
+            });
         return run;
     }
 

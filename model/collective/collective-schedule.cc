@@ -926,13 +926,17 @@ InSwitchDomainPhase(InSwitchReductionPlane::Op op)
     };
 }
 
-DomainPhase
-DirectDomainReduceScatter()
+namespace
 {
-    return [](CollectiveSchedule& s,
-              const std::vector<uint32_t>& domain,
-              const std::vector<RingPiece>& slice,
-              const PerRank& entry) {
+/// Every member sends to every other, staggered as NCCL's direct sends: the receiver's shard
+/// (reduce-scatter) or the sender's own (all-gather); a member without bytes sends none.
+DomainPhase
+DirectDomainExchange(bool receiversShard)
+{
+    return [receiversShard](CollectiveSchedule& s,
+                            const std::vector<uint32_t>& domain,
+                            const std::vector<RingPiece>& slice,
+                            const PerRank& entry) {
         const uint32_t p = domain.size();
         std::vector<uint64_t> owned(p, 0);
         for (const RingPiece& piece : slice)
@@ -944,43 +948,30 @@ DirectDomainReduceScatter()
         {
             for (uint32_t k = 1; k < p; ++k)
             {
-                const uint32_t j = (i + k) % p; // staggered, as NCCL's direct sends
-                if (owned[j] > 0)
+                const uint32_t j = (i + k) % p;
+                const uint64_t bytes = owned[receiversShard ? j : i];
+                if (bytes > 0)
                 {
                     recv[j].push_back(
-                        s.AddMessage(domain[i], domain[j], owned[j], 0, {EntryOf(entry, i)}));
+                        s.AddMessage(domain[i], domain[j], bytes, 0, {EntryOf(entry, i)}));
                 }
             }
         }
         return Exits(s, domain, recv, entry);
     };
 }
+} // namespace
+
+DomainPhase
+DirectDomainReduceScatter()
+{
+    return DirectDomainExchange(true);
+}
 
 DomainPhase
 DirectDomainAllGather()
 {
-    return [](CollectiveSchedule& s,
-              const std::vector<uint32_t>& domain,
-              const std::vector<RingPiece>& slice,
-              const PerRank& entry) {
-        const uint32_t p = domain.size();
-        std::vector<uint64_t> owned(p, 0);
-        for (const RingPiece& piece : slice)
-        {
-            owned[piece.index] += piece.bytes;
-        }
-        std::vector<std::vector<int64_t>> recv(p);
-        for (uint32_t i = 0; i < p; ++i)
-        {
-            for (uint32_t k = 1; k < p && owned[i] > 0; ++k)
-            {
-                const uint32_t j = (i + k) % p;
-                recv[j].push_back(
-                    s.AddMessage(domain[i], domain[j], owned[i], 0, {EntryOf(entry, i)}));
-            }
-        }
-        return Exits(s, domain, recv, entry);
-    };
+    return DirectDomainExchange(false);
 }
 
 RailPhase
