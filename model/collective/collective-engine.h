@@ -17,6 +17,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -194,8 +195,8 @@ class CollectiveEngine : public Object
         Time proxyStep;         //!< one NCCL channel step at the sender's proxy; 0 = none
         uint32_t proxyFold{1};  //!< NCCL channels a simulated channel stands for
         uint64_t proxyPiece{1}; //!< bytes of one NCCL channel's step of this call
-        std::map<uint32_t, Time> proxyFree; //!< per sending rank, when its proxy is free
-        uint64_t remaining{0};              //!< steps completing at this process's ranks
+        std::unordered_map<uint32_t, Time> proxyFree; //!< per sending rank: proxy free at
+        uint64_t remaining{0};                        //!< steps completing at this process's ranks
         Time start;
         DoneCallback done;
         std::vector<uint32_t> others; //!< other processes with ranks in the group
