@@ -3,6 +3,8 @@
  */
 // Credit links through CreditSwitch cores: hop latency, incast, head-of-line
 // blocking, credit-loop deadlock detection, credit conservation.
+#include "switch-ring.h"
+
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/credit-link-conservation.h"
@@ -287,41 +289,16 @@ TEST_F(LinkSwitchTest, HeadOfLineBlockingWithFifoInputsNotWithVoq)
 TEST_F(LinkSwitchTest, CreditLoopTriggersWatchdogNamingTheLoop)
 {
     const uint32_t n = 4;
-    NodeContainer hosts(n);
-    NodeContainer switches(n);
     CreditLinkHelper helper;
     helper.SetDeviceAttribute("ReceiveBufferBytes", UintegerValue(4096));
     helper.SetChannelAttribute("Delay", TimeValue(NanoSeconds(50)));
     helper.SetWatchdogAttribute("Timeout", TimeValue(MicroSeconds(20)));
-    std::vector<Ptr<CreditSwitch>> cores;
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        cores.push_back(helper.InstallSwitch(switches.Get(i)));
-    }
-    std::vector<NetDeviceContainer> hostLinks;
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        hostLinks.push_back(helper.Install(hosts.Get(i), switches.Get(i))); // switch port 0
-    }
-    std::vector<std::string> ringLinks;
-    std::vector<uint32_t> clockwise(n);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        NetDeviceContainer l = helper.Install(switches.Get(i), switches.Get((i + 1) % n));
-        ringLinks.push_back(Dev(l, 0)->GetLinkName());
-        clockwise[i] = cores[i]->GetPortIndex(l.Get(0));
-    }
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        for (uint32_t d = 0; d < n; ++d)
-        {
-            cores[i]->SetRoute(d, {d == i ? 0u : clockwise[i]});
-        }
-    }
+    const SwitchRing ring = BuildSwitchRing(helper, n);
+    const std::vector<std::string>& ringLinks = ring.ringLinks;
     std::vector<Source> sources(n);
     for (uint32_t i = 0; i < n; ++i)
     {
-        sources[i].device = Dev(hostLinks[i], 0);
+        sources[i].device = ring.hostDevices[i];
         sources[i].destinations.assign(200, (i + 3) % n);
         sources[i].Start();
     }
@@ -338,7 +315,7 @@ TEST_F(LinkSwitchTest, CreditLoopTriggersWatchdogNamingTheLoop)
     }
     // Deadlocked, nothing is lost: the books balance, but the ring's credits are not back.
     CreditLinkConservation check;
-    check.Add("ring", NodeContainer(hosts, switches));
+    check.Add("ring", NodeContainer(ring.hosts, ring.switches));
     const CreditLinkConservationReport balance = check.Check(false);
     EXPECT_TRUE(balance.Ok()) << balance.Describe();
     const std::string idle = check.Check(true).Describe();
@@ -353,40 +330,16 @@ TEST_F(LinkSwitchTest, CreditLoopTriggersWatchdogNamingTheLoop)
 TEST_F(LinkSwitchTest, RingWithoutCreditLoopDrainsAndWatchdogStaysQuiet)
 {
     const uint32_t n = 4;
-    NodeContainer hosts(n);
-    NodeContainer switches(n);
     CreditLinkHelper helper;
     helper.SetDeviceAttribute("ReceiveBufferBytes", UintegerValue(4096));
     helper.SetWatchdogAttribute("Timeout", TimeValue(MicroSeconds(20)));
-    std::vector<Ptr<CreditSwitch>> cores;
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        cores.push_back(helper.InstallSwitch(switches.Get(i)));
-    }
-    std::vector<NetDeviceContainer> hostLinks;
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        hostLinks.push_back(helper.Install(hosts.Get(i), switches.Get(i)));
-    }
-    std::vector<uint32_t> clockwise(n);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        NetDeviceContainer l = helper.Install(switches.Get(i), switches.Get((i + 1) % n));
-        clockwise[i] = cores[i]->GetPortIndex(l.Get(0));
-    }
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        for (uint32_t d = 0; d < n; ++d)
-        {
-            cores[i]->SetRoute(d, {d == i ? 0u : clockwise[i]});
-        }
-    }
+    const SwitchRing ring = BuildSwitchRing(helper, n);
     std::vector<Source> sources(n);
     std::vector<Sink> sinks(n);
     for (uint32_t i = 0; i < n; ++i)
     {
-        Dev(hostLinks[i], 0)->TraceConnectWithoutContext("Rx", MakeCallback(&Sink::Rx, &sinks[i]));
-        sources[i].device = Dev(hostLinks[i], 0);
+        ring.hostDevices[i]->TraceConnectWithoutContext("Rx", MakeCallback(&Sink::Rx, &sinks[i]));
+        sources[i].device = ring.hostDevices[i];
         sources[i].destinations.assign(200, (i + 1) % n);
         sources[i].Start();
     }
@@ -396,7 +349,7 @@ TEST_F(LinkSwitchTest, RingWithoutCreditLoopDrainsAndWatchdogStaysQuiet)
     {
         EXPECT_EQ(s.packets, 200u);
     }
-    ExpectAllCreditsRestored(NodeContainer(hosts, switches));
+    ExpectAllCreditsRestored(NodeContainer(ring.hosts, ring.switches));
 }
 
 // Two parallel 50 Gb/s trunks between two switches, both candidates for the

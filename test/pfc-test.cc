@@ -6,6 +6,8 @@
 // blocks a victim behind the congested flow, pacing by a slow receiver, the PAUSE
 // frame's wire time, lossy drops counted, a cyclic buffer dependency named by the
 // watchdog and thresholds that do not fit the buffer refused.
+#include "switch-ring.h"
+
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/credit-link-conservation.h"
@@ -346,42 +348,17 @@ TEST_F(PfcTest, LossyModeDropsAtOverflowAndCountsThem)
 TEST_F(PfcTest, CyclicBufferDependencyIsReportedAsDeadlock)
 {
     const uint32_t n = 4;
-    NodeContainer hosts(n);
-    NodeContainer switches(n);
     CreditLinkHelper helper;
     ConfigurePfc(helper);
     helper.SetDeviceAttribute("ReceiveBufferBytes", UintegerValue(24 * 1024));
     helper.SetChannelAttribute("Delay", TimeValue(NanoSeconds(50)));
     helper.SetWatchdogAttribute("Timeout", TimeValue(MicroSeconds(200)));
-    std::vector<Ptr<CreditSwitch>> cores;
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        cores.push_back(helper.InstallSwitch(switches.Get(i)));
-    }
-    std::vector<NetDeviceContainer> hostLinks;
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        hostLinks.push_back(helper.Install(hosts.Get(i), switches.Get(i)));
-    }
-    std::vector<std::string> ring;
-    std::vector<uint32_t> clockwise(n);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        NetDeviceContainer l = helper.Install(switches.Get(i), switches.Get((i + 1) % n));
-        ring.push_back(End(l, 0)->GetLinkName());
-        clockwise[i] = cores[i]->GetPortIndex(l.Get(0));
-    }
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        for (uint32_t d = 0; d < n; ++d)
-        {
-            cores[i]->SetRoute(d, {d == i ? 0u : clockwise[i]});
-        }
-    }
+    const SwitchRing switchRing = BuildSwitchRing(helper, n);
+    const std::vector<std::string>& ring = switchRing.ringLinks;
     std::vector<Backlog> sources(n);
     for (uint32_t i = 0; i < n; ++i)
     {
-        sources[i].device = End(hostLinks[i], 0);
+        sources[i].device = switchRing.hostDevices[i];
         sources[i].destination = (i + 3) % n;
         sources[i].count = 400;
         sources[i].bytes = 4096;
@@ -402,7 +379,7 @@ TEST_F(PfcTest, CyclicBufferDependencyIsReportedAsDeadlock)
             << name << " missing from:\n"
             << watchdog->GetReport();
     }
-    EXPECT_EQ(TotalPfcDrops(NodeContainer(hosts, switches)), 0u);
+    EXPECT_EQ(TotalPfcDrops(NodeContainer(switchRing.hosts, switchRing.switches)), 0u);
 }
 
 // Thresholds that leave less headroom than the cable and two frames need are refused,
