@@ -690,6 +690,38 @@ TEST_F(NcclEndpointTest, TunerPicksLl128ForAMegabyteRingAcrossNodes)
     EXPECT_EQ(e->Choose(in).protocol, P::Ll);
 }
 
+// At one rank per node NCCL's tuner takes the tree's network latency for the ring ("with
+// ppn=1 latencies are fully exposed"): 4 nodes x 1 GPU, allgather, 3 network steps: LL 6.6 +
+// 3 x 5.0, LL128 14 + 3 x 8.5, Simple 8.4 + 3 x 14 us (the proxy's 1 and 3 us below them).
+// Exact (1e-9).
+TEST_F(NcclEndpointTest, TunerRingAtOneRankPerNodeTakesTheTreesNetworkLatency)
+{
+    Ptr<NcclEndpoint> e = H100Endpoint();
+    ASSERT_TRUE(e);
+    NcclTuneInput in;
+    in.kind = CollectiveKind::AllGather;
+    in.ranks = 4;
+    in.nodes = 4;
+    in.bytes = MiB;
+    in.intra_gbyte_per_s = 370.8;
+    in.inter_gbyte_per_s = 48.0;
+    using P = NcclProtocolId;
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll), 6.6 + 3 * 5.0, 1e-9);
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll128),
+                14.0 + 3 * 8.5,
+                1e-9);
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Simple),
+                8.4 + 3 * 14.0,
+                1e-9);
+    // Two ranks per node: the ring's own network hop (3 steps, one across: 2 NVLink steps at
+    // the proxy's 1 us, 1 network step of 2.7 us).
+    in.ranks = 4;
+    in.nodes = 2;
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll),
+                6.6 + 2 * 1.0 + 1 * 2.7,
+                1e-9);
+}
+
 // The simulated ring charges the proxy as the tuner predicts it: a 4 MiB LL128 ring allreduce
 // over 2 x dgx-h100 (8 simulated channels, each standing for 4 of NCCL's 32, each crossing at
 // its own GPU) has each boundary GPU post 30 steps x 4 channels x 1 us, so it takes 14 + 30 x 4

@@ -774,7 +774,10 @@ NcclEndpoint::PredictLatency_us(const NcclTuneInput& in,
         const double proxy = m_tunerProxyPerChannel
                                  ? RingProxyStep_us(in, protocol)
                                  : (nodes > 1 ? toUs(ProxyStepTime(algorithm, protocol)) : 0);
-        const double netHop = toUs(p->GetRingNetHopLatency());
+        // NCCL's tuner at one rank per node: "latencies are fully exposed, use the Tree
+        // network latency" (tuning.cc interLat); the per-channel bound keeps the ring's.
+        const double netHop = toUs(ppn == 1 && !m_tunerProxyPerChannel ? p->GetTreeNetHopLatency()
+                                                                       : p->GetRingNetHopLatency());
         return toUs(p->GetRingBaseLatency()) +
                (steps - std::min(steps, inter)) *
                    std::max(toUs(p->GetRingNvlinkHopLatency()), proxy) +
