@@ -94,10 +94,10 @@ class NcclEndpoint : public Object
      */
     Time ProxyStepTime(CollectiveAlgorithm algorithm, NcclProtocolId protocol) const;
     /**
-     * The same as the tuner sees it for a ring over \p in: the steps of all channels that
-     * cross the network at one GPU go through that GPU's one proxy thread, so one ring step
-     * costs at least NetProxyStepTime x (channels / GPUs the channels cross at).  µs; 0 on
-     * one node.
+     * The same as the simulation charges it for a ring over \p in (and the tuner with
+     * TunerProxyPerChannel): the steps of all channels that cross the network at one GPU go
+     * through that GPU's one proxy thread, so one ring step costs at least NetProxyStepTime
+     * x (channels / GPUs the channels cross at).  µs; 0 on one node.
      */
     double RingProxyStep_us(const NcclTuneInput& in, NcclProtocolId protocol) const;
 
