@@ -49,6 +49,10 @@ TEST(ClusterLinkSampler, SamplesEveryLinkWithTheLinksTableIds)
     ASSERT_EQ(config.ApplyPreset("dgx-h100"), "");
     config.servers = 2;
     config.gpusPerServer = 4;
+    // The DP pair's gradient allreduce on the tree, as NCCL_ALGO pins it: the tuner (NCCL's
+    // formula) takes the ring there, whose one GPU per node posts every channel's steps
+    // through its one proxy, so the NIC would idle between them and never read line rate.
+    config.nccl.algo = "allreduce:tree";
     TransformerTraceConfig model;
     model.layers = 1;
     model.hidden = 512;

@@ -449,6 +449,39 @@ TEST_F(NcclEndpointTest, HostBoundLoopSetsTheFourGpuFloor)
     EXPECT_EQ(plain.loopTime, plain.end - plain.start);
 }
 
+// Each further channel adds HostChannelLaunchTime (40 ns) to a GPU's launch: a 32-channel
+// launch takes 5.3 + 31 x 0.04 = 6.54 us, so 4 GPUs per thread bind the loop at 26.16 us per
+// iteration.  A 4-GPU 1 MiB reducescatter (ring LL on 32 channels: 1 MiB < 33 x 512 threads x
+// 8 B x 4 ranks) in a -g 4 -n 50 loop is host-bound at 26.16 us + its own time / 50, 4.8 us
+// above the 1-channel 8 B floor.  Exact to 1 ns (integer time arithmetic).
+TEST_F(NcclEndpointTest, EveryChannelAddsToTheHostLaunch)
+{
+    Ptr<NcclEndpoint> e = CreateObject<NcclEndpoint>();
+    EXPECT_EQ(e->HostIssueTime(1), NanoSeconds(5300));
+    EXPECT_EQ(e->HostIssueTime(32), NanoSeconds(5300 + 31 * 40));
+    EXPECT_NEAR(e->LoopIterationTime(MicroSeconds(9), 4, 50, 32).GetNanoSeconds(),
+                4 * 6540 + 9000 / 50,
+                1);
+    Fabric f(1);
+    CollectiveCall call;
+    call.kind = CollectiveKind::ReduceScatter;
+    call.ranks = {0, 1, 2, 3};
+    call.bytes = MiB;
+    call.loopGpusPerThread = 4;
+    call.loopIterations = 50;
+    CollectiveResult r;
+    f.engine->Start(call,
+                    CollectiveEngine::DoneCallback([&r](const CollectiveResult& x) { r = x; }));
+    Simulator::Run();
+    EXPECT_EQ(r.protocol, "ll");
+    EXPECT_EQ(r.channels, 32u);
+    const double collective_ns = (r.end - r.start).GetNanoSeconds();
+    std::cout << "[endpoint] 4-GPU 1 MiB reducescatter: " << collective_ns / 1e3 << " us, loop of "
+              << r.loopTime.GetNanoSeconds() / 1e3 << " us per iteration\n";
+    EXPECT_LT(collective_ns, 26160.0); // the host binds
+    EXPECT_NEAR(r.loopTime.GetNanoSeconds(), 26160.0 + collective_ns / 50, 1.0);
+}
+
 // A channel's fixed time per message (Simple's fence and flag) follows the message's bytes
 // in series: two 1 MiB messages GPU 0 -> 1 on one channel at 10 GB/s with 5 us each end at
 // 2 x (104.86 + 5) = 219.7 us; on two channels both end at 104.86 + 5 = 109.9 us (the NVLink
@@ -572,9 +605,10 @@ TEST_F(NcclEndpointTest, AllToAllRunsOnItsPeersP2pChannels)
 // NCCL's 1 us netOverhead; x 3 for a Simple ring).  16 ranks on 2 nodes, multi-rail rings:
 // the 32 channels cross at the 8 GPUs of a node, 4 per proxy, so a ring step costs at least
 // 4 us (LL128, LL), 12 us (Simple); LL at 1 MiB runs 16 channels (NCCL's thread threshold
-// x ranks), 2 per proxy.  The ring allreduce's 30 steps then take 30 x 4 us after LL128's
-// 14 us base (NCCL's own formula without the proxy: 14 + 28 x 1.9 + 2 x 4.0 = 75.2 us).
-// Exact (1e-9): these are the tuner's formulas.
+// x ranks), 2 per proxy.  NCCL's tuner (the default) charges one netOverhead per NVLink step
+// and the network steps at their hop latency: LL128 14 + 28 x max(1.9, 1) + 2 x 4.0 = 75.2 us;
+// with TunerProxyPerChannel the ring allreduce's 30 steps take 30 x 4 us after LL128's 14 us
+// base.  Exact (1e-9): these are the tuner's formulas.
 TEST_F(NcclEndpointTest, RingAcrossNodesIsPacedByTheProxies)
 {
     Ptr<NcclEndpoint> e = H100Endpoint();
@@ -591,6 +625,14 @@ TEST_F(NcclEndpointTest, RingAcrossNodesIsPacedByTheProxies)
     using P = NcclProtocolId;
     EXPECT_NEAR(e->RingProxyStep_us(in, P::Ll128), 4.0, 1e-9);
     EXPECT_NEAR(e->RingProxyStep_us(in, P::Simple), 12.0, 1e-9);
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll128),
+                14.0 + 28 * 1.9 + 2 * 4.0,
+                1e-9);
+    // NCCL's Simple: 8.4 + 28 x max(3.4, 3 x 1) + 2 x 14.
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Simple),
+                8.4 + 28 * 3.4 + 2 * 14.0,
+                1e-9);
+    e->SetAttribute("TunerProxyPerChannel", BooleanValue(true));
     EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll128),
                 14.0 + 30 * 4.0,
                 1e-9);
@@ -612,6 +654,71 @@ TEST_F(NcclEndpointTest, RingAcrossNodesIsPacedByTheProxies)
     e->SetAttribute("NetProxyStepTime", TimeValue(Time(0)));
     EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll128),
                 14.0 + 28 * 1.9 + 2 * 4.0,
+                1e-9);
+}
+
+// The protocol NCCL's tuner picks for a 1 MiB ring allreduce over 2 x 8 H100 (the forced-ring
+// table's smallest size): LL 6.6 + 28 x max(0.6, 1) + 2 x 2.7 = 40 us + 1 MiB / (39 GB/s
+// llMaxBw x 16/30) = 90.4 us; LL128 75.2 us + 1 MiB / (370.8 x 120/128 x 16/30 GB/s) =
+// 80.9 us: LL128 (tuning.cc's own figures give the same order).  With the proxy charged per
+// channel the tuner would take LL (68 + 50.4 = 118.4 against 134 + 5.7 us).  Within 1 ns
+// (the line format's 120/128 is measured on whole 128-byte lines: 7e-6 of the rate).
+TEST_F(NcclEndpointTest, TunerPicksLl128ForAMegabyteRingAcrossNodes)
+{
+    Ptr<NcclEndpoint> e = H100Endpoint();
+    ASSERT_TRUE(e);
+    NcclTuneInput in;
+    in.kind = CollectiveKind::AllReduce;
+    in.ranks = 16;
+    in.nodes = 2;
+    in.bytes = MiB;
+    in.intra_gbyte_per_s = 370.8;
+    in.inter_gbyte_per_s = 48.0;
+    in.multiRailRings = true;
+    in.runnable = {CollectiveAlgorithm::Ring};
+    using P = NcclProtocolId;
+    const double mb = MiB / 1e3; // bytes per (GB/s x us)
+    const double ll_us = 6.6 + 28 * 1.0 + 2 * 2.7 + mb / (39.0 * 16 / 30);
+    const double ll128_us = 14.0 + 28 * 1.9 + 2 * 4.0 + mb / (370.8 * 120 / 128 * 16 / 30);
+    EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Ring, P::Ll), ll_us, 1e-3);
+    EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Ring, P::Ll128), ll128_us, 1e-3);
+    NcclChoice c = e->Choose(in);
+    EXPECT_EQ(c.protocol, P::Ll128);
+    EXPECT_EQ(c.channels, 32u);
+    EXPECT_NEAR(c.predicted_us, ll128_us, 1e-3);
+    e->SetAttribute("TunerProxyPerChannel", BooleanValue(true));
+    EXPECT_EQ(e->Choose(in).protocol, P::Ll);
+}
+
+// At one rank per node NCCL's tuner takes the tree's network latency for the ring ("with
+// ppn=1 latencies are fully exposed"): 4 nodes x 1 GPU, allgather, 3 network steps: LL 6.6 +
+// 3 x 5.0, LL128 14 + 3 x 8.5, Simple 8.4 + 3 x 14 us (the proxy's 1 and 3 us below them).
+// Exact (1e-9).
+TEST_F(NcclEndpointTest, TunerRingAtOneRankPerNodeTakesTheTreesNetworkLatency)
+{
+    Ptr<NcclEndpoint> e = H100Endpoint();
+    ASSERT_TRUE(e);
+    NcclTuneInput in;
+    in.kind = CollectiveKind::AllGather;
+    in.ranks = 4;
+    in.nodes = 4;
+    in.bytes = MiB;
+    in.intra_gbyte_per_s = 370.8;
+    in.inter_gbyte_per_s = 48.0;
+    using P = NcclProtocolId;
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll), 6.6 + 3 * 5.0, 1e-9);
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll128),
+                14.0 + 3 * 8.5,
+                1e-9);
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Simple),
+                8.4 + 3 * 14.0,
+                1e-9);
+    // Two ranks per node: the ring's own network hop (3 steps, one across: 2 NVLink steps at
+    // the proxy's 1 us, 1 network step of 2.7 us).
+    in.ranks = 4;
+    in.nodes = 2;
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll),
+                6.6 + 2 * 1.0 + 1 * 2.7,
                 1e-9);
 }
 

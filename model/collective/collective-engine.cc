@@ -1374,7 +1374,8 @@ CollectiveEngine::Finish(Running* run, Time end)
     res.loopTime = m_endpoint && run->call.loopIterations > 0
                        ? m_endpoint->LoopIterationTime(res.end - res.start,
                                                        run->call.loopGpusPerThread,
-                                                       run->call.loopIterations)
+                                                       run->call.loopIterations,
+                                                       run->how.channels)
                        : res.end - res.start;
     const int64_t ns = (res.end - res.start).GetNanoSeconds();
     res.algbw_gbyte_per_s = CollectiveAlgBw_gbyte_per_s(res.bytes, ns);

@@ -221,6 +221,16 @@ NcclEndpoint::GetTypeId()
                           TimeValue(NanoSeconds(5300)),
                           MakeTimeAccessor(&NcclEndpoint::m_hostLaunchTime),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("HostChannelLaunchTime",
+                          "Host time each further channel adds to issuing one GPU's "
+                          "collective: NCCL plans and uploads one work batch per channel "
+                          "(src/enqueue.cc scheduleCollTasksToPlan, uploadWork).  40 ns: the "
+                          "published one-thread 4-GPU H100 loops rise by 4.6 (reducescatter), "
+                          "5.0 (allreduce) and 5.7 us (allgather) from their 1-channel floors "
+                          "to 32 channels, over 4 GPUs x 31 channels (doc/endpoint.md)",
+                          TimeValue(NanoSeconds(40)),
+                          MakeTimeAccessor(&NcclEndpoint::m_hostChannelLaunchTime),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("NetProxyStepTime",
                           "CPU time of the network proxy per step of one channel: the host "
                           "thread that drives every network channel of a GPU (src/proxy.cc) "
@@ -232,6 +242,16 @@ NcclEndpoint::GetTypeId()
                           TimeValue(MicroSeconds(1)),
                           MakeTimeAccessor(&NcclEndpoint::m_netProxyStepTime),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("TunerProxyPerChannel",
+                          "How the tuner charges the network proxy of a ring across nodes: "
+                          "false, as NCCL's tuner does, one net overhead per NVLink step and "
+                          "the network steps at their hop latency (tuning.cc: intraLat = "
+                          "max(intraLat, netOverhead)); true, every step at least the steps "
+                          "of all channels one GPU's proxy passes (what the simulation "
+                          "charges).  The simulation charges the proxies either way",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&NcclEndpoint::m_tunerProxyPerChannel),
+                          MakeBooleanChecker())
             .AddAttribute("SimpleRingProxyFactor",
                           "Proxy steps of a Simple ring cost this many times NetProxyStepTime: "
                           "besides the send, the receiver flushes the GPU's PCIe writes with an "
@@ -386,6 +406,7 @@ NcclEndpoint::NcclEndpoint()
       m_maxChannels(32),
       m_nvlsChannels(16),
       m_maxSimulatedChannels(8),
+      m_tunerProxyPerChannel(false),
       m_simpleRingProxyFactor(3.0),
       m_nvlsTreeChannel_gbyte_per_s(57.7),
       m_nvlsTreeChannelN4_gbyte_per_s(45.5),
@@ -501,15 +522,28 @@ NcclEndpoint::RingProxyStep_us(const NcclTuneInput& in, NcclProtocolId protocol)
 }
 
 Time
-NcclEndpoint::LoopIterationTime(Time collective, uint32_t gpusPerThread, uint32_t iterations) const
+NcclEndpoint::HostIssueTime(uint32_t channels) const
+{
+    // The host plans and uploads one work batch per channel the collective runs on
+    // (src/enqueue.cc scheduleCollTasksToPlan: ncclAddWorkBatchToPlan for every channel
+    // of channelLo..channelHi, then uploadWork), so each further channel adds to the launch.
+    return m_hostLaunchTime +
+           m_hostChannelLaunchTime * static_cast<int64_t>(std::max<uint32_t>(channels, 1) - 1);
+}
+
+Time
+NcclEndpoint::LoopIterationTime(Time collective,
+                                uint32_t gpusPerThread,
+                                uint32_t iterations,
+                                uint32_t channels) const
 {
     // Iteration k can start on the GPUs once the host issued its last launch, at
-    // (k + 1) x gpusPerThread x HostLaunchTime, and once iteration k - 1 is done: the end
+    // (k + 1) x gpusPerThread x the issue time, and once iteration k - 1 is done: the end
     // of the last iteration is the larger of host-bound (every launch, then one
     // collective) and GPU-bound (the first iteration's launches, then every collective).
     const uint32_t n = std::max<uint32_t>(iterations, 1);
     const Time issue =
-        m_hostLaunchTime * static_cast<int64_t>(std::max<uint32_t>(gpusPerThread, 1));
+        HostIssueTime(channels) * static_cast<int64_t>(std::max<uint32_t>(gpusPerThread, 1));
     const Time hostBound = issue * static_cast<int64_t>(n) + collective;
     const Time gpuBound = issue + collective * static_cast<int64_t>(n);
     return std::max(hostBound, gpuBound) / static_cast<int64_t>(n);
@@ -732,13 +766,22 @@ NcclEndpoint::PredictLatency_us(const NcclTuneInput& in,
                                : in.kind == CollectiveKind::AllReduce ? 2 * (nodes - 1)
                                                                       : nodes - 1;
         // Across nodes every step of the ring waits for the proxies that pass it over the
-        // network (NCCL: intraLat = max(intraLat, netOverhead), "inter-node rings still have
-        // to launch nsteps * net overhead"), here for all the channels of one GPU's proxy.
-        const double proxy = RingProxyStep_us(in, protocol);
+        // network.  NCCL's tuner charges one net overhead per NVLink step (intraLat =
+        // max(intraLat, netOverhead), "inter-node rings still have to launch nsteps * net
+        // overhead") and leaves the network steps at their hop latency; with
+        // TunerProxyPerChannel the tuner charges every step, network ones too, the steps
+        // of all the channels one GPU's proxy passes, as the simulation does.
+        const double proxy = m_tunerProxyPerChannel
+                                 ? RingProxyStep_us(in, protocol)
+                                 : (nodes > 1 ? toUs(ProxyStepTime(algorithm, protocol)) : 0);
+        // NCCL's tuner at one rank per node: "latencies are fully exposed, use the Tree
+        // network latency" (tuning.cc interLat); the per-channel bound keeps the ring's.
+        const double netHop = toUs(ppn == 1 && !m_tunerProxyPerChannel ? p->GetTreeNetHopLatency()
+                                                                       : p->GetRingNetHopLatency());
         return toUs(p->GetRingBaseLatency()) +
                (steps - std::min(steps, inter)) *
                    std::max(toUs(p->GetRingNvlinkHopLatency()), proxy) +
-               inter * std::max(toUs(p->GetRingNetHopLatency()), proxy);
+               inter * (m_tunerProxyPerChannel ? std::max(netHop, proxy) : netHop);
     }
     case Algo::Tree: {
         // NCCL's tree is a chain inside each node and a double binary tree across nodes:

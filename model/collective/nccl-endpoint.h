@@ -94,21 +94,28 @@ class NcclEndpoint : public Object
      */
     Time ProxyStepTime(CollectiveAlgorithm algorithm, NcclProtocolId protocol) const;
     /**
-     * The same as the tuner sees it for a ring over \p in: the steps of all channels that
-     * cross the network at one GPU go through that GPU's one proxy thread, so one ring step
-     * costs at least NetProxyStepTime x (channels / GPUs the channels cross at).  µs; 0 on
-     * one node.
+     * The same as the simulation charges it for a ring over \p in (and the tuner with
+     * TunerProxyPerChannel): the steps of all channels that cross the network at one GPU go
+     * through that GPU's one proxy thread, so one ring step costs at least NetProxyStepTime
+     * x (channels / GPUs the channels cross at).  µs; 0 on one node.
      */
     double RingProxyStep_us(const NcclTuneInput& in, NcclProtocolId protocol) const;
 
     /**
      * Time per iteration of a timing loop as nccl-tests runs it: one host thread issues
      * \p iterations collectives of duration \p collective on each of its \p gpusPerThread
-     * GPUs, launch after launch, then waits for all of them.  The GPUs queue the
-     * iterations, so the loop is bound by the host (gpusPerThread x HostLaunchTime per
+     * GPUs, launch after launch, then waits for all of them; a launch on \p channels
+     * channels takes HostIssueTime(channels).  The GPUs queue the
+     * iterations, so the loop is bound by the host (gpusPerThread x HostIssueTime per
      * iteration) or by the collective, whichever is slower, plus the other's share once.
      */
-    Time LoopIterationTime(Time collective, uint32_t gpusPerThread, uint32_t iterations) const;
+    Time LoopIterationTime(Time collective,
+                           uint32_t gpusPerThread,
+                           uint32_t iterations,
+                           uint32_t channels = 1) const;
+    /// Host time to issue one GPU's collective on \p channels channels: HostLaunchTime plus
+    /// HostChannelLaunchTime per channel beyond the first.
+    Time HostIssueTime(uint32_t channels) const;
 
     /**
      * Refusals of the override attributes as NCCL would refuse them, naming the
@@ -216,7 +223,9 @@ class NcclEndpoint : public Object
     Time m_nvlsLatency;
     Time m_nvlsTreeNetLatency;
     Time m_hostLaunchTime;
+    Time m_hostChannelLaunchTime;
     Time m_netProxyStepTime;
+    bool m_tunerProxyPerChannel;
     double m_simpleRingProxyFactor;
     double m_nvlsTreeChannel_gbyte_per_s;
     double m_nvlsTreeChannelN4_gbyte_per_s;
