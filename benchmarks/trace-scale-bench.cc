@@ -82,7 +82,7 @@ BM_ParseNativeTrace(benchmark::State& state)
         {
             state.SkipWithError("peak RSS growth above the bound of 300 bytes per op");
         }
-        benchmark::DoNotOptimize(trace.ops.data());
+        benchmark::DoNotOptimize(trace.ops.CountPrograms());
     }
     std::remove(path.c_str());
     state.counters["ops"] = static_cast<double>(ops);

@@ -99,9 +99,10 @@ main(int argc, char* argv[])
         if (check)
         {
             WorkloadTrace t = NativeTraceParser::ParseString(text, out.empty() ? "trace-gen" : out);
-            std::cerr << "trace-gen: " << t.numRanks << " ranks, " << t.CountOps() << " ops, "
-                      << t.collectives.size() << " collectives, " << gen.GetMicroBatches()
-                      << " micro-batches\n";
+            std::cerr << "trace-gen: " << t.numRanks << " ranks, " << t.CountOps() << " ops in "
+                      << t.ops.CountPrograms() << " programs (" << t.ops.MemoryBytes()
+                      << " bytes), " << t.collectives.size() << " collectives, "
+                      << gen.GetMicroBatches() << " micro-batches\n";
         }
         if (out.empty())
         {

@@ -773,16 +773,16 @@ TEST_F(ReplayTest, UnsatisfiableDependencyIsReported)
     ar.group = 0;
     ar.collective = 0;
     ar.line = 6;
-    t.ops[0].push_back(recv);
+    t.ops.Append(0, recv);
     ar.deps = {0};
-    t.ops[0].push_back(ar);
+    t.ops.Append(0, ar);
     WorkloadOp fwd;
     fwd.kind = WorkloadOpKind::Compute;
     fwd.label = "fwd";
     fwd.timeNs = 1000;
-    t.ops[1].push_back(fwd);
+    t.ops.Append(1, fwd);
     ar.deps = {0};
-    t.ops[1].push_back(ar);
+    t.ops.Append(1, ar);
     t.collectives.push_back({WorkloadOpKind::AllReduce, 0, "grad", MiB, {{0, 1}, {1, 1}}});
     EXPECT_FALSE(Replay(std::move(t)));
     EXPECT_EQ(replay->GetCompletedOps(), 1u);
@@ -822,7 +822,7 @@ TEST_F(ReplayTest, DeadlockIsReported)
         send.bytes = 8;
         send.sendPeerOp = 0;
         send.deps = {0};
-        t.ops[r] = {recv, send};
+        t.ops.SetRank(r, {recv, send});
     }
     EXPECT_FALSE(Replay(std::move(t)));
     const std::string report = replay->GetStuckReport();
