@@ -144,6 +144,8 @@ BM_Llama70bIterationFlow(benchmark::State& state)
     state.counters["trace_s"] =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - traceStart).count();
     state.counters["trace_ops"] = static_cast<double>(trace.CountOps());
+    state.counters["trace_programs"] = trace.ops.CountPrograms();
+    state.counters["trace_table_bytes"] = static_cast<double>(trace.ops.MemoryBytes());
     state.counters["trace_rss_bytes"] = bench::PeakRssBytes();
     ReplayOnDgxH100(state, trace, 4 * dp, 0, "flow");
 }

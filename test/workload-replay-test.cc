@@ -1026,3 +1026,51 @@ TEST_F(ReplayTest, OpsRowsCarryTheTimeline)
 }
 
 } // namespace
+
+// Ranks that share a program (WorkloadOpTable) replay as if each had its own: a generated
+// TP 2 x PP 2 x DP 2 job (two programs, one per stage) and the same ops given to every rank
+// separately (eight programs) start and end every op at the same nanosecond.
+TEST_F(ReplayTest, SharedProgramsReplayAsUnsharedOnes)
+{
+    TransformerTraceConfig c;
+    c.layers = 2;
+    c.hidden = 1024;
+    c.seq = 512;
+    c.tp = 2;
+    c.pp = 2;
+    c.dp = 2;
+    c.microBatches = 3;
+    c.bucketBytes = 4 << 20;
+    const WorkloadTrace shared = TransformerTraceGenerator(c).GenerateTrace();
+    WorkloadTrace own = shared;
+    for (uint32_t r = 0; r < own.numRanks; ++r)
+    {
+        std::vector<WorkloadOp> ops;
+        for (const auto& op : shared.ops[r])
+        {
+            ops.push_back(op.ToOp());
+        }
+        own.ops.SetRank(r, ops);
+    }
+    ASSERT_EQ(shared.ops.CountPrograms(), 2u);
+    ASSERT_EQ(own.ops.CountPrograms(), 8u);
+    auto times = [this](const WorkloadTrace& t) {
+        std::vector<std::pair<int64_t, int64_t>> v;
+        EXPECT_TRUE(Replay(t)) << replay->GetStuckReport();
+        for (uint32_t r = 0; r < t.numRanks; ++r)
+        {
+            for (uint32_t i = 0; i < t.ops[r].size(); ++i)
+            {
+                v.emplace_back(replay->GetOpStart(r, i).GetNanoSeconds(),
+                               replay->GetOpEnd(r, i).GetNanoSeconds());
+            }
+        }
+        TearDown();
+        return v;
+    };
+    const auto a = times(shared);
+    const auto b = times(own);
+    ASSERT_EQ(a.size(), shared.CountOps());
+    EXPECT_EQ(a, b); // exact: the same events in the same order
+    EXPECT_GT(a.back().second, 0);
+}
