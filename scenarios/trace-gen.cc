@@ -28,6 +28,10 @@ main(int argc, char* argv[])
     cmd.AddValue("hidden", "hidden size", c.hidden);
     cmd.AddValue("seq", "sequence length (tokens)", c.seq);
     cmd.AddValue("vocab", "vocabulary size", c.vocab);
+    cmd.AddValue("ffn", "MLP inner size (0: 4 x hidden)", c.ffn);
+    cmd.AddValue("gatedMlp", "SwiGLU MLP: three hidden x ffn matrices (Llama)", c.gatedMlp);
+    cmd.AddValue("heads", "attention heads (0: no grouped-query attention)", c.heads);
+    cmd.AddValue("kvHeads", "key/value heads (grouped-query attention; divides heads)", c.kvHeads);
     cmd.AddValue("microBatch", "sequences per micro-batch", c.microBatch);
     cmd.AddValue("globalBatch", "sequences per iteration", c.globalBatch);
     cmd.AddValue("dtypeBytes", "bytes per activation / gradient element", c.dtypeBytes);
@@ -95,9 +99,10 @@ main(int argc, char* argv[])
         if (check)
         {
             WorkloadTrace t = NativeTraceParser::ParseString(text, out.empty() ? "trace-gen" : out);
-            std::cerr << "trace-gen: " << t.numRanks << " ranks, " << t.CountOps() << " ops, "
-                      << t.collectives.size() << " collectives, " << gen.GetMicroBatches()
-                      << " micro-batches\n";
+            std::cerr << "trace-gen: " << t.numRanks << " ranks, " << t.CountOps() << " ops in "
+                      << t.ops.CountPrograms() << " programs (" << t.ops.MemoryBytes()
+                      << " bytes), " << t.collectives.size() << " collectives, "
+                      << gen.GetMicroBatches() << " micro-batches\n";
         }
         if (out.empty())
         {

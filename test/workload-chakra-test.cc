@@ -45,8 +45,8 @@ ExpectSameTrace(const WorkloadTrace& a, const WorkloadTrace& b)
         ASSERT_EQ(a.ops[r].size(), b.ops[r].size()) << "rank " << r;
         for (size_t i = 0; i < a.ops[r].size(); ++i)
         {
-            const WorkloadOp& x = a.ops[r][i];
-            const WorkloadOp& y = b.ops[r][i];
+            const WorkloadOpRef x = a.ops[r][i];
+            const WorkloadOpRef y = b.ops[r][i];
             SCOPED_TRACE("rank " + std::to_string(r) + " op " + x.label);
             EXPECT_EQ(x.label, y.label);
             EXPECT_EQ(x.kind, y.kind);

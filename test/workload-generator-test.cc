@@ -4,6 +4,7 @@
 #include "ns3/trace-native.h"
 #include "ns3/trace-transformer-gen.h"
 
+#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 
@@ -381,4 +382,176 @@ TEST(WorkloadGenerator, UnknownScheduleOrMappingRefused)
     c = Small();
     c.mapping = "inner";
     EXPECT_EQ(refusal(c), "mapping: expected tp-inner or dp-inner, got 'inner'");
+}
+
+namespace
+{
+TransformerTraceConfig
+SmallHybrid(uint32_t dp)
+{
+    TransformerTraceConfig c;
+    c.layers = 4;
+    c.hidden = 1024;
+    c.seq = 512;
+    c.tp = 2;
+    c.pp = 2;
+    c.dp = dp;
+    c.microBatches = 4;
+    c.sequenceParallel = true;
+    c.zero = 1;
+    c.bucketBytes = 4 << 20;
+    return c;
+}
+} // namespace
+
+// All DP replicas and TP ranks of a stage do the same thing: one program per stage, and each
+// rank's view resolves to its own groups and pipeline peers.
+TEST(WorkloadSharing, GeneratedRanksShareOneProgramPerStage)
+{
+    const TransformerTraceConfig c = SmallHybrid(4);
+    const TransformerTraceGenerator gen(c);
+    const WorkloadTrace t = gen.GenerateTrace();
+    EXPECT_EQ(t.ops.CountPrograms(), c.pp);
+    const uint32_t perStage = c.tp * c.dp;
+    for (uint32_t r = 0; r < t.numRanks; ++r)
+    {
+        const uint32_t st = r / perStage;
+        EXPECT_EQ(t.ops.ProgramOf(r), t.ops.ProgramOf(st * perStage)) << "rank " << r;
+        uint32_t sends = 0;
+        for (const auto& op : t.ops[r])
+        {
+            if (IsCollective(op.kind))
+            {
+                const auto& g = t.groups[op.group];
+                EXPECT_TRUE(std::binary_search(g.ranks.begin(), g.ranks.end(), r))
+                    << "rank " << r << " " << op.label << " on " << g.name;
+                const auto& coll = t.collectives[op.collective];
+                EXPECT_EQ(coll.group, op.group);
+                EXPECT_EQ(coll.label, op.label);
+            }
+            if (op.kind == WorkloadOpKind::Send)
+            {
+                ++sends;
+                // tp-inner: the next stage's rank of the same (d, t) is perStage further.
+                EXPECT_EQ(op.to,
+                          static_cast<int32_t>(op.label[0] == 'a' || op.label[1] == 'a'
+                                                   ? r + perStage
+                                                   : r - perStage))
+                    << op.label;
+                const auto peer = t.ops[op.to][op.sendPeerOp];
+                EXPECT_EQ(peer.from, static_cast<int32_t>(r));
+                EXPECT_EQ(peer.label, op.label);
+            }
+        }
+        EXPECT_EQ(sends, c.microBatches) << "rank " << r; // activations or gradients
+    }
+}
+
+// What a rank adds to the trace is its binding: the group slots and one value per collective,
+// root and point-to-point half, never a copy of the ops.  Doubling DP (4 -> 8, 8 more ranks
+// per stage) adds at most sizeof(binding) + 2 x (8 bytes per such value + 4 per group) per
+// rank (vectors at most double their size); giving every rank its own program costs the ops.
+TEST(WorkloadSharing, TableMemoryGrowsWithBindingsNotOps)
+{
+    const WorkloadTrace small = TransformerTraceGenerator(SmallHybrid(4)).GenerateTrace();
+    const WorkloadTrace large = TransformerTraceGenerator(SmallHybrid(8)).GenerateTrace();
+    ASSERT_EQ(small.ops.CountPrograms(), large.ops.CountPrograms());
+    uint64_t values = 0; // per rank of stage 0 (stage 1 has as many: sends and receives swap)
+    for (const auto& op : large.ops[0])
+    {
+        values += IsCollective(op.kind) + (op.kind == WorkloadOpKind::Send) +
+                  (op.kind == WorkloadOpKind::Recv);
+    }
+    const uint64_t added = large.numRanks - small.numRanks;
+    const double perRank =
+        static_cast<double>(large.ops.MemoryBytes() - small.ops.MemoryBytes()) / added;
+    const double bound = 128 + 2.0 * (8 * values + 4 * 2); // 128: a binding's vectors and index
+    EXPECT_LT(perRank, bound) << values << " values per rank";
+    WorkloadTrace own = large;
+    for (uint32_t r = 0; r < own.numRanks; ++r)
+    {
+        std::vector<WorkloadOp> ops;
+        for (const auto& op : large.ops[r])
+        {
+            ops.push_back(op.ToOp());
+        }
+        own.ops.SetRank(r, ops);
+    }
+    EXPECT_EQ(own.ops.CountPrograms(), own.numRanks);
+    // An op is at least sizeof(WorkloadOp) bytes more per rank.
+    EXPECT_GT(own.ops.MemoryBytes(),
+              large.ops.MemoryBytes() + (own.numRanks - large.ops.CountPrograms()) *
+                                            large.ops[0].size() * sizeof(WorkloadOp));
+}
+
+// A rank that changes leaves its class; the others keep sharing.
+TEST(WorkloadSharing, ChangedRankDiverges)
+{
+    const WorkloadTrace ref = TransformerTraceGenerator(SmallHybrid(2)).GenerateTrace();
+    WorkloadTrace t = ref;
+    ASSERT_EQ(t.ops.CountPrograms(), 2u);
+    WorkloadOp op = t.ops[1][0].ToOp();
+    op.timeNs += 7;
+    t.ops.Set(1, 0, op);
+    EXPECT_EQ(t.ops.CountPrograms(), 3u);
+    EXPECT_NE(t.ops.ProgramOf(1), t.ops.ProgramOf(0));
+    EXPECT_EQ(t.ops.ProgramOf(2), t.ops.ProgramOf(0));
+    EXPECT_EQ(t.ops[1][0].timeNs, ref.ops[1][0].timeNs + 7);
+    EXPECT_EQ(t.ops[0][0].timeNs, ref.ops[0][0].timeNs);
+    // Everything else of rank 1 stays: its groups, peers, collectives and deps.
+    for (uint32_t i = 1; i < t.ops[1].size(); ++i)
+    {
+        const auto x = t.ops[1][i];
+        const auto y = ref.ops[1][i];
+        EXPECT_EQ(x.group, y.group);
+        EXPECT_EQ(x.to, y.to);
+        EXPECT_EQ(x.from, y.from);
+        EXPECT_EQ(x.collective, y.collective);
+        EXPECT_EQ(x.sendPeerOp, y.sendPeerOp);
+        EXPECT_EQ(x.recvPeerOp, y.recvPeerOp);
+        EXPECT_EQ(x.deps, y.deps);
+    }
+}
+
+// TransformerTraceConfig::Llama70b against Meta Llama 3 70B's published configuration
+// (80 layers, hidden 8192, 64 heads and 8 key/value heads, SwiGLU FFN 28672, vocabulary
+// 128256): its parameters, 70.6 B on the model card, and the compute times of one stage.
+TEST(WorkloadGenerator, Llama70bPreset)
+{
+    const TransformerTraceConfig c = TransformerTraceConfig::Llama70b(8, 4, 2, 4);
+    const TransformerTraceGenerator gen(c);
+    const uint64_t h = 8192;
+    const uint64_t perLayer = 2 * h * h + 2 * h * (h / 8) + 3 * h * 28672; // attention, MLP
+    uint64_t params = 0;
+    for (uint32_t st = 0; st < 4; ++st)
+    {
+        params += gen.DenseParamsPerRank(st) * 8;
+    }
+    EXPECT_EQ(params, 80 * perLayer + 2 * 128256 * h);       // embedding and output untied
+    EXPECT_NEAR(static_cast<double>(params), 70.6e9, 0.1e9); // norms (1.3 M) left out
+    const WorkloadTrace t = gen.GenerateTrace();
+    EXPECT_EQ(t.numRanks, 64u);
+    EXPECT_EQ(t.ops.CountPrograms(), 4u);
+    // Forward FLOPs per TP rank of one 8192-token sequence, at 50 % of 989 TFLOPS.
+    const double s = 8192;
+    const double hd = static_cast<double>(h);
+    const double attn = (4 * s * hd * hd + 4 * s * hd * (hd / 8) + 4 * s * s * hd) / 8;
+    const double mlp = 6 * s * hd * 28672 / 8;
+    auto ns = [](double flops) { return std::llround(flops / (989e12 * 0.5) * 1e9); };
+    bool sawAttention = false;
+    bool sawMlp = false;
+    for (const auto& op : t.ops[0])
+    {
+        if (op.label == "fa.0.0")
+        {
+            EXPECT_NEAR(static_cast<double>(op.timeNs), ns(attn), 1); // 1 ns: rounding
+            sawAttention = true;
+        }
+        if (op.label == "fm.0.0")
+        {
+            EXPECT_NEAR(static_cast<double>(op.timeNs), ns(mlp), 1);
+            sawMlp = true;
+        }
+    }
+    EXPECT_TRUE(sawAttention && sawMlp);
 }

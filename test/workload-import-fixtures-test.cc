@@ -294,7 +294,7 @@ TEST(WorkloadImportFixtures, AicbTpOneOrDpOneDropsThatGroupsCollectives)
     for (uint32_t r = 0; r < 4; ++r)
     {
         uint32_t collectives = 0;
-        for (const WorkloadOp& op : tp1.ops[r])
+        for (const WorkloadOpRef op : tp1.ops[r])
         {
             if (op.kind != K::Compute)
             {

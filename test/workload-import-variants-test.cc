@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <gtest/gtest.h>
 #include <map>
+#include <optional>
 
 using namespace ns3;
 using namespace ns3::importtest;
@@ -47,17 +48,17 @@ LabelsOf(const WorkloadTrace& t, uint32_t r, WorkloadOpKind kind)
     return out;
 }
 
-const WorkloadOp*
+std::optional<WorkloadOp>
 Find(const WorkloadTrace& t, uint32_t r, const std::string& label)
 {
     for (const auto& op : t.ops[r])
     {
         if (op.label == label)
         {
-            return &op;
+            return op.ToOp();
         }
     }
-    return nullptr;
+    return std::nullopt;
 }
 
 } // namespace
@@ -235,8 +236,8 @@ TEST(WorkloadImportVariants, SimAiInterleavedPipeline)
     EXPECT_EQ(LabelsOf(t, 0, K::Send).size(), 4u * 3);
     EXPECT_EQ(LabelsOf(t, 0, K::Recv).size(), 4u * 3);
     EXPECT_EQ(t.SumBytes(0, K::Send), 12u * 1024);
-    const WorkloadOp* a1 = Find(t, 0, "p0.m2.a1");
-    ASSERT_NE(a1, nullptr);
+    const auto a1 = Find(t, 0, "p0.m2.a1");
+    ASSERT_TRUE(a1.has_value());
     EXPECT_EQ(a1->kind, K::Recv);
     EXPECT_EQ(a1->from, 1);
     EXPECT_EQ(LabelsOf(t, 1, K::Send).front(), "p0.m0.a1");

@@ -773,16 +773,16 @@ TEST_F(ReplayTest, UnsatisfiableDependencyIsReported)
     ar.group = 0;
     ar.collective = 0;
     ar.line = 6;
-    t.ops[0].push_back(recv);
+    t.ops.Append(0, recv);
     ar.deps = {0};
-    t.ops[0].push_back(ar);
+    t.ops.Append(0, ar);
     WorkloadOp fwd;
     fwd.kind = WorkloadOpKind::Compute;
     fwd.label = "fwd";
     fwd.timeNs = 1000;
-    t.ops[1].push_back(fwd);
+    t.ops.Append(1, fwd);
     ar.deps = {0};
-    t.ops[1].push_back(ar);
+    t.ops.Append(1, ar);
     t.collectives.push_back({WorkloadOpKind::AllReduce, 0, "grad", MiB, {{0, 1}, {1, 1}}});
     EXPECT_FALSE(Replay(std::move(t)));
     EXPECT_EQ(replay->GetCompletedOps(), 1u);
@@ -822,7 +822,7 @@ TEST_F(ReplayTest, DeadlockIsReported)
         send.bytes = 8;
         send.sendPeerOp = 0;
         send.deps = {0};
-        t.ops[r] = {recv, send};
+        t.ops.SetRank(r, {recv, send});
     }
     EXPECT_FALSE(Replay(std::move(t)));
     const std::string report = replay->GetStuckReport();
@@ -1026,3 +1026,51 @@ TEST_F(ReplayTest, OpsRowsCarryTheTimeline)
 }
 
 } // namespace
+
+// Ranks that share a program (WorkloadOpTable) replay as if each had its own: a generated
+// TP 2 x PP 2 x DP 2 job (two programs, one per stage) and the same ops given to every rank
+// separately (eight programs) start and end every op at the same nanosecond.
+TEST_F(ReplayTest, SharedProgramsReplayAsUnsharedOnes)
+{
+    TransformerTraceConfig c;
+    c.layers = 2;
+    c.hidden = 1024;
+    c.seq = 512;
+    c.tp = 2;
+    c.pp = 2;
+    c.dp = 2;
+    c.microBatches = 3;
+    c.bucketBytes = 4 << 20;
+    const WorkloadTrace shared = TransformerTraceGenerator(c).GenerateTrace();
+    WorkloadTrace own = shared;
+    for (uint32_t r = 0; r < own.numRanks; ++r)
+    {
+        std::vector<WorkloadOp> ops;
+        for (const auto& op : shared.ops[r])
+        {
+            ops.push_back(op.ToOp());
+        }
+        own.ops.SetRank(r, ops);
+    }
+    ASSERT_EQ(shared.ops.CountPrograms(), 2u);
+    ASSERT_EQ(own.ops.CountPrograms(), 8u);
+    auto times = [this](const WorkloadTrace& t) {
+        std::vector<std::pair<int64_t, int64_t>> v;
+        EXPECT_TRUE(Replay(t)) << replay->GetStuckReport();
+        for (uint32_t r = 0; r < t.numRanks; ++r)
+        {
+            for (uint32_t i = 0; i < t.ops[r].size(); ++i)
+            {
+                v.emplace_back(replay->GetOpStart(r, i).GetNanoSeconds(),
+                               replay->GetOpEnd(r, i).GetNanoSeconds());
+            }
+        }
+        TearDown();
+        return v;
+    };
+    const auto a = times(shared);
+    const auto b = times(own);
+    ASSERT_EQ(a.size(), shared.CountOps());
+    EXPECT_EQ(a, b); // exact: the same events in the same order
+    EXPECT_GT(a.back().second, 0);
+}

@@ -73,7 +73,8 @@ StudyResult
 RunWorkloadStudy(ClusterHelper& cluster,
                  WorkloadTrace trace,
                  const std::string& marker,
-                 Ptr<ResultsDatabase> db)
+                 Ptr<ResultsDatabase> db,
+                 bool recordMessages)
 {
     if (!cluster.IsBuilt())
     {
@@ -101,9 +102,12 @@ RunWorkloadStudy(ClusterHelper& cluster,
     }
     StudyResult r;
     // The transport owns its trace sinks: a raw pointer, no reference cycle.
-    transport->TraceConnectWithoutContext(
-        "MessageReceived",
-        MakeBoundCallback(&RecordReceived, &r.received, PeekPointer(transport)));
+    if (recordMessages)
+    {
+        transport->TraceConnectWithoutContext(
+            "MessageReceived",
+            MakeBoundCallback(&RecordReceived, &r.received, PeekPointer(transport)));
+    }
     replay->Start();
     Simulator::Run();
 

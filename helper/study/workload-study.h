@@ -80,12 +80,14 @@ Ptr<FrontEndTransport> AttachFrontEnd(ClusterHelper& cluster,
  * trace has load or checkpoint ops, then the cluster's conservation check (unless
  * switched off with SetCheckConservation).  With an open \p db (the caller's BeginRun
  * done) writes nodes, flows, collectives, ops and links rows; the caller ends
- * the run and calls Simulator::Destroy().
+ * the run and calls Simulator::Destroy().  Without \p recordMessages,
+ * StudyResult::received stays empty (it holds every message: 80 bytes each).
  */
 StudyResult RunWorkloadStudy(ClusterHelper& cluster,
                              WorkloadTrace trace,
                              const std::string& marker,
-                             Ptr<ResultsDatabase> db = nullptr);
+                             Ptr<ResultsDatabase> db = nullptr,
+                             bool recordMessages = true);
 
 /// --sampleInterval and --linkSamples of the studies, for RunStudyCase's last two arguments.
 void AddSamplingArguments(CommandLine& cmd, Time& sampleInterval, bool& linkSamples);

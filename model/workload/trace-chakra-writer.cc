@@ -126,7 +126,7 @@ ChakraTraceWriter::Serialize(const WorkloadTrace& trace)
         std::unordered_map<uint32_t, uint32_t> lastOnStream;
         for (uint32_t i = 0; i < ops.size(); ++i)
         {
-            const WorkloadOp& op = ops[i];
+            const WorkloadOpRef op = ops[i];
             pb::Node n;
             n.set_id(i);
             n.set_name(op.label);

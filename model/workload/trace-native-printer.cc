@@ -28,7 +28,7 @@ NativeTracePrinter::Print(const WorkloadTrace& trace)
         }
         os << "\n";
     }
-    auto body = [&](const WorkloadOp& op) {
+    auto body = [&](const WorkloadOpRef& op) {
         std::ostringstream b;
         b << op.label << " " << WorkloadOpKindName(op.kind);
         if (op.kind == WorkloadOpKind::Compute)

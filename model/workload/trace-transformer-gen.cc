@@ -92,6 +92,10 @@ TransformerTraceConfig::AddToRunParameters(RunParameters& p) const
     p.Set("hidden", hidden);
     p.Set("seq", seq);
     p.Set("vocab", vocab);
+    p.Set("ffn", ffn);
+    p.Set("gatedMlp", gatedMlp);
+    p.Set("heads", heads);
+    p.Set("kvHeads", kvHeads);
     p.Set("microBatch", microBatch);
     p.Set("globalBatch", globalBatch);
     p.Set("dtypeBytes", dtypeBytes);
@@ -113,6 +117,32 @@ TransformerTraceConfig::AddToRunParameters(RunParameters& p) const
     p.Set("bucketBytes", bucketBytes);
     p.Set("loadBytes", loadBytes);
     p.Set("checkpointBytes", checkpointBytes);
+}
+
+TransformerTraceConfig
+TransformerTraceConfig::Llama70b(uint32_t tp, uint32_t pp, uint32_t dp, uint32_t microBatches)
+{
+    TransformerTraceConfig c;
+    c.layers = 80;
+    c.hidden = 8192;
+    c.ffn = 28672;
+    c.gatedMlp = true;
+    c.heads = 64;
+    c.kvHeads = 8;
+    c.vocab = 128256;
+    c.seq = 8192;
+    c.microBatch = 1;
+    c.tp = tp;
+    c.pp = pp;
+    c.dp = dp;
+    c.microBatches = microBatches;
+    c.globalBatch = microBatches * dp;
+    c.sequenceParallel = true;
+    c.zero = 1;
+    c.bucketBytes = 400ULL << 20;
+    c.gpu = "H100";
+    c.efficiency = 0.5;
+    return c;
 }
 
 TransformerTraceGenerator::TransformerTraceGenerator(TransformerTraceConfig config)
@@ -173,6 +203,12 @@ TransformerTraceGenerator::Validate() const
     Check(c.hidden >= 1 && c.hidden <= 1000000, "hidden", "expected 1 to 1000000");
     Check(c.seq >= 1 && c.seq <= 10000000, "seq", "expected 1 to 10000000");
     Check(c.vocab >= 1 && c.vocab <= 10000000, "vocab", "expected 1 to 10000000");
+    Check(c.ffn <= 10000000, "ffn", "expected 0 (4 x hidden) to 10000000");
+    Check((c.heads == 0) == (c.kvHeads == 0) &&
+              (c.heads == 0 ||
+               (c.kvHeads <= c.heads && c.heads % c.kvHeads == 0 && c.hidden % c.heads == 0)),
+          "kvHeads",
+          "heads and kvHeads go together: kvHeads divides heads, heads divides hidden");
     Check(c.dtypeBytes >= 1 && c.dtypeBytes <= 8, "dtypeBytes", "expected 1 to 8");
     Check(c.tp >= 1 && c.pp >= 1 && c.dp >= 1 && uint64_t(c.tp) * c.pp * c.dp <= 1000000,
           "tp",
@@ -208,10 +244,41 @@ TransformerTraceGenerator::Validate() const
 }
 
 uint64_t
+TransformerTraceGenerator::FfnDim() const
+{
+    return m_c.ffn ? m_c.ffn : 4ULL * m_c.hidden;
+}
+
+uint64_t
+TransformerTraceGenerator::KvDim() const
+{
+    return m_c.heads && m_c.kvHeads ? uint64_t(m_c.hidden) * m_c.kvHeads / m_c.heads : m_c.hidden;
+}
+
+uint32_t
+TransformerTraceGenerator::MlpMatrices() const
+{
+    return m_c.gatedMlp ? 3 : 2;
+}
+
+uint64_t
+TransformerTraceGenerator::AttentionParams() const
+{
+    const uint64_t h = m_c.hidden;
+    return 2 * h * h + 2 * h * KvDim(); // Q and output; K and V
+}
+
+uint64_t
+TransformerTraceGenerator::MlpParams() const
+{
+    return uint64_t(MlpMatrices()) * m_c.hidden * FfnDim();
+}
+
+uint64_t
 TransformerTraceGenerator::DenseParamsPerRank(uint32_t stage) const
 {
     const uint64_t h = m_c.hidden;
-    const uint64_t perLayer = (4 * h * h + (m_c.experts ? 0 : 8 * h * h)) / m_c.tp;
+    const uint64_t perLayer = (AttentionParams() + (m_c.experts ? 0 : MlpParams())) / m_c.tp;
     uint64_t params = perLayer * (m_c.layers / m_c.pp);
     if (stage == 0)
     {
@@ -244,17 +311,21 @@ TransformerTraceGenerator::Generate() const
             1,
             static_cast<uint64_t>(std::llround(flops / (peak * c.efficiency) * 1e9))));
     };
-    // Forward FLOPs of one micro-batch on one TP rank (2 per multiply-add).
-    const double attnFlops = (8 * b * s * h * h + 4 * b * s * s * h) / T;
-    const double mlpFlops = 16 * b * s * h * h * (c.experts ? c.topk : 1) / T;
+    // Forward FLOPs of one micro-batch on one TP rank (2 per multiply-add): the Q and output
+    // projections, K and V (narrower under grouped-query attention), scores and their
+    // product with V; the MLP's matrices.  GPT's defaults give 8bsh^2 + 4bs^2h and 16bsh^2.
+    const double kv = static_cast<double>(KvDim());
+    const double attnFlops = (4 * b * s * h * h + 4 * b * s * h * kv + 4 * b * s * s * h) / T;
+    const double mlpFlops = 2.0 * MlpMatrices() * b * s * h * static_cast<double>(FfnDim()) *
+                            (c.experts ? c.topk : 1) / T;
     const double logitFlops = 2 * b * s * h * c.vocab / T;
     const std::string actBytes = FormatBytes(static_cast<uint64_t>(b * s * h) * c.dtypeBytes);
     const std::string a2aBytes =
         FormatBytes(static_cast<uint64_t>(b * s * h) * c.dtypeBytes * c.topk);
-    const uint64_t hh = uint64_t(c.hidden) * c.hidden;
-    const uint64_t layerDenseBytes = (4 * hh + (c.experts ? 0 : 8 * hh)) / T * c.dtypeBytes;
+    const uint64_t layerDenseBytes =
+        (AttentionParams() + (c.experts ? 0 : MlpParams())) / T * c.dtypeBytes;
     const uint64_t layerExpertBytes =
-        c.experts ? uint64_t(c.experts / c.ep) * 8 * hh / T * c.dtypeBytes : 0;
+        c.experts ? uint64_t(c.experts / c.ep) * MlpParams() / T * c.dtypeBytes : 0;
     const uint64_t embedBytes = uint64_t(c.vocab) * c.hidden / T * c.dtypeBytes;
     const bool zero3 = c.zero == 3;
 

@@ -21,6 +21,14 @@ struct TransformerTraceConfig
     uint32_t hidden = 2048;
     uint32_t seq = 2048;
     uint32_t vocab = 51200;
+    /// MLP inner size; 0: GPT's 4 x hidden.
+    uint32_t ffn = 0;
+    /// SwiGLU MLP (Llama): three hidden x ffn matrices instead of two.
+    bool gatedMlp = false;
+    /// Attention heads and key/value heads (grouped-query attention: the K and V projections
+    /// are hidden x hidden x kvHeads / heads); 0: as many key/value heads as heads.
+    uint32_t heads = 0;
+    uint32_t kvHeads = 0;
     uint32_t microBatch = 1;  ///< sequences per micro-batch
     uint32_t globalBatch = 8; ///< sequences per iteration
     uint32_t dtypeBytes = 2;
@@ -60,6 +68,15 @@ struct TransformerTraceConfig
     std::string IterationMarker() const;
     /// Every field, under its own name.
     void AddToRunParameters(RunParameters& params) const;
+    /// A Llama-70B-like model (Meta Llama 3 70B's published configuration: 80 layers,
+    /// hidden 8192, 64 heads with 8 key/value heads, SwiGLU FFN 28672, vocabulary 128256,
+    /// context 8192) under TP \p tp x PP \p pp x DP \p dp, one micro-batch of one sequence
+    /// of 8192 tokens, \p microBatches per pipeline, sequence parallelism and ZeRO-1 with
+    /// 400 MiB buckets; dense BF16 on H100 at 50 % of peak.
+    static TransformerTraceConfig Llama70b(uint32_t tp,
+                                           uint32_t pp,
+                                           uint32_t dp,
+                                           uint32_t microBatches);
 };
 
 enum class PipelineSchedule : uint8_t
@@ -107,6 +124,14 @@ class TransformerTraceGenerator
     static bool GpuPeakFlops(const std::string& gpu, double* flops);
 
   private:
+    uint64_t FfnDim() const;
+    /// Width of the K and V projections: hidden x kvHeads / heads.
+    uint64_t KvDim() const;
+    uint32_t MlpMatrices() const;
+    /// Per layer, before the TP split.
+    uint64_t AttentionParams() const;
+    uint64_t MlpParams() const;
+
     TransformerTraceConfig m_c;
     // The config's schedule and mapping text, read once; Validate refuses them when unknown.
     bool m_scheduleKnown{false};

@@ -23,7 +23,7 @@ WorkloadReplay::WriteOpRow(uint32_t rank, uint32_t index, int64_t endNs) const
     {
         return;
     }
-    const WorkloadOp& op = m_trace.ops[rank][index];
+    const WorkloadOpRef op = m_trace.ops[rank][index];
     OpRecord row;
     row.rank = rank;
     row.opId = static_cast<int64_t>(GetOpId(rank, index));

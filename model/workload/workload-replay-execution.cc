@@ -57,7 +57,7 @@ void
 WorkloadReplay::StartOp(uint32_t rank, uint32_t index)
 {
     NS_LOG_FUNCTION(this << rank << index);
-    const WorkloadOp& op = m_trace.ops[rank][index];
+    const WorkloadOpRef op = m_trace.ops[rank][index];
     RankState& rs = m_ranks[rank];
     OpState& s = rs.ops[index];
     if (m_trace.logGops && (op.kind == WorkloadOpKind::Compute || op.kind == WorkloadOpKind::Send ||
@@ -155,7 +155,7 @@ WorkloadReplay::StartCompute(uint32_t rank, uint32_t index)
     OpState& s = rs.ops[index];
     s.state = State::Running;
     s.startNs = Simulator::Now().GetNanoSeconds();
-    const WorkloadOp& op = m_trace.ops[rank][index];
+    const WorkloadOpRef op = m_trace.ops[rank][index];
     m_opBeginTrace(rank, index, op.label);
     Started(rank, index);
     Simulator::Schedule(NanoSeconds(op.timeNs), &WorkloadReplay::ComputeDone, this, rank, index);
@@ -237,7 +237,7 @@ WorkloadReplay::StartCollective(uint32_t c)
     const WorkloadCollective& coll = m_trace.collectives[c];
     m_collectives[c].started = true;
     const auto& [firstRank, firstIndex] = coll.members.front();
-    const WorkloadOp& first = m_trace.ops[firstRank][firstIndex];
+    const WorkloadOpRef first = m_trace.ops[firstRank][firstIndex];
     CollectiveCall call;
     call.kind = CollectiveKindOf(coll.kind);
     call.algorithm = first.algorithm;
@@ -350,7 +350,7 @@ WorkloadReplay::Finish(uint32_t rank, uint32_t index)
     NS_LOG_FUNCTION(this << rank << index);
     RankState& rs = m_ranks[rank];
     OpState& s = rs.ops[index];
-    const WorkloadOp& op = m_trace.ops[rank][index];
+    const WorkloadOpRef op = m_trace.ops[rank][index];
     if (op.kind != WorkloadOpKind::Compute)
     {
         Account(rank);
@@ -370,12 +370,13 @@ WorkloadReplay::Finish(uint32_t rank, uint32_t index)
     WriteOpRow(rank, index, now);
     m_opEndTrace(rank, index, op.label, NanoSeconds(now - s.startNs));
     NS_LOG_LOGIC("rank " << rank << " done " << op.label << " after " << now - s.startNs << " ns");
-    for (uint32_t k = rs.succOffset[index]; k < rs.succOffset[index + 1]; ++k)
+    const ProgramState& ps = m_programs[rs.program];
+    for (uint32_t k = ps.succOffset[index]; k < ps.succOffset[index + 1]; ++k)
     {
-        if (--rs.ops[rs.succ[k]].pendingDeps == 0)
+        if (--rs.ops[ps.succ[k]].pendingDeps == 0)
         {
-            NS_LOG_LOGIC("rank " << rank << " releases " << m_trace.ops[rank][rs.succ[k]].label);
-            m_readyQueue.emplace_back(rank, rs.succ[k]);
+            NS_LOG_LOGIC("rank " << rank << " releases " << m_trace.ops[rank][ps.succ[k]].label);
+            m_readyQueue.emplace_back(rank, ps.succ[k]);
         }
     }
 }

@@ -21,7 +21,7 @@ void
 WorkloadReplay::HostStartOp(uint32_t rank, uint32_t index)
 {
     NS_LOG_FUNCTION(this << rank << index);
-    const WorkloadOp& op = m_trace.ops[rank][index];
+    const WorkloadOpRef op = m_trace.ops[rank][index];
     m_ranks[rank].ops[index].state = State::Queued;
     m_ranks[rank].cpus[op.cpu].queue.push_back({false, index});
     HostRun(rank, op.cpu);
@@ -32,7 +32,7 @@ WorkloadReplay::HostBegin(uint32_t rank, uint32_t index)
 {
     RankState& rs = m_ranks[rank];
     OpState& s = rs.ops[index];
-    const WorkloadOp& op = m_trace.ops[rank][index];
+    const WorkloadOpRef op = m_trace.ops[rank][index];
     Account(rank);
     s.state = State::Running;
     s.startNs = Simulator::Now().GetNanoSeconds();
@@ -63,7 +63,7 @@ WorkloadReplay::HostRun(uint32_t rank, uint32_t cpu)
         auto it = stream.queue.begin();
         for (; it != stream.queue.end(); ++it)
         {
-            const WorkloadOp& op =
+            const WorkloadOpRef op =
                 it->message ? m_trace.ops[m_messages[it->index].src][m_messages[it->index].srcOp]
                             : m_trace.ops[rank][it->index];
             if (!it->message && op.kind != WorkloadOpKind::Send)
@@ -94,7 +94,7 @@ WorkloadReplay::HostRun(uint32_t rank, uint32_t cpu)
         const CpuJob job = *it;
         stream.queue.erase(it);
         // A message is received on the CPU and NIC its send names, as in LogGOPSim.
-        const WorkloadOp& op =
+        const WorkloadOpRef op =
             job.message ? m_trace.ops[m_messages[job.index].src][m_messages[job.index].srcOp]
                         : m_trace.ops[rank][job.index];
         Time busy(0);
@@ -181,7 +181,7 @@ WorkloadReplay::HostCpuDone(uint32_t rank, uint32_t cpu, CpuJob job)
     else
     {
         // The sender's overhead is over: the message enters the fabric.
-        const WorkloadOp& op = m_trace.ops[rank][job.index];
+        const WorkloadOpRef op = m_trace.ops[rank][job.index];
         rs.ops[job.index].hostDone = true;
         const uint32_t message = static_cast<uint32_t>(m_messages.size());
         const uint32_t index = job.index;
@@ -221,10 +221,10 @@ WorkloadReplay::HostArrived(uint32_t message)
 }
 
 bool
-WorkloadReplay::HostMatches(const WorkloadOp& recv, uint32_t message) const
+WorkloadReplay::HostMatches(const WorkloadOpRef& recv, uint32_t message) const
 {
     const HostMessage& m = m_messages[message];
-    const WorkloadOp& send = m_trace.ops[m.src][m.srcOp];
+    const WorkloadOpRef send = m_trace.ops[m.src][m.srcOp];
     return (recv.from < 0 || static_cast<uint32_t>(recv.from) == m.src) &&
            (recv.anyTag || recv.tag == send.tag);
 }

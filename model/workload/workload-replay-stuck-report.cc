@@ -17,7 +17,7 @@ NS_LOG_COMPONENT_DEFINE("WorkloadReplayStuckReport");
 std::string
 WorkloadReplay::Describe(uint32_t rank, uint32_t index) const
 {
-    const WorkloadOp& op = m_trace.ops[rank][index];
+    const WorkloadOpRef op = m_trace.ops[rank][index];
     const OpState& s = m_ranks[rank].ops[index];
     std::ostringstream os;
     os << "'" << op.label << "' (" << WorkloadOpKindName(op.kind);
@@ -205,7 +205,7 @@ WorkloadReplay::GetStuckReport(uint32_t maxOpsPerRank, uint32_t maxRanks) const
         for (uint32_t message : m_ranks[r].unexpected)
         {
             const HostMessage& m = m_messages[message];
-            const WorkloadOp& send = m_trace.ops[m.src][m.srcOp];
+            const WorkloadOpRef send = m_trace.ops[m.src][m.srcOp];
             os << "  rank " << r << ": the message of '" << send.label << "' (line " << send.line
                << ") from rank " << m.src << " with tag " << send.tag
                << " arrived, no receive took it\n";

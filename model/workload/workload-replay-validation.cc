@@ -32,7 +32,7 @@ WorkloadReplay::Validate() const
         const auto& ops = t.ops[r];
         for (uint32_t i = 0; i < ops.size(); ++i)
         {
-            const WorkloadOp& op = ops[i];
+            const WorkloadOpRef op = ops[i];
             for (uint32_t d : op.deps)
             {
                 if (d >= ops.size() || d == i)

@@ -180,34 +180,53 @@ WorkloadReplay::Start()
     m_opIdBase.resize(n + 1, 0);
     for (uint32_t r = 0; r < n; ++r)
     {
-        const auto& ops = t.ops[r];
+        const auto ops = t.ops[r];
         RankState& rs = m_ranks[r];
         rs.ops.resize(ops.size());
         rs.planeActive.assign(m_planeNames.size(), 0);
         rs.planeNs.assign(m_planeNames.size(), 0);
         rs.planeExposedNs.assign(m_planeNames.size(), 0);
-        rs.succOffset.assign(ops.size() + 1, 0);
-        for (const auto& op : ops)
+        rs.program = t.ops.ProgramOf(r);
+        if (rs.program >= m_programs.size())
         {
-            for (uint32_t d : op.deps)
+            m_programs.resize(rs.program + 1);
+        }
+        ProgramState& ps = m_programs[rs.program];
+        if (!ps.built)
+        {
+            // Successors from the program's deps, once for all its ranks.
+            const auto& shared = t.ops.GetProgram(rs.program);
+            ps.built = true;
+            ps.succOffset.assign(shared.size() + 1, 0);
+            for (const auto& op : shared)
             {
-                ++rs.succOffset[d + 1];
+                for (uint32_t d : op.deps)
+                {
+                    ++ps.succOffset[d + 1];
+                }
+            }
+            for (std::size_t i = 0; i < shared.size(); ++i)
+            {
+                ps.succOffset[i + 1] += ps.succOffset[i];
+            }
+            ps.succ.resize(ps.succOffset.back());
+            std::vector<uint32_t> fill(ps.succOffset.begin(), ps.succOffset.end() - 1);
+            for (uint32_t i = 0; i < shared.size(); ++i)
+            {
+                for (uint32_t d : shared[i].deps)
+                {
+                    ps.succ[fill[d]++] = i;
+                }
+                if (!m_marker.empty() && fnmatch(m_marker.c_str(), shared[i].label.c_str(), 0) == 0)
+                {
+                    ps.markerOps.push_back(i);
+                }
             }
         }
-        for (std::size_t i = 0; i < ops.size(); ++i)
-        {
-            rs.succOffset[i + 1] += rs.succOffset[i];
-        }
-        rs.succ.resize(rs.succOffset.back());
-        std::vector<uint32_t> fill(rs.succOffset.begin(), rs.succOffset.end() - 1);
         for (uint32_t i = 0; i < ops.size(); ++i)
         {
-            const WorkloadOp& op = ops[i];
+            const WorkloadOpRef op = ops[i];
             OpState& s = rs.ops[i];
-            for (uint32_t d : op.deps)
-            {
-                rs.succ[fill[d]++] = i;
-            }
             s.pendingDeps = static_cast<uint32_t>(op.deps.size());
             if (IsCollective(op.kind))
             {
@@ -222,20 +241,24 @@ WorkloadReplay::Start()
             {
                 s.pkind = ParallelismKind::Pp;
             }
-            if (m_local[r] && !m_marker.empty() &&
-                fnmatch(m_marker.c_str(), op.label.c_str(), 0) == 0)
+        }
+        for (uint32_t i : ps.markerOps)
+        {
+            if (!m_local[r])
             {
-                auto [it, inserted] =
-                    markerIndex.emplace(op.label, static_cast<int32_t>(m_markerLabels.size()));
-                if (inserted)
-                {
-                    m_markerLabels.push_back(op.label);
-                    m_markerRemaining.push_back(0);
-                    m_markerEndNs.push_back(-1);
-                }
-                s.marker = it->second;
-                ++m_markerRemaining[it->second];
+                break;
             }
+            const std::string& label = t.ops.GetProgram(rs.program)[i].label;
+            auto [it, inserted] =
+                markerIndex.emplace(label, static_cast<int32_t>(m_markerLabels.size()));
+            if (inserted)
+            {
+                m_markerLabels.push_back(label);
+                m_markerRemaining.push_back(0);
+                m_markerEndNs.push_back(-1);
+            }
+            rs.ops[i].marker = it->second;
+            ++m_markerRemaining[it->second];
         }
         m_opIdBase[r + 1] = m_opIdBase[r] + ops.size();
         m_totalOps += m_local[r] ? ops.size() : 0;

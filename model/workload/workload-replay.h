@@ -187,11 +187,19 @@ class WorkloadReplay : public Object
         uint32_t dst;
     };
 
+    /// What the ranks of one program (WorkloadOpTable) share.
+    struct ProgramState
+    {
+        bool built{false};
+        std::vector<uint32_t> succOffset; ///< CSR: successors of op i
+        std::vector<uint32_t> succ;
+        std::vector<uint32_t> markerOps; ///< ops whose label matches IterationMarker
+    };
+
     struct RankState
     {
         std::vector<OpState> ops;
-        std::vector<uint32_t> succOffset; ///< CSR: successors of op i
-        std::vector<uint32_t> succ;
+        uint32_t program{0};                   ///< m_programs index
         std::vector<uint32_t> startSuccOffset; ///< CSR: ops waiting for op i's start
         std::vector<uint32_t> startSucc;
         // LogGOPS schedules only (vectors, not deques: a deque allocates when made, for
@@ -271,7 +279,7 @@ class WorkloadReplay : public Object
     void HostBegin(uint32_t rank, uint32_t index);
     void HostCpuDone(uint32_t rank, uint32_t cpu, CpuJob job);
     void HostArrived(uint32_t message);
-    bool HostMatches(const WorkloadOp& recv, uint32_t message) const;
+    bool HostMatches(const WorkloadOpRef& recv, uint32_t message) const;
     void HostDeliver(uint32_t message, uint32_t recvIndex);
     void HostSendDone(uint32_t rank, uint32_t index);
     void HostMaybeFinishSend(uint32_t rank, uint32_t index);
@@ -312,6 +320,7 @@ class WorkloadReplay : public Object
 
     bool m_started{false};
     std::vector<RankState> m_ranks;
+    std::vector<ProgramState> m_programs;
     std::vector<bool> m_local; ///< rank simulated by this process (all in one process)
     uint8_t m_client{0};
     std::vector<uint64_t> m_opIdBase;

@@ -20,6 +20,43 @@ NS_LOG_COMPONENT_DEFINE("WorkloadTraceBuilder");
 namespace
 {
 uint32_t g_maxRanks = 1000000;
+
+// What ranks share: everything but the source position and what Build resolves.
+uint64_t
+HashOp(const WorkloadOp& op)
+{
+    uint64_t h = std::hash<std::string>()(op.label);
+    auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001B3ULL + (h >> 29); };
+    mix(op.timeNs);
+    mix(op.bytes);
+    mix(op.stream);
+    mix(static_cast<uint32_t>(op.group));
+    mix(static_cast<uint32_t>(op.to));
+    mix(static_cast<uint32_t>(op.from));
+    mix(static_cast<uint32_t>(op.root));
+    mix(static_cast<uint16_t>(op.storage));
+    mix(static_cast<uint64_t>(op.kind) << 8 | static_cast<uint64_t>(op.algorithm));
+    for (const auto& a : op.after)
+    {
+        mix(std::hash<std::string>()(a));
+    }
+    mix(op.tag);
+    mix(uint64_t(op.cpu) << 24 | uint64_t(op.nic) << 16 | uint64_t(op.anyTag) << 8 |
+        uint64_t(op.unpaired));
+    return h;
+}
+
+bool
+SameOp(const WorkloadOp& a, const WorkloadOp& b)
+{
+    return a.label == b.label && a.timeNs == b.timeNs && a.bytes == b.bytes &&
+           a.stream == b.stream && a.group == b.group && a.to == b.to && a.from == b.from &&
+           a.root == b.root && a.storage == b.storage && a.kind == b.kind &&
+           a.algorithm == b.algorithm && a.after == b.after && a.collective == b.collective &&
+           a.sendPeerOp == b.sendPeerOp && a.recvPeerOp == b.recvPeerOp && a.tag == b.tag &&
+           a.cpu == b.cpu && a.nic == b.nic && a.anyTag == b.anyTag && a.unpaired == b.unpaired;
+}
+
 uint64_t g_maxOps = 20000000;
 } // namespace
 
@@ -69,7 +106,9 @@ WorkloadTraceBuilder::SetNumRanks(uint32_t ranks, uint32_t line)
     }
     m_haveRanks = true;
     m_trace.numRanks = ranks;
-    m_trace.ops.assign(ranks, {});
+    m_trace.ops.resize(ranks);
+    m_sequence.assign(ranks, {});
+    m_lastStatement.assign(ranks, -1);
 }
 
 uint32_t
@@ -132,15 +171,43 @@ WorkloadTraceBuilder::AddOp(uint32_t rank, WorkloadOp op)
     {
         Fail(op.line, "", "trace expands to more than " + std::to_string(g_maxOps) + " ops");
     }
-    m_trace.ops[rank].push_back(std::move(op));
+    // Build resolves these per program and rank.
+    op.deps.clear();
+    op.collective = -1;
+    op.sendPeerOp = -1;
+    op.recvPeerOp = -1;
+    WorkloadOp e = WorkloadOpTable::Encode(rank, op, m_trace.ops.m_ranks[rank]);
+    // Shared with an equal op of another rank (line and statement aside) whose statement
+    // is after this rank's last one: a rank's statements keep increasing (the printer relies
+    // on it), and two ops of one rank are never one.
+    const uint64_t h = HashOp(e);
+    auto [lo, hi] = m_poolIndex.equal_range(h);
+    uint32_t id = UINT32_MAX;
+    for (auto it = lo; it != hi; ++it)
+    {
+        const WorkloadOp& c = m_pool[it->second];
+        if (static_cast<int64_t>(c.statement) > m_lastStatement[rank] && SameOp(c, e))
+        {
+            id = it->second;
+            break;
+        }
+    }
+    if (id == UINT32_MAX)
+    {
+        id = static_cast<uint32_t>(m_pool.size());
+        m_pool.push_back(std::move(e));
+        m_poolIndex.emplace(h, id);
+    }
+    m_sequence[rank].push_back(id);
+    m_lastStatement[rank] = m_pool[id].statement;
 }
 
 void
 WorkloadTraceBuilder::ReserveOps(const std::vector<uint64_t>& perRank)
 {
-    for (std::size_t r = 0; r < perRank.size() && r < m_trace.ops.size(); ++r)
+    for (std::size_t r = 0; r < perRank.size() && r < m_sequence.size(); ++r)
     {
-        m_trace.ops[r].reserve(perRank[r]);
+        m_sequence[r].reserve(perRank[r]);
     }
 }
 
@@ -159,8 +226,8 @@ WorkloadTraceBuilder::AddStartDependency(uint32_t rank,
                                          uint32_t started,
                                          uint32_t line)
 {
-    if (rank >= m_trace.numRanks || op >= m_trace.ops[rank].size() ||
-        started >= m_trace.ops[rank].size())
+    if (rank >= m_trace.numRanks || op >= m_sequence[rank].size() ||
+        started >= m_sequence[rank].size())
     {
         Fail(line, "irequires", "op index out of range on rank " + std::to_string(rank));
     }
@@ -168,7 +235,8 @@ WorkloadTraceBuilder::AddStartDependency(uint32_t rank,
     {
         Fail(line,
              "irequires",
-             "dependency cycle: '" + m_trace.ops[rank][op].label + "' waits for its own start");
+             "dependency cycle: '" + m_pool[m_sequence[rank][op]].label +
+                 "' waits for its own start");
     }
     m_trace.startDeps.push_back({rank, op, started, line});
 }
@@ -186,6 +254,7 @@ WorkloadTraceBuilder::Build()
     {
         Fail(0, "ranks", "no rank count given");
     }
+    FormPrograms();
     ResolveDependencies();
     std::sort(m_trace.startDeps.begin(),
               m_trace.startDeps.end(),
@@ -196,16 +265,77 @@ WorkloadTraceBuilder::Build()
     MatchPointToPoint();
     CheckAcyclic();
     NS_LOG_INFO(m_trace.source << ": " << m_trace.numRanks << " ranks, " << m_trace.CountOps()
-                               << " ops, " << m_trace.collectives.size() << " collectives");
+                               << " ops in " << m_trace.ops.CountPrograms() << " programs, "
+                               << m_trace.collectives.size() << " collectives");
     return std::move(m_trace);
+}
+
+void
+WorkloadTraceBuilder::FormPrograms()
+{
+    WorkloadOpTable& table = m_trace.ops;
+    table.m_programs.clear();
+    table.m_sharers.clear();
+    std::vector<uint32_t> first; // per program: its first rank (whose sequence is kept)
+    std::unordered_multimap<uint64_t, uint32_t> byHash;
+    for (uint32_t rank = 0; rank < m_trace.numRanks; ++rank)
+    {
+        const auto& seq = m_sequence[rank];
+        uint64_t h = seq.size();
+        for (uint32_t id : seq)
+        {
+            h = h * 0x9E3779B97F4A7C15ULL + id + 1;
+        }
+        auto [lo, hi] = byHash.equal_range(h);
+        auto it =
+            std::find_if(lo, hi, [&](const auto& p) { return m_sequence[first[p.second]] == seq; });
+        uint32_t program;
+        if (it != hi)
+        {
+            program = it->second;
+        }
+        else
+        {
+            program = static_cast<uint32_t>(table.m_programs.size());
+            std::vector<WorkloadOp> ops;
+            ops.reserve(seq.size());
+            for (uint32_t id : seq)
+            {
+                ops.push_back(m_pool[id]);
+            }
+            table.m_programs.push_back(std::move(ops));
+            table.m_sharers.push_back(0);
+            first.push_back(rank);
+            byHash.emplace(h, program);
+        }
+        table.m_ranks[rank].program = program;
+        ++table.m_sharers[program];
+    }
+    std::vector<WorkloadOp>().swap(m_pool);
+    m_poolIndex.clear();
+    std::vector<std::vector<uint32_t>>().swap(m_sequence);
+}
+
+WorkloadOp&
+WorkloadTraceBuilder::SharedOp(uint32_t rank, uint32_t index)
+{
+    return m_trace.ops.m_programs[m_trace.ops.m_ranks[rank].program][index];
 }
 
 void
 WorkloadTraceBuilder::ResolveDependencies()
 {
+    // Per program: its ranks have the same labels and streams.  Errors name its first rank.
+    std::vector<bool> done(m_trace.ops.m_programs.size(), false);
     for (uint32_t rank = 0; rank < m_trace.numRanks; ++rank)
     {
-        auto& ops = m_trace.ops[rank];
+        const uint32_t program = m_trace.ops.m_ranks[rank].program;
+        if (done[program])
+        {
+            continue;
+        }
+        done[program] = true;
+        auto& ops = m_trace.ops.m_programs[program];
         std::unordered_map<std::string, uint32_t> byLabel;
         byLabel.reserve(ops.size());
         for (uint32_t i = 0; i < ops.size(); ++i)
@@ -258,10 +388,10 @@ WorkloadTraceBuilder::MatchCollectives()
     std::map<std::pair<int32_t, std::string>, size_t> index;
     for (uint32_t rank = 0; rank < m_trace.numRanks; ++rank)
     {
-        auto& ops = m_trace.ops[rank];
+        const auto ops = m_trace.ops[rank];
         for (uint32_t i = 0; i < ops.size(); ++i)
         {
-            auto& op = ops[i];
+            const WorkloadOpRef op = ops[i];
             if (!IsCollective(op.kind))
             {
                 continue;
@@ -319,7 +449,8 @@ WorkloadTraceBuilder::MatchCollectives()
                      "collective '" + op.label + "' has a different root at line " +
                          std::to_string(first.line));
             }
-            op.collective = static_cast<int64_t>(it->second);
+            m_trace.ops.m_ranks[rank].collectives[SharedOp(rank, i).collective] =
+                static_cast<int64_t>(it->second);
             coll.members.emplace_back(rank, i);
         }
     }
@@ -372,10 +503,10 @@ WorkloadTraceBuilder::MatchPointToPoint()
     const auto n = static_cast<int32_t>(m_trace.numRanks);
     for (uint32_t rank = 0; rank < m_trace.numRanks; ++rank)
     {
-        auto& ops = m_trace.ops[rank];
+        const auto ops = m_trace.ops[rank];
         for (uint32_t i = 0; i < ops.size(); ++i)
         {
-            auto& op = ops[i];
+            const WorkloadOpRef op = ops[i];
             const bool sends_ =
                 op.kind == WorkloadOpKind::Send || op.kind == WorkloadOpKind::SendRecv;
             const bool recvs =
@@ -404,10 +535,10 @@ WorkloadTraceBuilder::MatchPointToPoint()
     }
     for (uint32_t rank = 0; rank < m_trace.numRanks; ++rank)
     {
-        auto& ops = m_trace.ops[rank];
+        const auto ops = m_trace.ops[rank];
         for (uint32_t i = 0; i < ops.size(); ++i)
         {
-            auto& op = ops[i];
+            const WorkloadOpRef op = ops[i];
             if ((op.kind != WorkloadOpKind::Recv && op.kind != WorkloadOpKind::SendRecv) ||
                 op.unpaired)
             {
@@ -422,7 +553,7 @@ WorkloadTraceBuilder::MatchPointToPoint()
                          " has no matching send with this label on rank " +
                          std::to_string(op.from));
             }
-            auto& peer = m_trace.ops[op.from][it->second];
+            const WorkloadOpRef peer = m_trace.ops[op.from][it->second];
             if (peer.bytes != op.bytes)
             {
                 Fail(op.line,
@@ -431,8 +562,8 @@ WorkloadTraceBuilder::MatchPointToPoint()
                          std::to_string(op.bytes) + " bytes but the send at line " +
                          std::to_string(peer.line) + " has " + std::to_string(peer.bytes));
             }
-            op.recvPeerOp = it->second;
-            peer.sendPeerOp = i;
+            m_trace.ops.m_ranks[rank].peers[SharedOp(rank, i).recvPeerOp] = it->second;
+            m_trace.ops.m_ranks[op.from].peers[SharedOp(op.from, it->second).sendPeerOp] = i;
             sends.erase(it);
         }
     }
@@ -461,7 +592,7 @@ WorkloadTraceBuilder::CheckAcyclic()
     const uint64_t numOps = base[numRanks];
     const uint64_t numNodes = numOps + m_trace.collectives.size();
     auto node = [&](uint32_t rank, uint32_t i) -> uint64_t {
-        const auto& op = m_trace.ops[rank][i];
+        const WorkloadOpRef op = m_trace.ops[rank][i];
         return op.collective >= 0 ? numOps + op.collective : base[rank] + i;
     };
     // Successors in compressed rows (two passes over the edges): a vector per node would
@@ -469,16 +600,17 @@ WorkloadTraceBuilder::CheckAcyclic()
     auto forEachEdge = [&](auto&& edge) {
         for (uint32_t r = 0; r < numRanks; ++r)
         {
-            const auto& ops = m_trace.ops[r];
+            const auto ops = m_trace.ops[r];
             for (uint32_t i = 0; i < ops.size(); ++i)
             {
-                for (uint32_t d : ops[i].deps)
+                const WorkloadOpRef op = ops[i];
+                for (uint32_t d : op.deps)
                 {
                     edge(node(r, d), node(r, i));
                 }
-                if (ops[i].recvPeerOp >= 0)
+                if (op.recvPeerOp >= 0)
                 {
-                    edge(node(ops[i].from, static_cast<uint32_t>(ops[i].recvPeerOp)), node(r, i));
+                    edge(node(op.from, static_cast<uint32_t>(op.recvPeerOp)), node(r, i));
                 }
             }
         }
@@ -538,7 +670,7 @@ WorkloadTraceBuilder::CheckAcyclic()
     uint32_t line = 0;
     for (uint32_t r = 0; r < numRanks && shown < 4; ++r)
     {
-        const auto& ops = m_trace.ops[r];
+        const auto ops = m_trace.ops[r];
         for (uint32_t i = 0; i < ops.size() && shown < 4; ++i)
         {
             if (indegree[node(r, i)] > 0)

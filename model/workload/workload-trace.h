@@ -13,6 +13,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -79,7 +80,9 @@ const char* ParallelismKindKey(ParallelismKind kind);
 /// Inverse of ParallelismKindKey; false for anything else (front-end is no group kind).
 bool ParseParallelismKind(const std::string& text, ParallelismKind* kind);
 
-/// One op of one rank.  Indices (deps, peers' ops) refer to WorkloadTrace::ops[rank].
+/// One op of one rank, as a front end hands it to WorkloadTraceBuilder::AddOp (and as
+/// WorkloadOpRef converts back to): every rank and index absolute.  Indices (deps, peers'
+/// ops) refer to the rank's ops (WorkloadTrace::ops[rank]).
 struct WorkloadOp
 {
     std::string label;   ///< expanded label, unique per rank ("fwd0.3")
@@ -112,6 +115,204 @@ struct WorkloadOp
     /// send/recv the builder leaves unpaired (sendPeerOp, recvPeerOp -1): the replay matches
     /// it by source and tag; a recv with from -1 takes any source.
     bool unpaired = false;
+};
+
+/**
+ * One rank's op as readers see it: the op its rank class shares, with the rank's own peers,
+ * group, root, collective and peer ops filled in (absolute, as in WorkloadOp).  The string
+ * and vector members refer into the trace: valid while it lives unchanged.
+ */
+struct WorkloadOpRef
+{
+    const std::string& label;
+    uint64_t timeNs;
+    uint64_t bytes;
+    uint32_t stream;
+    int32_t group;
+    int32_t to;
+    int32_t from;
+    int32_t root;
+    int16_t storage;
+    WorkloadOpKind kind;
+    CollectiveAlgorithm algorithm;
+    const std::vector<std::string>& after;
+    const std::vector<uint32_t>& deps;
+    int64_t collective;
+    int64_t sendPeerOp;
+    int64_t recvPeerOp;
+    uint32_t line;
+    uint32_t statement;
+    uint64_t tag;
+    uint8_t cpu;
+    uint8_t nic;
+    bool anyTag;
+    bool unpaired;
+
+    /// A copy with every field.
+    WorkloadOp ToOp() const;
+};
+
+/**
+ * \ingroup ai-fabric
+ * The ops of every rank, kept once per rank class: ranks whose op sequences are the same up
+ * to their own peers and groups (all DP replicas of a stage, all TP ranks of a stage) share
+ * one program until they diverge.  A program's ops hold what the class has in common,
+ * rank-relatively: to and from as offsets from the rank (INT32_MIN: none), group as a slot
+ * of the rank's groups, root, collective, sendPeerOp and recvPeerOp as ordinals of the
+ * rank's own values (-1: none).  A rank's binding holds those values.  ops[r][i] gives the
+ * resolved op (WorkloadOpRef); memory grows with programs and ranks, not ranks x ops, but
+ * for a rank's collectives and roots (one value per collective op) and point-to-point peers.
+ */
+class WorkloadOpTable
+{
+  public:
+    /// One rank's ops, in program order.
+    class Rank
+    {
+      public:
+        class Iterator
+        {
+          public:
+            Iterator(const Rank* rank, std::size_t i)
+                : m_rank(rank),
+                  m_i(i)
+            {
+            }
+
+            WorkloadOpRef operator*() const
+            {
+                return (*m_rank)[m_i];
+            }
+
+            Iterator& operator++()
+            {
+                ++m_i;
+                return *this;
+            }
+
+            bool operator!=(const Iterator& o) const
+            {
+                return m_i != o.m_i;
+            }
+
+          private:
+            const Rank* m_rank;
+            std::size_t m_i;
+        };
+
+        Rank(const WorkloadOpTable* table, uint32_t rank)
+            : m_table(table),
+              m_rank(rank)
+        {
+        }
+
+        std::size_t size() const;
+        bool empty() const;
+        WorkloadOpRef operator[](std::size_t i) const;
+        /// Throws std::out_of_range.
+        WorkloadOpRef at(std::size_t i) const;
+        WorkloadOpRef front() const;
+        WorkloadOpRef back() const;
+
+        Iterator begin() const
+        {
+            return Iterator(this, 0);
+        }
+
+        Iterator end() const
+        {
+            return Iterator(this, size());
+        }
+
+      private:
+        const WorkloadOpTable* m_table;
+        uint32_t m_rank;
+    };
+
+    class RankIterator
+    {
+      public:
+        RankIterator(const WorkloadOpTable* table, uint32_t r)
+            : m_table(table),
+              m_r(r)
+        {
+        }
+
+        Rank operator*() const
+        {
+            return Rank(m_table, m_r);
+        }
+
+        RankIterator& operator++()
+        {
+            ++m_r;
+            return *this;
+        }
+
+        bool operator!=(const RankIterator& o) const
+        {
+            return m_r != o.m_r;
+        }
+
+      private:
+        const WorkloadOpTable* m_table;
+        uint32_t m_r;
+    };
+
+    /// Ranks.
+    std::size_t size() const;
+    bool empty() const;
+    Rank operator[](uint32_t rank) const;
+    Rank at(uint32_t rank) const;
+
+    RankIterator begin() const
+    {
+        return RankIterator(this, 0);
+    }
+
+    RankIterator end() const
+    {
+        return RankIterator(this, static_cast<uint32_t>(size()));
+    }
+
+    // Hand-made traces (tests, tools): every rank changed here gets a program of its own.
+    /// \p ranks ranks without ops.
+    void resize(uint32_t ranks);
+    void Append(uint32_t rank, const WorkloadOp& op);
+    void SetRank(uint32_t rank, const std::vector<WorkloadOp>& ops);
+    /// Replaces op \p index of \p rank (the rank leaves its class).
+    void Set(uint32_t rank, uint32_t index, const WorkloadOp& op);
+
+    /// Distinct programs (rank classes).
+    uint32_t CountPrograms() const;
+    uint32_t ProgramOf(uint32_t rank) const;
+    /// A program's shared ops (rank-relative fields: see the class comment).
+    const std::vector<WorkloadOp>& GetProgram(uint32_t program) const;
+    /// Heap and object bytes of the table (programs, their strings and vectors, bindings).
+    uint64_t MemoryBytes() const;
+
+  private:
+    friend class WorkloadTraceBuilder;
+
+    /// What one rank adds to its program.
+    struct Binding
+    {
+        uint32_t program = 0;
+        std::vector<int32_t> groups;      ///< slot -> group
+        std::vector<int32_t> roots;       ///< ordinal -> root rank
+        std::vector<int64_t> collectives; ///< ordinal -> collective index
+        std::vector<int64_t> peers;       ///< ordinal -> the peer's op index
+    };
+
+    /// \p op with absolute fields -> its program form for \p binding (slots and ordinals
+    /// appended as needed).
+    static WorkloadOp Encode(uint32_t rank, const WorkloadOp& op, Binding& binding);
+    /// Gives \p rank a program of its own (a copy of its class's), returns it.
+    std::vector<WorkloadOp>& Diverge(uint32_t rank);
+
+    std::vector<std::vector<WorkloadOp>> m_programs;
+    std::vector<Binding> m_ranks;
+    std::vector<uint32_t> m_sharers; ///< ranks per program
 };
 
 /// "op starts only after op \p started has started" (GOAL's irequires), on one rank.
@@ -155,7 +356,7 @@ struct WorkloadTrace
     std::string source; ///< file name used in messages
     uint32_t numRanks = 0;
     std::vector<WorkloadGroup> groups;
-    std::vector<std::vector<WorkloadOp>> ops; ///< [rank][i], in program order
+    WorkloadOpTable ops; ///< ops[rank][i], in program order
     std::vector<WorkloadCollective> collectives;
     std::vector<std::string> warnings; ///< "file:line: ..." accepted but suspicious input
     /// Sorted by (rank, op); each a second kind of dependency (the replay counts it with deps).
@@ -223,8 +424,18 @@ class WorkloadTraceBuilder
     void MatchCollectives();
     void MatchPointToPoint();
     void CheckAcyclic();
+    /// Ranks with equal op sequences -> one program each.
+    void FormPrograms();
+    /// The op of \p rank at \p index, to fill in what Build resolves.
+    WorkloadOp& SharedOp(uint32_t rank, uint32_t index);
 
     WorkloadTrace m_trace;
+    // Until Build: every distinct op once (without line and statement), each rank's
+    // sequence of them.
+    std::vector<WorkloadOp> m_pool;
+    std::unordered_multimap<uint64_t, uint32_t> m_poolIndex;
+    std::vector<std::vector<uint32_t>> m_sequence;
+    std::vector<int64_t> m_lastStatement;
     bool m_haveRanks = false;
     uint64_t m_opCount = 0;
     std::map<std::string, int32_t> m_groupIndex;
