@@ -226,6 +226,8 @@ class CollectiveEngine : public Object
                             const std::vector<CollectiveAlgorithm>& runnable) const;
     /// The protocol's costs of a run, once at its start.
     void SetCosts(Running* run, uint32_t nodes) const;
+    /// AggregateRingSteps' test for \p ring (ranks in ring order).
+    bool CanAggregateRing(const std::vector<uint32_t>& ring) const;
     /// True when \p plane is not NVLink: a message over it pays the network hop latency.
     bool IsNetPlane(int32_t plane) const;
     /// The launch of a run's first steps, after the base latency.
@@ -260,6 +262,7 @@ class CollectiveEngine : public Object
     bool m_hierarchicalPipeline;
     uint64_t m_hierarchicalChunkBytes;
     bool m_ringsAcrossDomains;
+    bool m_aggregateRingSteps;
     uint64_t m_nextId;
     std::map<uint64_t, std::unique_ptr<Running>> m_running;
     uint8_t m_client{0};

@@ -56,7 +56,63 @@ CollectiveSchedule::AddMessage(uint32_t src,
     s.bytes = bytes;
     s.channel = channel;
     ++m_messages;
+    ++m_stepMessages;
     return Add(std::move(s), deps);
+}
+
+uint32_t
+CollectiveSchedule::AddAggregate(uint32_t src,
+                                 uint32_t dst,
+                                 uint64_t bytes,
+                                 uint32_t channel,
+                                 uint32_t steps,
+                                 uint32_t lanes,
+                                 const std::vector<int64_t>& deps)
+{
+    if (steps == 0 || lanes == 0 || lanes > 255)
+    {
+        throw std::logic_error("CollectiveSchedule: an aggregate needs 1 to 255 lanes, steps");
+    }
+    Step s;
+    s.src = src;
+    s.dst = dst;
+    s.bytes = bytes;
+    s.channel = channel;
+    s.lanes = static_cast<uint8_t>(lanes);
+    s.aggregate = true;
+    ++m_messages;
+    m_stepMessages += uint64_t(steps) * lanes;
+    const uint32_t index = Add(std::move(s), deps);
+    m_aggregateSteps.emplace(index, steps);
+    return index;
+}
+
+uint32_t
+CollectiveSchedule::GetAggregateSteps(uint32_t step) const
+{
+    if (!m_steps[step].aggregate)
+    {
+        return 1;
+    }
+    return m_aggregateSteps.at(step);
+}
+
+void
+CollectiveSchedule::SetRingAggregation(RingAggregation allow)
+{
+    m_ringAggregation = std::move(allow);
+}
+
+bool
+CollectiveSchedule::CanAggregateRing(const std::vector<uint32_t>& ring) const
+{
+    return m_ringAggregation && m_ringAggregation(ring);
+}
+
+uint64_t
+CollectiveSchedule::GetNumStepMessages() const
+{
+    return m_stepMessages;
 }
 
 uint32_t
@@ -257,6 +313,81 @@ Exits(CollectiveSchedule& s,
     return out;
 }
 
+// A ring pass whose every channel has one piece per ring position, all of one size, on rings
+// the schedule lets move in aggregate: one message per rank and run of consecutive channels
+// (same ring, same piece) carrying the `hops` steps it sends to the next rank.  Its steps
+// wait for nothing but the rank's entry: every rank enters at once in a ring of equal
+// rates, where the per-step messages would go in lockstep.  False (nothing added) otherwise.
+bool
+RingPassInAggregate(CollectiveSchedule& s,
+                    const ChannelRings& rings,
+                    const std::vector<RingPiece>& pieces,
+                    const PerRank& entry,
+                    uint32_t hops,
+                    const std::vector<std::vector<uint32_t>>& posOf,
+                    std::vector<std::vector<int64_t>>& recv)
+{
+    const uint32_t p = rings.front().size();
+    // Per channel: its piece size and the positions seen.
+    std::map<uint32_t, std::pair<uint64_t, std::vector<bool>>> channels;
+    for (const RingPiece& piece : pieces)
+    {
+        auto& c = channels[piece.channel];
+        if (c.second.empty())
+        {
+            c.first = piece.bytes;
+            c.second.assign(p, false);
+        }
+        if (piece.bytes == 0 || piece.bytes != c.first || piece.index >= p || c.second[piece.index])
+        {
+            return false;
+        }
+        c.second[piece.index] = true;
+    }
+    for (const auto& [channel, c] : channels)
+    {
+        if (std::find(c.second.begin(), c.second.end(), false) != c.second.end())
+        {
+            return false;
+        }
+    }
+    for (const auto& ring : rings)
+    {
+        if (!s.CanAggregateRing(ring))
+        {
+            return false;
+        }
+    }
+    for (auto it = channels.begin(); it != channels.end();)
+    {
+        // A run of consecutive channels on one ring with one piece size moves as lanes of
+        // one flow.
+        const uint32_t first = it->first;
+        const uint64_t piece = it->second.first;
+        const uint32_t k = first % rings.size();
+        uint32_t lanes = 0;
+        while (it != channels.end() && it->first == first + lanes && it->second.first == piece &&
+               rings[it->first % rings.size()] == rings[k] && lanes < 255)
+        {
+            ++lanes;
+            ++it;
+        }
+        for (uint32_t from = 0; from < p; ++from)
+        {
+            const uint32_t to = (from + 1) % p;
+            const int64_t msg = s.AddAggregate(rings[k][from],
+                                               rings[k][to],
+                                               piece * hops * lanes,
+                                               first,
+                                               hops,
+                                               lanes,
+                                               {EntryOf(entry, posOf[k][from])});
+            recv[posOf[k][to]].push_back(msg);
+        }
+    }
+    return true;
+}
+
 // Ring passes: piece j of channel c moves `hops` times along rings[c % rings.size()] (a
 // permutation of ranks), starting at ring position (j + first) mod p.  entry and the joins
 // are indexed by position in ranks.
@@ -284,6 +415,10 @@ RingPass(CollectiveSchedule& s,
         {
             posOf[k][x] = groupPos.at(rings[k][x]);
         }
+    }
+    if (p > 1 && RingPassInAggregate(s, rings, pieces, entry, hops, posOf, recv))
+    {
+        return Exits(s, ranks, recv, entry);
     }
     if (p > 1)
     {

@@ -114,6 +114,12 @@ GpuTransport::AddPlane(Ptr<TransportPlane> plane)
     return index;
 }
 
+bool
+GpuTransport::IsFluid(uint32_t plane) const
+{
+    return plane < m_fluid.size() && m_fluid[plane];
+}
+
 uint32_t
 GpuTransport::GetNPlanes() const
 {
@@ -227,7 +233,8 @@ GpuTransport::SendMessage(uint32_t srcRank,
                           uint64_t key,
                           Time delay,
                           DataRate channelRate,
-                          Time channelStep)
+                          Time channelStep,
+                          const Aggregate& aggregate)
 {
     NS_LOG_FUNCTION(this << srcRank << dstRank << bytes << channel << opId);
     if (srcRank == dstRank)
@@ -244,8 +251,14 @@ GpuTransport::SendMessage(uint32_t srcRank,
            << srcRank;
         throw std::invalid_argument(os.str());
     }
+    NS_ABORT_MSG_IF((aggregate.steps > 1 || aggregate.lanes > 1) && !m_fluid[plane],
+                    "GpuTransport: an aggregate of ring steps on packet plane "
+                        << m_planes[plane]->GetPlaneName());
+    const uint32_t steps = std::max<uint32_t>(aggregate.steps, 1);
+    const uint32_t lanes = std::max<uint32_t>(aggregate.lanes, 1);
     uint64_t packetBytes = 0;
-    const uint64_t packets = Segment(plane, bytes, packetBytes);
+    // An aggregate's packets are those of one step of one lane.
+    const uint64_t packets = Segment(plane, bytes / (uint64_t(steps) * lanes), packetBytes);
     auto msg = std::make_unique<Message>();
     Message* m = msg.get();
     m->id = m_nextId;
@@ -257,8 +270,19 @@ GpuTransport::SendMessage(uint32_t srcRank,
     m->packets = packets;
     m->packetBytes = static_cast<uint32_t>(packetBytes);
     m->channel = channel;
-    m->channelRate_bit_per_s = channelRate.GetBitRate();
+    m->channelRate_bit_per_s = channelRate.GetBitRate() * lanes;
     m->channelStep = channelStep;
+    m->lanes = lanes;
+    if (steps > 1)
+    {
+        // Each further step pays what one message pays besides its bytes: the software
+        // latency, its first packet's way through the path, and the sender's step costs.
+        const uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(bytes, packetBytes));
+        m->aggregateLatency = (m_planes[plane]->GetSoftwareLatency() +
+                               m_fluid[plane]->GetTailLatency(srcRank, dstRank, first)) *
+                                  static_cast<int64_t>(steps - 1) +
+                              aggregate.stepLatency;
+    }
     m->submitted = Simulator::Now();
     m->opId = opId;
     m->senderDone = onSenderDone;
@@ -474,7 +498,7 @@ void
 GpuTransport::StartFluid(Message* m)
 {
     m->firstInjected = Simulator::Now();
-    m_fluid[m->plane]->StartMessage(m->src, m->dst, m->bytes, m->packetBytes, m->id);
+    m_fluid[m->plane]->StartMessage(m->src, m->dst, m->bytes, m->packetBytes, m->id, m->lanes);
 }
 
 GpuTransport::Message*
@@ -528,7 +552,8 @@ GpuTransport::FluidDelivered(uint64_t messageId)
     }
     m_rxBytes[m->dst] += m->bytes;
     m->receivedPackets = 1;
-    AtOrNow(m->notBefore, [this, m]() { Complete(m); });
+    AtOrNow(std::max(m->notBefore, Simulator::Now()) + m->aggregateLatency,
+            [this, m]() { Complete(m); });
 }
 
 Time
