@@ -1258,7 +1258,7 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
             delay = Time(0); // spent at the receiving channel instead (SetCosts)
             channelStep = run->channelStep;
         }
-        Time each = delay; // one step's sender-side latency
+        const Time each = delay; // one step's sender-side latency
         if (net && run->proxyStep.IsStrictlyPositive())
         {
             // The sender's proxy takes the network steps one after the other: this one
@@ -1273,11 +1273,24 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
             Time& free = run->proxyFree[s.src];
             const Time posting = run->proxyStep * static_cast<int64_t>(steps);
             const Time posted = std::max(now, free) + posting;
-            free = posted + posting * stepsAfter;
+            free = posted;
             delay = std::max(delay, posted - now);
-            each = std::max(each, posting);
+            if (s.aggregate)
+            {
+                // The proxy posts the further steps of every aggregate of the rank that runs
+                // at once (the slices of a pipeline's window), in turn: each step of this
+                // one waits for theirs too.  Not retroactive: an aggregate that started
+                // alone keeps its pace when another joins.
+                auto& ends = run->proxyAggregates[s.src];
+                ends.erase(std::remove_if(ends.begin(),
+                                          ends.end(),
+                                          [now](Time end) { return end <= now; }),
+                           ends.end());
+                aggregate.stepPosting = posting * static_cast<int64_t>(ends.size() + 1);
+                ends.push_back(posted + std::max(each, aggregate.stepPosting) * stepsAfter);
+            }
         }
-        aggregate.stepLatency = (each + channelStep) * stepsAfter;
+        aggregate.stepLatency = each + channelStep;
     }
     m_transport->SendMessage(s.src,
                              s.dst,

@@ -196,7 +196,9 @@ class CollectiveEngine : public Object
         uint32_t proxyFold{1};  //!< NCCL channels a simulated channel stands for
         uint64_t proxyPiece{1}; //!< bytes of one NCCL channel's step of this call
         std::unordered_map<uint32_t, Time> proxyFree; //!< per sending rank: proxy free at
-        uint64_t remaining{0};                        //!< steps completing at this process's ranks
+        /// Per sending rank: when the proxy has posted each running aggregate's steps.
+        std::unordered_map<uint32_t, std::vector<Time>> proxyAggregates;
+        uint64_t remaining{0}; //!< steps completing at this process's ranks
         Time start;
         DoneCallback done;
         std::vector<uint32_t> others; //!< other processes with ranks in the group

@@ -276,12 +276,16 @@ GpuTransport::SendMessage(uint32_t srcRank,
     if (steps > 1)
     {
         // Each further step pays what one message pays besides its bytes: the software
-        // latency, its first packet's way through the path, and the sender's step costs.
+        // latency, the sender's step cost and its first packet's way through the path; or
+        // the sender's serial posting, less the step's transfer it overlaps.
         const uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(bytes, packetBytes));
-        m->aggregateLatency = (m_planes[plane]->GetSoftwareLatency() +
-                               m_fluid[plane]->GetTailLatency(srcRank, dstRank, first)) *
-                                  static_cast<int64_t>(steps - 1) +
-                              aggregate.stepLatency;
+        const Time fixed = m_planes[plane]->GetSoftwareLatency() + aggregate.stepLatency +
+                           m_fluid[plane]->GetTailLatency(srcRank, dstRank, first);
+        const double line = m_planes[plane]->GetLineRate_gbyte_per_s(srcRank);
+        const Time transfer =
+            line > 0 ? NanoSeconds(static_cast<int64_t>(double(bytes) / steps / line)) : Time(0);
+        m->aggregateLatency =
+            std::max(fixed, aggregate.stepPosting - transfer) * static_cast<int64_t>(steps - 1);
     }
     m->submitted = Simulator::Now();
     m->opId = opId;

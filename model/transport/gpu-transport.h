@@ -27,17 +27,20 @@ class ResultsDatabase;
 /**
  * A message standing for several of a ring's (SendMessage): \p steps consecutive steps
  * of bytes / steps each, in series, on \p lanes channels side by side (bytes summed
- * over them).  Flow planes only: it is one flow of weight \p lanes, and it completes
- * (steps - 1) x (the plane's SoftwareLatency + the path's tail latency for one step's
- * first packet) + \p stepLatency after that flow would, so that its time is the steps'
- * latencies plus its bytes at the flow's rate.  \p stepLatency: what the sender adds to
- * the other steps (the collective protocol's per-step costs).
+ * over them).  Flow planes only: it is one flow of weight \p lanes, and each step after
+ * the first adds what a step's message pays besides its bytes: the plane's
+ * SoftwareLatency, \p stepLatency (the sender's fixed per-step cost: the protocol's hop
+ * latency) and the path's tail latency for the step's first packet, or, when longer,
+ * \p stepPosting less the step's bytes at the line rate (a serial cost of the sender that
+ * overlaps the transfer: the proxy posting the lanes one after another).  So its time is
+ * the steps' latencies plus its bytes at the flow's rate, as k messages in series give.
  */
 struct RingStepAggregate
 {
     uint32_t steps{1};
     uint32_t lanes{1};
     Time stepLatency;
+    Time stepPosting;
 };
 
 /**
