@@ -30,10 +30,14 @@ struct RailRun
     double analytical_us{0};  //!< 2 (N - 1) x (software + tail latency + piece / rate)
 };
 
-// A ring allreduce of N x 256 KiB (one loop: one 256 KiB piece per rank) over GPU 0 of each
-// of N dgx-h100 servers: every hop on InfiniBand, one rail, no endpoint costs.
+// A ring allreduce over GPU 0 of each of N dgx-h100 servers (every hop on InfiniBand, one
+// rail, no endpoint costs): N x 256 KiB, one loop of one 256 KiB piece per rank; or
+// \p loops loops of N pieces of 512 KiB (the engine's ChunkBytes).
 RailRun
-RunRailRing(uint32_t servers, bool aggregate, const std::string& fidelity = "flow")
+RunRailRing(uint32_t servers,
+            bool aggregate,
+            const std::string& fidelity = "flow",
+            uint32_t loops = 1)
 {
     Config::SetDefault("ns3::CollectiveEngine::AggregateRingSteps", BooleanValue(aggregate));
     ClusterConfig c;
@@ -51,8 +55,8 @@ RunRailRing(uint32_t servers, bool aggregate, const std::string& fidelity = "flo
     {
         ranks.push_back(s * 8);
     }
-    const uint64_t piece = 256 * 1024;
-    const uint64_t bytes = piece * servers;
+    const uint64_t piece = loops > 1 ? 512 * 1024 : 256 * 1024;
+    const uint64_t bytes = piece * servers * loops;
     RailRun out;
     CollectiveSpec spec;
     spec.kind = "allreduce";
@@ -112,7 +116,23 @@ TEST(RingAggregateTest, RailRingInAggregateIsStepsTimesLatencyPlusBytesOverRate)
     }
 }
 
-TEST(RingAggregateTest, PacketPlanesAndMixedOrMultiLoopRingsMoveStepByStep)
+TEST(RingAggregateTest, RailRingOfSeveralLoopsInAggregateMatchesPerStepFlows)
+{
+    // Eight loops queued behind each other: the per-step messages of a rank go back to back,
+    // the ring is bandwidth-bound, each step of the aggregate adds no latency beyond the
+    // first (F + T / 8 < T, doc/flow-mode.md).  Within 1 % of the per-step flow run.
+    for (uint32_t servers : {4u, 16u})
+    {
+        const RailRun steps = RunRailRing(servers, false, "flow", 8);
+        const RailRun agg = RunRailRing(servers, true, "flow", 8);
+        EXPECT_EQ(steps.messages, uint64_t(servers) * 8 * 2 * (servers - 1));
+        EXPECT_EQ(agg.messages, servers);
+        EXPECT_EQ(agg.stepMessages, steps.messages);
+        EXPECT_NEAR(agg.time_us, steps.time_us, 0.01 * steps.time_us) << servers;
+    }
+}
+
+TEST(RingAggregateTest, PacketPlanesAndMixedRingsMoveStepByStep)
 {
     // Packet mode: the attribute changes nothing, to the nanosecond.
     const RailRun packet = RunRailRing(4, false, "packet");
@@ -120,11 +140,12 @@ TEST(RingAggregateTest, PacketPlanesAndMixedOrMultiLoopRingsMoveStepByStep)
     EXPECT_EQ(packetAgg.messages, packet.messages);
     EXPECT_EQ(packetAgg.time_us, packet.time_us);
     // A flat ring over every GPU of two servers crosses NVLink and InfiniBand (mixed planes,
-    // unequal rates); a buffer of several ring loops has several pieces per rank and
-    // channel: both stay per step.
+    // unequal rates): per step.  A buffer of four loops and a short fifth: the four in
+    // aggregate, the fifth per step.
     Config::SetDefault("ns3::CollectiveEngine::AggregateRingSteps", BooleanValue(true));
     uint64_t mixed = 0;
     uint64_t loops = 0;
+    uint64_t loopSteps = 0;
     uint64_t hierarchical = 0;
     uint64_t hierarchicalSteps = 0;
     RunDgxCollective_us(
@@ -147,10 +168,10 @@ TEST(RingAggregateTest, PacketPlanesAndMixedOrMultiLoopRingsMoveStepByStep)
             const CollectiveSchedule flat = engine->BuildSchedule(spec);
             mixed = flat.GetNumMessages() == flat.GetNumStepMessages() ? flat.GetNumMessages() : 0;
             spec.ranks = {0, 8};
-            spec.bytes = 2 * 4 * 512 * 1024; // four loops of two 512 KiB pieces
+            spec.bytes = 2 * 4 * 512 * 1024 + 2 * 4096; // four loops of 2 x 512 KiB, 2 x 4 KiB
             const CollectiveSchedule multi = engine->BuildSchedule(spec);
-            loops =
-                multi.GetNumMessages() == multi.GetNumStepMessages() ? multi.GetNumMessages() : 0;
+            loops = multi.GetNumMessages();
+            loopSteps = multi.GetNumStepMessages();
             spec.ranks.clear();
             for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
             {
@@ -164,7 +185,9 @@ TEST(RingAggregateTest, PacketPlanesAndMixedOrMultiLoopRingsMoveStepByStep)
         });
     Config::Reset();
     EXPECT_EQ(mixed, 16u * 2 * 15);
-    EXPECT_EQ(loops, 4u * 2 * 2);
+    // Two aggregates (one per rank) and the fifth loop's 2 pieces x 2 hops.
+    EXPECT_EQ(loops, 2u + 2 * 2);
+    EXPECT_EQ(loopSteps, 5u * 2 * 2);
     // The hierarchical allreduce of 1 MiB on 2 x 8 GPUs without an endpoint: reduce-scatter
     // and all-gather rings of 8 in each domain (7 steps of 8 pieces each), and a ring of 2 per
     // rail (2 steps of 2 pieces): per step 2 x 2 x 8 x 7 + 8 x 2 x 2 = 256 messages; in

@@ -1242,16 +1242,19 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
     GpuTransport::Aggregate aggregate;
     aggregate.steps = run->schedule.GetAggregateSteps(step);
     aggregate.lanes = s.lanes;
+    aggregate.loops = run->schedule.GetAggregateLoops(step);
     // An aggregate pays every step's costs: the first before its flow, the others' after it.
     const auto stepsAfter = static_cast<int64_t>(aggregate.steps - 1);
-    const uint64_t stepBytes = s.bytes / (uint64_t(aggregate.steps) * aggregate.lanes);
+    // One message of the steps: one loop's piece on one lane.
+    const uint64_t stepBytes =
+        s.bytes / (uint64_t(aggregate.steps) * aggregate.lanes * aggregate.loops);
     if (m_endpoint)
     {
         // One pipeline step of the protocol: its hop latency, its line format on the wire.
         const bool net = IsNetPlane(m_transport->SelectPlane(s.src, s.dst));
         delay = run->how.algorithm == Algo::Tree ? run->treeHop[net] : run->ringHop[net];
         bytes = s.aggregate ? m_endpoint->GetProtocol(run->how.protocol)->WireBytes(stepBytes) *
-                                  aggregate.steps * aggregate.lanes
+                                  aggregate.steps * aggregate.lanes * aggregate.loops
                             : m_endpoint->GetProtocol(run->how.protocol)->WireBytes(s.bytes);
         if (!net && run->channelStep.IsStrictlyPositive())
         {
@@ -1268,7 +1271,7 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
                 std::min<uint64_t>(
                     run->proxyFold,
                     std::max<uint64_t>(1, (stepBytes + run->proxyPiece - 1) / run->proxyPiece)) *
-                aggregate.lanes;
+                aggregate.lanes * aggregate.loops;
             const Time now = Simulator::Now();
             Time& free = run->proxyFree[s.src];
             const Time posting = run->proxyStep * static_cast<int64_t>(steps);

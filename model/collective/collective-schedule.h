@@ -77,8 +77,9 @@ class CollectiveSchedule
                         const std::vector<int64_t>& deps);
     /**
      * One message standing for \p steps consecutive steps of a ring from \p src to its
-     * next rank \p dst, on \p lanes consecutive channels from \p channel on, \p bytes in
-     * all (GpuTransport::Aggregate).  It counts as steps x lanes messages.
+     * next rank \p dst, each of \p loops pieces (the ring's loops, queued one after
+     * another), on \p lanes consecutive channels from \p channel on, \p bytes in all
+     * (GpuTransport::Aggregate).  It counts as steps x lanes x loops messages.
      */
     uint32_t AddAggregate(uint32_t src,
                           uint32_t dst,
@@ -86,9 +87,12 @@ class CollectiveSchedule
                           uint32_t channel,
                           uint32_t steps,
                           uint32_t lanes,
-                          const std::vector<int64_t>& deps);
+                          const std::vector<int64_t>& deps,
+                          uint32_t loops = 1);
     /// The ring steps step \p step stands for: 1 unless an aggregate.
     uint32_t GetAggregateSteps(uint32_t step) const;
+    /// The pieces per lane of each of those steps: 1 unless an aggregate of several loops.
+    uint32_t GetAggregateLoops(uint32_t step) const;
     /// The builders' ring passes ask \p allow whether a ring moves in aggregate (the engine:
     /// every hop on one flow-level plane); unset: never.
     void SetRingAggregation(RingAggregation allow);
@@ -143,7 +147,8 @@ class CollectiveSchedule
     std::vector<InSwitch> m_inSwitch;
     uint64_t m_messages{0};
     uint64_t m_stepMessages{0};
-    std::unordered_map<uint32_t, uint32_t> m_aggregateSteps; //!< step -> ring steps
+    /// step -> (ring steps, loops)
+    std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> m_aggregateSteps;
     RingAggregation m_ringAggregation;
 };
 

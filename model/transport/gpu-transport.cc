@@ -257,8 +257,11 @@ GpuTransport::SendMessage(uint32_t srcRank,
     const uint32_t steps = std::max<uint32_t>(aggregate.steps, 1);
     const uint32_t lanes = std::max<uint32_t>(aggregate.lanes, 1);
     uint64_t packetBytes = 0;
-    // An aggregate's packets are those of one step of one lane.
-    const uint64_t packets = Segment(plane, bytes / (uint64_t(steps) * lanes), packetBytes);
+    // An aggregate's packets are those of one message: one loop of one step of one lane.
+    const uint64_t packets =
+        Segment(plane,
+                bytes / (uint64_t(steps) * lanes * std::max<uint32_t>(aggregate.loops, 1)),
+                packetBytes);
     auto msg = std::make_unique<Message>();
     Message* m = msg.get();
     m->id = m_nextId;
@@ -275,17 +278,19 @@ GpuTransport::SendMessage(uint32_t srcRank,
     m->lanes = lanes;
     if (steps > 1)
     {
-        // Each further step pays what one message pays besides its bytes: the software
-        // latency, the sender's step cost and its first packet's way through the path; or
-        // the sender's serial posting, less the step's transfer it overlaps.
+        // Each further step pays what a step pays besides its bytes: a message's software
+        // latency, the sender's step cost and its first packet's way through the path, while
+        // the loops queued behind it do not fill the wire; or the sender's serial posting,
+        // less the step's transfer it overlaps.
         const uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(bytes, packetBytes));
         const Time fixed = m_planes[plane]->GetSoftwareLatency() + aggregate.stepLatency +
                            m_fluid[plane]->GetTailLatency(srcRank, dstRank, first);
         const double line = m_planes[plane]->GetLineRate_gbyte_per_s(srcRank);
         const Time transfer =
             line > 0 ? NanoSeconds(static_cast<int64_t>(double(bytes) / steps / line)) : Time(0);
-        m->aggregateLatency =
-            std::max(fixed, aggregate.stepPosting - transfer) * static_cast<int64_t>(steps - 1);
+        const auto loops = static_cast<int64_t>(std::max<uint32_t>(aggregate.loops, 1));
+        const Time period = std::max({fixed + transfer / loops, transfer, aggregate.stepPosting});
+        m->aggregateLatency = (period - transfer) * static_cast<int64_t>(steps - 1);
     }
     m->submitted = Simulator::Now();
     m->opId = opId;

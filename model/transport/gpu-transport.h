@@ -26,19 +26,24 @@ class ResultsDatabase;
 
 /**
  * A message standing for several of a ring's (SendMessage): \p steps consecutive steps
- * of bytes / steps each, in series, on \p lanes channels side by side (bytes summed
- * over them).  Flow planes only: it is one flow of weight \p lanes, and each step after
- * the first adds what a step's message pays besides its bytes: the plane's
- * SoftwareLatency, \p stepLatency (the sender's fixed per-step cost: the protocol's hop
- * latency) and the path's tail latency for the step's first packet, or, when longer,
- * \p stepPosting less the step's bytes at the line rate (a serial cost of the sender that
- * overlaps the transfer: the proxy posting the lanes one after another).  So its time is
- * the steps' latencies plus its bytes at the flow's rate, as k messages in series give.
+ * of bytes / steps each, in series, each of \p loops messages per lane queued one after
+ * another (a ring's loops), on \p lanes channels side by side (bytes summed over them).
+ * Flow planes only: it is one flow of weight \p lanes, and each step after the first adds
+ * what a step's messages pay besides their bytes.  With F the fixed cost of a message (the
+ * plane's SoftwareLatency, \p stepLatency: the sender's per-step cost such as the
+ * protocol's hop latency, and the path's tail latency for the step's first packet), T the
+ * step's bytes at the sender's line rate and P = \p stepPosting (a serial cost of the
+ * sender that overlaps the transfers: its proxy posting the lanes' messages one after
+ * another), per-step messages go a step every max(F + T / loops, T, P): a loop's message
+ * after the one before it, the queued loops' messages back to back.  The flow carries T of
+ * it, each further step adds the rest.  So alone and uncontended its time is the steps'
+ * latencies plus its bytes at the line rate, as the messages in series give.
  */
 struct RingStepAggregate
 {
     uint32_t steps{1};
     uint32_t lanes{1};
+    uint32_t loops{1};
     Time stepLatency;
     Time stepPosting;
 };
