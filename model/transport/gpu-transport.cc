@@ -289,8 +289,20 @@ GpuTransport::SendMessage(uint32_t srcRank,
         const Time transfer =
             line > 0 ? NanoSeconds(static_cast<int64_t>(double(bytes) / steps / line)) : Time(0);
         const auto loops = static_cast<int64_t>(std::max<uint32_t>(aggregate.loops, 1));
-        const Time period = std::max({fixed + transfer / loops, transfer, aggregate.stepPosting});
-        m->aggregateLatency = (period - transfer) * static_cast<int64_t>(steps - 1);
+        // The receiving channel takes a lane's messages one after another, each at its rate
+        // and then its fixed step (channelStep); the endpoint's charge already holds the
+        // aggregate to the rate.
+        const Time channelBytes =
+            m->channelRate_bit_per_s > 0
+                ? NanoSeconds(static_cast<int64_t>(double(bytes) / steps * 8e9 /
+                                                   double(m->channelRate_bit_per_s)))
+                : Time(0);
+        const Time period = std::max({fixed + transfer / loops,
+                                      transfer,
+                                      aggregate.stepPosting,
+                                      channelBytes + channelStep * loops});
+        m->aggregateLatency =
+            (period - std::max(transfer, channelBytes)) * static_cast<int64_t>(steps - 1);
     }
     m->submitted = Simulator::Now();
     m->opId = opId;
