@@ -278,10 +278,11 @@ GpuTransport::SendMessage(uint32_t srcRank,
     m->lanes = lanes;
     if (steps > 1)
     {
-        // Each further step pays what a step pays besides its bytes: a message's software
-        // latency, the sender's step cost and its first packet's way through the path, while
-        // the loops queued behind it do not fill the wire; or the sender's serial posting,
-        // less the step's transfer it overlaps.
+        // Each further step pays what a step pays besides its bytes (on the wire, or at the
+        // receiving channel's rate when slower): a message's software latency, the sender's
+        // step cost and its first packet's way through the path, while the loops queued
+        // behind it do not fill the wire; or the sender's serial posting, or the channel's
+        // per-message steps, less the step's transfer they overlap.
         const uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(bytes, packetBytes));
         const Time fixed = m_planes[plane]->GetSoftwareLatency() + aggregate.stepLatency +
                            m_fluid[plane]->GetTailLatency(srcRank, dstRank, first);
@@ -297,12 +298,12 @@ GpuTransport::SendMessage(uint32_t srcRank,
                 ? NanoSeconds(static_cast<int64_t>(double(bytes) / steps * 8e9 /
                                                    double(m->channelRate_bit_per_s)))
                 : Time(0);
-        const Time period = std::max({fixed + transfer / loops,
-                                      transfer,
+        const Time covered = std::max(transfer, channelBytes);
+        const Time period = std::max({fixed + covered / loops,
+                                      covered,
                                       aggregate.stepPosting,
                                       channelBytes + channelStep * loops});
-        m->aggregateLatency =
-            (period - std::max(transfer, channelBytes)) * static_cast<int64_t>(steps - 1);
+        m->aggregateLatency = (period - covered) * static_cast<int64_t>(steps - 1);
     }
     m->submitted = Simulator::Now();
     m->opId = opId;
