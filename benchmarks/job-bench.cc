@@ -110,10 +110,10 @@ BM_DataParallelIteration(benchmark::State& state)
 }
 
 // The same iteration at flow level (both GPU planes fluid, doc/flow-mode.md) with the
-// hierarchical allreduce (a ring per InfiniBand rail between two in-server phases on
-// NVLink): NVLS's in-switch reduction runs on the packet devices in either mode, the
-// hierarchical allreduce's phases are fluid.  Args: servers, gradient MiB.  Targets: the
-// 131,072-GPU (16,384-server) iteration with 1 GiB of gradients under 30 min.
+// hierarchical allreduce (a ring per InfiniBand rail between two in-server ring phases on
+// NVLink, pipelined slice by slice).  Args: servers, gradient MiB, ring steps in aggregate
+// (CollectiveEngine::AggregateRingSteps: each ring pass of a slice one flow per rank).
+// Target: the 131,072-GPU (16,384-server) iteration with 1 GiB of gradients under 30 min.
 void
 BM_DataParallelIterationFlow(benchmark::State& state)
 {
@@ -124,6 +124,8 @@ BM_DataParallelIterationFlow(benchmark::State& state)
                              " fwdbwd compute time=10ms\n0-" + last +
                              " grad allreduce group=dp bytes=" + std::to_string(state.range(1)) +
                              "MiB algorithm=hierarchical after=fwdbwd\n";
+    Config::SetDefault("ns3::CollectiveEngine::AggregateRingSteps",
+                       BooleanValue(state.range(2) != 0));
     ReplayOnDgxH100(state,
                     NativeTraceParser::ParseString(text, "dp-iteration-flow"),
                     servers,
@@ -174,12 +176,16 @@ BENCHMARK(BM_DataParallelIteration)
     ->Args({128, 1024, 64})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
-// --full: 64 and 128 GPUs at flow level.  The allreduce's state grows about as servers²
-// (peak RSS 0.18 GB on 8 servers, 0.62 GB on 16, beyond 2.3 GB on 32): the 1,024-GPU point
-// and the target's 131,072 wait for a schedule kept shared across ranks.
+// --full: at flow level, every ring step a message on 8 and 16 servers (the allreduce's
+// messages grow about as servers²: 1.8 M and 5.8 M), and in aggregate from 16 to 256
+// servers (doc/flow-mode.md, "Collective schedules").
 BENCHMARK(BM_DataParallelIterationFlow)
-    ->Args({8, 1024})
-    ->Args({16, 1024})
+    ->Args({8, 1024, 0})
+    ->Args({16, 1024, 0})
+    ->Args({16, 1024, 1})
+    ->Args({64, 1024, 1})
+    ->Args({256, 1024, 1})
+    ->Args({1024, 1024, 1})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 

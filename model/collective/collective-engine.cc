@@ -141,6 +141,16 @@ CollectiveEngine::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&CollectiveEngine::m_ringsAcrossDomains),
                           MakeBooleanChecker())
+            .AddAttribute("AggregateRingSteps",
+                          "On flow-level planes, a ring pass whose channels each have one "
+                          "equal piece per rank (a ring allreduce, reduce-scatter or all-gather "
+                          "of one loop: the hierarchical allreduce's rails and domain phases) "
+                          "moves as one flow per rank and run of channels, carrying its steps' "
+                          "bytes and completing after their latencies, when every hop is on "
+                          "one flow-level plane at one line rate; false: every step a message",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&CollectiveEngine::m_aggregateRingSteps),
+                          MakeBooleanChecker())
             .AddAttribute("Endpoint",
                           "The GPU/NCCL endpoint model (NcclEndpoint): protocols, channels, "
                           "tuner; null = physics only (\"ideal\")",
@@ -175,6 +185,7 @@ CollectiveEngine::CollectiveEngine()
       m_hierarchicalPipeline(false),
       m_hierarchicalChunkBytes(128 * 1024),
       m_ringsAcrossDomains(false),
+      m_aggregateRingSteps(false),
       m_nextId(0)
 {
 }
@@ -683,6 +694,35 @@ CollectiveEngine::TuneInput(const CollectiveCall& call,
 }
 
 bool
+CollectiveEngine::CanAggregateRing(const std::vector<uint32_t>& ring) const
+{
+    // In aggregate every rank's flow runs at its own rate; the per-step ring goes at its
+    // slowest hop's.  So only a ring whose hops are all on one flow-level plane, from ranks
+    // of one line rate, in this process.
+    if (ring.size() < 2)
+    {
+        return false;
+    }
+    const int32_t plane = m_transport->SelectPlane(ring[0], ring[1]);
+    if (plane < 0 || !m_transport->IsFluid(plane))
+    {
+        return false;
+    }
+    const Ptr<TransportPlane> tp = m_transport->GetPlane(plane);
+    const double rate = tp->GetLineRate_gbyte_per_s(ring[0]);
+    for (std::size_t x = 0; x < ring.size(); ++x)
+    {
+        const uint32_t next = ring[(x + 1) % ring.size()];
+        if (m_transport->SelectPlane(ring[x], next) != plane || !m_transport->IsLocal(ring[x]) ||
+            tp->GetLineRate_gbyte_per_s(ring[x]) != rate)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool
 CollectiveEngine::IsNetPlane(int32_t plane) const
 {
     return plane >= 0 && m_transport->GetPlane(plane)->GetPlaneName() != "nvlink";
@@ -723,7 +763,10 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     {
         if (!step.join && step.inSwitch < 0)
         {
-            used.insert(step.channel);
+            for (uint32_t lane = 0; lane < step.lanes; ++lane)
+            {
+                used.insert(step.channel + lane);
+            }
         }
     }
     const double lanes = std::max<std::size_t>(used.size(), 1);
@@ -824,6 +867,14 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
 {
     using namespace CollectiveBuild;
     CollectiveSchedule s;
+    // A ring inside one NVLink domain has at most the domain's GPUs, and there NCCL Simple's
+    // slices keep the channels staggered step after step, which an aggregate leaves out
+    // (3-6 % fast): only rings of collectives over several domains move in aggregate.
+    if (m_aggregateRingSteps && m_transport && Domains(call).size() > 1)
+    {
+        s.SetRingAggregation(
+            [this](const std::vector<uint32_t>& ring) { return CanAggregateRing(ring); });
+    }
     const CollectiveAlgorithm algorithm = how.algorithm;
     CollectiveSplit split = GetSplit();
     split.numChannels = std::max<uint32_t>(how.simulatedChannels, 1);
@@ -1191,30 +1242,65 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
     Time delay(0);
     Time channelStep(0);
     uint64_t bytes = s.bytes;
+    GpuTransport::Aggregate aggregate;
+    aggregate.steps = run->schedule.GetAggregateSteps(step);
+    aggregate.lanes = s.lanes;
+    aggregate.loops = run->schedule.GetAggregateLoops(step);
+    // An aggregate pays every step's costs: the first before its flow, the others' after it.
+    const auto stepsAfter = static_cast<int64_t>(aggregate.steps - 1);
+    // One message of the steps: one loop's piece on one lane.
+    const uint64_t stepBytes =
+        s.bytes / (uint64_t(aggregate.steps) * aggregate.lanes * aggregate.loops);
     if (m_endpoint)
     {
         // One pipeline step of the protocol: its hop latency, its line format on the wire.
         const bool net = IsNetPlane(m_transport->SelectPlane(s.src, s.dst));
         delay = run->how.algorithm == Algo::Tree ? run->treeHop[net] : run->ringHop[net];
-        bytes = m_endpoint->GetProtocol(run->how.protocol)->WireBytes(s.bytes);
+        bytes = s.aggregate ? m_endpoint->GetProtocol(run->how.protocol)->WireBytes(stepBytes) *
+                                  aggregate.steps * aggregate.lanes * aggregate.loops
+                            : m_endpoint->GetProtocol(run->how.protocol)->WireBytes(s.bytes);
         if (!net && run->channelStep.IsStrictlyPositive())
         {
             delay = Time(0); // spent at the receiving channel instead (SetCosts)
             channelStep = run->channelStep;
         }
+        const Time each = delay; // one step's sender-side latency
         if (net && run->proxyStep.IsStrictlyPositive())
         {
             // The sender's proxy takes the network steps one after the other: this one
-            // leaves once the proxy has posted it, and not before its hop latency.
-            const uint64_t steps = std::min<uint64_t>(
-                run->proxyFold,
-                std::max<uint64_t>(1, (s.bytes + run->proxyPiece - 1) / run->proxyPiece));
+            // leaves once the proxy has posted it, and not before its hop latency.  An
+            // aggregate's lanes are posted one after another at every step.
+            const uint64_t steps =
+                std::min<uint64_t>(
+                    run->proxyFold,
+                    std::max<uint64_t>(1, (stepBytes + run->proxyPiece - 1) / run->proxyPiece)) *
+                aggregate.lanes * aggregate.loops;
             const Time now = Simulator::Now();
             Time& free = run->proxyFree[s.src];
-            const Time posted = std::max(now, free) + run->proxyStep * static_cast<int64_t>(steps);
+            const Time posting = run->proxyStep * static_cast<int64_t>(steps);
+            const Time posted = std::max(now, free) + posting;
+            // An aggregate's flow leaves once its first loop is posted; the later loops'
+            // posting overlaps the transfer (the step's period, RingStepAggregate).
+            delay =
+                std::max(delay,
+                         posted - posting + posting / static_cast<int64_t>(aggregate.loops) - now);
             free = posted;
-            delay = std::max(delay, posted - now);
+            if (s.aggregate)
+            {
+                // The proxy posts the further steps of every aggregate of the rank that runs
+                // at once (the slices of a pipeline's window), in turn: each step of this
+                // one waits for theirs too.  Not retroactive: an aggregate that started
+                // alone keeps its pace when another joins.
+                auto& ends = run->proxyAggregates[s.src];
+                ends.erase(std::remove_if(ends.begin(),
+                                          ends.end(),
+                                          [now](Time end) { return end <= now; }),
+                           ends.end());
+                aggregate.stepPosting = posting * static_cast<int64_t>(ends.size() + 1);
+                ends.push_back(posted + std::max(each, aggregate.stepPosting) * stepsAfter);
+            }
         }
+        aggregate.stepLatency = each + channelStep;
     }
     m_transport->SendMessage(s.src,
                              s.dst,
@@ -1227,7 +1313,8 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
                              (run->id << 32) | step,
                              delay,
                              run->channelRate,
-                             channelStep);
+                             channelStep,
+                             aggregate);
 }
 
 void

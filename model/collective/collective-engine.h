@@ -196,7 +196,9 @@ class CollectiveEngine : public Object
         uint32_t proxyFold{1};  //!< NCCL channels a simulated channel stands for
         uint64_t proxyPiece{1}; //!< bytes of one NCCL channel's step of this call
         std::unordered_map<uint32_t, Time> proxyFree; //!< per sending rank: proxy free at
-        uint64_t remaining{0};                        //!< steps completing at this process's ranks
+        /// Per sending rank: when the proxy has posted each running aggregate's steps.
+        std::unordered_map<uint32_t, std::vector<Time>> proxyAggregates;
+        uint64_t remaining{0}; //!< steps completing at this process's ranks
         Time start;
         DoneCallback done;
         std::vector<uint32_t> others; //!< other processes with ranks in the group
@@ -226,6 +228,8 @@ class CollectiveEngine : public Object
                             const std::vector<CollectiveAlgorithm>& runnable) const;
     /// The protocol's costs of a run, once at its start.
     void SetCosts(Running* run, uint32_t nodes) const;
+    /// AggregateRingSteps' test for \p ring (ranks in ring order).
+    bool CanAggregateRing(const std::vector<uint32_t>& ring) const;
     /// True when \p plane is not NVLink: a message over it pays the network hop latency.
     bool IsNetPlane(int32_t plane) const;
     /// The launch of a run's first steps, after the base latency.
@@ -260,6 +264,7 @@ class CollectiveEngine : public Object
     bool m_hierarchicalPipeline;
     uint64_t m_hierarchicalChunkBytes;
     bool m_ringsAcrossDomains;
+    bool m_aggregateRingSteps;
     uint64_t m_nextId;
     std::map<uint64_t, std::unique_ptr<Running>> m_running;
     uint8_t m_client{0};

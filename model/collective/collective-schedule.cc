@@ -56,7 +56,66 @@ CollectiveSchedule::AddMessage(uint32_t src,
     s.bytes = bytes;
     s.channel = channel;
     ++m_messages;
+    ++m_stepMessages;
     return Add(std::move(s), deps);
+}
+
+uint32_t
+CollectiveSchedule::AddAggregate(uint32_t src,
+                                 uint32_t dst,
+                                 uint64_t bytes,
+                                 uint32_t channel,
+                                 uint32_t steps,
+                                 uint32_t lanes,
+                                 const std::vector<int64_t>& deps,
+                                 uint32_t loops)
+{
+    if (steps == 0 || lanes == 0 || lanes > 255 || loops == 0)
+    {
+        throw std::logic_error("CollectiveSchedule: an aggregate needs 1 to 255 lanes, steps");
+    }
+    Step s;
+    s.src = src;
+    s.dst = dst;
+    s.bytes = bytes;
+    s.channel = channel;
+    s.lanes = static_cast<uint8_t>(lanes);
+    s.aggregate = true;
+    ++m_messages;
+    m_stepMessages += uint64_t(steps) * lanes * loops;
+    const uint32_t index = Add(std::move(s), deps);
+    m_aggregateSteps.emplace(index, std::make_pair(steps, loops));
+    return index;
+}
+
+uint32_t
+CollectiveSchedule::GetAggregateSteps(uint32_t step) const
+{
+    return m_steps[step].aggregate ? m_aggregateSteps.at(step).first : 1;
+}
+
+uint32_t
+CollectiveSchedule::GetAggregateLoops(uint32_t step) const
+{
+    return m_steps[step].aggregate ? m_aggregateSteps.at(step).second : 1;
+}
+
+void
+CollectiveSchedule::SetRingAggregation(RingAggregation allow)
+{
+    m_ringAggregation = std::move(allow);
+}
+
+bool
+CollectiveSchedule::CanAggregateRing(const std::vector<uint32_t>& ring) const
+{
+    return m_ringAggregation && m_ringAggregation(ring);
+}
+
+uint64_t
+CollectiveSchedule::GetNumStepMessages() const
+{
+    return m_stepMessages;
 }
 
 uint32_t
@@ -257,6 +316,127 @@ Exits(CollectiveSchedule& s,
     return out;
 }
 
+// A ring pass on rings the schedule lets move in aggregate: per channel, the pieces of the
+// loops in which every ring position has a piece of one size (the channel's first piece's)
+// move as one message per rank and run of consecutive channels (same ring, same piece,
+// same loops), carrying the `hops` steps it sends to the next rank of each of those loops.
+// Its steps wait for nothing but the rank's entry: every rank enters at once in a ring of
+// equal rates, where the per-step messages would go in lockstep.  The other pieces (a
+// last, shorter loop) go to \p rest, step by step.  False (nothing added) when no channel
+// has such a loop.
+bool
+RingPassInAggregate(CollectiveSchedule& s,
+                    const ChannelRings& rings,
+                    const std::vector<RingPiece>& pieces,
+                    const PerRank& entry,
+                    uint32_t hops,
+                    const std::vector<std::vector<uint32_t>>& posOf,
+                    std::vector<std::vector<int64_t>>& recv,
+                    std::vector<RingPiece>& rest)
+{
+    const uint32_t p = rings.front().size();
+    for (const auto& ring : rings)
+    {
+        if (!s.CanAggregateRing(ring))
+        {
+            return false;
+        }
+    }
+
+    // Per channel: its first piece's size, and per ring position the leading pieces of it.
+    struct Channel
+    {
+        uint64_t piece{0};
+        std::vector<uint32_t> leading;
+        std::vector<bool> broken;
+        uint32_t loops{0};
+    };
+
+    std::map<uint32_t, Channel> channels;
+    for (const RingPiece& piece : pieces)
+    {
+        Channel& c = channels[piece.channel];
+        if (c.leading.empty())
+        {
+            c.piece = piece.bytes;
+            c.leading.assign(p, 0);
+            c.broken.assign(p, false);
+        }
+        if (piece.index >= p)
+        {
+            return false;
+        }
+        if (piece.bytes == c.piece && piece.bytes > 0 && !c.broken[piece.index])
+        {
+            ++c.leading[piece.index];
+        }
+        else
+        {
+            c.broken[piece.index] = true;
+        }
+    }
+    bool any = false;
+    for (auto& [channel, c] : channels)
+    {
+        c.loops = *std::min_element(c.leading.begin(), c.leading.end());
+        any = any || c.loops > 0;
+    }
+    if (!any)
+    {
+        return false;
+    }
+    // What the aggregates do not carry: per (channel, position), the pieces after its loops.
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> taken;
+    for (const RingPiece& piece : pieces)
+    {
+        uint32_t& n = taken[{piece.channel, piece.index}];
+        if (n < channels.at(piece.channel).loops)
+        {
+            ++n;
+        }
+        else
+        {
+            rest.push_back(piece);
+        }
+    }
+    for (auto it = channels.begin(); it != channels.end();)
+    {
+        if (it->second.loops == 0)
+        {
+            ++it;
+            continue;
+        }
+        // A run of consecutive channels on one ring with one piece and as many loops moves
+        // as lanes of one flow.
+        const uint32_t first = it->first;
+        const uint64_t piece = it->second.piece;
+        const uint32_t loops = it->second.loops;
+        const uint32_t k = first % rings.size();
+        uint32_t lanes = 0;
+        while (it != channels.end() && it->first == first + lanes && it->second.piece == piece &&
+               it->second.loops == loops && rings[it->first % rings.size()] == rings[k] &&
+               lanes < 255)
+        {
+            ++lanes;
+            ++it;
+        }
+        for (uint32_t from = 0; from < p; ++from)
+        {
+            const uint32_t to = (from + 1) % p;
+            const int64_t msg = s.AddAggregate(rings[k][from],
+                                               rings[k][to],
+                                               piece * hops * lanes * loops,
+                                               first,
+                                               hops,
+                                               lanes,
+                                               {EntryOf(entry, posOf[k][from])},
+                                               loops);
+            recv[posOf[k][to]].push_back(msg);
+        }
+    }
+    return true;
+}
+
 // Ring passes: piece j of channel c moves `hops` times along rings[c % rings.size()] (a
 // permutation of ranks), starting at ring position (j + first) mod p.  entry and the joins
 // are indexed by position in ranks.
@@ -285,9 +465,12 @@ RingPass(CollectiveSchedule& s,
             posOf[k][x] = groupPos.at(rings[k][x]);
         }
     }
+    std::vector<RingPiece> rest;
+    const bool aggregated =
+        p > 1 && RingPassInAggregate(s, rings, pieces, entry, hops, posOf, recv, rest);
     if (p > 1)
     {
-        for (const RingPiece& piece : pieces)
+        for (const RingPiece& piece : aggregated ? rest : pieces)
         {
             if (piece.bytes == 0)
             {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -50,6 +51,8 @@ class CollectiveSchedule
         uint32_t lastSuccessor{kNoEdge};
         bool join{false};
         bool inSwitchStart{false}; //!< the start step (bytes 0), else a completion (bytes: rx)
+        uint8_t lanes{1};          //!< an aggregate: consecutive channels from `channel` on
+        bool aggregate{false};     //!< a ring's consecutive steps (GetAggregateSteps)
     };
 
     /// One operation the switches run over a group (an NVLink domain).
@@ -63,12 +66,40 @@ class CollectiveSchedule
         bool scaleOut{false}; //!< across domains (SHARP in the network), else in one domain
     };
 
+    /// Whether a ring (its ranks in ring order) may move its steps in aggregate; empty: no.
+    typedef std::function<bool(const std::vector<uint32_t>& ring)> RingAggregation;
+
     /// Dependencies equal to NONE are ignored.  \return the step index.
     uint32_t AddMessage(uint32_t src,
                         uint32_t dst,
                         uint64_t bytes,
                         uint32_t channel,
                         const std::vector<int64_t>& deps);
+    /**
+     * One message standing for \p steps consecutive steps of a ring from \p src to its
+     * next rank \p dst, each of \p loops pieces (the ring's loops, queued one after
+     * another), on \p lanes consecutive channels from \p channel on, \p bytes in all
+     * (GpuTransport::Aggregate).  It counts as steps x lanes x loops messages.
+     */
+    uint32_t AddAggregate(uint32_t src,
+                          uint32_t dst,
+                          uint64_t bytes,
+                          uint32_t channel,
+                          uint32_t steps,
+                          uint32_t lanes,
+                          const std::vector<int64_t>& deps,
+                          uint32_t loops = 1);
+    /// The ring steps step \p step stands for: 1 unless an aggregate.
+    uint32_t GetAggregateSteps(uint32_t step) const;
+    /// The pieces per lane of each of those steps: 1 unless an aggregate of several loops.
+    uint32_t GetAggregateLoops(uint32_t step) const;
+    /// The builders' ring passes ask \p allow whether a ring moves in aggregate (the engine:
+    /// every hop on one flow-level plane); unset: never.
+    void SetRingAggregation(RingAggregation allow);
+    bool CanAggregateRing(const std::vector<uint32_t>& ring) const;
+    /// Messages the schedule stands for: an aggregate counts its steps x lanes.
+    uint64_t GetNumStepMessages() const;
+
     /// A join is "rank \p rank finished something": it happens at that rank.
     uint32_t AddJoin(uint32_t rank, const std::vector<int64_t>& deps);
     /**
@@ -115,6 +146,10 @@ class CollectiveSchedule
     std::vector<Edge> m_edges;
     std::vector<InSwitch> m_inSwitch;
     uint64_t m_messages{0};
+    uint64_t m_stepMessages{0};
+    /// step -> (ring steps, loops)
+    std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> m_aggregateSteps;
+    RingAggregation m_ringAggregation;
 };
 
 /// NCCL's split parameters: ChunkBytes per step, channels, element granularity.

@@ -434,10 +434,11 @@ FlowTransportPlane::StartMessage(uint32_t srcRank,
                                  uint32_t dstRank,
                                  uint64_t bytes,
                                  uint32_t packetBytes,
-                                 uint64_t messageId)
+                                 uint64_t messageId,
+                                 double weight)
 {
-    NS_LOG_FUNCTION(this << srcRank << dstRank << bytes << messageId);
-    const Pending p{srcRank, dstRank, bytes, packetBytes, messageId};
+    NS_LOG_FUNCTION(this << srcRank << dstRank << bytes << messageId << weight);
+    const Pending p{srcRank, dstRank, bytes, packetBytes, messageId, weight};
     const uint64_t room = m_sourceQueue ? GetSourceQueueBytes(srcRank) : 0;
     if (bytes > room)
     {
@@ -524,7 +525,8 @@ FlowTransportPlane::Launch(const Pending& p, bool queued)
             }
             m_drained(messageId);
         },
-        [this, messageId]() { m_delivered(messageId); });
+        [this, messageId]() { m_delivered(messageId); },
+        p.weight);
 }
 
 void
@@ -532,11 +534,12 @@ FlowTransportPlane::Move(const Path& path,
                          uint64_t bytes,
                          uint32_t firstPacketBytes,
                          std::function<void()> drained,
-                         std::function<void()> delivered)
+                         std::function<void()> delivered,
+                         double weight)
 {
     const Time tail = TailLatency(path, firstPacketBytes);
     const Time firstInAt = Simulator::Now() + FirstIn(path, firstPacketBytes);
-    m_network->Start(path.uses, WireBytes(bytes), 1.0, [=]() {
+    m_network->Start(path.uses, WireBytes(bytes), weight, [=]() {
         if (drained)
         {
             drained();
@@ -573,7 +576,9 @@ FlowTransportPlane::LaunchBodyThenTail(const Pending& p,
         return;
     }
     // Whole packets of fine units: body and tail put exactly the message's wire bytes on.
-    m_network->Start(path.uses, WireBytes(bodyBytes), 1.0, [this, tail]() { QueueTail(tail); });
+    m_network->Start(path.uses, WireBytes(bodyBytes), p.weight, [this, tail]() {
+        QueueTail(tail);
+    });
 }
 
 void

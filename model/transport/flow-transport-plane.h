@@ -74,12 +74,14 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
     void SetMessageCallbacks(MessageCallback firstIn,
                              MessageCallback drained,
                              MessageCallback delivered);
-    /// One message as one flow; \p packetBytes: its packets' payload in packet mode.
+    /// One message as one flow; \p packetBytes: its packets' payload in packet mode;
+    /// \p weight: its share of max-min (the lanes of a GpuTransport::Aggregate, else 1).
     void StartMessage(uint32_t srcRank,
                       uint32_t dstRank,
                       uint64_t bytes,
                       uint32_t packetBytes,
-                      uint64_t messageId);
+                      uint64_t messageId,
+                      double weight = 1.0);
 
     bool HasRank(uint32_t rank) const override;
     bool CanReach(uint32_t srcRank, uint32_t dstRank) const override;
@@ -143,6 +145,7 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
         uint64_t bytes{0};
         uint32_t packetBytes{0};
         uint64_t messageId{0};
+        double weight{1.0};
     };
 
     /// A (source, destination)'s share of the source's first-in first-out transmit queue
@@ -186,7 +189,8 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
               uint64_t bytes,
               uint32_t firstPacketBytes,
               std::function<void()> drained,
-              std::function<void()> delivered);
+              std::function<void()> delivered,
+              double weight = 1.0);
     const Path& GetPath(uint32_t srcRank, uint32_t dstRank);
     /// Adds the links from \p device on (sending towards \p destination, the id the switches
     /// route on) to \p path with \p share; \p first: record the hops of this branch.

@@ -114,6 +114,12 @@ GpuTransport::AddPlane(Ptr<TransportPlane> plane)
     return index;
 }
 
+bool
+GpuTransport::IsFluid(uint32_t plane) const
+{
+    return plane < m_fluid.size() && m_fluid[plane];
+}
+
 uint32_t
 GpuTransport::GetNPlanes() const
 {
@@ -227,7 +233,8 @@ GpuTransport::SendMessage(uint32_t srcRank,
                           uint64_t key,
                           Time delay,
                           DataRate channelRate,
-                          Time channelStep)
+                          Time channelStep,
+                          const Aggregate& aggregate)
 {
     NS_LOG_FUNCTION(this << srcRank << dstRank << bytes << channel << opId);
     if (srcRank == dstRank)
@@ -244,8 +251,17 @@ GpuTransport::SendMessage(uint32_t srcRank,
            << srcRank;
         throw std::invalid_argument(os.str());
     }
+    NS_ABORT_MSG_IF((aggregate.steps > 1 || aggregate.lanes > 1) && !m_fluid[plane],
+                    "GpuTransport: an aggregate of ring steps on packet plane "
+                        << m_planes[plane]->GetPlaneName());
+    const uint32_t steps = std::max<uint32_t>(aggregate.steps, 1);
+    const uint32_t lanes = std::max<uint32_t>(aggregate.lanes, 1);
     uint64_t packetBytes = 0;
-    const uint64_t packets = Segment(plane, bytes, packetBytes);
+    // An aggregate's packets are those of one message: one loop of one step of one lane.
+    const uint64_t packets =
+        Segment(plane,
+                bytes / (uint64_t(steps) * lanes * std::max<uint32_t>(aggregate.loops, 1)),
+                packetBytes);
     auto msg = std::make_unique<Message>();
     Message* m = msg.get();
     m->id = m_nextId;
@@ -257,8 +273,38 @@ GpuTransport::SendMessage(uint32_t srcRank,
     m->packets = packets;
     m->packetBytes = static_cast<uint32_t>(packetBytes);
     m->channel = channel;
-    m->channelRate_bit_per_s = channelRate.GetBitRate();
+    m->channelRate_bit_per_s = channelRate.GetBitRate() * lanes;
     m->channelStep = channelStep;
+    m->lanes = lanes;
+    if (steps > 1)
+    {
+        // Each further step pays what a step pays besides its bytes (on the wire, or at the
+        // receiving channel's rate when slower): a message's software latency, the sender's
+        // step cost and its first packet's way through the path, while the loops queued
+        // behind it do not fill the wire; or the sender's serial posting, or the channel's
+        // per-message steps, less the step's transfer they overlap.
+        const uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(bytes, packetBytes));
+        const Time fixed = m_planes[plane]->GetSoftwareLatency() + aggregate.stepLatency +
+                           m_fluid[plane]->GetTailLatency(srcRank, dstRank, first);
+        const double line = m_planes[plane]->GetLineRate_gbyte_per_s(srcRank);
+        const Time transfer =
+            line > 0 ? NanoSeconds(static_cast<int64_t>(double(bytes) / steps / line)) : Time(0);
+        const auto loops = static_cast<int64_t>(std::max<uint32_t>(aggregate.loops, 1));
+        // The receiving channel takes a lane's messages one after another, each at its rate
+        // and then its fixed step (channelStep); the endpoint's charge already holds the
+        // aggregate to the rate.
+        const Time channelBytes =
+            m->channelRate_bit_per_s > 0
+                ? NanoSeconds(static_cast<int64_t>(double(bytes) / steps * 8e9 /
+                                                   double(m->channelRate_bit_per_s)))
+                : Time(0);
+        const Time covered = std::max(transfer, channelBytes);
+        const Time period = std::max({fixed + covered / loops,
+                                      covered,
+                                      aggregate.stepPosting,
+                                      channelBytes + channelStep * loops});
+        m->aggregateLatency = (period - covered) * static_cast<int64_t>(steps - 1);
+    }
     m->submitted = Simulator::Now();
     m->opId = opId;
     m->senderDone = onSenderDone;
@@ -474,7 +520,7 @@ void
 GpuTransport::StartFluid(Message* m)
 {
     m->firstInjected = Simulator::Now();
-    m_fluid[m->plane]->StartMessage(m->src, m->dst, m->bytes, m->packetBytes, m->id);
+    m_fluid[m->plane]->StartMessage(m->src, m->dst, m->bytes, m->packetBytes, m->id, m->lanes);
 }
 
 GpuTransport::Message*
@@ -528,7 +574,8 @@ GpuTransport::FluidDelivered(uint64_t messageId)
     }
     m_rxBytes[m->dst] += m->bytes;
     m->receivedPackets = 1;
-    AtOrNow(m->notBefore, [this, m]() { Complete(m); });
+    AtOrNow(std::max(m->notBefore, Simulator::Now()) + m->aggregateLatency,
+            [this, m]() { Complete(m); });
 }
 
 Time

@@ -25,6 +25,30 @@ class FlowTransportPlane;
 class ResultsDatabase;
 
 /**
+ * A message standing for several of a ring's (SendMessage): \p steps consecutive steps
+ * of bytes / steps each, in series, each of \p loops messages per lane queued one after
+ * another (a ring's loops), on \p lanes channels side by side (bytes summed over them).
+ * Flow planes only: it is one flow of weight \p lanes, and each step after the first adds
+ * what a step's messages pay besides their bytes.  With F the fixed cost of a message (the
+ * plane's SoftwareLatency, \p stepLatency: the sender's per-step cost such as the
+ * protocol's hop latency, and the path's tail latency for the step's first packet), T the
+ * step's bytes at the sender's line rate and P = \p stepPosting (a serial cost of the
+ * sender that overlaps the transfers: its proxy posting the lanes' messages one after
+ * another), per-step messages go a step every max(F + T / loops, T, P): a loop's message
+ * after the one before it, the queued loops' messages back to back.  The flow carries T of
+ * it, each further step adds the rest.  So alone and uncontended its time is the steps'
+ * latencies plus its bytes at the line rate, as the messages in series give.
+ */
+struct RingStepAggregate
+{
+    uint32_t steps{1};
+    uint32_t lanes{1};
+    uint32_t loops{1};
+    Time stepLatency;
+    Time stepPosting;
+};
+
+/**
  * \ingroup ai-fabric
  * GPU-to-GPU messages (RDMA writes, NVLink copies) over one or more
  * TransportPlanes.  A message is segmented into packets of AdaptivePacketBytes:
@@ -52,6 +76,10 @@ class GpuTransport : public Object
 {
   public:
     typedef Callback<void> DoneCallback;
+
+    /// SendMessage's aggregate of ring steps (RingStepAggregate).
+    typedef RingStepAggregate Aggregate;
+
     /// (messageId, srcRank, dstRank, bytes, plane index): the plane SendMessage chose, so
     /// per-plane accounting reads the one decision instead of selecting again.
     typedef void (*MessageTracedCallback)(uint64_t, uint32_t, uint32_t, uint64_t, uint32_t);
@@ -95,7 +123,8 @@ class GpuTransport : public Object
      * taken no faster; 0 = none), charged as the plane's EndpointRate.  \p channelStep: a
      * fixed time that (dst, channel) spends on the message besides its bytes, in series with
      * the channel's other messages (NCCL Simple's per-step flag wait and fence); a receiver
-     * in another process is not charged it.  \throws
+     * in another process is not charged it.  \p aggregate: the ring steps it stands for
+     * (flow planes only; channelRate is then per lane).  \throws
      * std::invalid_argument if no plane reaches dst or src == dst.  \return the message id.
      */
     uint64_t SendMessage(uint32_t srcRank,
@@ -109,7 +138,10 @@ class GpuTransport : public Object
                          uint64_t key = 0,
                          Time delay = Time(0),
                          DataRate channelRate = DataRate(0),
-                         Time channelStep = Time(0));
+                         Time channelStep = Time(0),
+                         const Aggregate& aggregate = Aggregate());
+    /// True when \p plane moves messages as flows (a FlowTransportPlane).
+    bool IsFluid(uint32_t plane) const;
 
     /// A notification client (CollectiveEngine, WorkloadReplay): Notify's (a, b) arrive at
     /// \p notified; a message with this client whose sender is in another process calls
@@ -160,7 +192,9 @@ class GpuTransport : public Object
         uint32_t packetBytes{0}; //!< payload of every packet but the last
         uint32_t channel{0};
         uint64_t channelRate_bit_per_s{0};
-        Time channelStep; //!< fixed time of (dst, channel) per message, in series
+        Time channelStep;      //!< fixed time of (dst, channel) per message, in series
+        Time aggregateLatency; //!< an Aggregate's other steps: completes this much later
+        uint32_t lanes{1};     //!< an Aggregate's lanes: the flow's weight
         uint64_t nextSeq{0};
         uint64_t injectedBytes{0};
         uint64_t receivedPackets{0};
