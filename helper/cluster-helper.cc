@@ -121,9 +121,6 @@ ClusterHelper::SetConfig(const ClusterConfig& config)
         set.nvlsEfficiency * set.nvlinkPerLink_gbyte_per_s * config.nvlinkEndpointScale;
     SetNvSwitchAttribute("NvlsEngineRatePerLink",
                          DataRateValue(DataRate(static_cast<uint64_t>(engine_gbyte_per_s * 8e9))));
-    // multimem.ld_reduce pulls the members' data into the engine: no contribution waits
-    // in a port's input buffer (NvSwitch NvlsReductionBuffer).
-    SetNvSwitchAttribute("NvlsReductionBuffer", BooleanValue(!set.ideal));
 }
 
 const ClusterConfig&

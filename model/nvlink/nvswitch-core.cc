@@ -7,7 +7,6 @@
 #include "nvlink-net-device.h"
 
 #include "ns3/abort.h"
-#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
@@ -52,16 +51,6 @@ NvSwitch::GetTypeId()
                           TimeValue(Time(0)),
                           MakeTimeAccessor(&NvSwitch::m_engineLatency),
                           MakeTimeChecker(Time(0)))
-            // multimem.ld_reduce is a read: the switch pulls each member's data into its
-            // reduction unit (NVIDIA, Hopper NVLink SHARP), so a contribution waits for the
-            // others there, not in the port's buffer whose credits gate the link.
-            .AddAttribute("NvlsReductionBuffer",
-                          "Contributions of a reduction wait for the other members' in the "
-                          "engine, each freeing its input buffer once its tail is in; false: "
-                          "held in the input buffer until the chunk is reduced",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&NvSwitch::m_reductionBuffer),
-                          MakeBooleanChecker())
             .AddTraceSource("NvlsReduce",
                             "All contributions of a chunk arrived: (group, chunk, payload bytes)",
                             MakeTraceSourceAccessor(&NvSwitch::m_nvlsReduceTrace),
@@ -73,7 +62,6 @@ NvSwitch::NvSwitch()
     : m_generation(3),
       m_engineRatePerLink(DataRate(0)),
       m_engineLatency(Time(0)),
-      m_reductionBuffer(false),
       m_absorbed(0)
 {
     NS_LOG_FUNCTION(this);
@@ -212,13 +200,6 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tai
     NS_ABORT_MSG_IF(outcome == SwitchReductionEngine::Outcome::Duplicate,
                     "NvSwitch: GPU " << header.source << " contributed chunk " << header.count
                                      << " of NVLS group " << header.tag << " twice");
-    if (m_reductionBuffer)
-    {
-        Ptr<CreditLinkNetDevice> port = GetPort(inPort);
-        const uint32_t size = packet->GetSize();
-        Simulator::Schedule(std::max(tail - Simulator::Now(), Time(0)),
-                            [port, vc, size]() { port->ReleaseReceiveBuffer(vc, size); });
-    }
     if (outcome == SwitchReductionEngine::Outcome::Held)
     {
         return;
@@ -256,10 +237,7 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tai
         if (!toAll && g.members[i] != header.destination)
         {
             // Read by the switch, not returned: its buffer is free once reduced.
-            if (!m_reductionBuffer)
-            {
-                GetPort(held.inPort)->ReleaseReceiveBuffer(held.vc, bytes);
-            }
+            GetPort(held.inPort)->ReleaseReceiveBuffer(held.vc, bytes);
             m_absorbed++;
             continue;
         }
@@ -269,7 +247,7 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tai
         h.destination = static_cast<uint16_t>(g.members[i]);
         held.packet->AddHeader(h);
         const Time out = EngineTail(g.members[i], bytes - NvLinkHeader::SIZE_BYTES, reducedTail);
-        results.push_back(Result{held.packet, held.inPort, held.vc, out, !m_reductionBuffer});
+        results.push_back(Result{held.packet, held.inPort, held.vc, out, true});
     }
     Emit(std::move(results));
 }

@@ -90,7 +90,6 @@ class NvSwitch : public CreditSwitch
     uint32_t m_generation;
     DataRate m_engineRatePerLink; //!< 0 = unlimited
     Time m_engineLatency;
-    bool m_reductionBuffer;           //!< NvlsReductionBuffer
     std::vector<uint32_t> m_gpuLinks; //!< by GPU id: links of its ports, 0 = not known yet
     int64_t m_absorbed;
     SwitchReductionEngine m_engine;

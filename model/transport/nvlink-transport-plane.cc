@@ -460,6 +460,28 @@ NvLinkTransportPlane::NcclNvlsChunkBytes(uint64_t bytes,
     return chunk;
 }
 
+uint64_t
+NvLinkTransportPlane::NvlsPlan::LoopBytesIn(Op op, uint32_t loop, uint32_t member) const
+{
+    uint64_t in = op != Op::AllGather ? PieceBytes(loop, member) : 0;
+    for (uint32_t r = 0; op != Op::ReduceScatter && r < shareBytes.size(); ++r)
+    {
+        in += PieceBytes(loop, r);
+    }
+    return in;
+}
+
+Time
+NvLinkTransportPlane::NvlsPlan::SlotFreeAt(Time issued, uint64_t bytesIn) const
+{
+    Time free = Simulator::Now();
+    if (slotRate_byte_per_s > 0)
+    {
+        free = std::max(free, issued + Seconds(static_cast<double>(bytesIn) / slotRate_byte_per_s));
+    }
+    return free + stepDelay;
+}
+
 NvLinkTransportPlane::NvlsPlan
 NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uint64_t bytes) const
 {
@@ -467,7 +489,11 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
     plan.toAll = op == Op::AllReduce && m_nvlsAllReduce == NVLS_MULTICAST;
     plan.bytes = bytes;
     // A multicast chunk, or NCCL's loop: one chunk per head (loopCount = nHeads * chunkSize).
-    const uint64_t chunk = m_nvlsChunkRule == NVLS_CHUNK_NCCL
+    // NCCL's NVLS allreduce kernel (one node): its chunk, channels and steps.  The
+    // reduce-scatter and all-gather NVLS-tree pipelines through the engine keep the fixed
+    // chunk and no step costs: their pipeline is the collective engine's.
+    const bool ncclKernel = op == Op::AllReduce && !plan.toAll;
+    const uint64_t chunk = ncclKernel && m_nvlsChunkRule == NVLS_CHUNK_NCCL
                                ? NcclNvlsChunkBytes(bytes,
                                                     static_cast<uint32_t>(ranks.size()),
                                                     m_nvlsChunksInFlight,
@@ -492,16 +518,13 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
     }
     plan.loops =
         static_cast<uint32_t>((plan.shareBytes[0] + plan.pieceBytes - 1) / plan.pieceBytes);
-    // A contribution is held in the switch until every member's has come: where it waits
-    // in the port's input buffer, a member has as many loops outstanding as its switch
-    // input buffers hold (at most one per NVLS channel), else the ones waiting for a late
-    // member block the others; where the engine holds it, one loop per channel.
+    // A contribution is held in the switch until every member's has come: a member has
+    // as many loops outstanding as its switch input buffers hold (at most one per NVLS
+    // channel), else the ones waiting for a late member block the others.
     const Domain& d = m_domains[m_ranks[ranks[0]].domain];
-    BooleanValue reductionBuffer(false);
     DataRateValue engineRate(DataRate(0));
     if (!d.switches.empty())
     {
-        d.switches[0]->GetAttribute("NvlsReductionBuffer", reductionBuffer);
         d.switches[0]->GetAttribute("NvlsEngineRatePerLink", engineRate);
     }
     uint64_t buffers = 0;
@@ -521,18 +544,22 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
         }
     }
     const uint64_t loopBytes = plan.pieceBytes * p;
-    plan.window = reductionBuffer.Get()
-                      ? m_nvlsChunksInFlight
-                      : static_cast<uint32_t>(
-                            std::clamp<uint64_t>(buffers / loopBytes, 1, m_nvlsChunksInFlight));
-    plan.perPlane = m_nvlsPacketsPerPlane;
+    plan.window =
+        static_cast<uint32_t>(std::clamp<uint64_t>(buffers / loopBytes, 1, m_nvlsChunksInFlight));
+    plan.perPlane = ncclKernel && m_nvlsPacketsPerPlane;
     // A slot stands for channels / window of NCCL's channels, each running its own loops
     // one after the other: their step latencies over the slot's loops, and their share of
     // the engine's rate towards the GPU.
-    plan.stepDelay =
-        PicoSeconds(m_nvlsStepLatency.GetPicoSeconds() * plan.window / m_nvlsChunksInFlight);
-    if (m_nvlsStepLatency.IsStrictlyPositive())
+    if (ncclKernel && m_nvlsStepLatency.IsStrictlyPositive())
     {
+        plan.stepDelay =
+            PicoSeconds(m_nvlsStepLatency.GetPicoSeconds() * plan.window / m_nvlsChunksInFlight);
+        // Without registered buffers the kernel copies the input into the NVLS buffer
+        // (scatter warps) and the result out of it (gather warps), each stage handing its
+        // steps on by flag: the first reduction waits for the scatter's first step, the
+        // output for the gather's last (all_reduce.h).
+        plan.scatterDelay = m_nvlsStepLatency;
+        plan.gatherDelay = m_nvlsStepLatency;
         plan.slotRate_byte_per_s =
             static_cast<double>(engineRate.Get().GetBitRate()) / 8 * switchLinks / plan.window;
     }
@@ -633,14 +660,13 @@ NvLinkTransportPlane::StartShareOp(Op op,
     {
         s.gpus.push_back(m_ranks[ranks[m]].gpu);
     }
-    NvlsPlan plan = GetNvlsPlan(op, ranks, bytes);
-    s.shareBytes = std::move(plan.shareBytes);
+    s.plan = GetNvlsPlan(op, ranks, bytes);
+    const NvlsPlan& plan = s.plan;
+    s.shareBytes = plan.shareBytes;
     s.pieceBytes = plan.pieceBytes;
     s.loops = plan.loops;
     s.window = plan.window;
     s.perPlane = plan.perPlane;
-    s.stepDelay = plan.stepDelay;
-    s.slotRate_byte_per_s = plan.slotRate_byte_per_s;
     s.packetBytes = s.perPlane ? NvLinkGpu::PACKETS_PER_PLANE : plan.packetBytes;
     s.idsPerPiece = s.perPlane
                         ? s.gpus[0]->GetNvlsPacketCount(s.pieceBytes, s.packetBytes)
@@ -660,12 +686,7 @@ NvLinkTransportPlane::StartShareOp(Op op,
                                                       : "all-gather")
                         << " " << id << ": " << p << " ranks, " << bytes << " B, " << s.loops
                         << " loops, group " << s.group);
-    // Without registered buffers NCCL's kernel copies the input into the NVLS buffer
-    // (scatter warps) and the result out of it (gather warps), each stage handing its
-    // steps on by flag: the first reduction waits for the scatter's first step, the
-    // output for the gather's last (all_reduce.h; reduce-scatter scatters only,
-    // all-gather gathers only).
-    const Time scatter = op != Op::AllGather ? m_nvlsStepLatency : Time(0);
+    const Time scatter = s.plan.scatterDelay;
     m_shareOps.emplace(id, std::move(s));
     if (scatter.IsStrictlyPositive())
     {
@@ -811,19 +832,6 @@ NvLinkTransportPlane::PieceReduced(uint64_t opId, uint32_t member, uint32_t loop
                                op.packetBytes);
 }
 
-uint64_t
-NvLinkTransportPlane::LoopBytesIn(const ShareOp& op, uint32_t loop, uint32_t member)
-{
-    // What the engine delivers to the member in the loop: the stored pieces of every owner
-    // (all-gather, allreduce), and its own piece reduced (reduce-scatter, allreduce).
-    uint64_t in = op.op != Op::AllGather ? PieceBytes(op, loop, member) : 0;
-    for (uint32_t r = 0; op.op != Op::ReduceScatter && r < op.ranks.size(); ++r)
-    {
-        in += PieceBytes(op, loop, r);
-    }
-    return in;
-}
-
 void
 NvLinkTransportPlane::PacketReduced(uint64_t opId,
                                     uint32_t member,
@@ -850,18 +858,9 @@ NvLinkTransportPlane::PieceArrived(uint64_t opId, uint32_t member, uint32_t loop
         }
         if (++op.completed[member] < op.loops)
         {
-            // The slot's channels move the loop at most at their share of the engine,
-            // then spend their step latency before their next loop.
-            Time release = Simulator::Now();
-            if (op.slotRate_byte_per_s > 0)
-            {
-                const Time issued = op.issuedAt[static_cast<std::size_t>(member) * op.loops + loop];
-                release =
-                    std::max(release,
-                             issued + Seconds(static_cast<double>(LoopBytesIn(op, loop, member)) /
-                                              op.slotRate_byte_per_s));
-            }
-            release += op.stepDelay;
+            const Time release =
+                op.plan.SlotFreeAt(op.issuedAt[static_cast<std::size_t>(member) * op.loops + loop],
+                                   op.plan.LoopBytesIn(op.op, loop, member));
             if (release == Simulator::Now())
             {
                 op.released[member]++;
@@ -885,7 +884,7 @@ NvLinkTransportPlane::PieceArrived(uint64_t opId, uint32_t member, uint32_t loop
     }
     const uint32_t rank = op.ranks[member];
     Callback<void, uint32_t> done = op.rankDone;
-    const Time gather = op.op != Op::ReduceScatter ? m_nvlsStepLatency : Time(0);
+    const Time gather = op.plan.gatherDelay;
     NS_LOG_LOGIC("NVLS operation " << opId << ": rank " << rank << " done");
     if (++op.membersDone == op.ranks.size())
     {

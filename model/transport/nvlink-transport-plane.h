@@ -116,11 +116,21 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
         /// What the NCCL channels of one window slot move at most (their share of the
         /// engine's rate towards the GPU), in bytes the member receives; 0 = no limit.
         double slotRate_byte_per_s{0};
+        Time scatterDelay{0}; //!< before the first loops: the scatter stage's first step
+        Time gatherDelay{0};  //!< after a member's last loop: the gather stage's last step
         std::vector<uint64_t> shareBytes; //!< by member: the part it owns (not toAll)
 
         /// Bytes of chunk \p loop (toAll), or of owner \p owner's piece in \p loop (0 past
         /// its share).
         uint64_t PieceBytes(uint32_t loop, uint32_t owner) const;
+        /// What the engine delivers to \p member in \p loop of \p op (not toAll): every
+        /// owner's stored piece (all-gather, allreduce), its own reduced (reduce-scatter,
+        /// allreduce).
+        uint64_t LoopBytesIn(Op op, uint32_t loop, uint32_t member) const;
+        /// When the window slot of a loop issued at \p issued that delivered \p bytesIn
+        /// ends now takes its next loop: after the slot's channels moved the bytes at
+        /// their share and spent their step latency.
+        Time SlotFreeAt(Time issued, uint64_t bytesIn) const;
     };
 
     /// The cut of \p op over \p ranks (CanReduceInSwitch(ranks)) and \p bytes (> 0).
@@ -190,8 +200,7 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
         uint32_t idsPerPiece{0}; //!< packet chunk ids a piece spans
         uint32_t packetBytes{0};
         bool perPlane{false};
-        Time stepDelay{0};
-        double slotRate_byte_per_s{0};
+        NvlsPlan plan;                   //!< its cut (shareBytes as above)
         std::vector<Time> issuedAt;      //!< by member * loops + loop
         std::vector<uint32_t> issued;    //!< loops, by member
         std::vector<uint32_t> completed; //!< loops, by member
@@ -215,8 +224,6 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     static uint32_t PieceId(const ShareOp& op, uint32_t phase, uint32_t loop, uint32_t owner);
     void IssueLoops(uint64_t opId, uint32_t member);
     void PieceReduced(uint64_t opId, uint32_t member, uint32_t loop);
-    /// Bytes the engine delivers to \p member in \p loop.
-    static uint64_t LoopBytesIn(const ShareOp& op, uint32_t loop, uint32_t member);
     /// Allreduce with perPlane: the owner stores packet \p index of its reduced piece on.
     void PacketReduced(uint64_t opId,
                        uint32_t member,
