@@ -45,6 +45,16 @@ namespace ns3
  * member (multimem.st); allreduce: the owner stores the reduced piece it got.  Per
  * member and direction an allreduce moves (1 + 1/p) of the buffer.  A member has
  * NvlsChunksInFlight loops outstanding, one per NVLS channel.
+ *
+ * The one-node allreduce as NCCL's kernel runs it (the endpoint sets these): NCCL's
+ * chunk (NvlsChunkRule "nccl", NcclNvlsChunkBytes); every window slot stands for
+ * NvlsChunksInFlight / window of NCCL's channels, moves a loop at most at their share of
+ * the engine's rate towards the GPU, then spends their step latency (NvlsStepLatency x
+ * window / channels) before its next loop; one step latency for the scatter stage before
+ * the first loops and one for the gather stage after a member's last (NvlsPlan
+ * SlotFreeAt, scatterDelay, gatherDelay).  NvlsPacketsPerPlane cuts every piece into one
+ * packet per switch plane (NvLinkGpu::PACKETS_PER_PLANE) and stores each reduced packet
+ * on as it comes back, so no piece loads one switch more than its links' share.
  */
 class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlane
 {
