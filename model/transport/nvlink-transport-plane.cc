@@ -529,6 +529,7 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
     }
     uint64_t buffers = 0;
     uint32_t switchLinks = 0;
+    uint32_t fewestLinks = std::numeric_limits<uint32_t>::max();
     const Ptr<NvLinkGpu>& gpu0 = m_ranks[ranks[0]].gpu;
     UintegerValue vc;
     gpu0->GetAttribute("Vc", vc);
@@ -539,14 +540,20 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
             buffers += peer->GetReceiveBufferBytes(static_cast<uint32_t>(vc.Get()));
             if (peer->GetNode()->GetObject<NvSwitch>())
             {
-                switchLinks += gpu0->GetDevice(i)->GetLinks();
+                const uint32_t links = gpu0->GetDevice(i)->GetLinks();
+                switchLinks += links;
+                fewestLinks = std::min(fewestLinks, links);
             }
         }
     }
     const uint64_t loopBytes = plan.pieceBytes * p;
     plan.window =
         static_cast<uint32_t>(std::clamp<uint64_t>(buffers / loopBytes, 1, m_nvlsChunksInFlight));
-    plan.perPlane = ncclKernel && m_nvlsPacketsPerPlane;
+    // One packet per plane while the narrowest plane's still fills a Granularity unit;
+    // finer pieces (many planes, small chunks) keep the sprayed bursts, whose loops span
+    // the planes many times over.
+    plan.perPlane = ncclKernel && m_nvlsPacketsPerPlane && switchLinks > 0 &&
+                    plan.pieceBytes * fewestLinks / switchLinks >= m_granularity;
     // A slot stands for channels / window of NCCL's channels, each running its own loops
     // one after the other: their step latencies over the slot's loops, and their share of
     // the engine's rate towards the GPU.
