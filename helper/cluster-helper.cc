@@ -13,8 +13,10 @@
 #include "ns3/names.h"
 #include "ns3/nvlink-transport-plane.h"
 #include "ns3/results-database.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <sstream>
 
@@ -703,6 +705,12 @@ ClusterHelper::ApplyEndpointRate(ClusterPlane plane, Ptr<TransportPlane> tp) con
         // NCCL's NVLS kernel: each owner's share pulled reduced, then stored to all.
         tp->SetAttribute("NvlsAllReduce",
                          EnumValue(NvLinkTransportPlane::NVLS_REDUCESCATTER_ALLGATHER));
+        // NCCL's NVLS channels, chunks and per-step synchronisation (doc/endpoint.md).
+        tp->SetAttribute("NvlsChunksInFlight", UintegerValue(set.nvlsChannels));
+        tp->SetAttribute("NvlsChunkRule", EnumValue(NvLinkTransportPlane::NVLS_CHUNK_NCCL));
+        tp->SetAttribute("NvlsStepLatency",
+                         TimeValue(NanoSeconds(std::llround(set.nvlsStepLatency_us * 1e3))));
+        tp->SetAttribute("NvlsPacketsPerPlane", BooleanValue(true));
     }
 }
 

@@ -4,6 +4,7 @@
 // NVLS as NCCL runs it (multimem.ld_reduce reduce-scatter, multimem.st all-gather) on
 // one dgx-h100 NVLink domain: bytes on the links, results per rank, times against the
 // link and NvSwitch engine rates, the engine latency floor, concurrent operations.
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/credit-link-conservation.h"
 #include "ns3/nvlink-helper.h"
@@ -368,4 +369,98 @@ TEST_F(NvlsCollectivesTest, ConcurrentOperationsOfAnySizeOnOneGroup)
         EXPECT_EQ(m_state[g].receivedBytes, expected) << "GPU " << g;
     }
     ExpectIdle();
+}
+
+// NCCL's NVLS chunk (src/enqueue.cc, NCCL_ALGO_NVLS) on 8 ranks and 16 channels, from
+// NCCL_NVLS_CHUNKSIZE 128 KiB: concurrentOps = 128; 64 KiB below 64 x 128 x 128 KiB =
+// 1 GiB, 32 KiB below 8 x 128 x 64 KiB = 64 MiB, 16 KiB below 2 x 128 x 32 KiB = 8 MiB.
+// Exact.
+TEST(NvlsChunkRule, NcclHalvesTheChunkForFewLoopsPerChannel)
+{
+    const uint64_t k = 1024;
+    const std::vector<std::pair<uint64_t, uint64_t>> cases = {
+        {16 * 1024 * MiB, 128 * k},
+        {1024 * MiB, 128 * k},
+        {1024 * MiB - 1, 64 * k},
+        {64 * MiB, 64 * k},
+        {64 * MiB - 1, 32 * k},
+        {8 * MiB, 32 * k},
+        {8 * MiB - 1, 16 * k},
+        {1 * MiB, 16 * k},
+    };
+    for (const auto& [bytes, chunk] : cases)
+    {
+        EXPECT_EQ(NvLinkTransportPlane::NcclNvlsChunkBytes(bytes, 8, 16, 128 * k), chunk)
+            << bytes << " B";
+    }
+}
+
+// NVLS as the h100 endpoint runs it: NCCL's chunk, 16 channels each moving at most its
+// share of the engine (0.85 x 20.6 GB/s per link x 18 links / 16 = 19.7 GB/s of results
+// towards a GPU) and spending the 3.4 us step latency after each loop, one step more for
+// the scatter and one for the gather.  A channel's loop brings the GPU 9 chunks (its own
+// reduced, every owner's stored), so an allreduce of S takes
+//   2 t + (S / 8 / chunk / 16) x (9 chunk / share + t):
+// 32 MiB (32 KiB chunks, 8 loops a channel) 153.8 us, 256 MiB (64 KiB, 32 loops)
+// 1073.7 us; within -2 / +4 % (the last loop's transit through the switches on top).
+// Without the step latency (and so without the channels' shares) the engine alone binds:
+// 9/8 S / 315.2 GB/s = 119.8 and 958.2 us, -1 / +25 % (the loops' transit through the
+// switches; measured +19 % and +7 %).  The spread: each GPU's uplink to a switch carries its
+// links' share (5, 4, 4, 5 of 18) of the bytes, within 1 %.
+TEST_F(NvlsCollectivesTest, NcclChannelsSpendTheirStepLatencyInSeries)
+{
+    const double share = 0.85 * 20.6e9 * 18 / 16;
+    const double t = 3.4e-6;
+    for (const auto& [bytes, chunk] :
+         std::vector<std::pair<uint64_t, uint64_t>>{{32 * MiB, 32 * 1024}, {256 * MiB, 64 * 1024}})
+    {
+        const double loops = static_cast<double>(bytes) / kGpus / chunk / 16;
+        const double expected = 2 * t + loops * (9.0 * chunk / share + t);
+        double time[2];
+        for (int withLatency = 1; withLatency >= 0; --withLatency)
+        {
+            Build();
+            m_plane->SetAttribute("NvlsChunkRule", StringValue("nccl"));
+            m_plane->SetAttribute("NvlsPacketsPerPlane", BooleanValue(true));
+            m_plane->SetAttribute("NvlsStepLatency",
+                                  TimeValue(withLatency ? MicroSeconds(3.4) : Time(0)));
+            SetEngine(0.85 * 20.6e9, Time(0));
+            Start(Op::AllReduce, bytes);
+            Simulator::Run();
+            time[withLatency] = LastDone_s();
+            for (uint32_t g = 0; g < kGpus; ++g)
+            {
+                EXPECT_EQ(m_state[g].done, 1u);
+                EXPECT_EQ(m_state[g].receivedBytes, bytes + bytes / kGpus) << "GPU " << g;
+            }
+            if (withLatency)
+            {
+                Ptr<NvLinkGpu> gpu = m_helper.GetGpu(0);
+                uint64_t up = 0;
+                for (uint32_t i = 0; i < gpu->GetNDevices(); ++i)
+                {
+                    up += gpu->GetDevice(i)->GetCounters().txBytes;
+                }
+                for (uint32_t i = 0; i < gpu->GetNDevices(); ++i)
+                {
+                    const double part =
+                        static_cast<double>(gpu->GetDevice(i)->GetCounters().txBytes) / up;
+                    EXPECT_NEAR(part, gpu->GetDevice(i)->GetLinks() / 18.0, 0.01) << "port " << i;
+                }
+            }
+            ExpectIdle();
+            Simulator::Destroy();
+            m_helper = NvLinkHelper();
+            m_gpus = NodeContainer();
+        }
+        std::cout << "[nvls] " << bytes / MiB
+                  << " MiB allreduce, NCCL's channels: " << time[1] * 1e6 << " us (model "
+                  << expected * 1e6 << " us), " << time[0] * 1e6
+                  << " us without the step latency\n";
+        EXPECT_GE(time[1] / expected, 0.98) << bytes;
+        EXPECT_LE(time[1] / expected, 1.04) << bytes;
+        const double engineBound = 9.0 / 8 * bytes / (share * 16);
+        EXPECT_GE(time[0] / engineBound, 0.99) << bytes;
+        EXPECT_LE(time[0] / engineBound, 1.25) << bytes;
+    }
 }

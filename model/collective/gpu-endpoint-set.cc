@@ -39,6 +39,7 @@ Sets()
         a100.nicPath_gbyte_per_s = 24.0; // PCIe Gen4 x16
         a100.maxChannels = 24;           // 12 ring channels found, doubled [unconfirmed]
         a100.nvlsChannels = 16;
+        a100.nvlsStepLatency_us = 3.4;
         a100.nvlsEfficiency = 0.0; // no NVLS before NVSwitch gen3
         a100.collNetEfficiency = 1.0;
         a100.llMax_gbyte_per_s = 87.7;
@@ -57,6 +58,7 @@ Sets()
         h100.nicPath_gbyte_per_s = 48.0; // PCIe Gen5 x16
         h100.maxChannels = 32;
         h100.nvlsChannels = 16;
+        h100.nvlsStepLatency_us = 3.4;
         h100.nvlsEfficiency = 0.85;
         h100.llMax_gbyte_per_s = 141.0;
         h100.llMaxNet_gbyte_per_s = 39.0;
@@ -74,6 +76,7 @@ Sets()
         b200.nicPath_gbyte_per_s = 48.0; // ConnectX-7 on PCIe Gen5 x16
         b200.maxChannels = 32;           // [unconfirmed]
         b200.nvlsChannels = 24;
+        b200.nvlsStepLatency_us = 3.4;
         b200.nvlsEfficiency = 0.74;
         b200.llMax_gbyte_per_s = 282.0;
         b200.llMaxNet_gbyte_per_s = 39.0;

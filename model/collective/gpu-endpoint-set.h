@@ -31,6 +31,10 @@ struct GpuEndpointSet
     uint32_t maxChannels{32};
     uint32_t nvlsChannels{16};
     double nvlsEfficiency{0.85};
+    /// Per NVLS channel and loop, and once for the scatter and the gather stage: NCCL's
+    /// NVLink Simple step latency (tuning.cc hwLatencies NVLINK Ring Simple, 3.4 us, one
+    /// table for every generation); 0 in the ideal set.
+    double nvlsStepLatency_us{0};
     /// tuning.cc: CollNetDirect x 0.85 from compute capability 9.0 on, else 1.
     double collNetEfficiency{0.85};
     double llMax_gbyte_per_s{0};    //!< NCCL llMaxBws, one node (GPU row)

@@ -174,6 +174,13 @@ NvLinkGpu::RebuildSprays()
         }
     }
     BuildSpray(m_switchSpray, devices, weights);
+    m_planeDevices = devices;
+    m_planeLinks = weights;
+    m_planeLinksTotal = 0;
+    for (uint32_t w : weights)
+    {
+        m_planeLinksTotal += w;
+    }
     m_directSpray.assign(maxPeer, Spray());
     for (uint32_t peer = 0; peer < maxPeer; ++peer)
     {
@@ -246,6 +253,18 @@ NvLinkGpu::NvlsPackets(uint32_t firstChunk, uint64_t bytes, uint32_t& packetByte
 {
     NS_ABORT_MSG_IF(bytes == 0, "NvLinkGpu: NVLS transfer of 0 bytes");
     PlaneForChunk(firstChunk); // aborts without switch planes
+    if (packetBytes == PACKETS_PER_PLANE)
+    {
+        if (bytes >= m_planeLinksTotal)
+        {
+            const uint64_t packets =
+                static_cast<uint64_t>(PlaneRounds(bytes)) * m_planeDevices.size();
+            NS_ABORT_MSG_IF(packets > std::numeric_limits<uint32_t>::max() - firstChunk,
+                            "NvLinkGpu: NVLS chunk ids overflow");
+            return static_cast<uint32_t>(packets);
+        }
+        packetBytes = 0;
+    }
     const uint64_t unit = packetBytes == 0 ? GetGranularityBytes() : packetBytes;
     NS_ABORT_MSG_IF(unit > GetMaxBurstBytes(),
                     "NvLinkGpu: NVLS " << unit << "-byte packets > MaxBurstBytes "
@@ -255,6 +274,43 @@ NvLinkGpu::NvlsPackets(uint32_t firstChunk, uint64_t bytes, uint32_t& packetByte
                     "NvLinkGpu: NVLS chunk ids overflow");
     packetBytes = static_cast<uint32_t>(unit);
     return static_cast<uint32_t>(chunks);
+}
+
+uint32_t
+NvLinkGpu::GetNvlsPacketCount(uint64_t bytes, uint32_t packetBytes) const
+{
+    return NvlsPackets(0, bytes, packetBytes);
+}
+
+uint32_t
+NvLinkGpu::PlaneRounds(uint64_t bytes) const
+{
+    // The largest plane share, in bursts.
+    const uint64_t most =
+        bytes * *std::max_element(m_planeLinks.begin(), m_planeLinks.end()) / m_planeLinksTotal;
+    return static_cast<uint32_t>(
+        std::max<uint64_t>(1, (most + GetMaxBurstBytes() - 1) / GetMaxBurstBytes()));
+}
+
+uint32_t
+NvLinkGpu::PlanePacketBytes(uint64_t bytes, uint32_t index) const
+{
+    const auto planes = static_cast<uint32_t>(m_planeDevices.size());
+    const uint32_t plane = index % planes;
+    const uint32_t rounds = PlaneRounds(bytes);
+    const uint32_t round = index / planes;
+    // Plane i's share is its links' part of the bytes (the last plane takes the rest).
+    uint64_t before = 0;
+    for (uint32_t i = 0; i < plane; ++i)
+    {
+        before += m_planeLinks[i];
+    }
+    const uint64_t begin = bytes * before / m_planeLinksTotal;
+    const uint64_t end =
+        plane + 1 == planes ? bytes : bytes * (before + m_planeLinks[plane]) / m_planeLinksTotal;
+    const uint64_t share = end - begin;
+    const uint64_t each = share / rounds;
+    return static_cast<uint32_t>(round + 1 == rounds ? share - each * (rounds - 1) : each);
 }
 
 uint32_t
@@ -274,6 +330,7 @@ NvLinkGpu::StartNvls(NvLinkHeader::Type type,
     t.packets = chunks;
     t.packetBytes = packetBytes;
     t.remaining = bytes;
+    t.bytes = bytes;
     StartTransfer(std::move(t));
     return chunks;
 }
@@ -284,16 +341,25 @@ NvLinkGpu::NvlsReduce(uint32_t groupId,
                       uint64_t bytes,
                       NvlsDoneCallback done,
                       uint32_t packetBytes,
-                      uint16_t owner)
+                      uint16_t owner,
+                      NvlsPacketCallback packetDone)
 {
     NS_LOG_FUNCTION(this << groupId << firstChunk << bytes << packetBytes << owner);
     const bool returns = owner == NvLinkHeader::ALL_MEMBERS || owner == m_gpuId;
     NS_ABORT_MSG_IF(!returns && !done.IsNull(),
                     "NvLinkGpu::NvlsReduce: GPU " << m_gpuId << " gets nothing back of a "
                                                   << "reduction for GPU " << owner);
+    NS_ABORT_MSG_IF(!returns && !packetDone.IsNull(),
+                    "NvLinkGpu::NvlsReduce: GPU " << m_gpuId << " gets no packet back");
     if (returns)
     {
         NvlsExpect(groupId, firstChunk, bytes, packetBytes, done);
+        if (!packetDone.IsNull())
+        {
+            // Nothing of a reduction comes before this member's own contribution is in.
+            NS_ASSERT(!m_nvlsOps.empty() && m_nvlsOps.back().firstChunk == firstChunk);
+            m_nvlsOps.back().packetDone = packetDone;
+        }
     }
     return StartNvls(owner == NvLinkHeader::ALL_MEMBERS ? NvLinkHeader::NVLS_REDUCE
                                                         : NvLinkHeader::NVLS_LD_REDUCE,
@@ -314,6 +380,25 @@ NvLinkGpu::NvlsStore(uint32_t groupId, uint32_t firstChunk, uint64_t bytes, uint
                      firstChunk,
                      bytes,
                      packetBytes);
+}
+
+void
+NvLinkGpu::NvlsStorePacket(uint32_t groupId, uint32_t chunk, uint32_t bytes, uint32_t plane)
+{
+    NS_LOG_FUNCTION(this << groupId << chunk << bytes << plane);
+    NS_ABORT_MSG_IF(bytes == 0 || bytes > GetMaxBurstBytes() || m_planeDevices.empty(),
+                    "NvLinkGpu::NvlsStorePacket: " << bytes << " B on GPU " << m_gpuId);
+    Transfer t;
+    t.type = NvLinkHeader::NVLS_STORE;
+    t.destination = NvLinkHeader::ALL_MEMBERS;
+    t.group = groupId;
+    t.nextChunk = chunk;
+    t.packets = 1;
+    t.packetBytes = bytes;
+    t.remaining = bytes;
+    t.bytes = bytes;
+    t.plane = plane % static_cast<uint32_t>(m_planeDevices.size());
+    StartTransfer(std::move(t));
 }
 
 void
@@ -348,7 +433,7 @@ NvLinkGpu::NvlsExpect(uint32_t groupId,
         }
         return;
     }
-    m_nvlsOps.push_back(NvlsOp{groupId, firstChunk, chunks, early, done});
+    m_nvlsOps.push_back(NvlsOp{groupId, firstChunk, chunks, early, done, NvlsPacketCallback()});
 }
 
 void
@@ -387,7 +472,10 @@ NvLinkGpu::Pump()
         const uint32_t index = m_active.front();
         m_active.pop_front();
         Transfer& t = m_transfers[index];
-        const auto payload = static_cast<uint32_t>(std::min<uint64_t>(t.packetBytes, t.remaining));
+        const bool perPlane = t.packetBytes == PACKETS_PER_PLANE;
+        const auto payload =
+            perPlane ? PlanePacketBytes(t.bytes, t.sent)
+                     : static_cast<uint32_t>(std::min<uint64_t>(t.packetBytes, t.remaining));
         NvLinkHeader h;
         h.source = static_cast<uint16_t>(m_gpuId);
         h.type = t.type;
@@ -395,7 +483,9 @@ NvLinkGpu::Pump()
         h.tag = t.group;
         h.destination = t.destination; // read by the switch
         h.count = t.nextChunk;
-        const uint32_t device = PlaneForChunk(t.nextChunk);
+        const uint32_t device = t.plane != NO_PEER ? m_planeDevices[t.plane]
+                                : perPlane         ? m_planeDevices[t.sent % m_planeDevices.size()]
+                                                   : PlaneForChunk(t.nextChunk);
         t.nextChunk++;
         t.remaining -= payload;
         t.sent++;
@@ -501,6 +591,11 @@ NvLinkGpu::Receive(Ptr<NetDevice> device,
     {
         if (it->group == h.tag && h.count - it->firstChunk < it->chunks)
         {
+            if (!it->packetDone.IsNull())
+            {
+                // May start transfers (not NvlsExpect): the iterator stays valid.
+                it->packetDone(h.count - it->firstChunk, payload);
+            }
             if (++it->received == it->chunks)
             {
                 NS_LOG_LOGIC("GPU " << m_gpuId << ": NVLS group " << it->group << " from chunk "

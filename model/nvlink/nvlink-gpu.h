@@ -41,8 +41,17 @@ class NvLinkGpu : public Object
   public:
     static constexpr uint32_t NO_PEER = std::numeric_limits<uint32_t>::max();
 
+    /// NVLS packetBytes: a transfer cut into one packet per switch plane (more when a plane's
+    /// share exceeds GetMaxBurstBytes), each sized by its plane's links, so that every piece
+    /// loads the switches as the GPU's interleaved multicast addresses do.
+    static constexpr uint32_t PACKETS_PER_PLANE = std::numeric_limits<uint32_t>::max();
+
     /// Fired at a member when every reduced chunk of an NvlsReduce came back: (group, first).
     typedef Callback<void, uint32_t, uint32_t> NvlsDoneCallback;
+
+    /// Fired at an NvlsReduce's owner as each reduced packet comes back: (index of the packet
+    /// in the transfer, its payload bytes).
+    typedef Callback<void, uint32_t, uint32_t> NvlsPacketCallback;
 
     /// NvlsChunkReceived trace: (group, chunk, payload bytes).
     typedef void (*NvlsChunkTracedCallback)(uint32_t group, uint32_t chunk, uint32_t bytes);
@@ -61,7 +70,8 @@ class NvLinkGpu : public Object
 
     /// Contributes \p bytes to an NVLS all-reduce of \p groupId as chunks firstChunk,
     /// firstChunk + 1, ... of \p packetBytes each (0: Granularity; at most
-    /// GetMaxBurstBytes; all members must use the same chunk ids and sizes); \p done
+    /// GetMaxBurstBytes; PACKETS_PER_PLANE; all members must use the same chunk ids and
+    /// sizes); \p done
     /// fires when every reduced chunk has come back.  With \p owner a member's GPU id
     /// (multimem.ld_reduce) only that member gets the reduced chunks: elsewhere \p done
     /// must be null.  \return the number of chunks.
@@ -70,11 +80,16 @@ class NvLinkGpu : public Object
                         uint64_t bytes,
                         NvlsDoneCallback done = NvlsDoneCallback(),
                         uint32_t packetBytes = 0,
-                        uint16_t owner = NvLinkHeader::ALL_MEMBERS);
+                        uint16_t owner = NvLinkHeader::ALL_MEMBERS,
+                        NvlsPacketCallback packetDone = NvlsPacketCallback());
     /// Writes \p bytes to every member of \p groupId through the switches (multimem.st)
     /// as chunks firstChunk, ... of \p packetBytes; each member, this one included, gets
     /// them through NvlsExpect.  \return the number of chunks.
     uint32_t NvlsStore(uint32_t groupId, uint32_t firstChunk, uint64_t bytes, uint32_t packetBytes);
+    /// Stores one packet of \p bytes as chunk \p chunk on switch plane \p plane (the
+    /// plane packet \p plane of a PACKETS_PER_PLANE transfer takes, modulo the planes):
+    /// a reduced packet stored on as it came back, as NCCL's reduce warps do.
+    void NvlsStorePacket(uint32_t groupId, uint32_t chunk, uint32_t bytes, uint32_t plane);
     /// \p done once the chunks firstChunk, ... of a \p bytes NvlsStore (packets of
     /// \p packetBytes) have arrived here.  Chunks that came before are counted (a
     /// member may store ahead of another's window); \p done then runs in its own event.
@@ -83,6 +98,8 @@ class NvLinkGpu : public Object
                     uint64_t bytes,
                     uint32_t packetBytes,
                     NvlsDoneCallback done);
+    /// Packets (chunk ids) an NVLS transfer of \p bytes in \p packetBytes takes.
+    uint32_t GetNvlsPacketCount(uint64_t bytes, uint32_t packetBytes) const;
     /// Switch-plane device index (into GetDevice) that carries NVLS chunk \p chunk.
     uint32_t PlaneForChunk(uint32_t chunk) const;
     /// Payload bytes accepted by NvlsReduce and not yet handed to a device.
@@ -124,9 +141,11 @@ class NvLinkGpu : public Object
         uint32_t group{0};
         uint32_t nextChunk{0};
         uint32_t packets{0};     //!< packets of the transfer
-        uint32_t packetBytes{0}; //!< payload of each but the last
+        uint32_t packetBytes{0}; //!< payload of each but the last; PACKETS_PER_PLANE
         uint32_t sent{0};
         uint64_t remaining{0};
+        uint64_t bytes{0};
+        uint32_t plane{NO_PEER}; //!< NvlsStorePacket's plane index; NO_PEER: by chunk
     };
 
     // Smooth weighted round-robin sequence over device indices.
@@ -143,6 +162,7 @@ class NvLinkGpu : public Object
         uint32_t chunks;
         uint32_t received;
         NvlsDoneCallback done;
+        NvlsPacketCallback packetDone;
     };
 
     static void BuildSpray(Spray& spray,
@@ -150,8 +170,14 @@ class NvLinkGpu : public Object
                            const std::vector<uint32_t>& weights);
     void RebuildSprays();
     uint32_t StartTransfer(Transfer&& t);
-    /// Packets of \p bytes in units of \p packetBytes (0: Granularity), checked.
+    /// Packets of \p bytes in units of \p packetBytes (0: Granularity), checked; a
+    /// PACKETS_PER_PLANE transfer too small to give every plane a Granularity unit falls
+    /// back to Granularity packets (\p packetBytes says which).
     uint32_t NvlsPackets(uint32_t firstChunk, uint64_t bytes, uint32_t& packetBytes) const;
+    /// Rounds of one packet per plane of a PACKETS_PER_PLANE transfer of \p bytes.
+    uint32_t PlaneRounds(uint64_t bytes) const;
+    /// Payload of packet \p index of a PACKETS_PER_PLANE transfer of \p bytes.
+    uint32_t PlanePacketBytes(uint64_t bytes, uint32_t index) const;
     uint32_t StartNvls(NvLinkHeader::Type type,
                        uint16_t destination,
                        uint32_t groupId,
@@ -171,6 +197,9 @@ class NvLinkGpu : public Object
     std::vector<Ptr<NvLinkNetDevice>> m_devices;
     std::vector<uint32_t> m_peers;
     Spray m_switchSpray;
+    std::vector<uint32_t> m_planeDevices; //!< the switch planes' devices, for PACKETS_PER_PLANE
+    std::vector<uint32_t> m_planeLinks;   //!< their links
+    uint32_t m_planeLinksTotal{0};
     std::vector<Spray> m_directSpray; //!< by destination GPU; empty sequence = via switches
 
     std::vector<Transfer> m_transfers;

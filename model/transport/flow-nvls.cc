@@ -147,6 +147,8 @@ FlowNvls::Start(Op op,
     const auto p = ranks.size();
     o.issued.assign(p, 0);
     o.completed.assign(p, 0);
+    o.released.assign(p, 0);
+    o.issuedAt.assign(p * o.plan.loops, Time(0));
     o.uploaded.assign(o.plan.loops, 0);
     o.left.assign(p * o.plan.loops, 0);
     o.rankDone = rankDone;
@@ -154,11 +156,20 @@ FlowNvls::Start(Op op,
     NS_LOG_INFO("NVLS operation " << id << " as flows: " << p << " ranks, " << bytes << " B, "
                                   << o.plan.loops << " loops of " << o.plan.pieceBytes
                                   << " B, window " << o.plan.window);
+    const Time scatter = o.plan.scatterDelay; // as the packet model (NvlsPlan)
     m_ops.emplace(id, std::move(o));
-    for (uint32_t m = 0; m < p; ++m)
+    auto issueAll = [this, id, p]() {
+        for (uint32_t m = 0; m < p; ++m)
+        {
+            Issue(id, m);
+        }
+    };
+    if (scatter.IsStrictlyPositive())
     {
-        Issue(id, m);
+        Simulator::Schedule(scatter, issueAll);
+        return;
     }
+    issueAll();
 }
 
 int32_t
@@ -187,9 +198,10 @@ FlowNvls::Issue(uint64_t id, uint32_t member)
     const auto p = static_cast<uint32_t>(o.ranks.size());
     const uint32_t loops = o.plan.loops;
     bool immediate = false;
-    while (o.issued[member] < loops && o.issued[member] - o.completed[member] < o.plan.window)
+    while (o.issued[member] < loops && o.issued[member] - o.released[member] < o.plan.window)
     {
         const uint32_t k = o.issued[member]++;
+        o.issuedAt[static_cast<std::size_t>(member) * loops + k] = Simulator::Now();
         int32_t& left = o.left[static_cast<std::size_t>(member) * loops + k];
         left += Expected(o, member, k); // pieces that came before are counted already
         Upload u{id, k, kAll, 0, 0};
@@ -221,6 +233,7 @@ FlowNvls::Issue(uint64_t id, uint32_t member)
         if (left == 0)
         {
             o.completed[member]++;
+            o.released[member]++;
             immediate = true;
         }
     }
@@ -404,7 +417,24 @@ FlowNvls::Arrived(uint64_t id, uint32_t member, uint32_t loop)
     }
     if (++o.completed[member] < o.plan.loops)
     {
-        Issue(id, member);
+        const Time free = o.plan.SlotFreeAt(
+            o.issuedAt[static_cast<std::size_t>(member) * o.plan.loops + loop],
+            o.plan.toAll ? o.plan.PieceBytes(loop, 0) : o.plan.LoopBytesIn(o.op, loop, member));
+        if (free == Simulator::Now())
+        {
+            o.released[member]++;
+            Issue(id, member);
+            return;
+        }
+        // The member's last loops may end (and the operation with them) first.
+        Simulator::Schedule(free - Simulator::Now(), [this, id, member]() {
+            auto again = m_ops.find(id);
+            if (again != m_ops.end() && again->second.completed[member] < again->second.plan.loops)
+            {
+                again->second.released[member]++;
+                Issue(id, member);
+            }
+        });
         return;
     }
     MemberDone(id, member);
@@ -418,10 +448,16 @@ FlowNvls::MemberDone(uint64_t id, uint32_t member)
     Operation& o = it->second;
     const uint32_t rank = o.ranks[member];
     Callback<void, uint32_t> done = o.rankDone;
+    const Time gather = o.plan.gatherDelay;
     NS_LOG_LOGIC("NVLS operation " << id << " as flows: rank " << rank << " done");
     if (++o.membersDone == o.ranks.size())
     {
         m_ops.erase(it);
+    }
+    if (gather.IsStrictlyPositive())
+    {
+        Simulator::Schedule(gather, [done, rank]() { done(rank); });
+        return;
     }
     done(rank); // last: may start another operation (and rehash m_ops)
 }

@@ -139,6 +139,8 @@ class FlowNvls
         std::vector<uint32_t> ranks;
         std::vector<uint32_t> issued;    //!< loops, by member
         std::vector<uint32_t> completed; //!< loops, by member
+        std::vector<uint32_t> released;  //!< completed loops whose window slot is free again
+        std::vector<Time> issuedAt;      //!< by member * loops + loop
         std::vector<uint32_t> uploaded;  //!< members whose contributions of a loop are up
         std::vector<int32_t> left;       //!< pieces to arrive, by member * loops + loop
         uint32_t membersDone{0};

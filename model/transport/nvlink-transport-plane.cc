@@ -4,6 +4,8 @@
 #include "ns3/nvlink-transport-plane.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/data-rate.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -69,7 +71,33 @@ NvLinkTransportPlane::GetTypeId()
                           MakeEnumChecker(NVLS_MULTICAST,
                                           "multicast",
                                           NVLS_REDUCESCATTER_ALLGATHER,
-                                          "reducescatter-allgather"));
+                                          "reducescatter-allgather"))
+            .AddAttribute("NvlsChunkRule",
+                          "Piece per owner and loop: \"fixed\" (NvlsChunkBytes) or \"nccl\" "
+                          "(src/enqueue.cc: NvlsChunkBytes halved to 64, 32, 16 KiB for buffers "
+                          "of fewer than 64, 8, 2 loops per channel)",
+                          EnumValue(NVLS_CHUNK_FIXED),
+                          MakeEnumAccessor(&NvLinkTransportPlane::m_nvlsChunkRule),
+                          MakeEnumChecker(NVLS_CHUNK_FIXED, "fixed", NVLS_CHUNK_NCCL, "nccl"))
+            // src/device/all_reduce.h (NVLS): a channel's reduce warps wait for every
+            // rank's flag of the step (multimem.ld_reduce.min, prims_simple.h
+            // NvlsMinPolling), ld_reduce and store the chunk, fence and post their flag
+            // before the next step: a step latency in series with the channel's data.
+            .AddAttribute("NvlsStepLatency",
+                          "Per NVLS channel and loop, spent after the loop's data before the "
+                          "channel's next loop (the endpoint sets NCCL's NVLink Simple step "
+                          "latency, tuning.cc hwLatencies; 0 = none)",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&NvLinkTransportPlane::m_nvlsStepLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("NvlsPacketsPerPlane",
+                          "Cut each NVLS piece into one packet per switch plane, sized by its "
+                          "links (the GPU interleaves multicast addresses over every NVSwitch), "
+                          "and store each reduced packet on as it comes back (NCCL's reduce "
+                          "warps); false: packets sprayed by chunk id",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&NvLinkTransportPlane::m_nvlsPacketsPerPlane),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -80,6 +108,9 @@ NvLinkTransportPlane::NvLinkTransportPlane()
       m_nvlsMinPackets(256),
       m_nvlsGroupBase(0x40000000),
       m_nvlsAllReduce(NVLS_MULTICAST),
+      m_nvlsChunkRule(NVLS_CHUNK_FIXED),
+      m_nvlsStepLatency(Time(0)),
+      m_nvlsPacketsPerPlane(false),
       m_granularity(0),
       m_maxBurst(0),
       m_overhead(0),
@@ -405,6 +436,52 @@ NvLinkTransportPlane::NvlsPlan::PieceBytes(uint32_t loop, uint32_t owner) const
     return offset < total ? std::min(pieceBytes, total - offset) : 0;
 }
 
+uint64_t
+NvLinkTransportPlane::NcclNvlsChunkBytes(uint64_t bytes,
+                                         uint32_t ranks,
+                                         uint32_t channels,
+                                         uint64_t maxChunkBytes)
+{
+    // src/enqueue.cc (NCCL_ALGO_NVLS): concurrentOps = nChannels * nHeads.
+    const uint64_t ops = static_cast<uint64_t>(channels) * ranks;
+    uint64_t chunk = maxChunkBytes;
+    if (bytes < 64 * ops * chunk && chunk > 65536)
+    {
+        chunk = 65536;
+    }
+    if (bytes < 8 * ops * chunk && chunk > 32768)
+    {
+        chunk = 32768;
+    }
+    if (bytes < 2 * ops * chunk && chunk > 16384)
+    {
+        chunk = 16384;
+    }
+    return chunk;
+}
+
+uint64_t
+NvLinkTransportPlane::NvlsPlan::LoopBytesIn(Op op, uint32_t loop, uint32_t member) const
+{
+    uint64_t in = op != Op::AllGather ? PieceBytes(loop, member) : 0;
+    for (uint32_t r = 0; op != Op::ReduceScatter && r < shareBytes.size(); ++r)
+    {
+        in += PieceBytes(loop, r);
+    }
+    return in;
+}
+
+Time
+NvLinkTransportPlane::NvlsPlan::SlotFreeAt(Time issued, uint64_t bytesIn) const
+{
+    Time free = Simulator::Now();
+    if (slotRate_byte_per_s > 0)
+    {
+        free = std::max(free, issued + Seconds(static_cast<double>(bytesIn) / slotRate_byte_per_s));
+    }
+    return free + stepDelay;
+}
+
 NvLinkTransportPlane::NvlsPlan
 NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uint64_t bytes) const
 {
@@ -412,7 +489,17 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
     plan.toAll = op == Op::AllReduce && m_nvlsAllReduce == NVLS_MULTICAST;
     plan.bytes = bytes;
     // A multicast chunk, or NCCL's loop: one chunk per head (loopCount = nHeads * chunkSize).
-    plan.pieceBytes = std::max<uint64_t>(m_nvlsChunkBytes, m_granularity);
+    // NCCL's NVLS allreduce kernel (one node): its chunk, channels and steps.  The
+    // reduce-scatter and all-gather NVLS-tree pipelines through the engine keep the fixed
+    // chunk and no step costs: their pipeline is the collective engine's.
+    const bool ncclKernel = op == Op::AllReduce && !plan.toAll;
+    const uint64_t chunk = ncclKernel && m_nvlsChunkRule == NVLS_CHUNK_NCCL
+                               ? NcclNvlsChunkBytes(bytes,
+                                                    static_cast<uint32_t>(ranks.size()),
+                                                    m_nvlsChunksInFlight,
+                                                    m_nvlsChunkBytes)
+                               : m_nvlsChunkBytes;
+    plan.pieceBytes = std::max<uint64_t>(chunk, m_granularity);
     plan.packetBytes = AdaptivePacketBytes(
         bytes,
         m_granularity,
@@ -434,7 +521,15 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
     // A contribution is held in the switch until every member's has come: a member has
     // as many loops outstanding as its switch input buffers hold (at most one per NVLS
     // channel), else the ones waiting for a late member block the others.
+    const Domain& d = m_domains[m_ranks[ranks[0]].domain];
+    DataRateValue engineRate(DataRate(0));
+    if (!d.switches.empty())
+    {
+        d.switches[0]->GetAttribute("NvlsEngineRatePerLink", engineRate);
+    }
     uint64_t buffers = 0;
+    uint32_t switchLinks = 0;
+    uint32_t fewestLinks = std::numeric_limits<uint32_t>::max();
     const Ptr<NvLinkGpu>& gpu0 = m_ranks[ranks[0]].gpu;
     UintegerValue vc;
     gpu0->GetAttribute("Vc", vc);
@@ -443,11 +538,38 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
         if (Ptr<CreditLinkNetDevice> peer = gpu0->GetDevice(i)->GetPeer())
         {
             buffers += peer->GetReceiveBufferBytes(static_cast<uint32_t>(vc.Get()));
+            if (peer->GetNode()->GetObject<NvSwitch>())
+            {
+                const uint32_t links = gpu0->GetDevice(i)->GetLinks();
+                switchLinks += links;
+                fewestLinks = std::min(fewestLinks, links);
+            }
         }
     }
     const uint64_t loopBytes = plan.pieceBytes * p;
     plan.window =
         static_cast<uint32_t>(std::clamp<uint64_t>(buffers / loopBytes, 1, m_nvlsChunksInFlight));
+    // One packet per plane while the narrowest plane's still fills a Granularity unit;
+    // finer pieces (many planes, small chunks) keep the sprayed bursts, whose loops span
+    // the planes many times over.
+    plan.perPlane = ncclKernel && m_nvlsPacketsPerPlane && switchLinks > 0 &&
+                    plan.pieceBytes * fewestLinks / switchLinks >= m_granularity;
+    // A slot stands for channels / window of NCCL's channels, each running its own loops
+    // one after the other: their step latencies over the slot's loops, and their share of
+    // the engine's rate towards the GPU.
+    if (ncclKernel && m_nvlsStepLatency.IsStrictlyPositive())
+    {
+        plan.stepDelay =
+            PicoSeconds(m_nvlsStepLatency.GetPicoSeconds() * plan.window / m_nvlsChunksInFlight);
+        // Without registered buffers the kernel copies the input into the NVLS buffer
+        // (scatter warps) and the result out of it (gather warps), each stage handing its
+        // steps on by flag: the first reduction waits for the scatter's first step, the
+        // output for the gather's last (all_reduce.h).
+        plan.scatterDelay = m_nvlsStepLatency;
+        plan.gatherDelay = m_nvlsStepLatency;
+        plan.slotRate_byte_per_s =
+            static_cast<double>(engineRate.Get().GetBitRate()) / 8 * switchLinks / plan.window;
+    }
     return plan;
 }
 
@@ -545,18 +667,24 @@ NvLinkTransportPlane::StartShareOp(Op op,
     {
         s.gpus.push_back(m_ranks[ranks[m]].gpu);
     }
-    NvlsPlan plan = GetNvlsPlan(op, ranks, bytes);
-    s.shareBytes = std::move(plan.shareBytes);
+    s.plan = GetNvlsPlan(op, ranks, bytes);
+    const NvlsPlan& plan = s.plan;
+    s.shareBytes = plan.shareBytes;
     s.pieceBytes = plan.pieceBytes;
     s.loops = plan.loops;
     s.window = plan.window;
-    s.packetBytes = plan.packetBytes;
-    s.idsPerPiece = static_cast<uint32_t>((s.pieceBytes + s.packetBytes - 1) / s.packetBytes);
+    s.perPlane = plan.perPlane;
+    s.packetBytes = s.perPlane ? NvLinkGpu::PACKETS_PER_PLANE : plan.packetBytes;
+    s.idsPerPiece = s.perPlane
+                        ? s.gpus[0]->GetNvlsPacketCount(s.pieceBytes, s.packetBytes)
+                        : static_cast<uint32_t>((s.pieceBytes + s.packetBytes - 1) / s.packetBytes);
     const uint64_t phases = op == Op::AllReduce ? 2 : 1;
     s.firstId =
         ReserveIds(s.group, phases * s.loops * static_cast<uint64_t>(p) * s.idsPerPiece, bytes);
     s.issued.assign(p, 0);
     s.completed.assign(p, 0);
+    s.released.assign(p, 0);
+    s.issuedAt.assign(static_cast<std::size_t>(p) * s.loops, Time(0));
     s.left.assign(static_cast<std::size_t>(p) * s.loops, 0);
     s.rankDone = rankDone;
     const uint64_t id = m_nextOpId++;
@@ -565,7 +693,18 @@ NvLinkTransportPlane::StartShareOp(Op op,
                                                       : "all-gather")
                         << " " << id << ": " << p << " ranks, " << bytes << " B, " << s.loops
                         << " loops, group " << s.group);
+    const Time scatter = s.plan.scatterDelay;
     m_shareOps.emplace(id, std::move(s));
+    if (scatter.IsStrictlyPositive())
+    {
+        Simulator::Schedule(scatter, [this, id, p]() {
+            for (uint32_t m = 0; m < p; ++m)
+            {
+                IssueLoops(id, m);
+            }
+        });
+        return;
+    }
     for (uint32_t m = 0; m < p; ++m)
     {
         IssueLoops(id, m);
@@ -594,9 +733,10 @@ NvLinkTransportPlane::IssueLoops(uint64_t opId, uint32_t member)
     ShareOp& op = m_shareOps.at(opId);
     const auto p = static_cast<uint32_t>(op.ranks.size());
     const Ptr<NvLinkGpu>& gpu = op.gpus[member];
-    while (op.issued[member] < op.loops && op.issued[member] - op.completed[member] < op.window)
+    while (op.issued[member] < op.loops && op.issued[member] - op.released[member] < op.window)
     {
         const uint32_t k = op.issued[member]++;
+        op.issuedAt[static_cast<std::size_t>(member) * op.loops + k] = Simulator::Now();
         uint32_t& left = op.left[static_cast<std::size_t>(member) * op.loops + k];
         const uint32_t storePhase = op.op == Op::AllReduce ? 1 : 0;
         if (op.op != Op::ReduceScatter)
@@ -636,20 +776,39 @@ NvLinkTransportPlane::IssueLoops(uint64_t opId, uint32_t member)
                     continue;
                 }
                 NvLinkGpu::NvlsDoneCallback done;
+                NvLinkGpu::NvlsPacketCallback packetDone;
                 if (r == member)
                 {
                     left += op.op == Op::ReduceScatter ? 1 : 0;
-                    done = NvLinkGpu::NvlsDoneCallback([this, opId, member, k](uint32_t, uint32_t) {
-                        PieceReduced(opId, member, k);
-                    });
+                    if (op.op == Op::AllReduce && op.perPlane)
+                    {
+                        packetDone = NvLinkGpu::NvlsPacketCallback(
+                            [this, opId, member, k](uint32_t index, uint32_t bytes) {
+                                PacketReduced(opId, member, k, index, bytes);
+                            });
+                    }
+                    else
+                    {
+                        done = NvLinkGpu::NvlsDoneCallback(
+                            [this, opId, member, k](uint32_t, uint32_t) {
+                                PieceReduced(opId, member, k);
+                            });
+                    }
                 }
                 const auto owner = static_cast<uint16_t>(m_ranks[op.ranks[r]].gpuId);
-                gpu->NvlsReduce(op.group, PieceId(op, 0, k, r), b, done, op.packetBytes, owner);
+                gpu->NvlsReduce(op.group,
+                                PieceId(op, 0, k, r),
+                                b,
+                                done,
+                                op.packetBytes,
+                                owner,
+                                packetDone);
             }
         }
         if (left == 0)
         {
             op.completed[member]++; // a reduce-scatter loop past this member's share
+            op.released[member]++;
         }
     }
     if (op.completed[member] == op.loops)
@@ -681,6 +840,18 @@ NvLinkTransportPlane::PieceReduced(uint64_t opId, uint32_t member, uint32_t loop
 }
 
 void
+NvLinkTransportPlane::PacketReduced(uint64_t opId,
+                                    uint32_t member,
+                                    uint32_t loop,
+                                    uint32_t index,
+                                    uint32_t bytes)
+{
+    ShareOp& op = m_shareOps.at(opId);
+    // The reduce warps store what they loaded: the same addresses' plane, at once.
+    op.gpus[member]->NvlsStorePacket(op.group, PieceId(op, 1, loop, member) + index, bytes, index);
+}
+
+void
 NvLinkTransportPlane::PieceArrived(uint64_t opId, uint32_t member, uint32_t loop)
 {
     auto it = m_shareOps.find(opId);
@@ -694,17 +865,43 @@ NvLinkTransportPlane::PieceArrived(uint64_t opId, uint32_t member, uint32_t loop
         }
         if (++op.completed[member] < op.loops)
         {
-            IssueLoops(opId, member);
+            const Time release =
+                op.plan.SlotFreeAt(op.issuedAt[static_cast<std::size_t>(member) * op.loops + loop],
+                                   op.plan.LoopBytesIn(op.op, loop, member));
+            if (release == Simulator::Now())
+            {
+                op.released[member]++;
+                IssueLoops(opId, member);
+            }
+            else
+            {
+                // The member's last loops may end (and the operation with them) first.
+                Simulator::Schedule(release - Simulator::Now(), [this, opId, member]() {
+                    auto again = m_shareOps.find(opId);
+                    if (again != m_shareOps.end() &&
+                        again->second.completed[member] < again->second.loops)
+                    {
+                        again->second.released[member]++;
+                        IssueLoops(opId, member);
+                    }
+                });
+            }
             return;
         }
     }
     const uint32_t rank = op.ranks[member];
     Callback<void, uint32_t> done = op.rankDone;
+    const Time gather = op.plan.gatherDelay;
     NS_LOG_LOGIC("NVLS operation " << opId << ": rank " << rank << " done");
     if (++op.membersDone == op.ranks.size())
     {
         m_groups[op.group].inFlight--;
         m_shareOps.erase(it);
+    }
+    if (gather.IsStrictlyPositive())
+    {
+        Simulator::Schedule(gather, [done, rank]() { done(rank); });
+        return;
     }
     done(rank); // last: may start another operation (and rehash m_shareOps)
 }

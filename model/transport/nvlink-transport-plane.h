@@ -45,6 +45,16 @@ namespace ns3
  * member (multimem.st); allreduce: the owner stores the reduced piece it got.  Per
  * member and direction an allreduce moves (1 + 1/p) of the buffer.  A member has
  * NvlsChunksInFlight loops outstanding, one per NVLS channel.
+ *
+ * The one-node allreduce as NCCL's kernel runs it (the endpoint sets these): NCCL's
+ * chunk (NvlsChunkRule "nccl", NcclNvlsChunkBytes); every window slot stands for
+ * NvlsChunksInFlight / window of NCCL's channels, moves a loop at most at their share of
+ * the engine's rate towards the GPU, then spends their step latency (NvlsStepLatency x
+ * window / channels) before its next loop; one step latency for the scatter stage before
+ * the first loops and one for the gather stage after a member's last (NvlsPlan
+ * SlotFreeAt, scatterDelay, gatherDelay).  NvlsPacketsPerPlane cuts every piece into one
+ * packet per switch plane (NvLinkGpu::PACKETS_PER_PLANE) and stores each reduced packet
+ * on as it comes back, so no piece loads one switch more than its links' share.
  */
 class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlane
 {
@@ -79,6 +89,22 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
         NVLS_REDUCESCATTER_ALLGATHER, //!< NCCL: ld_reduce of each owner's share, multimem.st
     };
 
+    /// The size of the pieces an in-switch operation moves per owner and loop.
+    enum NvlsChunkRule
+    {
+        NVLS_CHUNK_FIXED, //!< NvlsChunkBytes at every size
+        NVLS_CHUNK_NCCL,  //!< NCCL's: smaller chunks for buffers of few loops per channel
+    };
+
+    /// NCCL's NVLS chunk of a \p bytes operation over \p ranks ranks on \p channels channels
+    /// with chunk \p maxChunkBytes (src/enqueue.cc, NCCL_ALGO_NVLS): halved to 64 KiB while
+    /// the buffer is under 64 loops of every channel's ranks x chunk, to 32 KiB under 8 such
+    /// loops of 64 KiB, to 16 KiB under 2 of 32 KiB.
+    static uint64_t NcclNvlsChunkBytes(uint64_t bytes,
+                                       uint32_t ranks,
+                                       uint32_t channels,
+                                       uint64_t maxChunkBytes);
+
     /// How an in-switch operation is cut: what the packet model runs, and what the flow
     /// model (FlowNvls) moves as fluid flows.
     struct NvlsPlan
@@ -89,11 +115,32 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
         uint32_t loops{0};      //!< chunks (toAll), or loops of one piece per owner
         uint32_t window{0};     //!< loops (chunks) a member has outstanding
         uint32_t packetBytes{0};
+        /// The packet model cuts each piece into one packet per switch plane (and stores
+        /// each reduced packet on as it comes back); packetBytes stands for them in the
+        /// flow model.
+        bool perPlane{false};
+        /// Between a loop's end at a member and the next loop of its window slot: the
+        /// step latency of the NCCL channels the slot stands for (NvlsStepLatency x
+        /// window / channels).
+        Time stepDelay{0};
+        /// What the NCCL channels of one window slot move at most (their share of the
+        /// engine's rate towards the GPU), in bytes the member receives; 0 = no limit.
+        double slotRate_byte_per_s{0};
+        Time scatterDelay{0}; //!< before the first loops: the scatter stage's first step
+        Time gatherDelay{0};  //!< after a member's last loop: the gather stage's last step
         std::vector<uint64_t> shareBytes; //!< by member: the part it owns (not toAll)
 
         /// Bytes of chunk \p loop (toAll), or of owner \p owner's piece in \p loop (0 past
         /// its share).
         uint64_t PieceBytes(uint32_t loop, uint32_t owner) const;
+        /// What the engine delivers to \p member in \p loop of \p op (not toAll): every
+        /// owner's stored piece (all-gather, allreduce), its own reduced (reduce-scatter,
+        /// allreduce).
+        uint64_t LoopBytesIn(Op op, uint32_t loop, uint32_t member) const;
+        /// When the window slot of a loop issued at \p issued that delivered \p bytesIn
+        /// ends now takes its next loop: after the slot's channels moved the bytes at
+        /// their share and spent their step latency.
+        Time SlotFreeAt(Time issued, uint64_t bytesIn) const;
     };
 
     /// The cut of \p op over \p ranks (CanReduceInSwitch(ranks)) and \p bytes (> 0).
@@ -162,8 +209,12 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
         uint32_t firstId{0};     //!< packet chunk id of loop 0, owner 0
         uint32_t idsPerPiece{0}; //!< packet chunk ids a piece spans
         uint32_t packetBytes{0};
+        bool perPlane{false};
+        NvlsPlan plan;                   //!< its cut (shareBytes as above)
+        std::vector<Time> issuedAt;      //!< by member * loops + loop
         std::vector<uint32_t> issued;    //!< loops, by member
         std::vector<uint32_t> completed; //!< loops, by member
+        std::vector<uint32_t> released;  //!< completed loops whose slot's step latency is over
         std::vector<uint32_t> left;      //!< pieces still to arrive, by member * loops + loop
         uint32_t membersDone{0};
         Callback<void, uint32_t> rankDone;
@@ -183,6 +234,12 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     static uint32_t PieceId(const ShareOp& op, uint32_t phase, uint32_t loop, uint32_t owner);
     void IssueLoops(uint64_t opId, uint32_t member);
     void PieceReduced(uint64_t opId, uint32_t member, uint32_t loop);
+    /// Allreduce with perPlane: the owner stores packet \p index of its reduced piece on.
+    void PacketReduced(uint64_t opId,
+                       uint32_t member,
+                       uint32_t loop,
+                       uint32_t index,
+                       uint32_t bytes);
     void PieceArrived(uint64_t opId, uint32_t member, uint32_t loop);
     uint32_t GroupFor(uint32_t domain, std::vector<uint32_t> gpuIds);
     /// The NVLS group of \p ranks (registered on first use).
@@ -204,6 +261,9 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     uint32_t m_nvlsMinPackets;
     uint32_t m_nvlsGroupBase;
     NvlsAllReduce m_nvlsAllReduce;
+    NvlsChunkRule m_nvlsChunkRule;
+    Time m_nvlsStepLatency;
+    bool m_nvlsPacketsPerPlane;
     uint32_t m_granularity; //!< 0 until the first domain
     uint32_t m_maxBurst;
     uint32_t m_overhead;
