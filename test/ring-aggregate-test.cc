@@ -210,6 +210,62 @@ TEST(RingAggregateTest, UnevenLoopAggregateCarriesEachRanksOwnPieces)
     EXPECT_EQ(sent, 3u * 6 * 128 * 1024);
 }
 
+// One aggregate of 6 steps from GPU 0 of server 0 to GPU 0 of server 1 alone on the flow
+// rail (no endpoint): \p bytes in all, \p piece the largest piece of a step (0: equal
+// pieces).  \return when the receiver holds it, in microseconds.
+double
+RunAlone(uint64_t bytes, uint64_t piece)
+{
+    ClusterConfig c;
+    EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
+    c.servers = 2;
+    c.endpoint = "ideal";
+    c.fidelity = "flow";
+    ClusterHelper cluster(c);
+    EXPECT_EQ(cluster.TryBuild(), "");
+    Ptr<GpuTransport> transport = cluster.InstallTransport("world");
+    GpuTransport::Aggregate aggregate;
+    aggregate.steps = 6;
+    aggregate.pieceBytes = piece;
+    double done_us = -1;
+    transport->SendMessage(
+        0,
+        8,
+        bytes,
+        GpuTransport::DoneCallback(),
+        Callback<void>([&done_us]() { done_us = Simulator::Now().GetSeconds() * 1e6; }),
+        0,
+        -1,
+        0,
+        0,
+        Time(0),
+        DataRate(0),
+        Time(0),
+        aggregate);
+    Simulator::Run();
+    Simulator::Destroy();
+    Names::Clear();
+    return done_us;
+}
+
+TEST(RingAggregateTest, UnevenAggregateAloneTakesAsLongAsItsLargestPieces)
+{
+    // Six lockstep steps whose largest piece is 256 KiB: a rank sending 4.5 of them (its
+    // pieces shorter or empty) still takes six steps of 256 KiB, as the aggregate of six
+    // equal 256 KiB pieces (to the nanoseconds of six steps' roundings: 10 ns), and 1.5 x
+    // 256 KiB at the line rate (HDR 400 Gb/s: 7.86 us) longer than an even aggregate of its
+    // own 4.5 pieces (6 steps of 192 KiB); 2 % on that difference (wire framing).
+    const uint64_t piece = 256 * 1024;
+    const double even = RunAlone(6 * piece, 0);
+    const double uneven = RunAlone(9 * piece / 2, piece);
+    const double own = RunAlone(9 * piece / 2, 0);
+    EXPECT_GT(even, 0);
+    EXPECT_NEAR(uneven, even, 0.010);
+    const double lineRate_byte_per_us = 400e9 / 8 / 1e6;
+    const double expected_us = 1.5 * piece / lineRate_byte_per_us;
+    EXPECT_NEAR(uneven - own, expected_us, 0.02 * expected_us);
+}
+
 TEST(RingAggregateTest, PacketPlanesAndMixedRingsMoveStepByStep)
 {
     // Packet mode: the attribute changes nothing, to the nanosecond.
