@@ -410,6 +410,10 @@ RingPassInAggregate(CollectiveSchedule& s,
         }
         ++n;
     }
+    // Per channel: the first channel of the loops' aggregate that carries it, and that
+    // aggregate per sending ring position.
+    std::map<uint32_t, uint32_t> loopsOn;
+    std::map<uint32_t, std::vector<int64_t>> loopsFrom;
     for (auto it = channels.begin(); it != channels.end();)
     {
         if (it->second.loops == 0)
@@ -428,6 +432,7 @@ RingPassInAggregate(CollectiveSchedule& s,
                it->second.loops == loops && rings[it->first % rings.size()] == rings[k] &&
                lanes < 255)
         {
+            loopsOn[it->first] = first;
             ++lanes;
             ++it;
         }
@@ -443,8 +448,13 @@ RingPassInAggregate(CollectiveSchedule& s,
                                                {EntryOf(entry, posOf[k][from])},
                                                loops);
             recv[posOf[k][to]].push_back(msg);
+            loopsFrom[first].push_back(msg);
         }
     }
+    auto loopsOf = [&loopsOn](uint32_t channel) {
+        const auto it = loopsOn.find(channel);
+        return it == loopsOn.end() ? int64_t(NONE) : int64_t(it->second);
+    };
     // Each round moves in aggregate too, after the loops on its channel (a channel's
     // messages are FIFO), consecutive channels with the same ring and pieces as lanes.  At
     // hop h the rank at ring position x sends piece (x - first - h) mod p: its aggregate
@@ -470,7 +480,8 @@ RingPassInAggregate(CollectiveSchedule& s,
             uint32_t lanes = 0;
             while (it != rounds.end() && it->first == channel + lanes &&
                    it->second.size() > round && it->second[round] == sizes &&
-                   rings[it->first % rings.size()] == rings[k] && lanes < 255)
+                   rings[it->first % rings.size()] == rings[k] &&
+                   loopsOf(it->first) == loopsOf(channel) && lanes < 255)
             {
                 ++lanes;
                 ++it;
@@ -489,15 +500,20 @@ RingPassInAggregate(CollectiveSchedule& s,
                     continue;
                 }
                 const uint32_t to = (from + 1) % p;
-                const int64_t msg = s.AddAggregate(rings[k][from],
-                                                   rings[k][to],
-                                                   own * lanes,
-                                                   channel,
-                                                   hops,
-                                                   lanes,
-                                                   {EntryOf(entry, posOf[k][from])},
-                                                   1,
-                                                   even ? 0 : largest);
+                // Behind its channels' loops: queued on the channel when the loops'
+                // aggregate is on it, else after that aggregate of the rank.
+                const int64_t loops = loopsOf(channel);
+                const int64_t msg = s.AddAggregate(
+                    rings[k][from],
+                    rings[k][to],
+                    own * lanes,
+                    channel,
+                    hops,
+                    lanes,
+                    {EntryOf(entry, posOf[k][from]),
+                     loops == NONE || loops == channel ? NONE : loopsFrom.at(loops)[from]},
+                    1,
+                    even ? 0 : largest);
                 recv[posOf[k][to]].push_back(msg);
             }
         }
