@@ -455,8 +455,8 @@ RingPassInAggregate(CollectiveSchedule& s,
         const auto it = loopsOn.find(channel);
         return it == loopsOn.end() ? int64_t(NONE) : int64_t(it->second);
     };
-    // Each round moves in aggregate too, after the loops on its channel (a channel's
-    // messages are FIFO), consecutive channels with the same ring and pieces as lanes.  At
+    // Each round moves in aggregate too, after the loops of its channels, consecutive
+    // channels with the same ring, pieces and loops' aggregate as lanes.  At
     // hop h the rank at ring position x sends piece (x - first - h) mod p: its aggregate
     // carries its own sum of them, and as the ring goes in lockstep (a step waits for the
     // one before it on every rank) each step lasts as long as the round's largest piece.
