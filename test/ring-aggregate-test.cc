@@ -32,12 +32,15 @@ struct RailRun
 
 // A ring allreduce over GPU 0 of each of N dgx-h100 servers (every hop on InfiniBand, one
 // rail, no endpoint costs): N x 256 KiB, one loop of one 256 KiB piece per rank; or
-// \p loops loops of N pieces of 512 KiB (the engine's ChunkBytes).
+// \p loops loops of N pieces of 512 KiB (the engine's ChunkBytes); or \p buffer bytes whose
+// largest piece is \p largest (the analytical step's).
 RailRun
 RunRailRing(uint32_t servers,
             bool aggregate,
             const std::string& fidelity = "flow",
-            uint32_t loops = 1)
+            uint32_t loops = 1,
+            uint64_t buffer = 0,
+            uint64_t largest = 0)
 {
     Config::SetDefault("ns3::CollectiveEngine::AggregateRingSteps", BooleanValue(aggregate));
     ClusterConfig c;
@@ -55,8 +58,8 @@ RunRailRing(uint32_t servers,
     {
         ranks.push_back(s * 8);
     }
-    const uint64_t piece = loops > 1 ? 512 * 1024 : 256 * 1024;
-    const uint64_t bytes = piece * servers * loops;
+    const uint64_t piece = largest > 0 ? largest : loops > 1 ? 512 * 1024 : 256 * 1024;
+    const uint64_t bytes = buffer > 0 ? buffer : piece * servers * loops;
     RailRun out;
     CollectiveSpec spec;
     spec.kind = "allreduce";
@@ -132,6 +135,137 @@ TEST(RingAggregateTest, RailRingOfSeveralLoopsInAggregateMatchesPerStepFlows)
     }
 }
 
+TEST(RingAggregateTest, UnevenLastLoopInAggregateLastsAsItsLargestPieces)
+{
+    // One loop that does not divide into equal pieces: SplitRing makes a piece the buffer / N
+    // rounded up to whole elements, so N x 384 KiB - 4 (N - 1) bytes is N - 1 pieces of
+    // 384 KiB and a last one 4 (N - 1) bytes shorter.  The ring goes in lockstep, each of the
+    // 2 (N - 1) steps as long as the largest piece: 2 (N - 1) x (software + tail latency +
+    // 384 KiB of wire bytes at the HCA's rate).  Each rank's aggregate carries its own sum,
+    // and nothing is left per step: one message per rank.
+    for (uint32_t servers : {4u, 16u})
+    {
+        const uint64_t largest = 384 * 1024;
+        const uint64_t buffer = largest * servers - 4 * (servers - 1);
+        const RailRun steps = RunRailRing(servers, false, "flow", 1, buffer, largest);
+        const RailRun agg = RunRailRing(servers, true, "flow", 1, buffer, largest);
+        EXPECT_EQ(steps.messages, uint64_t(servers) * 2 * (servers - 1));
+        EXPECT_EQ(agg.messages, servers);
+        EXPECT_EQ(agg.stepMessages, steps.messages);
+        // 1 %, as the even ring: the nanosecond roundings of 2 (N - 1) steps are far below.
+        EXPECT_NEAR(agg.time_us, agg.analytical_us, 0.01 * agg.analytical_us) << servers;
+        EXPECT_NEAR(steps.time_us, steps.analytical_us, 0.01 * steps.analytical_us) << servers;
+        EXPECT_NEAR(agg.time_us, steps.time_us, 0.005 * steps.time_us) << servers;
+    }
+}
+
+TEST(RingAggregateTest, FullLoopsAndUnevenLastLoopInAggregateMatchPerStepFlows)
+{
+    // Two loops of N pieces of 512 KiB, then an uneven one of N - 1 pieces of 64 KiB and one
+    // 4 (N - 1) bytes shorter: two aggregates per rank (the loops, then the last one after
+    // them on the channel), within 1 % of the per-step flow run (bandwidth-bound, as the
+    // loops of RailRingOfSeveralLoopsInAggregateMatchesPerStepFlows).
+    for (uint32_t servers : {4u, 16u})
+    {
+        const uint64_t buffer = 2 * servers * 512 * 1024 + servers * 64 * 1024 - 4 * (servers - 1);
+        const RailRun steps = RunRailRing(servers, false, "flow", 1, buffer, 512 * 1024);
+        const RailRun agg = RunRailRing(servers, true, "flow", 1, buffer, 512 * 1024);
+        EXPECT_EQ(steps.messages, uint64_t(servers) * 3 * 2 * (servers - 1));
+        EXPECT_EQ(agg.messages, 2u * servers);
+        EXPECT_EQ(agg.stepMessages, steps.messages);
+        EXPECT_NEAR(agg.time_us, steps.time_us, 0.01 * steps.time_us) << servers;
+    }
+}
+
+TEST(RingAggregateTest, UnevenLoopAggregateCarriesEachRanksOwnPieces)
+{
+    // Pieces rounded to 64 KiB elements: 3 x 128 KiB on a ring of 4 is pieces of 128, 128,
+    // 128 and 0 KiB.  Per step the ranks send 128 KiB but for the one holding the empty
+    // piece; over the allreduce's 6 hops rank x sends pieces x, x - 1, ..., so each sends
+    // 6 x 128 KiB less one or two empty pieces (analytical, exact): 4 aggregates, each with
+    // the largest piece, 128 KiB.
+    CollectiveSchedule s;
+    s.SetRingAggregation([](const std::vector<uint32_t>&) { return true; });
+    CollectiveSplit split;
+    split.chunkBytes = 512 * 1024;
+    split.elementBytes = 64 * 1024;
+    CollectiveBuild::RingAllReduce(s, {0, 1, 2, 3}, 3 * 128 * 1024, split, {});
+    EXPECT_EQ(s.GetNumMessages(), 4u);
+    uint64_t sent = 0;
+    for (uint32_t i = 0; i < s.GetSteps().size(); ++i)
+    {
+        const auto& step = s.GetSteps()[i];
+        if (step.join)
+        {
+            continue;
+        }
+        EXPECT_TRUE(step.aggregate);
+        EXPECT_EQ(s.GetAggregateSteps(i), 6u);
+        EXPECT_EQ(s.GetAggregatePiece(i), 128u * 1024);
+        // 6 hops over 4 positions: one empty piece, or two for the ranks that meet it twice.
+        EXPECT_TRUE(step.bytes == 5u * 128 * 1024 || step.bytes == 4u * 128 * 1024) << step.bytes;
+        sent += step.bytes;
+    }
+    // Every non-empty piece moves 6 hops: 3 x 6 x 128 KiB in all.
+    EXPECT_EQ(sent, 3u * 6 * 128 * 1024);
+}
+
+// One aggregate of 6 steps from GPU 0 of server 0 to GPU 0 of server 1 alone on the flow
+// rail (no endpoint): \p bytes in all, \p piece the largest piece of a step (0: equal
+// pieces).  \return when the receiver holds it, in microseconds.
+double
+RunAlone(uint64_t bytes, uint64_t piece)
+{
+    ClusterConfig c;
+    EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
+    c.servers = 2;
+    c.endpoint = "ideal";
+    c.fidelity = "flow";
+    ClusterHelper cluster(c);
+    EXPECT_EQ(cluster.TryBuild(), "");
+    Ptr<GpuTransport> transport = cluster.InstallTransport("world");
+    GpuTransport::Aggregate aggregate;
+    aggregate.steps = 6;
+    aggregate.pieceBytes = piece;
+    double done_us = -1;
+    transport->SendMessage(
+        0,
+        8,
+        bytes,
+        GpuTransport::DoneCallback(),
+        Callback<void>([&done_us]() { done_us = Simulator::Now().GetSeconds() * 1e6; }),
+        0,
+        -1,
+        0,
+        0,
+        Time(0),
+        DataRate(0),
+        Time(0),
+        aggregate);
+    Simulator::Run();
+    Simulator::Destroy();
+    Names::Clear();
+    return done_us;
+}
+
+TEST(RingAggregateTest, UnevenAggregateAloneTakesAsLongAsItsLargestPieces)
+{
+    // Six lockstep steps whose largest piece is 256 KiB: a rank sending 4.5 of them (its
+    // pieces shorter or empty) still takes six steps of 256 KiB, as the aggregate of six
+    // equal 256 KiB pieces (to the nanoseconds of six steps' roundings: 10 ns), and 1.5 x
+    // 256 KiB at the line rate (HDR 400 Gb/s: 7.86 us) longer than an even aggregate of its
+    // own 4.5 pieces (6 steps of 192 KiB); 2 % on that difference (wire framing).
+    const uint64_t piece = 256 * 1024;
+    const double even = RunAlone(6 * piece, 0);
+    const double uneven = RunAlone(9 * piece / 2, piece);
+    const double own = RunAlone(9 * piece / 2, 0);
+    EXPECT_GT(even, 0);
+    EXPECT_NEAR(uneven, even, 0.010);
+    const double lineRate_byte_per_us = 400e9 / 8 / 1e6;
+    const double expected_us = 1.5 * piece / lineRate_byte_per_us;
+    EXPECT_NEAR(uneven - own, expected_us, 0.02 * expected_us);
+}
+
 TEST(RingAggregateTest, PacketPlanesAndMixedRingsMoveStepByStep)
 {
     // Packet mode: the attribute changes nothing, to the nanosecond.
@@ -141,7 +275,7 @@ TEST(RingAggregateTest, PacketPlanesAndMixedRingsMoveStepByStep)
     EXPECT_EQ(packetAgg.time_us, packet.time_us);
     // A flat ring over every GPU of two servers crosses NVLink and InfiniBand (mixed planes,
     // unequal rates): per step.  A buffer of four loops and a short fifth: the four in
-    // aggregate, the fifth per step.
+    // aggregate, the fifth in aggregate after them.
     Config::SetDefault("ns3::CollectiveEngine::AggregateRingSteps", BooleanValue(true));
     uint64_t mixed = 0;
     uint64_t loops = 0;
@@ -185,8 +319,8 @@ TEST(RingAggregateTest, PacketPlanesAndMixedRingsMoveStepByStep)
         });
     Config::Reset();
     EXPECT_EQ(mixed, 16u * 2 * 15);
-    // Two aggregates (one per rank) and the fifth loop's 2 pieces x 2 hops.
-    EXPECT_EQ(loops, 2u + 2 * 2);
+    // Two aggregates (one per rank) for the four loops, two for the fifth.
+    EXPECT_EQ(loops, 2u + 2);
     EXPECT_EQ(loopSteps, 5u * 2 * 2);
     // The hierarchical allreduce of 1 MiB on 2 x 8 GPUs without an endpoint: reduce-scatter
     // and all-gather rings of 8 in each domain (7 steps of 8 pieces each), and a ring of 2 per

@@ -1248,17 +1248,30 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
     aggregate.loops = run->schedule.GetAggregateLoops(step);
     // An aggregate pays every step's costs: the first before its flow, the others' after it.
     const auto stepsAfter = static_cast<int64_t>(aggregate.steps - 1);
-    // One message of the steps: one loop's piece on one lane.
+    // One message of the steps: one loop's piece on one lane (an uneven loop: its largest).
+    const uint64_t piece = run->schedule.GetAggregatePiece(step);
     const uint64_t stepBytes =
-        s.bytes / (uint64_t(aggregate.steps) * aggregate.lanes * aggregate.loops);
+        piece > 0 ? piece
+                  : s.bytes / (uint64_t(aggregate.steps) * aggregate.lanes * aggregate.loops);
+    aggregate.pieceBytes = piece;
     if (m_endpoint)
     {
         // One pipeline step of the protocol: its hop latency, its line format on the wire.
         const bool net = IsNetPlane(m_transport->SelectPlane(s.src, s.dst));
         delay = run->how.algorithm == Algo::Tree ? run->treeHop[net] : run->ringHop[net];
-        bytes = s.aggregate ? m_endpoint->GetProtocol(run->how.protocol)->WireBytes(stepBytes) *
-                                  aggregate.steps * aggregate.lanes * aggregate.loops
-                            : m_endpoint->GetProtocol(run->how.protocol)->WireBytes(s.bytes);
+        const Ptr<NcclProtocol> protocol = m_endpoint->GetProtocol(run->how.protocol);
+        if (piece > 0)
+        {
+            // The rank's own pieces differ: their sum, per lane, in the line format.
+            bytes = protocol->WireBytes(s.bytes / aggregate.lanes) * aggregate.lanes;
+            aggregate.pieceBytes = protocol->WireBytes(piece);
+        }
+        else
+        {
+            bytes = s.aggregate ? protocol->WireBytes(stepBytes) * aggregate.steps *
+                                      aggregate.lanes * aggregate.loops
+                                : protocol->WireBytes(s.bytes);
+        }
         if (!net && run->channelStep.IsStrictlyPositive())
         {
             delay = Time(0); // spent at the receiving channel instead (SetCosts)

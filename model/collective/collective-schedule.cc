@@ -68,7 +68,8 @@ CollectiveSchedule::AddAggregate(uint32_t src,
                                  uint32_t steps,
                                  uint32_t lanes,
                                  const std::vector<int64_t>& deps,
-                                 uint32_t loops)
+                                 uint32_t loops,
+                                 uint64_t pieceBytes)
 {
     if (steps == 0 || lanes == 0 || lanes > 255 || loops == 0)
     {
@@ -85,6 +86,10 @@ CollectiveSchedule::AddAggregate(uint32_t src,
     m_stepMessages += uint64_t(steps) * lanes * loops;
     const uint32_t index = Add(std::move(s), deps);
     m_aggregateSteps.emplace(index, std::make_pair(steps, loops));
+    if (pieceBytes > 0)
+    {
+        m_aggregatePiece.emplace(index, pieceBytes);
+    }
     return index;
 }
 
@@ -98,6 +103,13 @@ uint32_t
 CollectiveSchedule::GetAggregateLoops(uint32_t step) const
 {
     return m_steps[step].aggregate ? m_aggregateSteps.at(step).second : 1;
+}
+
+uint64_t
+CollectiveSchedule::GetAggregatePiece(uint32_t step) const
+{
+    const auto it = m_aggregatePiece.find(step);
+    return it == m_aggregatePiece.end() ? 0 : it->second;
 }
 
 void
@@ -322,17 +334,17 @@ Exits(CollectiveSchedule& s,
 // same loops), carrying the `hops` steps it sends to the next rank of each of those loops.
 // Its steps wait for nothing but the rank's entry: every rank enters at once in a ring of
 // equal rates, where the per-step messages would go in lockstep.  The other pieces (a
-// last, shorter loop) go to \p rest, step by step.  False (nothing added) when no channel
-// has such a loop.
+// last, uneven loop) move in aggregate after them, round by round (below).  False (nothing
+// added) when a ring may not move in aggregate.
 bool
 RingPassInAggregate(CollectiveSchedule& s,
                     const ChannelRings& rings,
                     const std::vector<RingPiece>& pieces,
                     const PerRank& entry,
+                    uint32_t first,
                     uint32_t hops,
                     const std::vector<std::vector<uint32_t>>& posOf,
-                    std::vector<std::vector<int64_t>>& recv,
-                    std::vector<RingPiece>& rest)
+                    std::vector<std::vector<int64_t>>& recv)
 {
     const uint32_t p = rings.front().size();
     for (const auto& ring : rings)
@@ -375,30 +387,33 @@ RingPassInAggregate(CollectiveSchedule& s,
             c.broken[piece.index] = true;
         }
     }
-    bool any = false;
     for (auto& [channel, c] : channels)
     {
         c.loops = *std::min_element(c.leading.begin(), c.leading.end());
-        any = any || c.loops > 0;
     }
-    if (!any)
-    {
-        return false;
-    }
-    // What the aggregates do not carry: per (channel, position), the pieces after its loops.
+    // What the equal loops do not carry (a last, uneven loop; or its slices): per channel,
+    // round r holds every position's r-th piece after them (0: none).
+    std::map<uint32_t, std::vector<std::vector<uint64_t>>> rounds;
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> taken;
     for (const RingPiece& piece : pieces)
     {
         uint32_t& n = taken[{piece.channel, piece.index}];
-        if (n < channels.at(piece.channel).loops)
+        const uint32_t loops = channels.at(piece.channel).loops;
+        if (n >= loops)
         {
-            ++n;
+            auto& r = rounds[piece.channel];
+            if (r.size() <= n - loops)
+            {
+                r.resize(n - loops + 1, std::vector<uint64_t>(p, 0));
+            }
+            r[n - loops][piece.index] = piece.bytes;
         }
-        else
-        {
-            rest.push_back(piece);
-        }
+        ++n;
     }
+    // Per channel: the first channel of the loops' aggregate that carries it, and that
+    // aggregate per sending ring position.
+    std::map<uint32_t, uint32_t> loopsOn;
+    std::map<uint32_t, std::vector<int64_t>> loopsFrom;
     for (auto it = channels.begin(); it != channels.end();)
     {
         if (it->second.loops == 0)
@@ -417,6 +432,7 @@ RingPassInAggregate(CollectiveSchedule& s,
                it->second.loops == loops && rings[it->first % rings.size()] == rings[k] &&
                lanes < 255)
         {
+            loopsOn[it->first] = first;
             ++lanes;
             ++it;
         }
@@ -432,6 +448,74 @@ RingPassInAggregate(CollectiveSchedule& s,
                                                {EntryOf(entry, posOf[k][from])},
                                                loops);
             recv[posOf[k][to]].push_back(msg);
+            loopsFrom[first].push_back(msg);
+        }
+    }
+    auto loopsOf = [&loopsOn](uint32_t channel) {
+        const auto it = loopsOn.find(channel);
+        return it == loopsOn.end() ? int64_t(NONE) : int64_t(it->second);
+    };
+    // Each round moves in aggregate too, after the loops of its channels, consecutive
+    // channels with the same ring, pieces and loops' aggregate as lanes.  At
+    // hop h the rank at ring position x sends piece (x - first - h) mod p: its aggregate
+    // carries its own sum of them, and as the ring goes in lockstep (a step waits for the
+    // one before it on every rank) each step lasts as long as the round's largest piece.
+    size_t maxRounds = 0;
+    for (const auto& [channel, r] : rounds)
+    {
+        maxRounds = std::max(maxRounds, r.size());
+    }
+    for (size_t round = 0; round < maxRounds; ++round)
+    {
+        for (auto it = rounds.begin(); it != rounds.end();)
+        {
+            if (it->second.size() <= round)
+            {
+                ++it;
+                continue;
+            }
+            const uint32_t channel = it->first;
+            const std::vector<uint64_t>& sizes = it->second[round];
+            const uint32_t k = channel % rings.size();
+            uint32_t lanes = 0;
+            while (it != rounds.end() && it->first == channel + lanes &&
+                   it->second.size() > round && it->second[round] == sizes &&
+                   rings[it->first % rings.size()] == rings[k] &&
+                   loopsOf(it->first) == loopsOf(channel) && lanes < 255)
+            {
+                ++lanes;
+                ++it;
+            }
+            const uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
+            const bool even = *std::min_element(sizes.begin(), sizes.end()) == largest;
+            for (uint32_t from = 0; from < p && largest > 0; ++from)
+            {
+                uint64_t own = 0;
+                for (uint32_t h = 0; h < hops; ++h)
+                {
+                    own += sizes[(from + p - (first + h) % p) % p];
+                }
+                if (own == 0)
+                {
+                    continue;
+                }
+                const uint32_t to = (from + 1) % p;
+                // Behind its channels' loops: queued on the channel when the loops'
+                // aggregate is on it, else after that aggregate of the rank.
+                const int64_t loops = loopsOf(channel);
+                const int64_t msg = s.AddAggregate(
+                    rings[k][from],
+                    rings[k][to],
+                    own * lanes,
+                    channel,
+                    hops,
+                    lanes,
+                    {EntryOf(entry, posOf[k][from]),
+                     loops == NONE || loops == channel ? NONE : loopsFrom.at(loops)[from]},
+                    1,
+                    even ? 0 : largest);
+                recv[posOf[k][to]].push_back(msg);
+            }
         }
     }
     return true;
@@ -465,12 +549,9 @@ RingPass(CollectiveSchedule& s,
             posOf[k][x] = groupPos.at(rings[k][x]);
         }
     }
-    std::vector<RingPiece> rest;
-    const bool aggregated =
-        p > 1 && RingPassInAggregate(s, rings, pieces, entry, hops, posOf, recv, rest);
-    if (p > 1)
+    if (p > 1 && !RingPassInAggregate(s, rings, pieces, entry, first, hops, posOf, recv))
     {
-        for (const RingPiece& piece : aggregated ? rest : pieces)
+        for (const RingPiece& piece : pieces)
         {
             if (piece.bytes == 0)
             {

@@ -80,6 +80,9 @@ class CollectiveSchedule
      * next rank \p dst, each of \p loops pieces (the ring's loops, queued one after
      * another), on \p lanes consecutive channels from \p channel on, \p bytes in all
      * (GpuTransport::Aggregate).  It counts as steps x lanes x loops messages.
+     * \p pieceBytes: a ring's uneven loop (its pieces differ): the largest piece, as
+     * long as each lockstep step lasts; \p bytes is then the rank's own sum.  0: the
+     * pieces are equal (bytes / (steps x lanes x loops)).
      */
     uint32_t AddAggregate(uint32_t src,
                           uint32_t dst,
@@ -88,11 +91,14 @@ class CollectiveSchedule
                           uint32_t steps,
                           uint32_t lanes,
                           const std::vector<int64_t>& deps,
-                          uint32_t loops = 1);
+                          uint32_t loops = 1,
+                          uint64_t pieceBytes = 0);
     /// The ring steps step \p step stands for: 1 unless an aggregate.
     uint32_t GetAggregateSteps(uint32_t step) const;
     /// The pieces per lane of each of those steps: 1 unless an aggregate of several loops.
     uint32_t GetAggregateLoops(uint32_t step) const;
+    /// An uneven loop's largest piece (AddAggregate's pieceBytes); 0 unless one.
+    uint64_t GetAggregatePiece(uint32_t step) const;
     /// The builders' ring passes ask \p allow whether a ring moves in aggregate (the engine:
     /// every hop on one flow-level plane); unset: never.
     void SetRingAggregation(RingAggregation allow);
@@ -149,6 +155,8 @@ class CollectiveSchedule
     uint64_t m_stepMessages{0};
     /// step -> (ring steps, loops)
     std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> m_aggregateSteps;
+    /// step -> largest piece, for the aggregates of uneven loops only
+    std::unordered_map<uint32_t, uint64_t> m_aggregatePiece;
     RingAggregation m_ringAggregation;
 };
 

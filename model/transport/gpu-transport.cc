@@ -258,10 +258,11 @@ GpuTransport::SendMessage(uint32_t srcRank,
     const uint32_t lanes = std::max<uint32_t>(aggregate.lanes, 1);
     uint64_t packetBytes = 0;
     // An aggregate's packets are those of one message: one loop of one step of one lane.
-    const uint64_t packets =
-        Segment(plane,
-                bytes / (uint64_t(steps) * lanes * std::max<uint32_t>(aggregate.loops, 1)),
-                packetBytes);
+    const uint64_t loopsPerStep = std::max<uint32_t>(aggregate.loops, 1);
+    const uint64_t piece = aggregate.pieceBytes > 0
+                               ? aggregate.pieceBytes
+                               : bytes / (uint64_t(steps) * lanes * loopsPerStep);
+    const uint64_t packets = Segment(plane, piece, packetBytes);
     auto msg = std::make_unique<Message>();
     Message* m = msg.get();
     m->id = m_nextId;
@@ -287,23 +288,35 @@ GpuTransport::SendMessage(uint32_t srcRank,
         const Time fixed = m_planes[plane]->GetSoftwareLatency() + aggregate.stepLatency +
                            m_fluid[plane]->GetTailLatency(srcRank, dstRank, first);
         const double line = m_planes[plane]->GetLineRate_gbyte_per_s(srcRank);
-        const Time transfer =
-            line > 0 ? NanoSeconds(static_cast<int64_t>(double(bytes) / steps / line)) : Time(0);
-        const auto loops = static_cast<int64_t>(std::max<uint32_t>(aggregate.loops, 1));
-        // The receiving channel takes a lane's messages one after another, each at its rate
-        // and then its fixed step (channelStep); the endpoint's charge already holds the
-        // aggregate to the rate.
-        const Time channelBytes =
-            m->channelRate_bit_per_s > 0
-                ? NanoSeconds(static_cast<int64_t>(double(bytes) / steps * 8e9 /
-                                                   double(m->channelRate_bit_per_s)))
-                : Time(0);
-        const Time covered = std::max(transfer, channelBytes);
+        // One step's bytes on all lanes: an uneven loop's steps last as its largest pieces.
+        const double stepBytes = aggregate.pieceBytes > 0
+                                     ? double(aggregate.pieceBytes) * lanes * loopsPerStep
+                                     : double(bytes) / steps;
+        // The slower of the line and the receiving channel (which takes a lane's messages
+        // one after another, each at its rate and then its fixed step, channelStep; the
+        // endpoint's charge already holds the aggregate to the rate) for \p b bytes.
+        auto covering = [line, m](double b) {
+            const Time transfer = line > 0 ? NanoSeconds(static_cast<int64_t>(b / line)) : Time(0);
+            const Time channelBytes =
+                m->channelRate_bit_per_s > 0
+                    ? NanoSeconds(static_cast<int64_t>(b * 8e9 / double(m->channelRate_bit_per_s)))
+                    : Time(0);
+            return std::make_pair(std::max(transfer, channelBytes), channelBytes);
+        };
+        const auto loops = static_cast<int64_t>(loopsPerStep);
+        const auto [covered, channelBytes] = covering(stepBytes);
         const Time period = std::max({fixed + covered / loops,
                                       covered,
                                       aggregate.stepPosting,
                                       channelBytes + channelStep * loops});
         m->aggregateLatency = (period - covered) * static_cast<int64_t>(steps - 1);
+        if (aggregate.pieceBytes > 0)
+        {
+            // The flow carries the rank's own bytes; the lockstep steps wait for the largest.
+            m->aggregateLatency +=
+                std::max(Time(0),
+                         covered * static_cast<int64_t>(steps) - covering(double(bytes)).first);
+        }
     }
     m->submitted = Simulator::Now();
     m->opId = opId;

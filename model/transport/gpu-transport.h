@@ -38,6 +38,13 @@ class ResultsDatabase;
  * after the one before it, the queued loops' messages back to back.  The flow carries T of
  * it, each further step adds the rest.  So alone and uncontended its time is the steps'
  * latencies plus its bytes at the line rate, as the messages in series give.
+ *
+ * \p pieceBytes (a ring's uneven loop, whose ranks send pieces of different sizes): the
+ * largest piece of a step, per lane and loop.  The ring goes in lockstep, so every step
+ * lasts as long as a step of such pieces (T and the period from it) while the flow carries
+ * only the rank's own bytes; the rest of those steps' transfer times is waited after it.
+ * Alone its time is that of an aggregate of the largest pieces.  0: the bytes are the
+ * steps' equal pieces.
  */
 struct RingStepAggregate
 {
@@ -46,6 +53,7 @@ struct RingStepAggregate
     uint32_t loops{1};
     Time stepLatency;
     Time stepPosting;
+    uint64_t pieceBytes{0};
 };
 
 /**
