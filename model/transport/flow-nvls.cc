@@ -334,11 +334,23 @@ void
 FlowNvls::QueueDownload(uint32_t receiver, const Download& d)
 {
     Gpu& g = GetGpu(receiver);
-    Download* last = g.downloads.empty() ? nullptr : &g.downloads.back();
-    if (last && d.stored && last->stored && last->op == d.op && last->loop == d.loop)
+    // A stored piece joins its loop's pieces still queued here, wherever they wait.  An
+    // owner's stores of many loops drain from its uplinks at one instant (they share them),
+    // so they come here owner by owner; the packets reach the engine interleaved, every
+    // owner's piece of a loop after the other, and the engine delivers loop by loop.
+    Download* same = nullptr;
+    for (auto it = g.downloads.rbegin(); d.stored && it != g.downloads.rend(); ++it)
     {
-        last->payloadBytes += d.payloadBytes;
-        last->pieces += d.pieces;
+        if (it->stored && it->op == d.op && it->loop == d.loop)
+        {
+            same = &*it;
+            break;
+        }
+    }
+    if (same)
+    {
+        same->payloadBytes += d.payloadBytes;
+        same->pieces += d.pieces;
     }
     else
     {

@@ -47,8 +47,9 @@ class FlowTransportPlane;
  * - Downloads.  What goes down to a GPU is one flow through the engines towards it and the
  *   switches' links down to it, one after another in the order the engines got them (the
  *   engine delivers results towards a destination one after another: NvSwitch's
- *   SwitchReductionEngine::EngineTail); stored pieces of one loop queued together move as
- *   one flow (the loop waits for all of them).
+ *   SwitchReductionEngine::EngineTail); a stored piece joins the pieces of its loop still
+ *   queued, wherever they wait, and they move as one flow (the loop waits for all of them;
+ *   the packets of owners' stores that leave together reach the engine loop by loop).
  * - Engine.  Each switch's engine towards each GPU is a FlowNetwork link of the NvSwitch's
  *   NvlsEngineRatePerLink times the links of its port(s) to that GPU, in payload bytes (a
  *   flow crosses it with the share payload / wire bytes), as NvSwitch::EngineTail charges
