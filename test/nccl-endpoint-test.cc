@@ -48,6 +48,23 @@ class NcclEndpointTest : public ::testing::Test
         return MakeNcclEndpoint(s);
     }
 
+    // The tuner's view of a ring across dgx-h100 nodes: the GPU's NVLink ring graph
+    // (370.8 GB/s) and its HCA behind PCIe (48 GB/s), one ring per rail.
+    static NcclTuneInput RingAcrossH100Nodes(CollectiveKind kind,
+                                             uint32_t ranks,
+                                             uint32_t nodes,
+                                             uint64_t bytes)
+    {
+        NcclTuneInput in;
+        in.kind = kind;
+        in.ranks = ranks;
+        in.nodes = nodes;
+        in.bytes = bytes;
+        in.intra_gbyte_per_s = 370.8;
+        in.inter_gbyte_per_s = 48.0;
+        return in;
+    }
+
     // dgx-h100 servers with the h100 endpoint (or \p endpoint), a transport and an engine.
     struct Fabric
     {
@@ -613,13 +630,7 @@ TEST_F(NcclEndpointTest, RingAcrossNodesIsPacedByTheProxies)
 {
     Ptr<NcclEndpoint> e = H100Endpoint();
     ASSERT_TRUE(e);
-    NcclTuneInput in;
-    in.kind = CollectiveKind::AllReduce;
-    in.ranks = 16;
-    in.nodes = 2;
-    in.bytes = 4 * MiB;
-    in.intra_gbyte_per_s = 370.8;
-    in.inter_gbyte_per_s = 48.0;
+    NcclTuneInput in = RingAcrossH100Nodes(CollectiveKind::AllReduce, 16, 2, 4 * MiB);
     in.multiRailRings = true;
     in.runnable = {CollectiveAlgorithm::Ring};
     using P = NcclProtocolId;
@@ -667,13 +678,7 @@ TEST_F(NcclEndpointTest, TunerPicksLl128ForAMegabyteRingAcrossNodes)
 {
     Ptr<NcclEndpoint> e = H100Endpoint();
     ASSERT_TRUE(e);
-    NcclTuneInput in;
-    in.kind = CollectiveKind::AllReduce;
-    in.ranks = 16;
-    in.nodes = 2;
-    in.bytes = MiB;
-    in.intra_gbyte_per_s = 370.8;
-    in.inter_gbyte_per_s = 48.0;
+    NcclTuneInput in = RingAcrossH100Nodes(CollectiveKind::AllReduce, 16, 2, MiB);
     in.multiRailRings = true;
     in.runnable = {CollectiveAlgorithm::Ring};
     using P = NcclProtocolId;
@@ -698,13 +703,7 @@ TEST_F(NcclEndpointTest, TunerRingAtOneRankPerNodeTakesTheTreesNetworkLatency)
 {
     Ptr<NcclEndpoint> e = H100Endpoint();
     ASSERT_TRUE(e);
-    NcclTuneInput in;
-    in.kind = CollectiveKind::AllGather;
-    in.ranks = 4;
-    in.nodes = 4;
-    in.bytes = MiB;
-    in.intra_gbyte_per_s = 370.8;
-    in.inter_gbyte_per_s = 48.0;
+    NcclTuneInput in = RingAcrossH100Nodes(CollectiveKind::AllGather, 4, 4, MiB);
     using P = NcclProtocolId;
     EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll), 6.6 + 3 * 5.0, 1e-9);
     EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll128),
