@@ -867,10 +867,9 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
 {
     using namespace CollectiveBuild;
     CollectiveSchedule s;
-    // A ring inside one NVLink domain has at most the domain's GPUs, and there NCCL Simple's
-    // slices keep the channels staggered step after step, which an aggregate leaves out
-    // (3-6 % fast): only rings of collectives over several domains move in aggregate.
-    if (m_aggregateRingSteps && m_transport && Domains(call).size() > 1)
+    // Rings inside one NVLink domain too: the aggregate pays a Simple step's slices' fences
+    // in series and the stagger of the lanes' first messages (RingStepAggregate).
+    if (m_aggregateRingSteps && m_transport)
     {
         s.SetRingAggregation(
             [this](const std::vector<uint32_t>& ring) { return CanAggregateRing(ring); });
