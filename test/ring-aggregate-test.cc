@@ -316,6 +316,7 @@ RunOneDomainAlone(uint32_t steps,
     aggregate.lanes = lanes;
     aggregate.loops = loops;
     aggregate.stepLatency = hop + fence;
+    aggregate.channelPaced = true;
     double done_us = -1;
     transport->SendMessage(
         0,

@@ -731,6 +731,7 @@ CollectiveEngine::IsNetPlane(int32_t plane) const
 void
 CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
 {
+    run->oneDomain = nodes == 1;
     if (!m_endpoint)
     {
         return;
@@ -1313,6 +1314,7 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
             }
         }
         aggregate.stepLatency = each + channelStep;
+        aggregate.channelPaced = run->oneDomain;
     }
     m_transport->SendMessage(s.src,
                              s.dst,

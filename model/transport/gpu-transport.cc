@@ -313,7 +313,7 @@ GpuTransport::SendMessage(uint32_t srcRank,
         const Time firstIn = m_fluid[plane]->GetFirstPacketLatency(srcRank, dstRank, first);
         const Time lineStep =
             line > 0 ? NanoSeconds(static_cast<int64_t>(stepBytes / line)) : Time(0);
-        const bool channelBound = channelBytes > lineStep;
+        const bool channelBound = aggregate.channelPaced && channelBytes > lineStep;
         const Time period =
             std::max({fixed + covered / loops,
                       channelBound ? fixed - tail + firstIn + channelBytes / loops : Time(0),
