@@ -868,8 +868,9 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
 {
     using namespace CollectiveBuild;
     CollectiveSchedule s;
-    // Rings inside one NVLink domain too: the aggregate pays a Simple step's slices' fences
-    // in series and the stagger of the lanes' first messages (RingStepAggregate).
+    // Rings inside one NVLink domain too: there the aggregate is channel-paced (its first
+    // packets before the channel, the lanes' first messages in turn, a Simple step's slices'
+    // fences in series: RingStepAggregate::channelPaced, set in Launch).
     if (m_aggregateRingSteps && m_transport)
     {
         s.SetRingAggregation(
