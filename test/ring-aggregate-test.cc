@@ -266,6 +266,140 @@ TEST(RingAggregateTest, UnevenAggregateAloneTakesAsLongAsItsLargestPieces)
     EXPECT_NEAR(uneven - own, expected_us, 0.02 * expected_us);
 }
 
+// One aggregate of \p steps steps of \p loops slices of \p piece bytes on each of \p lanes
+// lanes from GPU 0 to GPU 1 of one dgx-h100 alone on the flow NVLink plane, each lane's
+// receiving channel at \p lane_gbyte_per_s with \p fence after each slice (a Simple step's
+// fence and flag), \p hop before each step (an LL step's sender-side latency).  \return when
+// the receiver holds it, and the per-step figure (below), in microseconds.
+std::pair<double, double>
+RunOneDomainAlone(uint32_t steps,
+                  uint32_t lanes,
+                  uint32_t loops,
+                  uint64_t piece,
+                  double lane_gbyte_per_s,
+                  Time fence,
+                  Time hop)
+{
+    ClusterConfig c;
+    EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
+    c.servers = 1;
+    c.endpoint = "ideal";
+    c.fidelity = "flow";
+    ClusterHelper cluster(c);
+    EXPECT_EQ(cluster.TryBuild(), "");
+    Ptr<GpuTransport> transport = cluster.InstallTransport("world");
+    auto plane = DynamicCast<FlowTransportPlane>(transport->GetPlane(transport->SelectPlane(0, 1)));
+    EXPECT_TRUE(plane);
+    UintegerValue minPackets;
+    transport->GetAttribute("MinPacketsPerMessage", minPackets);
+    const uint32_t packet = AdaptivePacketBytes(piece,
+                                                plane->GetMaxPayloadBytes(),
+                                                plane->GetMaxBurstBytes(),
+                                                minPackets.Get());
+    // As the per-step slices in series: a lane's step starts with the hop latency and its
+    // first slice's first packet (injection and path), then the lane's channel takes its
+    // slices one after another, each at the lane's rate and then its fence; a later step's
+    // first slice may wait for the channel instead (still on the step before): first +
+    // loops x slice, then every further step max(first + slice, loops x slice).  The rank's
+    // lanes' first slices leave one after the other at the line rate, so the last lane ends
+    // (lanes - 1) slices at the line rate after the first.
+    const double slice_ns = piece / lane_gbyte_per_s + fence.GetSeconds() * 1e9;
+    const double first_ns = hop.GetSeconds() * 1e9 +
+                            plane->GetSoftwareLatency().GetSeconds() * 1e9 +
+                            plane->GetFirstPacketLatency(0, 1, packet).GetSeconds() * 1e9;
+    const double stagger_ns = (lanes - 1) * piece / plane->GetLineRate_gbyte_per_s(0);
+    const double period_ns = std::max(first_ns + slice_ns, loops * slice_ns);
+    const double perStep_us =
+        (first_ns + loops * slice_ns + (steps - 1) * period_ns + stagger_ns) / 1e3;
+    GpuTransport::Aggregate aggregate;
+    aggregate.steps = steps;
+    aggregate.lanes = lanes;
+    aggregate.loops = loops;
+    aggregate.stepLatency = hop + fence;
+    aggregate.channelPaced = true;
+    double done_us = -1;
+    transport->SendMessage(
+        0,
+        1,
+        piece * steps * lanes * loops,
+        GpuTransport::DoneCallback(),
+        Callback<void>([&done_us]() { done_us = Simulator::Now().GetSeconds() * 1e6; }),
+        0,
+        -1,
+        0,
+        0,
+        hop,
+        DataRate(static_cast<uint64_t>(lane_gbyte_per_s * 8e9)),
+        fence,
+        aggregate);
+    Simulator::Run();
+    Simulator::Destroy();
+    Names::Clear();
+    return {done_us, perStep_us};
+}
+
+TEST(RingAggregateTest, OneDomainAggregateAloneTakesTheStepsSlicesInSeries)
+{
+    // Four lanes at 40 GB/s each (together below the GPU's NVLink line and endpoint rates:
+    // every lane's channel binds), seven steps.  Simple: two 512 KiB slices a step, a 3.4 us
+    // fence after each, no hop latency; LL-like: one 256 KiB piece a step after a 1.9 us hop,
+    // no fence.  Against first + loops x slice + (steps - 1) x max(first + slice, loops x
+    // slice) + (lanes - 1) x slice / line rate, first = hop + the first packet's latency,
+    // slice = slice / lane rate + fence (RunOneDomainAlone): 0.1 % (nanosecond roundings).
+    for (const bool simple : {true, false})
+    {
+        const auto [agg_us, perStep_us] =
+            simple ? RunOneDomainAlone(7, 4, 2, 512 * 1024, 40, MicroSeconds(3.4), Time(0))
+                   : RunOneDomainAlone(7, 4, 1, 256 * 1024, 40, Time(0), NanoSeconds(1900));
+        EXPECT_GT(agg_us, 0);
+        EXPECT_NEAR(agg_us, perStep_us, 0.001 * perStep_us) << (simple ? "simple" : "ll");
+    }
+}
+
+TEST(RingAggregateTest, OneDomainRingsInAggregateMatchPerStepFlows)
+{
+    // 8-GPU ring reduce-scatters and allreduces in one dgx-h100 with the h100 endpoint: LL at
+    // 1 MiB, LL128 at 16 MiB, Simple at 64 MiB (the tuner's picks; 8 simulated channels).
+    // Measured (doc/flow-mode.md): within 0.1 % of the per-step flow run; bound 0.5 %.
+    for (const char* kind : {"reducescatter", "allreduce"})
+    {
+        for (const uint64_t bytes : {uint64_t(1) << 20, uint64_t(16) << 20, uint64_t(64) << 20})
+        {
+            Config::SetDefault("ns3::CollectiveEngine::AggregateRingSteps", BooleanValue(false));
+            const double steps = RunDgxCollective_us("flow", 1, kind, "ring", bytes);
+            uint64_t messages = 0;
+            uint64_t stepMessages = 0;
+            Config::SetDefault("ns3::CollectiveEngine::AggregateRingSteps", BooleanValue(true));
+            const double agg = RunDgxCollective_us(
+                "flow",
+                1,
+                kind,
+                "ring",
+                bytes,
+                "auto",
+                nullptr,
+                [&](ClusterHelper& cluster, Ptr<GpuTransport>, Ptr<CollectiveEngine> engine) {
+                    CollectiveSpec spec;
+                    spec.kind = kind;
+                    spec.algorithm = "ring";
+                    for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
+                    {
+                        spec.ranks.push_back(r);
+                    }
+                    spec.bytes = bytes;
+                    const CollectiveSchedule s = engine->BuildSchedule(spec);
+                    messages = s.GetNumMessages();
+                    stepMessages = s.GetNumStepMessages();
+                });
+            Config::Reset();
+            // One message per rank: every simulated channel of a rank is a lane of it.
+            EXPECT_EQ(messages, 8u) << kind << " " << bytes;
+            EXPECT_GT(stepMessages, messages) << kind << " " << bytes;
+            EXPECT_NEAR(agg, steps, 0.005 * steps) << kind << " " << bytes;
+        }
+    }
+}
+
 TEST(RingAggregateTest, PacketPlanesAndMixedRingsMoveStepByStep)
 {
     // Packet mode: the attribute changes nothing, to the nanosecond.

@@ -731,6 +731,7 @@ CollectiveEngine::IsNetPlane(int32_t plane) const
 void
 CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
 {
+    run->oneDomain = nodes == 1;
     if (!m_endpoint)
     {
         return;
@@ -867,10 +868,10 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
 {
     using namespace CollectiveBuild;
     CollectiveSchedule s;
-    // A ring inside one NVLink domain has at most the domain's GPUs, and there NCCL Simple's
-    // slices keep the channels staggered step after step, which an aggregate leaves out
-    // (3-6 % fast): only rings of collectives over several domains move in aggregate.
-    if (m_aggregateRingSteps && m_transport && Domains(call).size() > 1)
+    // Rings inside one NVLink domain too: there the aggregate is channel-paced (its first
+    // packets before the channel, the lanes' first messages in turn, a Simple step's slices'
+    // fences in series: RingStepAggregate::channelPaced, set in Launch).
+    if (m_aggregateRingSteps && m_transport)
     {
         s.SetRingAggregation(
             [this](const std::vector<uint32_t>& ring) { return CanAggregateRing(ring); });
@@ -1314,6 +1315,7 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
             }
         }
         aggregate.stepLatency = each + channelStep;
+        aggregate.channelPaced = run->oneDomain;
     }
     m_transport->SendMessage(s.src,
                              s.dst,

@@ -192,6 +192,7 @@ class CollectiveEngine : public Object
         Time treeHop[2];
         DataRate channelRate;   //!< per (receiver, channel); 0 = none
         Time channelStep;       //!< NVLink messages: the receiving channel's time per message
+        bool oneDomain{false};  //!< every rank in one NVLink domain
         Time proxyStep;         //!< one NCCL channel step at the sender's proxy; 0 = none
         uint32_t proxyFold{1};  //!< NCCL channels a simulated channel stands for
         uint64_t proxyPiece{1}; //!< bytes of one NCCL channel's step of this call

@@ -275,7 +275,9 @@ GpuTransport::SendMessage(uint32_t srcRank,
     m->packetBytes = static_cast<uint32_t>(packetBytes);
     m->channel = channel;
     m->channelRate_bit_per_s = channelRate.GetBitRate() * lanes;
-    m->channelStep = channelStep;
+    // A Simple step's loops are slices, each ending with its fence and flag at the receiving
+    // channel: the aggregate's first step pays them in series as its later steps do.
+    m->channelStep = channelStep * static_cast<int64_t>(loopsPerStep);
     m->lanes = lanes;
     if (steps > 1)
     {
@@ -285,8 +287,8 @@ GpuTransport::SendMessage(uint32_t srcRank,
         // behind it do not fill the wire; or the sender's serial posting, or the channel's
         // per-message steps, less the step's transfer they overlap.
         const uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(bytes, packetBytes));
-        const Time fixed = m_planes[plane]->GetSoftwareLatency() + aggregate.stepLatency +
-                           m_fluid[plane]->GetTailLatency(srcRank, dstRank, first);
+        const Time tail = m_fluid[plane]->GetTailLatency(srcRank, dstRank, first);
+        const Time fixed = m_planes[plane]->GetSoftwareLatency() + aggregate.stepLatency + tail;
         const double line = m_planes[plane]->GetLineRate_gbyte_per_s(srcRank);
         // One step's bytes on all lanes: an uneven loop's steps last as its largest pieces.
         const double stepBytes = aggregate.pieceBytes > 0
@@ -305,11 +307,31 @@ GpuTransport::SendMessage(uint32_t srcRank,
         };
         const auto loops = static_cast<int64_t>(loopsPerStep);
         const auto [covered, channelBytes] = covering(stepBytes);
-        const Time period = std::max({fixed + covered / loops,
-                                      covered,
-                                      aggregate.stepPosting,
-                                      channelBytes + channelStep * loops});
+        // The receiving channel starts on a message when its first packet is in: bound by
+        // the channel, a message takes that packet's way through the path (its injection
+        // besides the tail), then the channel's time.
+        const Time firstIn = m_fluid[plane]->GetFirstPacketLatency(srcRank, dstRank, first);
+        const Time lineStep =
+            line > 0 ? NanoSeconds(static_cast<int64_t>(stepBytes / line)) : Time(0);
+        const bool channelBound = aggregate.channelPaced && channelBytes > lineStep;
+        const Time period =
+            std::max({fixed + covered / loops,
+                      channelBound ? fixed - tail + firstIn + channelBytes / loops : Time(0),
+                      covered,
+                      aggregate.stepPosting,
+                      channelBytes + channelStep * loops});
         m->aggregateLatency = (period - covered) * static_cast<int64_t>(steps - 1);
+        if (channelBound && lanes > 1)
+        {
+            // The rank's lanes' first messages leave in turn, a lane's piece at the line rate
+            // each (the flow plane's source), so lane k's channel starts k such times after
+            // the first's.  Each lane's later steps wait for its own previous ones and its
+            // channel binds, not the shared line: the offset lasts to the pass's end, which
+            // the last lane's chain sets.
+            const Time turn =
+                line > 0 ? NanoSeconds(static_cast<int64_t>(double(piece) / line)) : Time(0);
+            m->aggregateLatency += turn * static_cast<int64_t>(lanes - 1);
+        }
         if (aggregate.pieceBytes > 0)
         {
             // The flow carries the rank's own bytes; the lockstep steps wait for the largest.

@@ -45,6 +45,15 @@ class ResultsDatabase;
  * only the rank's own bytes; the rest of those steps' transfer times is waited after it.
  * Alone its time is that of an aggregate of the largest pieces.  0: the bytes are the
  * steps' equal pieces.
+ *
+ * \p channelPaced (a ring inside one NVLink domain, where no proxy posts the steps): a lane's
+ * steps are paced by its receiving channel when that is slower than its share of the line.
+ * Then a step's message waits for its first packet to be in (injection and path, not only
+ * the path's tail) before the channel takes it, and the rank's lanes' first messages leave
+ * in turn, one piece at the line rate each, so lane k's chain runs k such times behind the
+ * first's to the end of the pass (lanes - 1 of them on its time).  A Simple step's loops
+ * are its slices: their fences (the channel's per-message step) are paid in series in the
+ * first step as in the others.
  */
 struct RingStepAggregate
 {
@@ -54,6 +63,7 @@ struct RingStepAggregate
     Time stepLatency;
     Time stepPosting;
     uint64_t pieceBytes{0};
+    bool channelPaced{false};
 };
 
 /**
