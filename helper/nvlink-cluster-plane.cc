@@ -263,4 +263,26 @@ NvLinkClusterPlane::GetSwitchNodes() const
     return m_switches;
 }
 
+Ptr<NvLinkFlowTopology>
+NvLinkClusterPlane::MakeFlowTopology(const ClusterConfig& c, const ClusterLayout& layout) const
+{
+    if (m_domains.empty())
+    {
+        return nullptr;
+    }
+    Ptr<NvLinkFlowTopology> topology = CreateObject<NvLinkFlowTopology>();
+    const NvLinkGeneration& g = GetNvLinkGeneration(c.GetNvLinkSpec().generation);
+    for (uint32_t d = 0; d < m_domains.size(); ++d)
+    {
+        NvLinkFlowDomain domain = m_domains[d]->DescribeFlowDomain(layout.GetDomainRanks(d));
+        // As Build sets the devices' rates: a per-link rate from the configuration wins.
+        if (std::abs(c.nvlinkLinkRate_gbyte_per_s * 8e9 - double(g.linkDataRateBps)) >= 1.0)
+        {
+            domain.linkData_bps = c.nvlinkLinkRate_gbyte_per_s * 8e9;
+        }
+        topology->AddDomain(domain);
+    }
+    return topology;
+}
+
 } // namespace ns3

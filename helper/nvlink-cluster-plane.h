@@ -51,6 +51,10 @@ class NvLinkClusterPlane : public ClusterPlaneBuilder
     /// The GPU endpoint of \p rank; null for 1-GPU domains (no NVLink).
     Ptr<NvLinkGpu> GetGpu(uint32_t rank) const;
     NodeContainer GetSwitchNodes() const;
+    /// Every domain's description as the flow plane reads it (NvLinkHelper::DescribeFlowDomain
+    /// with the configuration's link rate); null for 1-GPU domains.
+    Ptr<NvLinkFlowTopology> MakeFlowTopology(const ClusterConfig& config,
+                                             const ClusterLayout& layout) const;
 
   private:
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_deviceAttributes;

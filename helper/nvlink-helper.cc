@@ -207,6 +207,30 @@ NvLinkHelper::InstallTransport() const
     return transport;
 }
 
+NvLinkFlowDomain
+NvLinkHelper::DescribeFlowDomain(std::vector<uint32_t> ranks) const
+{
+    const std::string error = NvLinkValidateFabric(m_spec, ranks.size());
+    NS_ABORT_MSG_IF(!error.empty(), "NvLinkHelper::DescribeFlowDomain: " << error);
+    NvLinkFlowDomain d = NvLinkFlowDomain::FromFabric(m_spec, std::move(ranks));
+    Ptr<NvLinkNetDevice> device = m_deviceFactory.Create<NvLinkNetDevice>();
+    device->SetAttribute("Generation", UintegerValue(m_spec.generation));
+    UintegerValue queue;
+    device->GetAttribute("TxQueueBytes", queue);
+    d.txQueueBytes = queue.Get();
+    TimeValue delay;
+    m_channelFactory.Create<CreditLinkChannel>()->GetAttribute("Delay", delay);
+    d.propagation = delay.Get();
+    Ptr<NvSwitch> sw = m_switchFactory.Create<NvSwitch>();
+    sw->SetAttribute("Generation",
+                     UintegerValue(GetNvLinkGeneration(m_spec.generation).switchGeneration));
+    TimeValue traversal;
+    sw->GetAttribute("TraversalLatency", traversal);
+    d.traversal = traversal.Get();
+    d.cutThroughBytes = sw->GetCutThroughBytes();
+    return d;
+}
+
 NodeContainer
 NvLinkHelper::GetSwitchNodes() const
 {

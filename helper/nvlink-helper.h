@@ -5,6 +5,7 @@
 #define AI_FABRIC_NVLINK_HELPER_H
 
 #include "ns3/credit-link-watchdog.h"
+#include "ns3/flow-topology.h"
 #include "ns3/gpu-transport.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
@@ -62,6 +63,11 @@ class NvLinkHelper
     /// Registers an NVLS group on every switch (aborts on switches before gen3).
     void RegisterNvlsGroup(uint32_t groupId, const std::vector<uint32_t>& gpuIds);
     Ptr<CreditLinkWatchdog> GetWatchdog();
+    /// The fabric as NvLinkFlowTopology reads it, for the GPUs of \p ranks (by GPU id): the
+    /// rates, channel delay, switch traversal, cut-through header and transmit queue that
+    /// Install would give its devices (from one device, channel and switch made by the same
+    /// factories), without building any.
+    NvLinkFlowDomain DescribeFlowDomain(std::vector<uint32_t> ranks) const;
 
   private:
     uint32_t Links(uint32_t gpu, uint32_t sw) const;

@@ -6,11 +6,9 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/credit-link-net-device.h"
-#include "ns3/credit-switch.h"
 #include "ns3/flow-nvls.h"
 #include "ns3/infiniband-transport-plane.h"
 #include "ns3/log.h"
-#include "ns3/node.h"
 #include "ns3/nvlink-transport-plane.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -23,12 +21,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("FlowTransportPlane");
 NS_OBJECT_ENSURE_REGISTERED(FlowTransportPlane);
-
-namespace
-{
-// A route longer than this many links loops: the subnet manager's tables never do.
-constexpr uint32_t kMaxHops = 16;
-} // namespace
 
 TypeId
 FlowTransportPlane::GetTypeId()
@@ -96,6 +88,12 @@ FlowTransportPlane::SetPacketPlane(Ptr<TransportPlane> plane)
                             DynamicCast<InfinibandTransportPlane>(plane),
                         "FlowTransportPlane: flows follow an NVLink or InfiniBand plane");
     m_packet = plane;
+    if (!m_topology)
+    {
+        Ptr<PacketPlaneFlowTopology> devices = CreateObject<PacketPlaneFlowTopology>();
+        devices->SetPacketPlane(plane);
+        m_topology = devices;
+    }
     m_inSwitch = dynamic_cast<InSwitchReductionPlane*>(PeekPointer(plane));
     SetPlaneName(plane->GetPlaneName());
     SetAttribute("SoftwareLatency", TimeValue(plane->GetSoftwareLatency()));
@@ -108,6 +106,20 @@ Ptr<TransportPlane>
 FlowTransportPlane::GetPacketPlane() const
 {
     return m_packet;
+}
+
+void
+FlowTransportPlane::SetTopology(Ptr<FlowTopology> topology)
+{
+    NS_LOG_FUNCTION(this << topology);
+    NS_ABORT_MSG_UNLESS(m_paths.empty(), "FlowTransportPlane: SetTopology after the first flow");
+    m_topology = topology;
+}
+
+Ptr<FlowTopology>
+FlowTransportPlane::GetTopology() const
+{
+    return m_topology;
 }
 
 void
@@ -216,96 +228,21 @@ FlowTransportPlane::GetInSwitchInFlight() const
 uint32_t
 FlowTransportPlane::GetLinkOf(Ptr<CreditLinkNetDevice> device)
 {
-    return LinkOf(device);
+    return LinkOf(PacketPlaneFlowTopology::GetLinkKey(device),
+                  PacketPlaneFlowTopology::GetWireRate_byte_per_s(device));
 }
 
 uint32_t
-FlowTransportPlane::LinkOf(Ptr<CreditLinkNetDevice> device)
+FlowTransportPlane::LinkOf(uint64_t key, double wire_byte_per_s)
 {
-    auto it = m_linkOf.find(PeekPointer(device));
+    auto it = m_linkOf.find(key);
     if (it != m_linkOf.end())
     {
         return it->second;
     }
-    const double wire = device->GetDataRate().GetBitRate() * device->GetEncodingEfficiency() / 8.0;
-    const uint32_t link = m_network->AddLink(wire);
-    m_linkOf.emplace(PeekPointer(device), link);
+    const uint32_t link = m_network->AddLink(wire_byte_per_s);
+    m_linkOf.emplace(key, link);
     return link;
-}
-
-void
-FlowTransportPlane::Walk(Ptr<CreditLinkNetDevice> device,
-                         uint32_t destination,
-                         uint32_t dstNode,
-                         double share,
-                         bool first,
-                         Path& path,
-                         uint32_t depth)
-{
-    NS_ABORT_MSG_IF(depth > kMaxHops,
-                    "FlowTransportPlane: route to " << destination << " loops at "
-                                                    << device->GetLinkName());
-    const uint32_t link = LinkOf(device);
-    auto same = std::find_if(path.uses.begin(), path.uses.end(), [link](const auto& u) {
-        return u.link == link;
-    });
-    if (same != path.uses.end())
-    {
-        same->share += share;
-    }
-    else
-    {
-        path.uses.push_back({link, share});
-    }
-    Ptr<CreditLinkNetDevice> peer = device->GetPeer();
-    NS_ABORT_MSG_UNLESS(peer,
-                        "FlowTransportPlane: " << device->GetLinkName()
-                                               << " has no peer in this process");
-    Hop hop;
-    if (first)
-    {
-        hop.wire_byte_per_s =
-            device->GetDataRate().GetBitRate() * device->GetEncodingEfficiency() / 8.0;
-        TimeValue delay;
-        device->GetChannel()->GetAttribute("Delay", delay);
-        hop.propagation = delay.Get();
-    }
-    Ptr<CreditSwitch> sw = peer->GetSwitch();
-    if (!sw)
-    {
-        NS_ABORT_MSG_UNLESS(peer->GetNode()->GetId() == dstNode,
-                            "FlowTransportPlane: " << device->GetLinkName() << " ends at node "
-                                                   << peer->GetNode()->GetId()
-                                                   << ", not the destination's " << dstNode);
-        if (first)
-        {
-            path.hops.push_back(hop);
-        }
-        return;
-    }
-    if (first)
-    {
-        TimeValue traversal;
-        sw->GetAttribute("TraversalLatency", traversal);
-        hop.traversal = traversal.Get();
-        hop.cutThroughBytes = sw->GetCutThroughBytes();
-        path.hops.push_back(hop);
-    }
-    const std::vector<uint32_t>& ports = sw->GetRoute(destination);
-    NS_ABORT_MSG_IF(ports.empty(),
-                    "FlowTransportPlane: switch at node " << peer->GetNode()->GetId()
-                                                          << " has no route to " << destination);
-    // An adaptive group's least-loaded choice, in the fluid limit: an even split.
-    for (std::size_t i = 0; i < ports.size(); ++i)
-    {
-        Walk(sw->GetPort(ports[i]),
-             destination,
-             dstNode,
-             share / ports.size(),
-             first && i == 0,
-             path,
-             depth + 1);
-    }
 }
 
 const FlowTransportPlane::Path&
@@ -317,44 +254,17 @@ FlowTransportPlane::GetPath(uint32_t srcRank, uint32_t dstRank)
     {
         return it->second;
     }
+    NS_ABORT_MSG_UNLESS(m_topology,
+                        "FlowTransportPlane: no topology (SetPacketPlane or SetTopology)");
+    FlowTopology::Route route = m_topology->GetRoute(srcRank, dstRank);
     Path path;
-    const uint32_t dstNode = static_cast<uint32_t>(m_packet->GetNodeId(dstRank));
-    if (auto ib = DynamicCast<InfinibandTransportPlane>(m_packet))
+    path.uses.reserve(route.uses.size());
+    // In the order of the uses: the same network from every topology that gives them.
+    for (const auto& u : route.uses)
     {
-        Walk(ib->GetDevice(srcRank), ib->GetDevice(dstRank)->GetLid(), dstNode, 1.0, true, path, 0);
+        path.uses.push_back({LinkOf(u.link, u.wire_byte_per_s), u.share});
     }
-    else
-    {
-        // The GPU's spray: a direct bundle to the destination if it has one, else its switch
-        // planes, each in proportion to its links (NvLinkGpu's smooth weighted round-robin).
-        auto nv = DynamicCast<NvLinkTransportPlane>(m_packet);
-        Ptr<NvLinkGpu> src = nv->GetGpu(srcRank);
-        const uint32_t gpuId = nv->GetGpu(dstRank)->GetGpuId();
-        std::vector<Ptr<NvLinkNetDevice>> direct;
-        std::vector<Ptr<NvLinkNetDevice>> switched;
-        for (uint32_t i = 0; i < src->GetNDevices(); ++i)
-        {
-            Ptr<NvLinkNetDevice> d = src->GetDevice(i);
-            if (d->GetPeer() && d->GetPeer()->GetSwitch())
-            {
-                switched.push_back(d);
-            }
-            else if (d->GetPeer() && d->GetPeer()->GetNode()->GetId() == dstNode)
-            {
-                direct.push_back(d);
-            }
-        }
-        const auto& spray = direct.empty() ? switched : direct;
-        double links = 0;
-        for (const auto& d : spray)
-        {
-            links += d->GetLinks();
-        }
-        for (std::size_t i = 0; i < spray.size(); ++i)
-        {
-            Walk(spray[i], gpuId, dstNode, spray[i]->GetLinks() / links, i == 0, path, 0);
-        }
-    }
+    path.hops = std::move(route.hops);
     return m_paths.emplace(key, std::move(path)).first->second;
 }
 
@@ -471,29 +381,7 @@ FlowTransportPlane::GetSourceQueueBytes(uint32_t srcRank)
     {
         return it->second;
     }
-    // What the rank's devices take before they refuse: the NVLink bundles' transmit queues
-    // (one VC each), the HCA's message queue.
-    uint64_t bytes = 0;
-    auto add = [&bytes](Ptr<CreditLinkNetDevice> d) {
-        UintegerValue q;
-        d->GetAttribute("TxQueueBytes", q);
-        bytes += q.Get();
-    };
-    if (auto ib = DynamicCast<InfinibandTransportPlane>(m_packet))
-    {
-        // The HCA takes packets while less than MessageQueueBytes wait per VL.
-        UintegerValue q;
-        ib->GetDevice(srcRank)->GetAttribute("MessageQueueBytes", q);
-        bytes = q.Get();
-    }
-    else
-    {
-        Ptr<NvLinkGpu> gpu = DynamicCast<NvLinkTransportPlane>(m_packet)->GetGpu(srcRank);
-        for (uint32_t i = 0; i < gpu->GetNDevices(); ++i)
-        {
-            add(gpu->GetDevice(i));
-        }
-    }
+    const uint64_t bytes = m_topology->GetSourceQueueBytes(srcRank);
     m_queueBytes.emplace(srcRank, bytes);
     return bytes;
 }
@@ -656,6 +544,7 @@ FlowTransportPlane::DoDispose()
     m_nvls.reset();
     m_network.reset();
     m_packet = nullptr;
+    m_topology = nullptr;
     m_inSwitch = nullptr;
     m_firstIn = MessageCallback();
     m_drained = MessageCallback();

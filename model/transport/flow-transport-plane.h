@@ -5,6 +5,7 @@
 #define AI_FABRIC_FLOW_TRANSPORT_PLANE_H
 
 #include "ns3/flow-network.h"
+#include "ns3/flow-topology.h"
 #include "ns3/transport-plane.h"
 
 #include <deque>
@@ -69,6 +70,10 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
     /// PlaneName, SoftwareLatency and EndpointRate.  Call before GpuTransport::AddPlane.
     void SetPacketPlane(Ptr<TransportPlane> plane);
     Ptr<TransportPlane> GetPacketPlane() const;
+    /// Where the links and routes come from; SetPacketPlane sets a PacketPlaneFlowTopology
+    /// over the packet plane's devices unless one was set before.  Call before any flow.
+    void SetTopology(Ptr<FlowTopology> topology);
+    Ptr<FlowTopology> GetTopology() const;
 
     /// GpuTransport's message hooks: first packet in, last byte left the source, last byte in.
     void SetMessageCallbacks(MessageCallback firstIn,
@@ -123,19 +128,12 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
     void DoDispose() override;
 
   private:
-    /// One hop of a path's first branch: the link, then the switch it enters (if any).
-    struct Hop
-    {
-        double wire_byte_per_s{0};
-        Time propagation;
-        Time traversal;              //!< of the switch at its far end; 0 at the destination
-        uint32_t cutThroughBytes{0}; //!< of that switch; 0 = store-and-forward
-    };
+    using Hop = FlowTopology::Hop;
 
     struct Path
     {
         std::vector<FlowNetwork::Use> uses;
-        std::vector<Hop> hops;
+        std::vector<Hop> hops; //!< of the first branch
     };
 
     struct Pending
@@ -192,16 +190,8 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
               std::function<void()> delivered,
               double weight = 1.0);
     const Path& GetPath(uint32_t srcRank, uint32_t dstRank);
-    /// Adds the links from \p device on (sending towards \p destination, the id the switches
-    /// route on) to \p path with \p share; \p first: record the hops of this branch.
-    void Walk(Ptr<CreditLinkNetDevice> device,
-              uint32_t destination,
-              uint32_t dstNode,
-              double share,
-              bool first,
-              Path& path,
-              uint32_t depth);
-    uint32_t LinkOf(Ptr<CreditLinkNetDevice> device);
+    /// The FlowNetwork link of the topology's link \p key (added on first use).
+    uint32_t LinkOf(uint64_t key, double wire_byte_per_s);
     double WireBytes(uint64_t payloadBytes) const;
     Time FirstIn(const Path& path, uint32_t payloadBytes) const;
     Time TailLatency(const Path& path, uint32_t payloadBytes) const;
@@ -211,8 +201,9 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
     bool m_nvlsFlows{true};
     std::unique_ptr<FlowNetwork> m_network;
     std::unique_ptr<FlowNvls> m_nvls; //!< made on the first in-switch operation; uses m_network
-    std::unordered_map<const CreditLinkNetDevice*, uint32_t> m_linkOf;
-    std::unordered_map<uint64_t, Path> m_paths; //!< (src << 32 | dst)
+    Ptr<FlowTopology> m_topology;
+    std::unordered_map<uint64_t, uint32_t> m_linkOf; //!< topology's link key -> FlowNetwork link
+    std::unordered_map<uint64_t, Path> m_paths;      //!< (src << 32 | dst)
     uint32_t m_fineBytes{0};
     uint32_t m_overheadBytes{0};
     bool m_sourceQueue{true};
