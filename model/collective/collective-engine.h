@@ -190,12 +190,13 @@ class CollectiveEngine : public Object
         CollectiveSchedule schedule;
         Time ringHop[2]; //!< the protocol's per-message latency over NVLink, network
         Time treeHop[2];
-        DataRate channelRate;        //!< per (receiver, channel); 0 = none
-        Time channelStep;            //!< NVLink messages: the receiving channel's time per message
-        Time proxyStep;              //!< one NCCL channel step at the sender's proxy; 0 = none
-        uint32_t proxyFold{1};       //!< NCCL channels a simulated channel stands for
-        uint64_t proxyPiece{1};      //!< bytes of one NCCL channel's step of this call
-        std::vector<Time> proxyFree; //!< [sending rank]: its proxy is free at
+        DataRate channelRate;   //!< per (receiver, channel); 0 = none
+        Time channelStep;       //!< NVLink messages: the receiving channel's time per message
+        Time proxyStep;         //!< one NCCL channel step at the sender's proxy; 0 = none
+        uint32_t proxyFold{1};  //!< NCCL channels a simulated channel stands for
+        uint64_t proxyPiece{1}; //!< bytes of one NCCL channel's step of this call
+        /// [sending rank]: when its proxy is free.
+        std::vector<Time> proxyFree;
         /// Per sending rank: when the proxy has posted each running aggregate's steps.
         std::unordered_map<uint32_t, std::vector<Time>> proxyAggregates;
         uint64_t remaining{0}; //!< steps completing at this process's ranks
