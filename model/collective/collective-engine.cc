@@ -1290,6 +1290,10 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
                     std::max<uint64_t>(1, (stepBytes + run->proxyPiece - 1) / run->proxyPiece)) *
                 aggregate.lanes * aggregate.loops;
             const Time now = Simulator::Now();
+            if (run->proxyFree.size() <= s.src)
+            {
+                run->proxyFree.resize(s.src + 1, Time(0));
+            }
             Time& free = run->proxyFree[s.src];
             const Time posting = run->proxyStep * static_cast<int64_t>(steps);
             const Time posted = std::max(now, free) + posting;

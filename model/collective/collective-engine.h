@@ -196,7 +196,8 @@ class CollectiveEngine : public Object
         Time proxyStep;         //!< one NCCL channel step at the sender's proxy; 0 = none
         uint32_t proxyFold{1};  //!< NCCL channels a simulated channel stands for
         uint64_t proxyPiece{1}; //!< bytes of one NCCL channel's step of this call
-        std::unordered_map<uint32_t, Time> proxyFree; //!< per sending rank: proxy free at
+        /// [sending rank]: when its proxy is free.
+        std::vector<Time> proxyFree;
         /// Per sending rank: when the proxy has posted each running aggregate's steps.
         std::unordered_map<uint32_t, std::vector<Time>> proxyAggregates;
         uint64_t remaining{0}; //!< steps completing at this process's ranks

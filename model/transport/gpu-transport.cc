@@ -221,6 +221,48 @@ GpuTransport::GetInjector(uint32_t plane, uint32_t src)
     return slot.get();
 }
 
+GpuTransport::PairQueue*
+GpuTransport::GetPair(Injector* inj, uint32_t dst, uint32_t channel)
+{
+    const uint64_t order = uint64_t{dst} << 32 | channel;
+    if (inj->pairIndex.empty())
+    {
+        const auto it = std::find(inj->pairOrders.begin(), inj->pairOrders.end(), order);
+        if (it != inj->pairOrders.end())
+        {
+            return inj->pairs[it - inj->pairOrders.begin()].get();
+        }
+    }
+    else
+    {
+        const auto it = inj->pairIndex.find(order);
+        if (it != inj->pairIndex.end())
+        {
+            return it->second;
+        }
+    }
+    inj->pairs.push_back(std::make_unique<PairQueue>());
+    PairQueue* pair = inj->pairs.back().get();
+    pair->injector = inj;
+    pair->order = order;
+    inj->pairOrders.push_back(order);
+    if (inj->pairs.size() > kPairScan)
+    {
+        if (inj->pairIndex.empty())
+        {
+            for (const auto& p : inj->pairs)
+            {
+                inj->pairIndex.emplace(p->order, p.get());
+            }
+        }
+        else
+        {
+            inj->pairIndex.emplace(order, pair);
+        }
+    }
+    return pair;
+}
+
 uint64_t
 GpuTransport::SendMessage(uint32_t srcRank,
                           uint32_t dstRank,
@@ -354,15 +396,8 @@ GpuTransport::SendMessage(uint32_t srcRank,
     }
     m->client = client;
     m->key = key;
-    auto& pair = m_pairs[PairKey{uint64_t(static_cast<uint32_t>(plane)) << 32 | channel,
-                                 uint64_t{srcRank} << 32 | dstRank}];
-    if (!pair)
-    {
-        pair = std::make_unique<PairQueue>();
-        pair->injector = GetInjector(plane, srcRank);
-        pair->order = uint64_t{dstRank} << 32 | channel;
-    }
-    m->pair = pair.get();
+    PairQueue* pair = GetPair(GetInjector(plane, srcRank), dstRank, channel);
+    m->pair = pair;
     pair->messages.push_back(m);
     m_messages.emplace(m->id, std::move(msg));
     m_sentTrace(m->id, srcRank, dstRank, bytes, m->plane);
@@ -650,7 +685,16 @@ GpuTransport::ReserveEndpoint(uint32_t plane,
     {
         // The channel's fixed time per message follows its bytes: the next message of the
         // channel starts after it (a Simple step's fence and flag end the step).
-        Time& free = m_channelFree[uint64_t{dstRank} << 32 | channel];
+        if (m_channelFree.size() <= dstRank)
+        {
+            m_channelFree.resize(dstRank + 1);
+        }
+        auto& ofRank = m_channelFree[dstRank];
+        if (ofRank.size() <= channel)
+        {
+            ofRank.resize(channel + 1, Time(0));
+        }
+        Time& free = ofRank[channel];
         if (channelRate_bit_per_s > 0)
         {
             take(free, channelRate_bit_per_s);
@@ -954,7 +998,7 @@ GpuTransport::DoDispose()
     m_planes.clear();
     m_selector = PlaneSelector();
     m_messages.clear();
-    m_pairs.clear();
+    m_channelFree.clear();
     m_injectors.clear();
     m_db = nullptr;
     m_clients.clear();

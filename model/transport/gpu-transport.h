@@ -247,7 +247,17 @@ class GpuTransport : public Object
         bool pumping{false};
         std::vector<PairQueue*> arriving;
         bool flushPending{false};
+        /// Its (destination, channel) queues and their `order` keys, side by side: a rank
+        /// sends to few peers, so a short scan of the keys beats a hash over all pairs of
+        /// the cluster; past kPairScan of them an index takes over.
+        std::vector<uint64_t> pairOrders;
+        std::vector<std::unique_ptr<PairQueue>> pairs;
+        std::unordered_map<uint64_t, PairQueue*> pairIndex;
     };
+
+    static constexpr std::size_t kPairScan = 16;
+    /// The queue of messages from \p inj's rank to \p dst on \p channel, made on first use.
+    PairQueue* GetPair(Injector* inj, uint32_t dst, uint32_t channel);
 
     void FlushArrivals(Injector* inj);
 
@@ -325,34 +335,13 @@ class GpuTransport : public Object
     PlaneSelector m_selector;
     std::unordered_map<uint64_t, std::unique_ptr<Message>> m_messages;
 
-    /// (plane, source, destination, channel): only looked up, never walked in order.
-    struct PairKey
-    {
-        uint64_t planeChannel;
-        uint64_t srcDst;
-
-        bool operator==(const PairKey& o) const
-        {
-            return planeChannel == o.planeChannel && srcDst == o.srcDst;
-        }
-    };
-
-    struct PairKeyHash
-    {
-        std::size_t operator()(const PairKey& k) const
-        {
-            return std::hash<uint64_t>()(k.srcDst * 0x9e3779b97f4a7c15ULL ^ k.planeChannel);
-        }
-    };
-
-    std::unordered_map<PairKey, std::unique_ptr<PairQueue>, PairKeyHash> m_pairs;
     /// [plane][srcRank]: null until the rank first sends on the plane.
     std::vector<std::vector<std::unique_ptr<Injector>>> m_injectors;
     std::vector<uint64_t> m_rxBytes;
     /// [plane][rank]: when the rank's endpoint has taken everything received on the plane.
     std::vector<std::vector<Time>> m_endpointFree;
-    /// (dst rank << 32 | channel): when that collective channel has taken its messages.
-    std::unordered_map<uint64_t, Time> m_channelFree;
+    /// [dst rank][channel]: when that collective channel has taken its messages.
+    std::vector<std::vector<Time>> m_channelFree;
     std::vector<uint64_t> m_txBytes;
     uint64_t m_completed;
     Time m_notificationLatency;
