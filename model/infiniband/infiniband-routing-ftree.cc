@@ -80,36 +80,13 @@ InfinibandFatTreeRouting::Route(InfinibandRoutingContext& ctx)
         return out;
     };
 
-    // Per destination, leaf by leaf and on each leaf in port order (OpenSM's
-    // osm_ucast_ftree.c routes the compute nodes so: fabric_route_to_cns walks the
-    // leaf switches and, on each, its host ports): first the down-going routes, from
-    // the leaf upwards, spread over the down ports; then the up-going routes of all
+    // Per destination in LID order: first the down-going routes, from the
+    // leaf upwards, spread over the down ports; then the up-going routes of all
     // other switches, from the top downwards, spread over the up ports.  Every
     // switch balances with its own per-port route counters, so the sources of
-    // one leaf pick the same top switch for a destination, as ftree's do.  In LID
-    // order instead, the hosts of one leaf would be every eighth destination on a
-    // rail-optimised fabric (one HCA per rail and server, LIDs server by server), and
-    // the counters would give them one up port in eight: a leaf's traffic to another
-    // leaf of its rail on a quarter of the 32 up ports.
-    std::vector<const InfinibandRouteDestination*> order;
-    order.reserve(ctx.hcaDests.size());
+    // one leaf pick the same top switch for a destination, as ftree's do.
     for (const auto& d : ctx.hcaDests)
     {
-        order.push_back(&d);
-    }
-    std::vector<uint32_t> leafRank(nsw, 0);
-    for (uint32_t i = 0; i < leaves.size(); ++i)
-    {
-        leafRank[leaves[i]] = i;
-    }
-    std::stable_sort(order.begin(), order.end(), [&](const auto* x, const auto* y) {
-        const uint32_t lx = leafRank[ctx.swIndex[x->attachSwitch]];
-        const uint32_t ly = leafRank[ctx.swIndex[y->attachSwitch]];
-        return lx != ly ? lx < ly : x->attachPort < y->attachPort;
-    });
-    for (const InfinibandRouteDestination* dest : order)
-    {
-        const InfinibandRouteDestination& d = *dest;
         const uint32_t a = ctx.swIndex[d.attachSwitch];
         std::vector<uint32_t> hops(nsw, INFINIBAND_NO_HOPS);
         std::vector<bool> down(nsw, false);
