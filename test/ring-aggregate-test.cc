@@ -30,6 +30,18 @@ struct RailRun
     double analytical_us{0};  //!< 2 (N - 1) x (software + tail latency + piece / rate)
 };
 
+// \p servers dgx-h100 with the ideal endpoint (the links alone) at \p fidelity.
+ClusterConfig
+IdealDgxH100(uint32_t servers, const std::string& fidelity)
+{
+    ClusterConfig c;
+    EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
+    c.servers = servers;
+    c.endpoint = "ideal";
+    c.fidelity = fidelity;
+    return c;
+}
+
 // A ring allreduce over GPU 0 of each of N dgx-h100 servers (every hop on InfiniBand, one
 // rail, no endpoint costs): N x 256 KiB, one loop of one 256 KiB piece per rank; or
 // \p loops loops of N pieces of 512 KiB (the engine's ChunkBytes); or \p buffer bytes whose
@@ -43,12 +55,7 @@ RunRailRing(uint32_t servers,
             uint64_t largest = 0)
 {
     Config::SetDefault("ns3::CollectiveEngine::AggregateRingSteps", BooleanValue(aggregate));
-    ClusterConfig c;
-    EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
-    c.servers = servers;
-    c.endpoint = "ideal";
-    c.fidelity = fidelity;
-    ClusterHelper cluster(c);
+    ClusterHelper cluster(IdealDgxH100(servers, fidelity));
     cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
     EXPECT_EQ(cluster.TryBuild(), "");
     Ptr<GpuTransport> transport = cluster.InstallTransport("world");
@@ -216,12 +223,7 @@ TEST(RingAggregateTest, UnevenLoopAggregateCarriesEachRanksOwnPieces)
 double
 RunAlone(uint64_t bytes, uint64_t piece)
 {
-    ClusterConfig c;
-    EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
-    c.servers = 2;
-    c.endpoint = "ideal";
-    c.fidelity = "flow";
-    ClusterHelper cluster(c);
+    ClusterHelper cluster(IdealDgxH100(2, "flow"));
     EXPECT_EQ(cluster.TryBuild(), "");
     Ptr<GpuTransport> transport = cluster.InstallTransport("world");
     GpuTransport::Aggregate aggregate;
@@ -280,12 +282,7 @@ RunOneDomainAlone(uint32_t steps,
                   Time fence,
                   Time hop)
 {
-    ClusterConfig c;
-    EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
-    c.servers = 1;
-    c.endpoint = "ideal";
-    c.fidelity = "flow";
-    ClusterHelper cluster(c);
+    ClusterHelper cluster(IdealDgxH100(1, "flow"));
     EXPECT_EQ(cluster.TryBuild(), "");
     Ptr<GpuTransport> transport = cluster.InstallTransport("world");
     auto plane = DynamicCast<FlowTransportPlane>(transport->GetPlane(transport->SelectPlane(0, 1)));
