@@ -98,8 +98,6 @@ InfinibandNetDevice::NotifyConstructionCompleted()
 {
     NS_LOG_FUNCTION(this);
     InfinibandPort::NotifyConstructionCompleted();
-    // Not in the constructor: the TypeId that finds trace sources is set after it.
-    TraceConnectWithoutContext("TxEnd", MakeCallback(&InfinibandNetDevice::TxEnded, this));
     SelectCongestionControl();
 }
 

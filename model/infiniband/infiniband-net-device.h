@@ -155,7 +155,7 @@ class InfinibandNetDevice : public InfinibandPort
     bool Transmit(Ptr<Packet> payload, uint16_t dlid, uint8_t sl, uint32_t destQp);
     /// Sends the held packets whose injection time has come.
     void ReleasePaced();
-    void TxEnded(Ptr<const Packet> packet, uint32_t vc);
+    void TxEnded(Ptr<const Packet> packet, uint32_t vc) override;
     void NotifyPacketTxReady();
     void OnBecn(uint16_t slid);
     void SendCnp(uint16_t dlid, uint8_t sl, uint32_t srcQp);

@@ -123,8 +123,6 @@ InfinibandSwitch::NotifyConstructionCompleted()
     NS_LOG_FUNCTION(this);
     CreditSwitch::NotifyConstructionCompleted();
     m_constructed = true;
-    // Not in the constructor: the TypeId that finds trace sources is set after it.
-    TraceConnectWithoutContext("Forward", MakeCallback(&InfinibandSwitch::OnForward, this));
     SetAttribute("TraversalLatency", TimeValue(m_latency));
 }
 

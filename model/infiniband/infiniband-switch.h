@@ -109,7 +109,7 @@ class InfinibandSwitch : public CreditSwitch
     Time GetPortToPortLatency() const;
     void SetDefaultSlToVl(std::string text);
     std::string GetDefaultSlToVl() const;
-    void OnForward(Ptr<const Packet> packet, uint32_t inPort, uint32_t outPort);
+    void OnForward(Ptr<const Packet> packet, uint32_t inPort, uint32_t outPort) override;
     void RewriteVcrc(Ptr<Packet> packet);
     /// A contribution (addressed to this switch, tagged): held, or the chunk reduced.
     void ReceiveSharp(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail);

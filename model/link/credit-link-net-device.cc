@@ -938,6 +938,7 @@ CreditLinkNetDevice::TransmitComplete()
     m_busy = false;
     Ptr<Packet> done = m_current;
     m_current = nullptr;
+    TxEnded(done, m_currentVc);
     m_txEndTrace(done, m_currentVc);
     UpdateVcStall(m_currentVc, HeadBytes(m_currentVc));
     TryTransmit();
@@ -1121,6 +1122,11 @@ uint32_t
 CreditLinkNetDevice::GetMaxPacketBytes() const
 {
     return m_mtu;
+}
+
+void
+CreditLinkNetDevice::TxEnded(Ptr<const Packet> /* packet */, uint32_t /* vc */)
+{
 }
 
 uint16_t

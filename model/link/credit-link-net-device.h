@@ -207,6 +207,10 @@ class CreditLinkNetDevice : public NetDevice
     /// Largest packet SendOnVc accepts; default: Mtu.  NetDevice's Mtu is 16-bit, so a
     /// technology with larger simulated packets (64 KiB NVLink bursts) overrides this.
     virtual uint32_t GetMaxPacketBytes() const;
+    /// Called as a packet's transmission ends, just before the TxEnd trace fires.  A
+    /// technology reacts here rather than through its own TxEnd sink: a connected trace costs
+    /// a list node and a callback object to load per packet-hop.
+    virtual void TxEnded(Ptr<const Packet> packet, uint32_t vc);
 
   private:
     struct Vc

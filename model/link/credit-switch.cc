@@ -277,6 +277,13 @@ CreditSwitch::ExtractDestination(Ptr<const Packet> packet) const
     return header.GetDestination();
 }
 
+void
+CreditSwitch::OnForward(Ptr<const Packet> /* packet */,
+                        uint32_t /* inPort */,
+                        uint32_t /* outPort */)
+{
+}
+
 uint32_t
 CreditSwitch::Route(Ptr<const Packet> packet, uint32_t inPort, uint32_t vc)
 {
@@ -624,6 +631,7 @@ CreditSwitch::Dequeue(uint32_t outPort, uint32_t outVc, Time& tail)
     {
         queue.tail = NIL;
     }
+    OnForward(entry.packet, entry.inPort, outPort);
     m_forwardTrace(entry.packet, entry.inPort, outPort);
     // Released as the output starts, also before a cut-through packet's tail is in (the
     // upstream is still sending it, so its credits cannot be used earlier than that).

@@ -135,6 +135,9 @@ class CreditSwitch : public Object
                                     uint32_t inVc,
                                     uint32_t outPort);
     /// Forwarding=Default: cut-through or not; default false (store-and-forward).
+    /// Called as a packet leaves for its output, just before the Forward trace fires (a hook
+    /// instead of a sink of the switch's own trace: see CreditLinkNetDevice::TxEnded).
+    virtual void OnForward(Ptr<const Packet> packet, uint32_t inPort, uint32_t outPort);
     virtual bool DefaultCutThrough() const;
     /// CutThroughBytes=0: the routing header's bytes; default the CreditLinkHeader's.
     virtual uint32_t DefaultCutThroughBytes() const;

@@ -129,8 +129,6 @@ void
 RoceNetDevice::NotifyConstructionCompleted()
 {
     CreditLinkNetDevice::NotifyConstructionCompleted();
-    // Not in the constructor: the TypeId that finds trace sources is set after it.
-    TraceConnectWithoutContext("TxEnd", MakeCallback(&RoceNetDevice::TxEnded, this));
     if (!m_cc)
     {
         m_cc = CreateObject<RoceNoCongestionControl>();

@@ -113,7 +113,7 @@ class RoceNetDevice : public CreditLinkNetDevice
 
     uint32_t QpIndex(uint32_t dstHost, uint32_t qpKey);
     void Serve();
-    void TxEnded(Ptr<const Packet> packet, uint32_t vc);
+    void TxEnded(Ptr<const Packet> packet, uint32_t vc) override;
     bool ReceiveFromLink(Ptr<NetDevice> device,
                          Ptr<const Packet> packet,
                          uint16_t protocol,

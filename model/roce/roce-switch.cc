@@ -77,14 +77,6 @@ RoceSwitch::RoceSwitch()
 }
 
 void
-RoceSwitch::NotifyConstructionCompleted()
-{
-    CreditSwitch::NotifyConstructionCompleted();
-    // Not in the constructor: the TypeId that finds trace sources is set after it.
-    TraceConnectWithoutContext("Forward", MakeCallback(&RoceSwitch::OnForward, this));
-}
-
-void
 RoceSwitch::DoDispose()
 {
     m_random = nullptr;

@@ -54,7 +54,6 @@ class RoceSwitch : public CreditSwitch
 
   protected:
     void DoDispose() override;
-    void NotifyConstructionCompleted() override;
     uint32_t ExtractDestination(Ptr<const Packet> packet) const override;
     uint32_t Route(Ptr<const Packet> packet, uint32_t inPort, uint32_t vc) override;
     uint32_t SelectOutputVc(Ptr<const Packet> packet,
@@ -65,7 +64,7 @@ class RoceSwitch : public CreditSwitch
     uint32_t DefaultCutThroughBytes() const override;
 
   private:
-    void OnForward(Ptr<const Packet> packet, uint32_t inPort, uint32_t outPort);
+    void OnForward(Ptr<const Packet> packet, uint32_t inPort, uint32_t outPort) override;
 
     EcmpMode m_ecmp;
     uint32_t m_hashSeed;
