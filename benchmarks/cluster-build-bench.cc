@@ -98,6 +98,13 @@ BM_RouteDgxH100Fabric(benchmark::State& state)
     ClusterConfig c;
     c.ApplyPreset("dgx-h100");
     c.servers = static_cast<uint32_t>(state.range(0));
+    // Prepare expects a validated configuration (ClusterHelper::TryBuild validates first).
+    const std::string invalid = c.Validate();
+    if (!invalid.empty())
+    {
+        state.SkipWithError(invalid.c_str());
+        return;
+    }
     const ClusterLayout layout = c.GetLayout();
     for (auto _ : state)
     {
