@@ -4,10 +4,13 @@
  * Time and memory to build a 128-server dgx-h100 cluster (1024 GPUs, NVLink
  * domains, rail-optimised InfiniBand routed by the subnet manager, IPv4
  * front-end).  Budget: under 30 s and 4 GiB.  Also the cost of the
- * end-of-run conservation check on such a cluster (on by default in every replay).
+ * end-of-run conservation check on such a cluster (on by default in every replay),
+ * and of the InfiniBand plane's topology and subnet-manager routing alone (no
+ * devices) for the large fat trees.
  */
 #include "ns3/cluster-helper.h"
 #include "ns3/config.h"
+#include "ns3/infiniband-cluster-plane.h"
 #include "ns3/names.h"
 #include "ns3/simulator.h"
 
@@ -84,6 +87,48 @@ BM_ConservationCheck(benchmark::State& state)
 }
 
 } // namespace
+
+// The rail-optimised InfiniBand fat tree of a dgx-h100 cluster and the subnet manager's
+// routing (LIDs, hop counts, the ftree engine, switch LIDs, credit-loop check), without
+// devices: InfinibandClusterPlane::Prepare as ClusterHelper::TryBuild calls it.  Run one
+// size per process for its peak RSS.
+void
+BM_RouteDgxH100Fabric(benchmark::State& state)
+{
+    ClusterConfig c;
+    c.ApplyPreset("dgx-h100");
+    c.servers = static_cast<uint32_t>(state.range(0));
+    // Prepare expects a validated configuration (ClusterHelper::TryBuild validates first).
+    const std::string invalid = c.Validate();
+    if (!invalid.empty())
+    {
+        state.SkipWithError(invalid.c_str());
+        return;
+    }
+    const ClusterLayout layout = c.GetLayout();
+    for (auto _ : state)
+    {
+        InfinibandClusterPlane plane;
+        const std::string error = plane.Prepare(c, layout);
+        if (!error.empty())
+        {
+            state.SkipWithError(error.c_str());
+            break;
+        }
+        benchmark::DoNotOptimize(plane.GetTopology().GetNNodes());
+    }
+    state.counters["hcas"] = c.servers * 8.0;
+    state.counters["peak_rss_MiB"] = PeakRssMiB();
+}
+
+BENCHMARK(BM_RouteDgxH100Fabric)
+    ->Arg(128)
+    ->Arg(512)
+    ->Arg(2048)
+    ->Arg(4096)
+    ->Arg(16384)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 BENCHMARK(BM_ConservationCheck)->Arg(128)->Unit(benchmark::kMillisecond)->Iterations(3);
 

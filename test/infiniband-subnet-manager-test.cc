@@ -88,6 +88,143 @@ ExpectAllPairsReachable(const Ptr<InfinibandSubnetManager>& sm, bool minimal, co
     EXPECT_EQ(checked, hcas.size() * (hcas.size() - 1));
 }
 
+/*
+ * A rail-optimised fat tree wired as the cluster builder wires one: servers
+ * of \p rails HCAs, the HCAs added server by server (so LIDs interleave the
+ * rails), leaf = (server / hostsPerLeaf) x rails + rail, radix-k switches with
+ * k/2 hosts and k/2 up ports per leaf.  Two tiers: every leaf has \p linksPerSpine
+ * parallel cables to each of k/(2 linksPerSpine) spines.  Three tiers: pods
+ * of k/2 leaves, k/2 aggregation switches per pod, aggregation switch j of
+ * every pod on the k/2 cores of group j.  \p leaf receives each HCA's leaf.
+ */
+InfinibandTopology
+RailOptimisedFatTree(uint32_t k,
+                     uint32_t servers,
+                     uint32_t rails,
+                     uint32_t tiers,
+                     uint32_t linksPerSpine,
+                     std::vector<uint32_t>& leafOfHca)
+{
+    const uint32_t half = k / 2;
+    const uint32_t leaves = (servers + half - 1) / half * rails;
+    InfinibandTopology t;
+    leafOfHca.clear();
+    for (uint32_t s = 0; s < servers; ++s)
+    {
+        for (uint32_t r = 0; r < rails; ++r)
+        {
+            t.AddHca("server" + std::to_string(s) + "/hca" + std::to_string(r));
+            leafOfHca.push_back((s / half) * rails + r);
+        }
+    }
+    std::vector<uint32_t> leaf;
+    for (uint32_t l = 0; l < leaves; ++l)
+    {
+        leaf.push_back(t.AddSwitch("leaf" + std::to_string(l), k));
+    }
+    for (uint32_t h = 0; h < servers * rails; ++h)
+    {
+        t.Connect(h, 1, leaf[leafOfHca[h]], (h / rails) % half + 1);
+    }
+    if (tiers == 2)
+    {
+        for (uint32_t j = 0; j < half / linksPerSpine; ++j)
+        {
+            const uint32_t spine = t.AddSwitch("spine" + std::to_string(j), k);
+            for (uint32_t l = 0; l < leaves; ++l)
+            {
+                for (uint32_t m = 0; m < linksPerSpine; ++m)
+                {
+                    t.Connect(leaf[l],
+                              half + 1 + j * linksPerSpine + m,
+                              spine,
+                              l * linksPerSpine + m + 1);
+                }
+            }
+        }
+        return t;
+    }
+    const uint32_t pods = (leaves + half - 1) / half;
+    std::vector<std::vector<uint32_t>> agg(pods);
+    for (uint32_t p = 0; p < pods; ++p)
+    {
+        for (uint32_t j = 0; j < half; ++j)
+        {
+            agg[p].push_back(t.AddSwitch("agg" + std::to_string(p) + "_" + std::to_string(j), k));
+        }
+    }
+    for (uint32_t l = 0; l < leaves; ++l)
+    {
+        for (uint32_t j = 0; j < half; ++j)
+        {
+            t.Connect(leaf[l], half + 1 + j, agg[l / half][j], l % half + 1);
+        }
+    }
+    for (uint32_t j = 0; j < half; ++j)
+    {
+        for (uint32_t i = 0; i < half; ++i)
+        {
+            const uint32_t core =
+                t.AddSwitch("core" + std::to_string(j) + "_" + std::to_string(i), k);
+            for (uint32_t p = 0; p < pods; ++p)
+            {
+                t.Connect(agg[p][j], half + 1 + i, core, p + 1);
+            }
+        }
+    }
+    return t;
+}
+
+// For every ordered pair of leaves (same rail only with \p sameRail), the most
+// destinations of the second leaf any one directed cable carries on the routes
+// from the first: the load of a leaf-to-leaf permutation's busiest link.
+uint32_t
+MostDestinationsOfOneLeafPerLink(const Ptr<InfinibandSubnetManager>& sm,
+                                 const std::vector<uint32_t>& leafOfHca,
+                                 uint32_t rails,
+                                 bool sameRail,
+                                 bool crossPodOnly,
+                                 uint32_t podLeaves)
+{
+    const auto& t = sm->GetTopology();
+    const uint32_t leaves = *std::max_element(leafOfHca.begin(), leafOfHca.end()) + 1;
+    std::vector<uint32_t> firstHca(leaves, UINT32_MAX);
+    for (uint32_t h = 0; h < leafOfHca.size(); ++h)
+    {
+        firstHca[leafOfHca[h]] = std::min(firstHca[leafOfHca[h]], h);
+    }
+    uint32_t worst = 0;
+    for (uint32_t a = 0; a < leaves; ++a)
+    {
+        for (uint32_t b = 0; b < leaves; ++b)
+        {
+            if (a == b || (sameRail && a % rails != b % rails) ||
+                (crossPodOnly && a / podLeaves == b / podLeaves))
+            {
+                continue;
+            }
+            std::map<std::pair<uint32_t, uint32_t>, uint32_t> load; // (node, out port)
+            for (uint32_t h = 0; h < leafOfHca.size(); ++h)
+            {
+                if (leafOfHca[h] != b)
+                {
+                    continue;
+                }
+                std::vector<InfinibandDirectedLink> path;
+                EXPECT_EQ(sm->TracePath(firstHca[a], 1, sm->GetLid(h), path), "");
+                for (const auto& l : path)
+                {
+                    if (t.IsSwitch(l.fromNode) && t.IsSwitch(l.toNode))
+                    {
+                        worst = std::max(worst, ++load[{l.fromNode, l.fromPort}]);
+                    }
+                }
+            }
+        }
+    }
+    return worst;
+}
+
 } // namespace
 
 // LIDs: HCA ports first, then switches, from BaseLid (1), in node order.
@@ -275,7 +412,7 @@ TEST(InfinibandSubnetManager, FatTreeSpreadsDestinationsOverUpPorts)
             }
             ASSERT_GT(lo, 0U);
             EXPECT_LE(static_cast<double>(hi) / lo, 1.0 + 1.0 / k) << topo.Describe(sw);
-            // Stronger: in LID order with per-switch counters the spread is exact.
+            // Stronger: the spread is exact (each leaf's hosts take the up groups in turn).
             EXPECT_EQ(hi, lo) << topo.Describe(sw);
             // Every destination not below the switch leaves through an up port.
             uint32_t below = 0;
@@ -306,6 +443,53 @@ TEST(InfinibandSubnetManager, LeafSpineFtreeBalancesSpines)
             EXPECT_EQ(sm->GetPortRouteCount(sw, p), 7U); // 28 remote hosts / 4 spines
         }
     }
+}
+
+// On a rail-optimised fabric the hosts of one leaf are every rails-th LID.
+// OpenSM's ftree takes them leaf by leaf and gives each its spine going up
+// from its own leaf, so the k/2 hosts of a leaf arrive over k/2 different
+// cables from any other leaf: a leaf-to-leaf permutation (pipeline sends
+// between two servers' groups) loads no switch-to-switch cable with more than
+// ceil(k/2 hosts / k/2 up ports) = 1 flow.  Routing in LID order put them on
+// 1 up port in 4 here.
+TEST(InfinibandSubnetManager, FtreeSpreadsOneLeafOverUpPortsOnRailOptimisedTwoTiers)
+{
+    for (uint32_t linksPerSpine : {1U, 2U})
+    {
+        std::vector<uint32_t> leafOfHca;
+        // 16 servers x 4 rails = 64 HCAs on 8 leaves of 8 hosts, 2 per rail.
+        auto topo = RailOptimisedFatTree(16, 16, 4, 2, linksPerSpine, leafOfHca);
+        auto sm = MakeSm(topo, "ftree");
+        sm->SetAttribute("AdaptiveRouting", BooleanValue(true));
+        ASSERT_EQ(sm->TryRoute(), "");
+        EXPECT_FALSE(sm->HasCreditLoop()) << sm->DescribeCreditLoop();
+        ExpectAllPairsReachable(sm, true, "rail-optimised 2 tiers");
+        // Exact: 8 destinations over 8 up cables and 8 spine down cables.
+        EXPECT_EQ(MostDestinationsOfOneLeafPerLink(sm, leafOfHca, 4, true, false, 0), 1U)
+            << linksPerSpine << " cables per leaf and spine";
+        // Leaves of different rails too (every leaf pair).
+        EXPECT_EQ(MostDestinationsOfOneLeafPerLink(sm, leafOfHca, 4, false, false, 0), 1U);
+    }
+}
+
+// The same on three tiers, across pods: the k/2 hosts of a leaf in another
+// pod go up through k/2 aggregation switches and k/2 different cores, so again
+// at most ceil(k/2 / k/2) = 1 destination per cable.  Taking the destinations
+// leaf by leaf with per-switch counters put host j of every leaf on one core
+// per aggregation switch.
+TEST(InfinibandSubnetManager, FtreeSpreadsOneLeafOverCoresOnRailOptimisedThreeTiers)
+{
+    std::vector<uint32_t> leafOfHca;
+    // 32 servers x 4 rails = 128 HCAs, 32 leaves of 4 hosts, 8 pods, 16 cores.
+    auto topo = RailOptimisedFatTree(8, 32, 4, 3, 1, leafOfHca);
+    auto sm = MakeSm(topo, "ftree");
+    sm->SetAttribute("AdaptiveRouting", BooleanValue(true));
+    ASSERT_EQ(sm->TryRoute(), "");
+    EXPECT_FALSE(sm->HasCreditLoop()) << sm->DescribeCreditLoop();
+    ExpectAllPairsReachable(sm, true, "rail-optimised 3 tiers");
+    // Exact: 4 destinations over 4 leaf up cables, 4 aggregation-to-core cables.
+    EXPECT_EQ(MostDestinationsOfOneLeafPerLink(sm, leafOfHca, 4, true, true, 4), 1U);
+    EXPECT_EQ(MostDestinationsOfOneLeafPerLink(sm, leafOfHca, 4, false, false, 4), 1U);
 }
 
 TEST(InfinibandSubnetManager, RejectsDisconnectedHostsAndBadEngines)

@@ -125,8 +125,11 @@ class InfinibandUpDownRouting : public InfinibandRoutingEngine
 
 /**
  * \ingroup ai-fabric
- * "ftree": fat tree; levels from the leaves, destinations spread over up and down
- * ports in LID order.  Refuses a topology whose switch links skip a level.
+ * "ftree": fat tree; levels from the leaves, destinations leaf by leaf, each
+ * given its path to the top going up from its own leaf (the up group with the
+ * fewest down-going routes) and reached from every other switch through the
+ * first ancestor on that path, as OpenSM's osm_ucast_ftree.c.  Refuses a
+ * topology whose switch links skip a level.
  */
 class InfinibandFatTreeRouting : public InfinibandRoutingEngine
 {

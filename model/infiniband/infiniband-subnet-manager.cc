@@ -370,6 +370,13 @@ void
 InfinibandSubnetManager::RouteSwitchLids(InfinibandRoutingContext& ctx)
 {
     NS_LOG_FUNCTION(this);
+    // Once, not per (destination, switch): this loop is quadratic in the switches.
+    std::vector<std::vector<std::pair<uint8_t, uint32_t>>> neighbours(m_swNode.size());
+    for (uint32_t v = 0; v < m_swNode.size(); ++v)
+    {
+        neighbours[v] = ctx.SwitchNeighbours(m_swNode[v]);
+    }
+    std::vector<uint8_t> candidates;
     for (const auto& d : m_switchDests)
     {
         const uint32_t a = m_swIndex[d.node];
@@ -385,8 +392,8 @@ InfinibandSubnetManager::RouteSwitchLids(InfinibandRoutingContext& ctx)
             {
                 continue; // isolated switch without HCAs: stays unreachable
             }
-            std::vector<uint8_t> candidates;
-            for (const auto& [port, u] : ctx.SwitchNeighbours(sw))
+            candidates.clear();
+            for (const auto& [port, u] : neighbours[v])
             {
                 if (m_hops[u][a] + 1 == m_hops[v][a])
                 {
