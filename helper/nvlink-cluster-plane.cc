@@ -51,6 +51,13 @@ NvLinkClusterPlane::SetAttribute(const std::string& target,
         m_switchAttributes.emplace_back(name, value.Copy());
         return true;
     }
+    if (target == "flow" && name == "BuildDevices")
+    {
+        const auto* devices = dynamic_cast<const BooleanValue*>(&value);
+        NS_ABORT_MSG_UNLESS(devices, "NvLinkClusterPlane: flow BuildDevices takes a BooleanValue");
+        m_flowDevices = devices->Get();
+        return true;
+    }
     return false;
 }
 
@@ -81,7 +88,7 @@ NvLinkClusterPlane::Build(const ClusterConfig& c, const ClusterLayout& layout, C
     // A flow plane whose NVLS runs as flows reads nothing from devices: describe it only.
     BooleanValue nvlsFlows;
     CreateObject<FlowTransportPlane>()->GetAttribute("NvlsFlows", nvlsFlows);
-    m_describedOnly = c.IsFlowPlane(ClusterPlane::NVLINK) && nvlsFlows.Get();
+    m_describedOnly = c.IsFlowPlane(ClusterPlane::NVLINK) && nvlsFlows.Get() && !m_flowDevices;
     if (m_describedOnly)
     {
         BuildDescribed(c, layout, nodes, *makeHelper());

@@ -33,7 +33,9 @@ class NvLinkClusterPlane : public ClusterPlaneBuilder
   public:
     ClusterPlane GetPlane() const override;
     ClusterPlaneReach GetReach() const override;
-    /// Targets "device" (NvLinkNetDevice) and "switch" (NvSwitch).
+    /// Targets "device" (NvLinkNetDevice) and "switch" (NvSwitch); "flow" "BuildDevices"
+    /// (BooleanValue, default false) builds a flow-level plane's devices all the same, its
+    /// flows walking them (PacketPlaneFlowTopology), as before descriptions.
     bool SetAttribute(const std::string& target,
                       const std::string& name,
                       const AttributeValue& value) override;
@@ -97,6 +99,7 @@ class NvLinkClusterPlane : public ClusterPlaneBuilder
     std::vector<Ptr<CreditLinkNetDevice>> m_devices; //!< every bundle end
     NodeContainer m_switches;
     bool m_describedOnly{false};
+    bool m_flowDevices{false};                 //!< "flow" "BuildDevices"
     std::vector<NvLinkFlowDomain> m_described; //!< by domain, when m_describedOnly
     std::vector<int64_t> m_gpuNodeIds;         //!< by rank, when m_describedOnly
 };
