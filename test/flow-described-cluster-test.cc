@@ -10,6 +10,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
+#include "ns3/collective-bench.h"
 #include "ns3/flow-transport-plane.h"
 #include "ns3/names.h"
 #include "ns3/nvlink-cluster-plane.h"
@@ -148,6 +149,11 @@ Capture(bool devices, double rate_gbyte_per_s)
             a.push_back(r.str());
         }
     }
+    for (uint32_t r : {0u, 13u})
+    {
+        const CollectiveCostModel m = CollectiveBenchNvLinkModel(cluster, transport, r);
+        a.push_back("cost model " + Exact(m.Alpha()) + " " + Exact(m.Beta()));
+    }
     std::vector<uint32_t> server0(8);
     std::iota(server0.begin(), server0.end(), 0);
     std::vector<uint32_t> both(16);
@@ -189,7 +195,8 @@ Capture(bool devices, double rate_gbyte_per_s)
 }
 
 // Routes, links, shares, capacities, latencies, source queues, switch planes, packet sizes,
-// line rates, reach, NVLS cuts, rows and the description: all equal, at the preset's link
+// line rates, reach, NVLS cuts, collective-bench's NVLink cost model, rows and the
+// description: all equal, at the preset's link
 // rate and at a swept one.
 TEST(FlowDescribedClusterTest, DescribedPlaneAnswersAsTheBuiltOne)
 {
