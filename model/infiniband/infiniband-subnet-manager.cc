@@ -227,7 +227,8 @@ InfinibandSubnetManager::TryRoute()
                                  m_engineName,
                                  m_lft,
                                  m_ar,
-                                 m_portLoad};
+                                 m_portLoad,
+                                 {}};
     InfinibandSwitchGraph g(m_swNode.size());
     for (const auto& l : m_topo.GetLinks())
     {
