@@ -90,6 +90,17 @@ BM_ReplayTrace(benchmark::State& state, const std::string& file)
                     static_cast<uint32_t>(state.range(1)) << 10);
 }
 
+// The cluster build at flow level, where it is most of the run: the 16-rank demo trace on a
+// large dgx-h100 cluster, both GPU planes fluid (the NVLink plane described only, no device;
+// doc/flow-mode.md, "The scale targets").  Args: servers.
+void
+BM_FlowClusterBuild(benchmark::State& state)
+{
+    const WorkloadTrace trace =
+        NativeTraceParser::ParseFile(AI_FABRIC_TRACES_DIR "/demo-tp8-dp2.trace");
+    ReplayOnDgxH100(state, trace, static_cast<uint32_t>(state.range(0)), 0, "flow");
+}
+
 // Data parallelism over every GPU: 10 ms of compute, then the gradient allreduce (algorithm
 // auto: NVLS inside each server, a ring per InfiniBand rail across them).  Args: servers,
 // gradient MiB, NVLink granularity KiB (0: device default).
@@ -192,6 +203,9 @@ BENCHMARK(BM_DataParallelIterationFlow)
     ->Args({1024, 1024, 1})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
+
+// --full: building 512 dgx-h100 servers (4,096 GPUs) at flow level, some 10 s of CPU.
+BENCHMARK(BM_FlowClusterBuild)->Arg(512)->Unit(benchmark::kSecond)->Iterations(1);
 
 // --full: the Llama-70B-like iteration at DP 16 (512 GPUs) per step (about 150 s of CPU) and
 // in aggregate, and the 16,384-GPU target in aggregate (per step it would be about 1.4 G

@@ -676,6 +676,11 @@ ClusterHelper::ApplyFidelity(ClusterPlane plane, Ptr<TransportPlane> tp) const
                      "mode and are left out there\n";
     }
     Ptr<FlowTransportPlane> flow = CreateObject<FlowTransportPlane>();
+    if (plane == ClusterPlane::NVLINK && GetNvLinkPlane().IsDescribedOnly())
+    {
+        // No device to walk: the routes of the domains' descriptions, the same links.
+        flow->SetTopology(GetNvLinkPlane().MakeFlowTopology(m_config, m_layout));
+    }
     flow->SetPacketPlane(tp);
     return flow;
 }
@@ -933,7 +938,7 @@ ClusterHelper::InstallLinkSampler(Ptr<ResultsDatabase> db, Time interval) const
         {
             // A flow plane's devices carry no bytes; sampling them costs O(links) per interval
             // for nothing (most of a 4,096-GPU flow run). Their ids stay reserved.
-            id += static_cast<int64_t>(plane->GetCreditLinkDevices().size());
+            id += static_cast<int64_t>(plane->GetNLinkDirections());
             continue;
         }
         plane->AddToSampler(sampler, id);

@@ -120,11 +120,28 @@ ClusterPlaneBuilder::GetRankLinkEnds(uint32_t /* rank */) const
     return {};
 }
 
+std::vector<CreditLinkNetDevice::Counters>
+ClusterPlaneBuilder::GetRankLinkCounters(uint32_t rank) const
+{
+    std::vector<CreditLinkNetDevice::Counters> counters;
+    for (const auto& dev : GetRankLinkEnds(rank))
+    {
+        counters.push_back(dev->GetCounters());
+    }
+    return counters;
+}
+
 const std::vector<Ptr<CreditLinkNetDevice>>&
 ClusterPlaneBuilder::GetCreditLinkDevices() const
 {
     static const std::vector<Ptr<CreditLinkNetDevice>> none;
     return none;
+}
+
+uint64_t
+ClusterPlaneBuilder::GetNLinkDirections() const
+{
+    return GetCreditLinkDevices().size();
 }
 
 namespace

@@ -7,6 +7,7 @@
 #include "ns3/cluster-config.h"
 #include "ns3/cluster-layout.h"
 #include "ns3/credit-link-conservation.h"
+#include "ns3/credit-link-net-device.h"
 #include "ns3/node-container.h"
 #include "ns3/object.h"
 #include "ns3/ptr.h"
@@ -21,7 +22,6 @@
 namespace ns3
 {
 
-class CreditLinkNetDevice;
 class LinkSampler;
 class ResultsDatabase;
 struct LinkRecord;
@@ -105,8 +105,14 @@ class ClusterPlaneBuilder
     /// The link ends on \p rank's GPU (its NVLink bundles, its HCA); empty for planes of other
     /// link types.  Per-plane busy figures of the studies count these.
     virtual std::vector<Ptr<CreditLinkNetDevice>> GetRankLinkEnds(uint32_t rank) const;
+    /// The counters of those link ends; the default reads GetRankLinkEnds (a plane built
+    /// without devices gives its link ends' zero counters).
+    virtual std::vector<CreditLinkNetDevice::Counters> GetRankLinkCounters(uint32_t rank) const;
     /// Both ends of every credit link (empty for planes of other link types).
     virtual const std::vector<Ptr<CreditLinkNetDevice>>& GetCreditLinkDevices() const;
+    /// The `links` rows WriteLinks gives, the ids the plane takes: by default
+    /// GetCreditLinkDevices' size.
+    virtual uint64_t GetNLinkDirections() const;
 
     /// Describe's first line: "2 NVLink domain(s) of 8 GPUs"; "" for none.
     virtual std::string DescribeSummary(const ClusterConfig& config) const;

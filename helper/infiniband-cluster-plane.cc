@@ -178,6 +178,8 @@ InfinibandClusterPlane::Prepare(const ClusterConfig& c, const ClusterLayout& lay
     }
     m_sm = CreateObject<InfinibandSubnetManager>();
     m_sm->SetAttribute("RoutingEngine", StringValue(c.ibRoutingEngine));
+    // A fluid plane has no credits to deadlock on; the check is quadratic in the cluster.
+    m_sm->SetAttribute("CheckCreditLoops", BooleanValue(!c.IsFlowPlane(ClusterPlane::INFINIBAND)));
     for (const auto& [name, value] : m_smAttributes)
     {
         m_sm->SetAttribute(name, *value);

@@ -4,12 +4,16 @@
 #include "ns3/nvlink-cluster-plane.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/flow-transport-plane.h"
+#include "ns3/link-sampler.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
 #include "ns3/nvlink-transport-plane.h"
 #include "ns3/results-database.h"
+#include "ns3/results-records.h"
 
 #include <algorithm>
 #include <cmath>
@@ -47,6 +51,13 @@ NvLinkClusterPlane::SetAttribute(const std::string& target,
         m_switchAttributes.emplace_back(name, value.Copy());
         return true;
     }
+    if (target == "flow" && name == "BuildDevices")
+    {
+        const auto* devices = dynamic_cast<const BooleanValue*>(&value);
+        NS_ABORT_MSG_UNLESS(devices, "NvLinkClusterPlane: flow BuildDevices takes a BooleanValue");
+        m_flowDevices = devices->Get();
+        return true;
+    }
     return false;
 }
 
@@ -61,8 +72,7 @@ NvLinkClusterPlane::Build(const ClusterConfig& c, const ClusterLayout& layout, C
         return "";
     }
     const NvLinkFabricSpec spec = c.GetNvLinkSpec();
-    for (uint32_t d = 0; d < layout.GetNDomains(); ++d)
-    {
+    auto makeHelper = [this, &spec]() {
         auto helper = std::make_unique<NvLinkHelper>();
         helper->SetFabric(spec);
         for (const auto& [name, value] : m_deviceAttributes)
@@ -73,6 +83,20 @@ NvLinkClusterPlane::Build(const ClusterConfig& c, const ClusterLayout& layout, C
         {
             helper->SetSwitchAttribute(name, *value);
         }
+        return helper;
+    };
+    // A flow plane whose NVLS runs as flows reads nothing from devices: describe it only.
+    BooleanValue nvlsFlows;
+    CreateObject<FlowTransportPlane>()->GetAttribute("NvlsFlows", nvlsFlows);
+    m_describedOnly = c.IsFlowPlane(ClusterPlane::NVLINK) && nvlsFlows.Get() && !m_flowDevices;
+    if (m_describedOnly)
+    {
+        BuildDescribed(c, layout, nodes, *makeHelper());
+        return "";
+    }
+    for (uint32_t d = 0; d < layout.GetNDomains(); ++d)
+    {
+        auto helper = makeHelper();
         NodeContainer gpus;
         for (uint32_t rank : layout.GetDomainRanks(d))
         {
@@ -116,9 +140,66 @@ NvLinkClusterPlane::Build(const ClusterConfig& c, const ClusterLayout& layout, C
     return "";
 }
 
+void
+NvLinkClusterPlane::BuildDescribed(const ClusterConfig& c,
+                                   const ClusterLayout& layout,
+                                   ClusterNodes& nodes,
+                                   const NvLinkHelper& helper)
+{
+    NS_LOG_FUNCTION(this);
+    // Every domain has the fabric and attributes of the first: one description, its ranks
+    // replaced.  The rate as Build sets the devices': a per-link rate from the configuration
+    // wins, with the line coding kept.
+    NvLinkFlowDomain domain = helper.DescribeFlowDomain(layout.GetDomainRanks(0));
+    const NvLinkGeneration& g = GetNvLinkGeneration(c.GetNvLinkSpec().generation);
+    if (std::abs(c.nvlinkLinkRate_gbyte_per_s * 8e9 - double(g.linkDataRateBps)) >= 1.0)
+    {
+        domain.linkData_bps = c.nvlinkLinkRate_gbyte_per_s * 8e9;
+    }
+    m_gpuNodeIds.resize(nodes.gpus.GetN());
+    for (uint32_t r = 0; r < nodes.gpus.GetN(); ++r)
+    {
+        m_gpuNodeIds[r] = nodes.gpus.Get(r)->GetId();
+    }
+    for (uint32_t d = 0; d < layout.GetNDomains(); ++d)
+    {
+        domain.ranks = layout.GetDomainRanks(d);
+        // The switch nodes NvLinkHelper::Install creates, with their names: node ids and
+        // `nodes` rows stay those of the built plane.
+        NodeContainer switches;
+        switches.Create(domain.switches, nodes.gpus.Get(domain.ranks[0])->GetSystemId());
+        std::string parent = "server" + std::to_string(d);
+        if (c.serversPerDomain > 1)
+        {
+            parent = "rack" + std::to_string(d);
+            nodes.AddNameGroup(parent);
+        }
+        for (uint32_t s = 0; s < switches.GetN(); ++s)
+        {
+            Names::Add(parent + "/nvswitch" + std::to_string(s), switches.Get(s));
+            m_switches.Add(switches.Get(s));
+        }
+        m_described.push_back(domain);
+    }
+}
+
 Ptr<TransportPlane>
 NvLinkClusterPlane::MakeTransportPlane(const ClusterLayout& layout) const
 {
+    if (m_describedOnly)
+    {
+        Ptr<NvLinkTransportPlane> nv = CreateObject<NvLinkTransportPlane>();
+        for (const auto& d : m_described)
+        {
+            std::vector<int64_t> nodeOfGpu;
+            for (uint32_t rank : d.ranks)
+            {
+                nodeOfGpu.push_back(m_gpuNodeIds[rank]);
+            }
+            nv->AddDescribedDomain(d, nodeOfGpu);
+        }
+        return nv;
+    }
     if (m_domains.empty())
     {
         return nullptr;
@@ -160,10 +241,105 @@ NvLinkClusterPlane::GetRankLinkEnds(uint32_t rank) const
     return ends;
 }
 
+std::vector<CreditLinkNetDevice::Counters>
+NvLinkClusterPlane::GetRankLinkCounters(uint32_t rank) const
+{
+    if (!m_describedOnly)
+    {
+        return ClusterPlaneBuilder::GetRankLinkCounters(rank);
+    }
+    if (m_described.empty())
+    {
+        return {};
+    }
+    // The GPU's bundle ends, none of which carries a byte.
+    const NvLinkFlowDomain& d = m_described[m_layout.GetDomain(rank)];
+    return std::vector<CreditLinkNetDevice::Counters>(
+        d.GetBundleLinks(m_layout.GetGpuIdInDomain(rank)).size());
+}
+
 const std::vector<Ptr<CreditLinkNetDevice>>&
 NvLinkClusterPlane::GetCreditLinkDevices() const
 {
     return m_devices;
+}
+
+std::vector<NvLinkClusterPlane::Direction>
+NvLinkClusterPlane::GetDescribedDirections() const
+{
+    // NvLinkHelper::Install's devices in Build's order: each GPU's switch bundles (the GPU's
+    // end, then the switch's), then each direct bundle's ends (a, its peer b, b, its peer a).
+    std::vector<Direction> directions;
+    uint32_t firstSwitch = 0;
+    for (const auto& d : m_described)
+    {
+        for (uint32_t g = 0; g < d.ranks.size(); ++g)
+        {
+            const auto gpu = static_cast<uint32_t>(m_gpuNodeIds[d.ranks[g]]);
+            for (uint32_t p = 0; p < d.switches; ++p)
+            {
+                if (const uint32_t links = d.linksPerPair[g][p])
+                {
+                    const uint32_t sw = m_switches.Get(firstSwitch + p)->GetId();
+                    directions.push_back({gpu, sw, links});
+                    directions.push_back({sw, gpu, links});
+                }
+            }
+        }
+        for (const auto& l : d.directLinks)
+        {
+            const auto a = static_cast<uint32_t>(m_gpuNodeIds[d.ranks[l.gpuA]]);
+            const auto b = static_cast<uint32_t>(m_gpuNodeIds[d.ranks[l.gpuB]]);
+            directions.push_back({a, b, l.links});
+            directions.push_back({b, a, l.links});
+            directions.push_back({b, a, l.links});
+            directions.push_back({a, b, l.links});
+        }
+        firstSwitch += d.switches;
+    }
+    return directions;
+}
+
+uint64_t
+NvLinkClusterPlane::GetNLinkDirections() const
+{
+    return m_describedOnly ? GetDescribedDirections().size() : m_devices.size();
+}
+
+void
+NvLinkClusterPlane::WriteLinks(Ptr<ResultsDatabase> db, int64_t& id) const
+{
+    if (!m_describedOnly)
+    {
+        ClusterPlaneBuilder::WriteLinks(db, id);
+        return;
+    }
+    // The rows the devices would give: a flow plane's devices carry no bytes, stall, queue
+    // or drop nothing.  Flow planes run in one process: every row is this one's.
+    const std::string plane = GetName();
+    const NvLinkFlowDomain* rate = m_described.empty() ? nullptr : &m_described.front();
+    for (const auto& dir : GetDescribedDirections())
+    {
+        LinkRecord row;
+        row.linkId = id++;
+        row.plane = plane;
+        row.srcNode = dir.srcNode;
+        row.dstNode = dir.dstNode;
+        row.rateBitPerS =
+            static_cast<int64_t>(rate->GetSignalling_bps(dir.links) * rate->encodingEfficiency);
+        db->AddLink(row);
+    }
+}
+
+void
+NvLinkClusterPlane::AddToSampler(Ptr<LinkSampler> sampler, int64_t& id) const
+{
+    if (!m_describedOnly)
+    {
+        ClusterPlaneBuilder::AddToSampler(sampler, id);
+        return;
+    }
+    id += static_cast<int64_t>(GetNLinkDirections()); // no device counts a byte
 }
 
 std::string
@@ -186,7 +362,7 @@ NvLinkClusterPlane::DescribeLinks(const ClusterConfig& c) const
         maxLinks = *std::max_element(spec.linksPerSwitch.begin(), spec.linksPerSwitch.end());
     }
     std::ostringstream o;
-    o << "nvlink " << m_devices.size() / 2 << " GPU-switch bundles of " << minLinks;
+    o << "nvlink " << GetNLinkDirections() / 2 << " GPU-switch bundles of " << minLinks;
     if (maxLinks != minLinks)
     {
         o << "-" << maxLinks;
@@ -237,7 +413,20 @@ NvLinkClusterPlane::ScaleBandwidth(ClusterConfig& c, double factor) const
 uint32_t
 NvLinkClusterPlane::GetNDomains() const
 {
-    return m_domains.size();
+    return m_describedOnly ? m_described.size() : m_domains.size();
+}
+
+bool
+NvLinkClusterPlane::IsDescribedOnly() const
+{
+    return m_describedOnly;
+}
+
+NvLinkFlowDomain
+NvLinkClusterPlane::GetFlowDomain(const ClusterConfig& c, uint32_t domain) const
+{
+    NS_ABORT_MSG_UNLESS(domain < GetNDomains(), "cluster: no NVLink domain " << domain);
+    return m_describedOnly ? m_described[domain] : Describe(c, domain);
 }
 
 Ptr<NvLinkGpu>
@@ -253,6 +442,10 @@ NvLinkClusterPlane::GetGpu(uint32_t rank) const
 NvLinkHelper&
 NvLinkClusterPlane::GetDomainHelper(uint32_t domain) const
 {
+    NS_ABORT_MSG_IF(m_describedOnly,
+                    "cluster: the flow-level NVLink plane is described only, no NvLinkHelper "
+                    "built domain "
+                        << domain);
     NS_ABORT_MSG_UNLESS(domain < m_domains.size(), "cluster: no NVLink domain " << domain);
     return *m_domains[domain];
 }
@@ -263,24 +456,32 @@ NvLinkClusterPlane::GetSwitchNodes() const
     return m_switches;
 }
 
+NvLinkFlowDomain
+NvLinkClusterPlane::Describe(const ClusterConfig& c, uint32_t d) const
+{
+    NvLinkFlowDomain domain = m_domains[d]->DescribeFlowDomain(m_layout.GetDomainRanks(d));
+    // As Build sets the devices' rates: a per-link rate from the configuration wins.
+    const NvLinkGeneration& g = GetNvLinkGeneration(c.GetNvLinkSpec().generation);
+    if (std::abs(c.nvlinkLinkRate_gbyte_per_s * 8e9 - double(g.linkDataRateBps)) >= 1.0)
+    {
+        domain.linkData_bps = c.nvlinkLinkRate_gbyte_per_s * 8e9;
+    }
+    return domain;
+}
+
 Ptr<NvLinkFlowTopology>
 NvLinkClusterPlane::MakeFlowTopology(const ClusterConfig& c, const ClusterLayout& layout) const
 {
-    if (m_domains.empty())
+    if (GetNDomains() == 0)
     {
         return nullptr;
     }
     Ptr<NvLinkFlowTopology> topology = CreateObject<NvLinkFlowTopology>();
-    const NvLinkGeneration& g = GetNvLinkGeneration(c.GetNvLinkSpec().generation);
-    for (uint32_t d = 0; d < m_domains.size(); ++d)
+    for (uint32_t d = 0; d < GetNDomains(); ++d)
     {
-        NvLinkFlowDomain domain = m_domains[d]->DescribeFlowDomain(layout.GetDomainRanks(d));
-        // As Build sets the devices' rates: a per-link rate from the configuration wins.
-        if (std::abs(c.nvlinkLinkRate_gbyte_per_s * 8e9 - double(g.linkDataRateBps)) >= 1.0)
-        {
-            domain.linkData_bps = c.nvlinkLinkRate_gbyte_per_s * 8e9;
-        }
-        topology->AddDomain(domain);
+        NS_ABORT_MSG_UNLESS(layout.GetDomainRanks(d) == m_layout.GetDomainRanks(d),
+                            "NvLinkClusterPlane::MakeFlowTopology: another layout");
+        topology->AddDomain(m_describedOnly ? m_described[d] : Describe(c, d));
     }
     return topology;
 }

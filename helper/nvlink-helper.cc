@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/credit-link-channel.h"
+#include "ns3/data-rate.h"
 #include "ns3/enum.h"
 #include "ns3/nstime.h"
 #include "ns3/nvlink-transport-plane.h"
@@ -218,6 +219,16 @@ NvLinkHelper::DescribeFlowDomain(std::vector<uint32_t> ranks) const
     UintegerValue queue;
     device->GetAttribute("TxQueueBytes", queue);
     d.txQueueBytes = queue.Get();
+    // What NvLinkTransportPlane::AddDomain and GetNvlsPlan read from the built devices.
+    d.granularityBytes = device->GetGranularityBytes();
+    d.maxBurstBytes = device->GetMaxBurstBytes();
+    UintegerValue base;
+    device->GetAttribute("OverheadBytes", base);
+    d.packetOverheadBytes = device->RealPackets(d.granularityBytes) *
+                            (device->GetHeaderBytes() + static_cast<uint32_t>(base.Get()));
+    UintegerValue vc;
+    m_gpuFactory.Create<NvLinkGpu>()->GetAttribute("Vc", vc);
+    d.rxBufferBytes = device->GetReceiveBufferBytes(static_cast<uint32_t>(vc.Get()));
     TimeValue delay;
     m_channelFactory.Create<CreditLinkChannel>()->GetAttribute("Delay", delay);
     d.propagation = delay.Get();
@@ -228,6 +239,13 @@ NvLinkHelper::DescribeFlowDomain(std::vector<uint32_t> ranks) const
     sw->GetAttribute("TraversalLatency", traversal);
     d.traversal = traversal.Get();
     d.cutThroughBytes = sw->GetCutThroughBytes();
+    d.nvls = sw->SupportsNvls();
+    DataRateValue engineRate;
+    sw->GetAttribute("NvlsEngineRatePerLink", engineRate);
+    d.nvlsEngineRatePerLink_bps = engineRate.Get().GetBitRate();
+    TimeValue engineLatency;
+    sw->GetAttribute("NvlsEngineLatency", engineLatency);
+    d.nvlsEngineLatency = engineLatency.Get();
     return d;
 }
 

@@ -24,7 +24,7 @@ namespace ns3
  * The out-of-place time in us of one \p kind / \p algorithm collective of \p bytes on
  * \p servers dgx-h100 at \p fidelity with the \p endpoint set.  \p tune may set attributes
  * of the built cluster; \p inspect reads the cluster after the run, before the simulator is
- * destroyed.
+ * destroyed; \p prepare may set plane attributes before it is built.
  */
 inline double
 RunDgxCollective_us(
@@ -36,7 +36,8 @@ RunDgxCollective_us(
     const std::string& endpoint = "auto",
     const std::function<void(ClusterHelper&)>& tune = nullptr,
     const std::function<void(ClusterHelper&, Ptr<GpuTransport>, Ptr<CollectiveEngine>)>& inspect =
-        nullptr)
+        nullptr,
+    const std::function<void(ClusterHelper&)>& prepare = nullptr)
 {
     ClusterConfig c;
     EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
@@ -46,6 +47,10 @@ RunDgxCollective_us(
     EXPECT_EQ(c.Validate(), "");
     ClusterHelper cluster(c);
     cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
+    if (prepare)
+    {
+        prepare(cluster);
+    }
     EXPECT_EQ(cluster.TryBuild(), "");
     if (tune)
     {

@@ -49,6 +49,13 @@ class FlowNvlsTest : public ::testing::Test
         double wirePerPayload{1};    //!< flow plane: wire bytes of a MiB message per byte
     };
 
+    // The devices these tests read and tune (a flow plane is described only by default;
+    // test/flow-described-cluster-test.cc checks it gives the same times).
+    static void KeepDevices(ClusterHelper& cluster)
+    {
+        cluster.GetNvLinkPlane().SetAttribute("flow", "BuildDevices", BooleanValue(true));
+    }
+
     // One collective on a dgx-h100 cluster of \p servers at \p fidelity; \p tune may set
     // attributes of the built cluster (the build sets the switches' engine rate).
     static Run Measure(const std::string& fidelity,
@@ -93,7 +100,8 @@ class FlowNvlsTest : public ::testing::Test
                         run.wirePerPayload = f->GetWireBytes(1 << 20) / (1 << 20);
                     }
                 }
-            });
+            },
+            KeepDevices);
         return run;
     }
 
@@ -120,6 +128,7 @@ TEST_F(FlowNvlsTest, EngineIsAFlowLinkAtTheSwitchsRateTowardsEachGpu)
     c.servers = 1;
     c.fidelity = "flow";
     ClusterHelper cluster(c);
+    KeepDevices(cluster);
     ASSERT_EQ(cluster.TryBuild(), "");
     Ptr<GpuTransport> transport = cluster.InstallTransport("world");
     Ptr<FlowTransportPlane> nv;

@@ -5,6 +5,7 @@
 // devices) against the walk of the devices NvLinkHelper builds from the same description
 // (PacketPlaneFlowTopology): the same links in the same order, shares, capacities,
 // latencies and source queues, for a DGX H100 and a GB200 NVL72 domain.
+#include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/flow-topology.h"
 #include "ns3/flow-transport-plane.h"
@@ -203,6 +204,8 @@ TEST_F(FlowTopologyTest, ClusterDescriptionGivesTheBuiltDomainsRoutes)
         c.nvlinkLinkRate_gbyte_per_s = rate_gbyte_per_s;
         c.fidelity = "nvlink:flow,infiniband:packet";
         ClusterHelper cluster(c);
+        // The devices to walk (a flow plane is described only by default).
+        cluster.GetNvLinkPlane().SetAttribute("flow", "BuildDevices", BooleanValue(true));
         ASSERT_EQ(cluster.TryBuild(), "");
         Ptr<TransportPlane> packet =
             cluster.GetNvLinkPlane().MakeTransportPlane(cluster.GetLayout());

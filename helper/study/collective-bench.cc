@@ -9,6 +9,7 @@
 #include "ns3/command-line.h"
 #include "ns3/infiniband-switch.h"
 #include "ns3/log.h"
+#include "ns3/nvlink-cluster-plane.h"
 #include "ns3/nvswitch-core.h"
 #include "ns3/progress-reporter.h"
 #include "ns3/results-database.h"
@@ -729,6 +730,27 @@ PlaneNamed(Ptr<GpuTransport> transport, const std::string& name)
 CollectiveCostModel
 CollectiveBenchNvLinkModel(ClusterHelper& cluster, Ptr<GpuTransport> transport, uint32_t rank)
 {
+    Ptr<TransportPlane> nvlink = PlaneNamed(transport, "nvlink");
+    if (cluster.GetNvLinkPlane().IsDescribedOnly())
+    {
+        // A flow-level plane without devices: the same figures from its domain's description.
+        const NvLinkFlowDomain d =
+            cluster.GetNvLinkPlane().GetFlowDomain(cluster.GetConfig(), cluster.GetDomain(rank));
+        uint64_t bps = 0;
+        for (uint32_t links : d.GetBundleLinks(cluster.GetNvLinkGpuId(rank)))
+        {
+            bps += d.GetSignalling_bps(links);
+        }
+        return CollectiveCostModel::FromLink(DataRate(bps),
+                                             d.encodingEfficiency,
+                                             nvlink->GetMaxPayloadBytes(),
+                                             nvlink->GetPacketOverheadBytes(),
+                                             nvlink->GetSoftwareLatency(),
+                                             2,
+                                             d.propagation,
+                                             d.traversal,
+                                             d.cutThroughBytes);
+    }
     const auto devices = cluster.GetNvLinkDevices(rank);
     NS_ABORT_MSG_IF(devices.empty(), "collective-bench: rank " << rank << " has no NVLink");
     uint64_t bps = 0;
@@ -741,12 +763,11 @@ CollectiveBenchNvLinkModel(ClusterHelper& cluster, Ptr<GpuTransport> transport, 
     TimeValue sw;
     const Ptr<NvSwitch> nvSwitch = cluster.GetNvLinkHelper(cluster.GetDomain(rank)).GetSwitch(0);
     nvSwitch->GetAttribute("TraversalLatency", sw);
-    Ptr<TransportPlane> plane = PlaneNamed(transport, "nvlink");
     return CollectiveCostModel::FromLink(DataRate(bps),
                                          devices.front()->GetClock().GetEncodingEfficiency(),
-                                         plane->GetMaxPayloadBytes(),
-                                         plane->GetPacketOverheadBytes(),
-                                         plane->GetSoftwareLatency(),
+                                         nvlink->GetMaxPayloadBytes(),
+                                         nvlink->GetPacketOverheadBytes(),
+                                         nvlink->GetSoftwareLatency(),
                                          2,
                                          cable.Get(),
                                          sw.Get(),

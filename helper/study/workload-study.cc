@@ -139,9 +139,8 @@ RunWorkloadStudy(ClusterHelper& cluster,
     {
         for (uint32_t rank = 0; rank < ranks; ++rank)
         {
-            for (const auto& dev : plane->GetRankLinkEnds(rank))
+            for (const auto& c : plane->GetRankLinkCounters(rank))
             {
-                const CreditLinkNetDevice::Counters c = dev->GetCounters();
                 count(plane->GetName(), c.txBytes, c.busyTime.GetNanoSeconds());
             }
         }

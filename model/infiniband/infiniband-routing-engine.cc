@@ -131,20 +131,27 @@ InfinibandRoutingContext::LeafSwitches() const
     return leaves;
 }
 
-std::vector<std::pair<uint8_t, uint32_t>>
+const std::vector<std::pair<uint8_t, uint32_t>>&
 InfinibandRoutingContext::SwitchNeighbours(uint32_t sw) const
 {
-    std::vector<std::pair<uint8_t, uint32_t>> out;
-    for (uint32_t p = 1; p <= topology.GetNode(sw).numPorts; ++p)
+    if (neighbours.empty())
     {
-        uint32_t peer = 0;
-        uint32_t peerPort = 0;
-        if (topology.GetPeer(sw, p, peer, peerPort) && topology.IsSwitch(peer))
+        neighbours.resize(topology.GetNNodes());
+        for (uint32_t node = 0; node < topology.GetNNodes(); ++node)
         {
-            out.emplace_back(static_cast<uint8_t>(p), swIndex[peer]);
+            auto& out = neighbours[node];
+            for (uint32_t p = 1; p <= topology.GetNode(node).numPorts; ++p)
+            {
+                uint32_t peer = 0;
+                uint32_t peerPort = 0;
+                if (topology.GetPeer(node, p, peer, peerPort) && topology.IsSwitch(peer))
+                {
+                    out.emplace_back(static_cast<uint8_t>(p), swIndex[peer]);
+                }
+            }
         }
     }
-    return out;
+    return neighbours.at(sw);
 }
 
 } // namespace ns3

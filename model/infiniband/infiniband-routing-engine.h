@@ -73,8 +73,12 @@ struct InfinibandRoutingContext
     std::string Unreachable(uint32_t sw, const InfinibandRouteDestination& d) const;
     /// Vertices of the switches HCAs hang off, ascending.
     std::vector<uint32_t> LeafSwitches() const;
-    /// Ports of switch node \p sw towards switches, with the peer's vertex.
-    std::vector<std::pair<uint8_t, uint32_t>> SwitchNeighbours(uint32_t sw) const;
+    /// Ports of switch node \p sw towards switches, with the peer's vertex (the engines ask
+    /// per destination: made once per switch, kept for the context's life).
+    const std::vector<std::pair<uint8_t, uint32_t>>& SwitchNeighbours(uint32_t sw) const;
+
+    /// SwitchNeighbours by node, filled on the first call.
+    mutable std::vector<std::vector<std::pair<uint8_t, uint32_t>>> neighbours{};
 };
 
 /**

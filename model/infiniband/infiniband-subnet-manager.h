@@ -107,6 +107,7 @@ class InfinibandSubnetManager : public Object
     std::string m_engineName;  //!< as the user gave it
     std::string m_engineError; //!< why m_engineName is no engine, or empty
     bool m_allowCreditLoops;
+    bool m_checkCreditLoops;
     bool m_adaptiveRouting;
     uint16_t m_baseLid;
 

@@ -4,13 +4,9 @@
 #include "ns3/flow-nvls.h"
 
 #include "ns3/abort.h"
-#include "ns3/credit-switch.h"
-#include "ns3/data-rate.h"
 #include "ns3/flow-transport-plane.h"
 #include "ns3/log.h"
-#include "ns3/node.h"
 #include "ns3/simulator.h"
-#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <limits>
@@ -29,10 +25,12 @@ constexpr uint32_t kAll = std::numeric_limits<uint32_t>::max();
 
 FlowNvls::FlowNvls(FlowTransportPlane& plane,
                    FlowNetwork& network,
-                   Ptr<NvLinkTransportPlane> nvlink)
+                   Ptr<NvLinkTransportPlane> nvlink,
+                   Ptr<FlowTopology> topology)
     : m_plane(plane),
       m_network(network),
-      m_nvlink(nvlink)
+      m_nvlink(nvlink),
+      m_topology(topology)
 {
     NS_LOG_FUNCTION(this << nvlink);
 }
@@ -45,63 +43,40 @@ FlowNvls::GetGpu(uint32_t rank)
     {
         return it->second;
     }
-    Ptr<NvLinkGpu> gpu = m_nvlink->GetGpu(rank);
-    NS_ABORT_MSG_UNLESS(gpu, "FlowNvls: rank " << rank << " is not on the NVLink plane");
-    const uint32_t gpuId = gpu->GetGpuId();
-    std::vector<Ptr<NvLinkNetDevice>> planes;
+    const std::vector<FlowTopology::SwitchPlane> planes = m_topology->GetSwitchPlanes(rank);
+    NS_ABORT_MSG_IF(planes.empty(), "FlowNvls: rank " << rank << " has no switch plane");
     double links = 0;
-    for (uint32_t i = 0; i < gpu->GetNDevices(); ++i)
+    for (const auto& p : planes)
     {
-        Ptr<NvLinkNetDevice> d = gpu->GetDevice(i);
-        if (d->GetPeer() && d->GetPeer()->GetSwitch())
-        {
-            planes.push_back(d);
-            links += d->GetLinks();
-        }
+        links += p.upLinks;
     }
-    NS_ABORT_MSG_IF(planes.empty(), "FlowNvls: GPU " << gpuId << " has no switch plane");
     Gpu g;
     g.queueBytes = std::numeric_limits<double>::max();
-    for (const auto& d : planes)
+    for (const auto& p : planes)
     {
         // NvLinkGpu::PlaneForChunk's sequence: each plane in proportion to its links.
-        const double share = d->GetLinks() / links;
-        g.up.push_back({m_plane.GetLinkOf(d), share});
+        const double share = p.upLinks / links;
+        g.up.push_back({m_plane.GetLinkOf(p.up.link, p.up.wire_byte_per_s), share});
         // The GPU sprays in strict order: it waits when the first bundle's queue is full.
-        UintegerValue queue;
-        d->GetAttribute("TxQueueBytes", queue);
-        g.queueBytes = std::min(g.queueBytes, queue.Get() / share);
-        Ptr<CreditSwitch> sw = d->GetPeer()->GetSwitch();
-        const std::vector<uint32_t>& ports = sw->GetRoute(gpuId);
-        NS_ABORT_MSG_IF(ports.empty(),
-                        "FlowNvls: switch at node " << sw->GetObject<Node>()->GetId()
-                                                    << " has no route to GPU " << gpuId);
-        uint32_t portLinks = 0;
-        for (uint32_t port : ports)
+        g.queueBytes = std::min(g.queueBytes, p.txQueueBytes / share);
+        for (const auto& down : p.down)
         {
-            Ptr<CreditLinkNetDevice> dev = sw->GetPort(port);
-            g.down.push_back({m_plane.GetLinkOf(dev), share / ports.size()});
-            Ptr<NvLinkNetDevice> nv = DynamicCast<NvLinkNetDevice>(dev);
-            portLinks += nv ? nv->GetLinks() : 1;
+            g.down.push_back(
+                {m_plane.GetLinkOf(down.link, down.wire_byte_per_s), share / p.down.size()});
         }
         // The packet model's engine: NvSwitch::EngineTail, per output towards a member at
         // NvlsEngineRatePerLink times that port's links.
-        DataRateValue rate;
-        sw->GetAttribute("NvlsEngineRatePerLink", rate);
-        TimeValue latency;
-        sw->GetAttribute("NvlsEngineLatency", latency);
-        g.engineLatency = std::max(g.engineLatency, latency.Get());
-        if (rate.Get().GetBitRate() == 0)
+        g.engineLatency = std::max(g.engineLatency, p.engineLatency);
+        if (p.engineRatePerLink_bps == 0)
         {
             continue;
         }
-        const uint64_t key = uint64_t{sw->GetObject<Node>()->GetId()} << 32 | gpuId;
-        auto e = m_engines.find(key);
+        auto e = m_engines.find(p.engineKey);
         if (e == m_engines.end())
         {
             const double capacity_byte_per_s =
-                rate.Get().GetBitRate() / 8.0 * std::max<uint32_t>(portLinks, 1);
-            e = m_engines.emplace(key, m_network.AddLink(capacity_byte_per_s)).first;
+                p.engineRatePerLink_bps / 8.0 * std::max<uint32_t>(p.downLinks, 1);
+            e = m_engines.emplace(p.engineKey, m_network.AddLink(capacity_byte_per_s)).first;
         }
         g.engine.push_back({e->second, share});
     }

@@ -6,6 +6,7 @@
 
 #include "ns3/callback.h"
 #include "ns3/flow-network.h"
+#include "ns3/flow-topology.h"
 #include "ns3/nstime.h"
 #include "ns3/nvlink-transport-plane.h"
 #include "ns3/ptr.h"
@@ -75,8 +76,12 @@ class FlowNvls
   public:
     using Op = InSwitchReductionPlane::Op;
 
-    /// Flows over \p plane's network; \p nvlink: its packet plane.
-    FlowNvls(FlowTransportPlane& plane, FlowNetwork& network, Ptr<NvLinkTransportPlane> nvlink);
+    /// Flows over \p plane's network; \p nvlink: its packet plane (the operations' cut);
+    /// \p topology: the plane's links (the GPUs' switch planes and the engines).
+    FlowNvls(FlowTransportPlane& plane,
+             FlowNetwork& network,
+             Ptr<NvLinkTransportPlane> nvlink,
+             Ptr<FlowTopology> topology);
 
     /// InSwitchReductionPlane::StartInSwitch over the NVLink plane's ranks.
     void Start(Op op,
@@ -168,8 +173,9 @@ class FlowNvls
     FlowTransportPlane& m_plane;
     FlowNetwork& m_network;
     Ptr<NvLinkTransportPlane> m_nvlink;
+    Ptr<FlowTopology> m_topology;
     std::unordered_map<uint32_t, Gpu> m_gpus;         //!< by rank
-    std::unordered_map<uint64_t, uint32_t> m_engines; //!< (switch node, GPU id) -> link
+    std::unordered_map<uint64_t, uint32_t> m_engines; //!< SwitchPlane::engineKey -> link
     std::unordered_map<uint64_t, Operation> m_ops;
     uint64_t m_nextOp{0};
 };

@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/credit-link-net-device.h"
 #include "ns3/credit-switch.h"
+#include "ns3/data-rate.h"
 #include "ns3/infiniband-transport-plane.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -34,7 +35,8 @@ enum LinkKind : uint64_t
 {
     GPU_TO_SWITCH = 0,
     SWITCH_TO_GPU = 1,
-    GPU_TO_GPU = 2
+    GPU_TO_GPU = 2,
+    NVLS_ENGINE = 3 // a switch plane's engine towards a GPU
 };
 
 uint64_t
@@ -67,6 +69,13 @@ FlowTopology::AddUse(Route& route, uint64_t link, double wire_byte_per_s, double
     {
         route.uses.push_back({link, wire_byte_per_s, share});
     }
+}
+
+std::vector<FlowTopology::SwitchPlane>
+FlowTopology::GetSwitchPlanes(uint32_t rank) const
+{
+    NS_ABORT_MSG("FlowTopology: rank " << rank << " has no NVLink switch planes here");
+    return {};
 }
 
 TypeId
@@ -241,6 +250,52 @@ PacketPlaneFlowTopology::GetSourceQueueBytes(uint32_t srcRank) const
     return bytes;
 }
 
+std::vector<FlowTopology::SwitchPlane>
+PacketPlaneFlowTopology::GetSwitchPlanes(uint32_t rank) const
+{
+    auto nv = DynamicCast<NvLinkTransportPlane>(m_packet);
+    NS_ABORT_MSG_UNLESS(nv, "FlowTopology: switch planes of a plane that is not NVLink");
+    Ptr<NvLinkGpu> gpu = nv->GetGpu(rank);
+    NS_ABORT_MSG_UNLESS(gpu, "FlowTopology: rank " << rank << " is not on the NVLink plane");
+    const uint32_t gpuId = gpu->GetGpuId();
+    std::vector<SwitchPlane> planes;
+    for (uint32_t i = 0; i < gpu->GetNDevices(); ++i)
+    {
+        Ptr<NvLinkNetDevice> d = gpu->GetDevice(i);
+        if (!d->GetPeer() || !d->GetPeer()->GetSwitch())
+        {
+            continue;
+        }
+        SwitchPlane p;
+        p.up = {GetLinkKey(d), GetWireRate_byte_per_s(d), 0};
+        p.upLinks = d->GetLinks();
+        UintegerValue queue;
+        d->GetAttribute("TxQueueBytes", queue);
+        p.txQueueBytes = queue.Get();
+        Ptr<CreditSwitch> sw = d->GetPeer()->GetSwitch();
+        const std::vector<uint32_t>& ports = sw->GetRoute(gpuId);
+        NS_ABORT_MSG_IF(ports.empty(),
+                        "FlowTopology: switch at node " << sw->GetObject<Node>()->GetId()
+                                                        << " has no route to GPU " << gpuId);
+        for (uint32_t port : ports)
+        {
+            Ptr<CreditLinkNetDevice> dev = sw->GetPort(port);
+            p.down.push_back({GetLinkKey(dev), GetWireRate_byte_per_s(dev), 0});
+            Ptr<NvLinkNetDevice> link = DynamicCast<NvLinkNetDevice>(dev);
+            p.downLinks += link ? link->GetLinks() : 1;
+        }
+        p.engineKey = uint64_t{sw->GetObject<Node>()->GetId()} << 32 | gpuId;
+        DataRateValue rate;
+        sw->GetAttribute("NvlsEngineRatePerLink", rate);
+        p.engineRatePerLink_bps = rate.Get().GetBitRate();
+        TimeValue latency;
+        sw->GetAttribute("NvlsEngineLatency", latency);
+        p.engineLatency = latency.Get();
+        planes.push_back(p);
+    }
+    return planes;
+}
+
 void
 PacketPlaneFlowTopology::DoDispose()
 {
@@ -270,6 +325,60 @@ NvLinkFlowDomain::FromFabric(const NvLinkFabricSpec& spec, std::vector<uint32_t>
     d.encodingEfficiency =
         static_cast<double>(g.linkDataRateBps) / static_cast<double>(g.linkSignallingBps);
     return d;
+}
+
+uint64_t
+NvLinkFlowDomain::GetSignalling_bps(uint32_t links) const
+{
+    return linkData_bps > 0
+               ? static_cast<uint64_t>(std::llround(linkData_bps * links / encodingEfficiency))
+               : linkSignalling_bps * links;
+}
+
+uint32_t
+NvLinkFlowDomain::GetNSwitchBundles(uint32_t gpu) const
+{
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < switches; ++p)
+    {
+        n += linksPerPair[gpu][p] != 0;
+    }
+    return n;
+}
+
+std::vector<uint32_t>
+NvLinkFlowDomain::GetBundleLinks(uint32_t gpu) const
+{
+    // NvLinkHelper::Install's order: switch planes, then the direct bundles.
+    std::vector<uint32_t> links;
+    for (uint32_t p = 0; p < switches; ++p)
+    {
+        if (linksPerPair[gpu][p] != 0)
+        {
+            links.push_back(linksPerPair[gpu][p]);
+        }
+    }
+    for (const auto& l : directLinks)
+    {
+        if (l.gpuA == gpu || l.gpuB == gpu)
+        {
+            links.push_back(l.links);
+        }
+    }
+    return links;
+}
+
+bool
+NvLinkFlowDomain::HasPath(uint32_t a, uint32_t b) const
+{
+    for (const auto& l : directLinks)
+    {
+        if ((l.gpuA == a && l.gpuB == b) || (l.gpuA == b && l.gpuB == a))
+        {
+            return true;
+        }
+    }
+    return GetNSwitchBundles(a) != 0;
 }
 
 TypeId
@@ -349,11 +458,7 @@ double
 NvLinkFlowTopology::Wire(const NvLinkFlowDomain& d, uint32_t links) const
 {
     // As a bundle device: its signalling rate (an integer bit rate) times the line coding.
-    const uint64_t bps =
-        d.linkData_bps > 0
-            ? static_cast<uint64_t>(std::llround(d.linkData_bps * links / d.encodingEfficiency))
-            : d.linkSignalling_bps * links;
-    return bps * d.encodingEfficiency / 8.0;
+    return d.GetSignalling_bps(links) * d.encodingEfficiency / 8.0;
 }
 
 FlowTopology::Route
@@ -442,16 +547,35 @@ NvLinkFlowTopology::GetSourceQueueBytes(uint32_t srcRank) const
 {
     const Place& s = GetPlace(srcRank);
     const NvLinkFlowDomain& d = m_domains[s.domain];
-    uint64_t bundles = 0;
+    return d.GetBundleLinks(s.gpu).size() * d.txQueueBytes;
+}
+
+std::vector<FlowTopology::SwitchPlane>
+NvLinkFlowTopology::GetSwitchPlanes(uint32_t rank) const
+{
+    const Place& s = GetPlace(rank);
+    const NvLinkFlowDomain& d = m_domains[s.domain];
+    std::vector<SwitchPlane> planes;
     for (uint32_t p = 0; p < d.switches; ++p)
     {
-        bundles += d.linksPerPair[s.gpu][p] != 0;
+        const uint32_t links = d.linksPerPair[s.gpu][p];
+        if (links == 0)
+        {
+            continue;
+        }
+        // The switch plane routes to the GPU over its one bundle down.
+        SwitchPlane plane;
+        plane.up = {DomainLinkKey(s.domain, GPU_TO_SWITCH, s.gpu, p), Wire(d, links), 0};
+        plane.upLinks = links;
+        plane.txQueueBytes = d.txQueueBytes;
+        plane.down.push_back({DomainLinkKey(s.domain, SWITCH_TO_GPU, s.gpu, p), Wire(d, links), 0});
+        plane.downLinks = links;
+        plane.engineKey = DomainLinkKey(s.domain, NVLS_ENGINE, s.gpu, p);
+        plane.engineRatePerLink_bps = d.nvlsEngineRatePerLink_bps;
+        plane.engineLatency = d.nvlsEngineLatency;
+        planes.push_back(plane);
     }
-    for (const auto& l : d.directLinks)
-    {
-        bundles += (l.gpuA == s.gpu) + (l.gpuB == s.gpu);
-    }
-    return bundles * d.txQueueBytes;
+    return planes;
 }
 
 } // namespace ns3

@@ -52,12 +52,29 @@ class FlowTopology : public Object
         std::vector<Hop> hops; //!< of the first branch
     };
 
+    /// One switch plane of an NVLink GPU as the in-switch reductions (FlowNvls) see it: the
+    /// bundle up, the port(s) the switch routes to the GPU, the switch's NVLS engine.
+    struct SwitchPlane
+    {
+        Use up;                   //!< share unused
+        uint32_t upLinks{0};      //!< of the bundle up
+        uint64_t txQueueBytes{0}; //!< of the bundle up
+        std::vector<Use> down;    //!< one per port to the GPU; shares unused
+        uint32_t downLinks{0};    //!< of those ports together
+        uint64_t engineKey{0};    //!< the switch's engine towards the GPU, unique per topology
+        uint64_t engineRatePerLink_bps{0}; //!< NvlsEngineRatePerLink; 0 = unlimited
+        Time engineLatency;                //!< NvlsEngineLatency
+    };
+
     static TypeId GetTypeId();
     ~FlowTopology() override;
 
     virtual Route GetRoute(uint32_t srcRank, uint32_t dstRank) const = 0;
     /// What \p srcRank's devices take before they refuse (FlowTransportPlane's SourceQueue).
     virtual uint64_t GetSourceQueueBytes(uint32_t srcRank) const = 0;
+    /// \p rank's NVLink switch planes in order (those with a bundle); aborts where the
+    /// topology has none (InfiniBand).
+    virtual std::vector<SwitchPlane> GetSwitchPlanes(uint32_t rank) const;
 
   protected:
     /// Adds \p share of \p link to \p route: a link met again (two branches that join)
@@ -88,6 +105,8 @@ class PacketPlaneFlowTopology : public FlowTopology
 
     Route GetRoute(uint32_t srcRank, uint32_t dstRank) const override;
     uint64_t GetSourceQueueBytes(uint32_t srcRank) const override;
+    /// Over the GPU's bundles whose peer is a switch, the switch's route to the GPU.
+    std::vector<SwitchPlane> GetSwitchPlanes(uint32_t rank) const override;
 
   protected:
     void DoDispose() override;
@@ -107,7 +126,10 @@ class PacketPlaneFlowTopology : public FlowTopology
 /// One NVLink domain as its description gives it, the parameters NvLinkHelper gives the
 /// devices it would build: GPUs, switch planes, links per GPU-switch bundle and direct
 /// bundle, the link rate and line coding, the channel delay, the switches' traversal and
-/// cut-through header, the bundles' transmit queue.
+/// cut-through header and NVLS engine, the bundles' transmit queue, packet sizes and
+/// receive buffers.  Enough to route flows (NvLinkFlowTopology), to answer for the
+/// plane's ranks and cut its in-switch operations (NvLinkTransportPlane::AddDescribedDomain)
+/// and to list its links, with no device built.
 struct NvLinkFlowDomain
 {
     struct Direct
@@ -129,8 +151,25 @@ struct NvLinkFlowDomain
     double linkData_bps{0};
     Time propagation;
     Time traversal;
-    uint32_t cutThroughBytes{0}; //!< 0 = store-and-forward
-    uint64_t txQueueBytes{0};    //!< per bundle direction
+    uint32_t cutThroughBytes{0};     //!< 0 = store-and-forward
+    uint64_t txQueueBytes{0};        //!< per bundle direction
+    uint32_t granularityBytes{0};    //!< the devices' Granularity (a transport packet)
+    uint32_t maxBurstBytes{0};       //!< the devices' MaxBurstBytes
+    uint32_t packetOverheadBytes{0}; //!< of a Granularity packet: headers and framing
+    uint32_t rxBufferBytes{0};       //!< a bundle end's receive buffer on the GPUs' VC
+    bool nvls{false};                //!< the switches support NVLS
+    uint64_t nvlsEngineRatePerLink_bps{0};
+    Time nvlsEngineLatency;
+
+    /// The signalling rate of a bundle of \p links, as NvLinkNetDevice runs it (or as the
+    /// cluster sets it for a swept per-link rate), in bit/s.
+    uint64_t GetSignalling_bps(uint32_t links) const;
+    /// Bundles between GPU \p gpu and a switch plane.
+    uint32_t GetNSwitchBundles(uint32_t gpu) const;
+    /// Every bundle of GPU \p gpu (switch planes, then direct bundles), by their links.
+    std::vector<uint32_t> GetBundleLinks(uint32_t gpu) const;
+    /// GPU \p a reaches GPU \p b (a direct bundle, or a switch plane of a's).
+    bool HasPath(uint32_t a, uint32_t b) const;
 
     /// GPUs, switch planes, bundles and the link rate of \p spec's fabric for the GPUs of
     /// \p ranks (by GPU id); the caller sets the timings and queue, as it would set the
@@ -161,6 +200,7 @@ class NvLinkFlowTopology : public FlowTopology
 
     Route GetRoute(uint32_t srcRank, uint32_t dstRank) const override;
     uint64_t GetSourceQueueBytes(uint32_t srcRank) const override;
+    std::vector<SwitchPlane> GetSwitchPlanes(uint32_t rank) const override;
 
   private:
     struct Place

@@ -214,7 +214,7 @@ FlowTransportPlane::StartInSwitch(Op op,
     }
     if (!m_nvls)
     {
-        m_nvls = std::make_unique<FlowNvls>(*this, *m_network, nvlink);
+        m_nvls = std::make_unique<FlowNvls>(*this, *m_network, nvlink, m_topology);
     }
     m_nvls->Start(op, ranks, bytes, rankDone);
 }
@@ -230,6 +230,12 @@ FlowTransportPlane::GetLinkOf(Ptr<CreditLinkNetDevice> device)
 {
     return LinkOf(PacketPlaneFlowTopology::GetLinkKey(device),
                   PacketPlaneFlowTopology::GetWireRate_byte_per_s(device));
+}
+
+uint32_t
+FlowTransportPlane::GetLinkOf(uint64_t key, double wire_byte_per_s)
+{
+    return LinkOf(key, wire_byte_per_s);
 }
 
 uint32_t

@@ -119,6 +119,8 @@ class FlowTransportPlane : public TransportPlane, public InSwitchReductionPlane
     Time GetTailLatency(uint32_t srcRank, uint32_t dstRank, uint32_t payloadBytes);
     /// The FlowNetwork link of \p device's direction (added on first use).
     uint32_t GetLinkOf(Ptr<CreditLinkNetDevice> device);
+    /// The FlowNetwork link of the topology's link \p key (added on first use).
+    uint32_t GetLinkOf(uint64_t key, double wire_byte_per_s);
     /// Bytes a message of \p payloadBytes puts on the wire (one overhead per fine packet).
     double GetWireBytes(uint64_t payloadBytes) const;
     /// In-switch operations running as flows (NvlsFlows), not finished by every member.

@@ -165,10 +165,49 @@ NvLinkTransportPlane::AddDomain(const NvLinkDomain& built, const std::vector<uin
         {
             m_ranks.resize(rank + 1);
         }
-        m_ranks[rank] = RankEntry{gpu, domain, g};
+        m_ranks[rank] = RankEntry{gpu, domain, g, true, -1};
         gpu->SetPacketReceivedCallback(MakeCallback(&NvLinkTransportPlane::Receive, this));
         gpu->SetPacketTxReadyCallback(
             Callback<void, uint32_t>([this, rank](uint32_t) { GpuReady(rank); }));
+    }
+    m_domains.push_back(std::move(d));
+    return domain;
+}
+
+uint32_t
+NvLinkTransportPlane::AddDescribedDomain(const NvLinkFlowDomain& described,
+                                         const std::vector<int64_t>& nodeOfGpu)
+{
+    NS_LOG_FUNCTION(this << described.ranks.size());
+    NS_ABORT_MSG_IF(described.ranks.empty(), "NvLinkTransportPlane::AddDescribedDomain: no GPU");
+    NS_ABORT_MSG_UNLESS(nodeOfGpu.size() == described.ranks.size(),
+                        "NvLinkTransportPlane::AddDescribedDomain: "
+                            << nodeOfGpu.size() << " nodes for " << described.ranks.size()
+                            << " GPUs");
+    if (m_granularity == 0)
+    {
+        m_granularity = described.granularityBytes;
+        m_maxBurst = described.maxBurstBytes;
+        m_overhead = described.packetOverheadBytes;
+    }
+    NS_ABORT_MSG_IF(described.granularityBytes != m_granularity,
+                    "NvLinkTransportPlane: domains with different Granularity");
+    NS_ABORT_MSG_IF(described.maxBurstBytes != m_maxBurst,
+                    "NvLinkTransportPlane: domains with different MaxBurstBytes");
+    const auto domain = static_cast<uint32_t>(m_domains.size());
+    m_described.push_back(described);
+    Domain d;
+    d.rankOfGpu = described.ranks;
+    d.described = &m_described.back();
+    for (uint32_t g = 0; g < described.ranks.size(); ++g)
+    {
+        const uint32_t rank = described.ranks[g];
+        NS_ABORT_MSG_IF(HasRank(rank), "NvLinkTransportPlane: rank " << rank << " added twice");
+        if (m_ranks.size() <= rank)
+        {
+            m_ranks.resize(rank + 1);
+        }
+        m_ranks[rank] = RankEntry{nullptr, domain, g, true, nodeOfGpu[g]};
     }
     m_domains.push_back(std::move(d));
     return domain;
@@ -183,7 +222,7 @@ NvLinkTransportPlane::GetNDomains() const
 const NvLinkTransportPlane::RankEntry*
 NvLinkTransportPlane::Entry(uint32_t rank) const
 {
-    return rank < m_ranks.size() && m_ranks[rank].gpu ? &m_ranks[rank] : nullptr;
+    return rank < m_ranks.size() && m_ranks[rank].present ? &m_ranks[rank] : nullptr;
 }
 
 uint32_t
@@ -212,7 +251,15 @@ NvLinkTransportPlane::CanReach(uint32_t srcRank, uint32_t dstRank) const
 {
     const RankEntry* a = Entry(srcRank);
     const RankEntry* b = Entry(dstRank);
-    return a && b && srcRank != dstRank && a->domain == b->domain && a->gpu->HasPath(b->gpuId);
+    if (!a || !b || srcRank == dstRank || a->domain != b->domain)
+    {
+        return false;
+    }
+    if (const NvLinkFlowDomain* d = m_domains[a->domain].described)
+    {
+        return d->HasPath(a->gpuId, b->gpuId);
+    }
+    return a->gpu->HasPath(b->gpuId);
 }
 
 uint32_t
@@ -243,6 +290,10 @@ NvLinkTransportPlane::GetNodeId(uint32_t rank) const
     {
         return -1;
     }
+    if (!e->gpu)
+    {
+        return e->nodeId;
+    }
     Ptr<Node> node = e->gpu->GetObject<Node>();
     return node ? static_cast<int64_t>(node->GetId()) : -1;
 }
@@ -254,6 +305,9 @@ NvLinkTransportPlane::Inject(uint32_t srcRank,
                              const TransportTag& tag)
 {
     const RankEntry& src = m_ranks[srcRank];
+    NS_ABORT_MSG_UNLESS(src.gpu,
+                        "NvLinkTransportPlane: rank " << srcRank
+                                                      << " is described only (no devices)");
     Ptr<Packet> p = Create<Packet>(payloadBytes);
     AddTransportTags(p, srcRank, dstRank, tag);
     const bool accepted = src.gpu->SendPacket(m_ranks[dstRank].gpuId, p, m_protocol);
@@ -318,6 +372,17 @@ NvLinkTransportPlane::CanReduceInSwitch(const std::vector<uint32_t>& ranks) cons
         return false;
     }
     const Domain& d = m_domains[first->domain];
+    if (d.described)
+    {
+        // As below: NVLS-capable switch planes, and a switch bundle on every member.
+        if (d.described->switches == 0 || !d.described->nvls)
+        {
+            return false;
+        }
+        return std::all_of(ranks.begin(), ranks.end(), [this, &d](uint32_t r) {
+            return d.described->GetNSwitchBundles(m_ranks[r].gpuId) != 0;
+        });
+    }
     if (d.switches.empty())
     {
         return false;
@@ -411,6 +476,9 @@ NvLinkTransportPlane::StartInSwitch(Op op,
     NS_ABORT_MSG_IF(!CanReduceInSwitch(ranks),
                     "NvLinkTransportPlane: in-switch operation over ranks outside one NVLS-"
                     "capable NVLink domain");
+    NS_ABORT_MSG_IF(m_domains[m_ranks[ranks[0]].domain].described,
+                    "NvLinkTransportPlane: in-switch operation on a domain described only (no "
+                    "devices)");
     if (bytes == 0)
     {
         // Nothing to move: every rank holds the (empty) result, but not inside the call.
@@ -523,26 +591,41 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
     // channel), else the ones waiting for a late member block the others.
     const Domain& d = m_domains[m_ranks[ranks[0]].domain];
     DataRateValue engineRate(DataRate(0));
-    if (!d.switches.empty())
-    {
-        d.switches[0]->GetAttribute("NvlsEngineRatePerLink", engineRate);
-    }
     uint64_t buffers = 0;
     uint32_t switchLinks = 0;
     uint32_t fewestLinks = std::numeric_limits<uint32_t>::max();
-    const Ptr<NvLinkGpu>& gpu0 = m_ranks[ranks[0]].gpu;
-    UintegerValue vc;
-    gpu0->GetAttribute("Vc", vc);
-    for (uint32_t i = 0; i < gpu0->GetNDevices(); ++i)
+    if (const NvLinkFlowDomain* described = d.described)
     {
-        if (Ptr<CreditLinkNetDevice> peer = gpu0->GetDevice(i)->GetPeer())
+        engineRate = DataRateValue(DataRate(described->nvlsEngineRatePerLink_bps));
+        const uint32_t gpu0 = m_ranks[ranks[0]].gpuId;
+        const std::vector<uint32_t> bundles = described->GetBundleLinks(gpu0);
+        buffers = uint64_t{described->rxBufferBytes} * bundles.size();
+        for (uint32_t i = 0; i < described->GetNSwitchBundles(gpu0); ++i)
         {
-            buffers += peer->GetReceiveBufferBytes(static_cast<uint32_t>(vc.Get()));
-            if (peer->GetNode()->GetObject<NvSwitch>())
+            switchLinks += bundles[i];
+            fewestLinks = std::min(fewestLinks, bundles[i]);
+        }
+    }
+    else
+    {
+        if (!d.switches.empty())
+        {
+            d.switches[0]->GetAttribute("NvlsEngineRatePerLink", engineRate);
+        }
+        const Ptr<NvLinkGpu>& gpu0 = m_ranks[ranks[0]].gpu;
+        UintegerValue vc;
+        gpu0->GetAttribute("Vc", vc);
+        for (uint32_t i = 0; i < gpu0->GetNDevices(); ++i)
+        {
+            if (Ptr<CreditLinkNetDevice> peer = gpu0->GetDevice(i)->GetPeer())
             {
-                const uint32_t links = gpu0->GetDevice(i)->GetLinks();
-                switchLinks += links;
-                fewestLinks = std::min(fewestLinks, links);
+                buffers += peer->GetReceiveBufferBytes(static_cast<uint32_t>(vc.Get()));
+                if (peer->GetNode()->GetObject<NvSwitch>())
+                {
+                    const uint32_t links = gpu0->GetDevice(i)->GetLinks();
+                    switchLinks += links;
+                    fewestLinks = std::min(fewestLinks, links);
+                }
             }
         }
     }
@@ -926,6 +1009,7 @@ NvLinkTransportPlane::DoDispose()
     }
     m_ranks.clear();
     m_domains.clear();
+    m_described.clear();
     m_nvlsOps.clear();
     m_shareOps.clear();
     m_groups.clear();
@@ -943,6 +1027,14 @@ NvLinkTransportPlane::GetLineRate_gbyte_per_s(uint32_t rank) const
     const double payload = GetMaxPayloadBytes();
     const double share = payload / (payload + GetPacketOverheadBytes());
     double bps = 0;
+    if (const NvLinkFlowDomain* d = m_domains[e->domain].described)
+    {
+        for (uint32_t links : d->GetBundleLinks(e->gpuId))
+        {
+            bps += d->GetSignalling_bps(links) * d->encodingEfficiency;
+        }
+        return bps * share / 8e9;
+    }
     for (uint32_t i = 0; i < e->gpu->GetNDevices(); ++i)
     {
         Ptr<NvLinkNetDevice> dev = e->gpu->GetDevice(i);

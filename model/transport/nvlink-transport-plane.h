@@ -4,11 +4,13 @@
 #ifndef AI_FABRIC_NVLINK_TRANSPORT_PLANE_H
 #define AI_FABRIC_NVLINK_TRANSPORT_PLANE_H
 
+#include "ns3/flow-topology.h"
 #include "ns3/nvlink-domain.h"
 #include "ns3/nvlink-gpu.h"
 #include "ns3/nvswitch-core.h"
 #include "ns3/transport-plane.h"
 
+#include <deque>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -65,6 +67,13 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     /// Adds the domain \p built (NvLinkHelper::GetDomain); GPU g of it serves rank rankOfGpu[g].
     /// Call before GpuTransport::AddPlane.  \return the domain index.
     uint32_t AddDomain(const NvLinkDomain& built, const std::vector<uint32_t>& rankOfGpu);
+    /// Adds a domain from its description only, no device (a flow-level plane's:
+    /// FlowTransportPlane moves its messages and NVLS operations over NvLinkFlowTopology):
+    /// GPU g serves rank described.ranks[g] on node nodeOfGpu[g].  The plane answers for its
+    /// ranks, reach, packet sizes, line rates and in-switch cuts as for the built domain;
+    /// Inject and StartInSwitch abort on its ranks.  \return the domain index.
+    uint32_t AddDescribedDomain(const NvLinkFlowDomain& described,
+                                const std::vector<int64_t>& nodeOfGpu);
     uint32_t GetNDomains() const;
     /// Domain of \p rank; aborts when absent.
     uint32_t GetDomain(uint32_t rank) const;
@@ -161,14 +170,17 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
   private:
     struct RankEntry
     {
-        Ptr<NvLinkGpu> gpu;
+        Ptr<NvLinkGpu> gpu; //!< null for a described domain's
         uint32_t domain{0};
         uint32_t gpuId{0};
+        bool present{false};
+        int64_t nodeId{-1}; //!< a described domain's GPU node
     };
 
     struct Domain
     {
         std::vector<Ptr<NvSwitch>> switches;
+        const NvLinkFlowDomain* described{nullptr}; //!< in m_described; null when built
         std::vector<uint32_t> rankOfGpu;
         std::map<std::vector<uint32_t>, uint32_t> groupOfMembers; //!< sorted GPU ids ->
     };
@@ -269,6 +281,7 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     uint32_t m_overhead;
     std::vector<RankEntry> m_ranks; //!< indexed by rank; null gpu = absent
     std::vector<Domain> m_domains;
+    std::deque<NvLinkFlowDomain> m_described; //!< stable addresses
     std::unordered_map<uint32_t, NvlsGroup> m_groups;
     std::unordered_map<uint64_t, NvlsOp> m_nvlsOps;
     std::unordered_map<uint64_t, ShareOp> m_shareOps;
