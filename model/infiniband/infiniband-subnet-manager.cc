@@ -379,12 +379,7 @@ void
 InfinibandSubnetManager::RouteSwitchLids(InfinibandRoutingContext& ctx)
 {
     NS_LOG_FUNCTION(this);
-    // Once, not per (destination, switch): this loop is quadratic in the switches.
-    std::vector<std::vector<std::pair<uint8_t, uint32_t>>> neighbours(m_swNode.size());
-    for (uint32_t v = 0; v < m_swNode.size(); ++v)
-    {
-        neighbours[v] = ctx.SwitchNeighbours(m_swNode[v]);
-    }
+    // The context keeps each switch's neighbours: this loop is quadratic in the switches.
     std::vector<uint8_t> candidates;
     for (const auto& d : m_switchDests)
     {
@@ -402,7 +397,7 @@ InfinibandSubnetManager::RouteSwitchLids(InfinibandRoutingContext& ctx)
                 continue; // isolated switch without HCAs: stays unreachable
             }
             candidates.clear();
-            for (const auto& [port, u] : neighbours[v])
+            for (const auto& [port, u] : ctx.SwitchNeighbours(sw))
             {
                 if (m_hops[u][a] + 1 == m_hops[v][a])
                 {
