@@ -240,12 +240,8 @@ NvLinkHelper::DescribeFlowDomain(std::vector<uint32_t> ranks) const
     d.traversal = traversal.Get();
     d.cutThroughBytes = sw->GetCutThroughBytes();
     d.nvls = sw->SupportsNvls();
-    DataRateValue engineRate;
-    sw->GetAttribute("NvlsEngineRatePerLink", engineRate);
-    d.nvlsEngineRatePerLink_bps = engineRate.Get().GetBitRate();
-    TimeValue engineLatency;
-    sw->GetAttribute("NvlsEngineLatency", engineLatency);
-    d.nvlsEngineLatency = engineLatency.Get();
+    d.nvlsEngineRatePerLink_bps = sw->GetNvlsEngineRatePerLink().GetBitRate();
+    d.nvlsEngineLatency = sw->GetNvlsEngineLatency();
     return d;
 }
 

@@ -88,6 +88,18 @@ NvSwitch::SupportsNvls() const
     return m_generation >= 3;
 }
 
+DataRate
+NvSwitch::GetNvlsEngineRatePerLink() const
+{
+    return m_engineRatePerLink;
+}
+
+Time
+NvSwitch::GetNvlsEngineLatency() const
+{
+    return m_engineLatency;
+}
+
 std::string
 NvSwitch::CheckNvlsGroup(uint32_t groupId, const std::vector<uint32_t>& members) const
 {

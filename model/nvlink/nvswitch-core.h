@@ -56,6 +56,9 @@ class NvSwitch : public CreditSwitch
 
     uint32_t GetGeneration() const;
     bool SupportsNvls() const;
+    /// NvlsEngineRatePerLink: the engine's payload rate per NVLink link of a member's port.
+    DataRate GetNvlsEngineRatePerLink() const;
+    Time GetNvlsEngineLatency() const;
     /// Empty, or why (group, members) cannot be registered on this switch.
     std::string CheckNvlsGroup(uint32_t groupId, const std::vector<uint32_t>& members) const;
     /// Aborts with CheckNvlsGroup's message (e.g. NVLS on a gen2 switch).

@@ -12,6 +12,7 @@
 #include "ns3/node.h"
 #include "ns3/nvlink-net-device.h"
 #include "ns3/nvlink-transport-plane.h"
+#include "ns3/nvswitch-core.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -285,12 +286,12 @@ PacketPlaneFlowTopology::GetSwitchPlanes(uint32_t rank) const
             p.downLinks += link ? link->GetLinks() : 1;
         }
         p.engineKey = uint64_t{sw->GetObject<Node>()->GetId()} << 32 | gpuId;
-        DataRateValue rate;
-        sw->GetAttribute("NvlsEngineRatePerLink", rate);
-        p.engineRatePerLink_bps = rate.Get().GetBitRate();
-        TimeValue latency;
-        sw->GetAttribute("NvlsEngineLatency", latency);
-        p.engineLatency = latency.Get();
+        Ptr<NvSwitch> nvswitch = DynamicCast<NvSwitch>(sw);
+        NS_ABORT_MSG_UNLESS(nvswitch,
+                            "FlowTopology: switch at node " << sw->GetObject<Node>()->GetId()
+                                                            << " is not an NVSwitch");
+        p.engineRatePerLink_bps = nvswitch->GetNvlsEngineRatePerLink().GetBitRate();
+        p.engineLatency = nvswitch->GetNvlsEngineLatency();
         planes.push_back(p);
     }
     return planes;

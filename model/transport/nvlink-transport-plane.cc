@@ -590,13 +590,13 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
     // as many loops outstanding as its switch input buffers hold (at most one per NVLS
     // channel), else the ones waiting for a late member block the others.
     const Domain& d = m_domains[m_ranks[ranks[0]].domain];
-    DataRateValue engineRate(DataRate(0));
+    DataRate engineRate(0);
     uint64_t buffers = 0;
     uint32_t switchLinks = 0;
     uint32_t fewestLinks = std::numeric_limits<uint32_t>::max();
     if (const NvLinkFlowDomain* described = d.described)
     {
-        engineRate = DataRateValue(DataRate(described->nvlsEngineRatePerLink_bps));
+        engineRate = DataRate(described->nvlsEngineRatePerLink_bps);
         const uint32_t gpu0 = m_ranks[ranks[0]].gpuId;
         const std::vector<uint32_t> bundles = described->GetBundleLinks(gpu0);
         buffers = uint64_t{described->rxBufferBytes} * bundles.size();
@@ -610,7 +610,7 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
     {
         if (!d.switches.empty())
         {
-            d.switches[0]->GetAttribute("NvlsEngineRatePerLink", engineRate);
+            engineRate = d.switches[0]->GetNvlsEngineRatePerLink();
         }
         const Ptr<NvLinkGpu>& gpu0 = m_ranks[ranks[0]].gpu;
         UintegerValue vc;
@@ -651,7 +651,7 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
         plan.scatterDelay = m_nvlsStepLatency;
         plan.gatherDelay = m_nvlsStepLatency;
         plan.slotRate_byte_per_s =
-            static_cast<double>(engineRate.Get().GetBitRate()) / 8 * switchLinks / plan.window;
+            static_cast<double>(engineRate.GetBitRate()) / 8 * switchLinks / plan.window;
     }
     return plan;
 }
