@@ -295,6 +295,10 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
                  "InfiniBand switch tiers 1-3, 0 = fewest that fit; -1 = preset (0)",
                  cli.ibTiers);
     cmd.AddValue("ibRouting", "subnet manager engine: ftree, updn, minhop", cli.ibRoutingEngine);
+    cmd.AddValue("ibSubnets",
+                 "InfiniBand subnets: one (every rail in one fat tree) or per-rail (each rail "
+                 "its own fat tree, subnet manager and LIDs); default one",
+                 cli.ibSubnets);
     cmd.AddValue("ibDelay",
                  "InfiniBand cable propagation delay, ns (> 0 for distributed runs: the "
                  "MPI lookahead); -1 = preset (0)",
@@ -427,6 +431,10 @@ ClusterConfig::ApplyCommandLine(std::string* field)
     if (!o.ibRoutingEngine.empty())
     {
         ibRoutingEngine = o.ibRoutingEngine;
+    }
+    if (!o.ibSubnets.empty())
+    {
+        ibSubnets = o.ibSubnets;
     }
     if (!o.scaleOut.empty())
     {
@@ -677,6 +685,10 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
     p.Set("cluster.oversubscription", oversubscription);
     p.Set("cluster.ibTiers", ibTiers);
     p.Set("cluster.ibRoutingEngine", ibRoutingEngine);
+    if (ibSubnets != "one")
+    {
+        p.Set("cluster.ibSubnets", ibSubnets); // only when chosen: other runs keep their params
+    }
     p.Set("cluster.ibDelay_ns", ibDelay_ns);
     p.Set("cluster.ethPortsPerServer", ethPortsPerServer);
     p.Set("cluster.ethRate_gbit_per_s", ethRate_gbit_per_s);
@@ -744,6 +756,17 @@ ClusterConfig::Validate(std::string* field) const
     if (scaleOut != "infiniband" && scaleOut != "roce")
     {
         return fail("scaleOut", "unknown --scaleOut '" + scaleOut + "'; valid: infiniband, roce");
+    }
+    if (ibSubnets != "one" && ibSubnets != "per-rail")
+    {
+        return fail("ibSubnets", "unknown --ibSubnets '" + ibSubnets + "'; valid: one, per-rail");
+    }
+    if (IsIbSubnetPerRail() && scaleOut == "roce")
+    {
+        return fail("ibSubnets",
+                    "--ibSubnets=per-rail splits the InfiniBand plane into one subnet per "
+                    "rail; the RoCE plane (--scaleOut=roce) has no subnets: use "
+                    "--ibSubnets=one");
     }
     if (roceEcmp != "hash" && roceEcmp != "spray" && roceEcmp != "adaptive")
     {
@@ -898,6 +921,12 @@ ClusterConfig::ValidateOrAbort() const
     NS_ABORT_MSG_IF(!error.empty(), "cluster: " << error);
 }
 
+bool
+ClusterConfig::IsIbSubnetPerRail() const
+{
+    return ibSubnets == "per-rail";
+}
+
 ClusterPlane
 ClusterConfig::GetScaleOutPlane() const
 {
@@ -976,15 +1005,49 @@ ClusterConfig::GetEthPerGpu_gbit_per_s() const
     return ethPortsPerServer * ethRate_gbit_per_s / gpusPerServer;
 }
 
+namespace
+{
+
+// What a refusal of one subnet for every rail suggests.
+std::string
+PerRailHint(const ClusterConfig& c, uint32_t rails)
+{
+    return c.IsIbSubnetPerRail() || rails < 2
+               ? ""
+               : "; --ibSubnets=per-rail gives each rail its own fat tree and subnet";
+}
+
+} // namespace
+
 ClusterIbShape
 ClusterIbShape::Compute(const ClusterConfig& c)
+{
+    ClusterIbShape r = ComputeSubnet(c);
+    if (!c.IsIbSubnetPerRail() || !r.error.empty())
+    {
+        return r;
+    }
+    // Identical trees, one per rail; the shape of one is in r (with a single rail).
+    r.subnets = c.gpusPerServer;
+    r.rails = c.gpusPerServer;
+    r.leaves *= r.subnets;
+    r.spines *= r.subnets;
+    r.pods *= r.subnets;
+    r.cores *= r.subnets;
+    r.switches *= r.subnets;
+    r.cables *= r.subnets;
+    return r;
+}
+
+ClusterIbShape
+ClusterIbShape::ComputeSubnet(const ClusterConfig& c)
 {
     ClusterIbShape r;
     std::ostringstream why;
     const uint32_t k = c.ibSwitchRadix;
     const uint32_t n = c.servers;
     const double os = c.oversubscription;
-    r.rails = c.gpusPerServer;
+    r.rails = c.IsIbSubnetPerRail() ? 1 : c.gpusPerServer;
     if (k < 2 || k > 254)
     {
         why << "InfiniBand switch radix " << k << " outside 2..254";
@@ -1031,8 +1094,9 @@ ClusterIbShape::Compute(const ClusterConfig& c)
         if (needed == 3 && (leaves + half - 1) / half > k)
         {
             why << "InfiniBand switch radix " << k << " too small: " << hcas << " HCAs on "
-                << r.rails << " rails need " << leaves << " leaves, more than 3 tiers reach (" << k
-                << " pods of " << half << " leaves)";
+                << r.rails << (r.rails == 1 ? " rail" : " rails") << " need " << leaves
+                << " leaves, more than 3 tiers reach (" << k << " pods of " << half << " leaves)"
+                << PerRailHint(c, r.rails);
             r.error = why.str();
             r.errorField = "ibRadix";
             return r;
@@ -1088,7 +1152,9 @@ ClusterIbShape::Compute(const ClusterConfig& c)
     if (hcas + r.switches > 49151)
     {
         why << hcas << " HCAs and " << r.switches
-            << " switches need more than the 49151 unicast LIDs";
+            << " switches need more than the 49151 unicast LIDs of "
+            << (c.IsIbSubnetPerRail() ? "a rail's subnet" : "one subnet")
+            << PerRailHint(c, r.rails);
         r.error = why.str();
         r.errorField = "servers";
     }

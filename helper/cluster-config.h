@@ -67,6 +67,11 @@ struct ClusterConfig
     double oversubscription{1.0}; //!< leaf down : up ports
     uint32_t ibTiers{0};          //!< 0: the fewest that fit; else 1, 2 or 3 exactly
     std::string ibRoutingEngine{"ftree"};
+    /// "one": every rail in one fat tree and one InfiniBand subnet (leaves of all rails
+    /// share the spines); "per-rail": each rail its own fat tree and subnet (own LIDs from 1,
+    /// own subnet manager routing), as the planes of large clusters.  With per-rail, ranks on
+    /// different rails meet only over NVLink inside a domain.
+    std::string ibSubnets{"one"};
     /// Propagation delay of every InfiniBand cable; 0 keeps the channel's default (0 ns).  A
     /// distributed run needs it > 0: the delay of the cut links is ns-3's MPI lookahead.
     double ibDelay_ns{0.0};
@@ -201,6 +206,8 @@ struct ClusterConfig
     double GetIbPerGpu_gbit_per_s() const;
     /// The scale-out plane --scaleOut selects.
     ClusterPlane GetScaleOutPlane() const;
+    /// True for --ibSubnets=per-rail: one InfiniBand subnet (and fat tree) per rail.
+    bool IsIbSubnetPerRail() const;
     double GetEthPerGpu_gbit_per_s() const;
 
     /// Command-line values; -1 / empty = not given (the preset's value stays).
@@ -217,6 +224,7 @@ struct ClusterConfig
         double oversubscription{-1};
         int64_t ibTiers{-1};
         std::string ibRoutingEngine;
+        std::string ibSubnets;
         double ibDelay_ns{-1};
         std::string scaleOut;
         std::string pfc; //!< "1"/"0" (also on/off, true/false)
@@ -249,11 +257,17 @@ struct ClusterConfig
  * Rail-optimised scale-out shape for a config: rails = GPUs per server, each
  * rail's HCAs on its own leaves; leaf down:up ports = oversubscription.
  * Computed before anything is built so Validate() can refuse what does not fit.
+ *
+ * With one subnet per rail (ClusterConfig::ibSubnets) the tree is computed for one
+ * rail's HCAs and replicated per rail: tiers, hostsPerLeaf, leafUplinks,
+ * linksPerLeafSpine and podLeaves are those of one subnet's tree; leaves, spines, pods,
+ * cores, switches and cables count the whole plane (every subnet).
  */
 struct ClusterIbShape
 {
     uint32_t tiers{0};
     uint32_t rails{0};
+    uint32_t subnets{1};      //!< 1, or one per rail
     uint32_t hostsPerLeaf{0}; //!< down ports used on a full leaf
     uint32_t leavesPerRail{0};
     uint32_t leaves{0};
@@ -269,6 +283,8 @@ struct ClusterIbShape
     const char* errorField{""}; //!< the command-line flag the error is about
 
     static ClusterIbShape Compute(const ClusterConfig& c);
+    /// The tree of one subnet: every rail with one subnet, one rail with one per rail.
+    static ClusterIbShape ComputeSubnet(const ClusterConfig& c);
 };
 
 } // namespace ns3

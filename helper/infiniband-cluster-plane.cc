@@ -67,119 +67,68 @@ InfinibandClusterPlane::SetAttribute(const std::string& target,
     return true;
 }
 
+Ptr<TransportPlane>
+InfinibandClusterPlane::MakeTransportPlane(const ClusterLayout& layout) const
+{
+    Ptr<TransportPlane> plane = RailClusterPlane::MakeTransportPlane(layout);
+    if (m_sm && m_sm->GetNSubnets() > 1)
+    {
+        // Ranks of different subnets (rails) have no InfiniBand path to each other.
+        Ptr<InfinibandTransportPlane> ib = DynamicCast<InfinibandTransportPlane>(plane);
+        for (uint32_t r = 0; r < m_hcaNode.size(); ++r)
+        {
+            ib->SetRankSubnet(r, m_sm->GetSubnet(m_hcaNode[r]));
+        }
+    }
+    return plane;
+}
+
 std::string
 InfinibandClusterPlane::Prepare(const ClusterConfig& c, const ClusterLayout& layout)
 {
     NS_LOG_FUNCTION(this);
     m_shape = ClusterIbShape::Compute(c);
-    const ClusterIbShape& s = m_shape;
-    const uint32_t k = c.ibSwitchRadix;
+    const ClusterIbShape tree = ClusterIbShape::ComputeSubnet(c);
+    const bool perRail = c.IsIbSubnetPerRail();
     const uint32_t ranks = layout.GetNRanks();
     InfinibandTopology& t = m_topology;
     t = InfinibandTopology();
+    m_switchName.clear();
     m_hcaNode.assign(ranks, 0);
-    // HCAs first, in rank order: the subnet manager then gives rank r LID r + 1.
+    // HCAs first, in rank order: the subnet manager numbers each subnet's HCAs (LIDs from
+    // BaseLid) in this order.
     for (uint32_t r = 0; r < ranks; ++r)
     {
         m_hcaNode[r] = t.AddHca("server" + std::to_string(layout.GetServer(r)) + "/hca" +
                                 std::to_string(layout.GetLocalIndex(r)));
     }
-    auto addSwitch = [&](const std::string& name) {
-        const uint32_t node = t.AddSwitch(name, k);
-        m_switchName[node] = name;
-        return node;
-    };
-    if (s.tiers == 1)
+    if (!perRail)
     {
-        const uint32_t sw = addSwitch("ib/leaf0");
+        std::vector<uint32_t> all(ranks);
         for (uint32_t r = 0; r < ranks; ++r)
         {
-            t.Connect(m_hcaNode[r], 1, sw, r + 1);
+            all[r] = r;
         }
+        AddTree(c, layout, tree, all, "ib/");
     }
     else
     {
-        // Leaf index = scalable unit x rails + rail: the leaves of one scalable unit (the
-        // servers sharing a leaf per rail) are consecutive, so 3-tier pods keep them together.
-        std::vector<uint32_t> leaf(s.leaves);
-        for (uint32_t l = 0; l < s.leaves; ++l)
-        {
-            leaf[l] = addSwitch("ib/leaf" + std::to_string(l));
-        }
-        auto leafOf = [&](uint32_t r) {
-            return (layout.GetServer(r) / s.hostsPerLeaf) * s.rails + layout.GetRail(r);
-        };
+        // One fat tree per rail, not cabled to each other: each a subnet of its own.
+        std::vector<std::vector<uint32_t>> ranksOf(m_shape.subnets);
         for (uint32_t r = 0; r < ranks; ++r)
         {
-            t.Connect(m_hcaNode[r], 1, leaf[leafOf(r)], layout.GetServer(r) % s.hostsPerLeaf + 1);
+            ranksOf[layout.GetRail(r)].push_back(r);
         }
-        // Up ports follow the leaf's own hosts without a gap (the last leaf of a rail may
-        // have fewer): InfinibandHelper numbers a switch's ports in the order they are cabled.
-        std::vector<uint32_t> hostsOn(s.leaves, 0);
-        for (uint32_t r = 0; r < ranks; ++r)
+        for (uint32_t rail = 0; rail < ranksOf.size(); ++rail)
         {
-            hostsOn[leafOf(r)]++;
-        }
-        if (s.tiers == 2)
-        {
-            std::vector<uint32_t> spine(s.spines);
-            for (uint32_t j = 0; j < s.spines; ++j)
-            {
-                spine[j] = addSwitch("ib/spine" + std::to_string(j));
-            }
-            const uint32_t m = s.linksPerLeafSpine;
-            for (uint32_t l = 0; l < s.leaves; ++l)
-            {
-                for (uint32_t u = 0; u < s.leafUplinks; ++u)
-                {
-                    t.Connect(leaf[l], hostsOn[l] + 1 + u, spine[u / m], l * m + u % m + 1);
-                }
-            }
-        }
-        else
-        {
-            const uint32_t p = s.podLeaves;
-            std::vector<std::vector<uint32_t>> agg(s.pods);
-            for (uint32_t pod = 0; pod < s.pods; ++pod)
-            {
-                for (uint32_t j = 0; j < s.leafUplinks; ++j)
-                {
-                    agg[pod].push_back(
-                        addSwitch("ib/agg" + std::to_string(pod) + "_" + std::to_string(j)));
-                }
-            }
-            std::vector<std::vector<uint32_t>> core(s.leafUplinks);
-            for (uint32_t j = 0; j < s.leafUplinks; ++j)
-            {
-                for (uint32_t i = 0; i < p; ++i)
-                {
-                    core[j].push_back(
-                        addSwitch("ib/core" + std::to_string(j) + "_" + std::to_string(i)));
-                }
-            }
-            for (uint32_t l = 0; l < s.leaves; ++l)
-            {
-                for (uint32_t j = 0; j < s.leafUplinks; ++j)
-                {
-                    t.Connect(leaf[l], hostsOn[l] + 1 + j, agg[l / p][j], l % p + 1);
-                }
-            }
-            for (uint32_t pod = 0; pod < s.pods; ++pod)
-            {
-                for (uint32_t j = 0; j < s.leafUplinks; ++j)
-                {
-                    for (uint32_t i = 0; i < p; ++i)
-                    {
-                        t.Connect(agg[pod][j], p + 1 + i, core[j][i], pod + 1);
-                    }
-                }
-            }
+            AddTree(c, layout, tree, ranksOf[rail], "ib/r" + std::to_string(rail) + "/");
         }
     }
     m_sm = CreateObject<InfinibandSubnetManager>();
     m_sm->SetAttribute("RoutingEngine", StringValue(c.ibRoutingEngine));
     // A fluid plane has no credits to deadlock on; the check is quadratic in the cluster.
     m_sm->SetAttribute("CheckCreditLoops", BooleanValue(!c.IsFlowPlane(ClusterPlane::INFINIBAND)));
+    m_sm->SetAttribute("SubnetPerComponent", BooleanValue(perRail));
     for (const auto& [name, value] : m_smAttributes)
     {
         m_sm->SetAttribute(name, *value);
@@ -187,6 +136,104 @@ InfinibandClusterPlane::Prepare(const ClusterConfig& c, const ClusterLayout& lay
     m_sm->SetTopology(t);
     const std::string routing = m_sm->TryRoute();
     return routing.empty() ? "" : "InfiniBand routing: " + routing;
+}
+
+void
+InfinibandClusterPlane::AddTree(const ClusterConfig& c,
+                                const ClusterLayout& layout,
+                                const ClusterIbShape& s,
+                                const std::vector<uint32_t>& ranks,
+                                const std::string& prefix)
+{
+    const uint32_t k = c.ibSwitchRadix;
+    InfinibandTopology& t = m_topology;
+    auto addSwitch = [&](const std::string& name) {
+        const uint32_t node = t.AddSwitch(prefix + name, k);
+        m_switchName[node] = prefix + name;
+        return node;
+    };
+    if (s.tiers == 1)
+    {
+        const uint32_t sw = addSwitch("leaf0");
+        for (uint32_t i = 0; i < ranks.size(); ++i)
+        {
+            t.Connect(m_hcaNode[ranks[i]], 1, sw, i + 1);
+        }
+        return;
+    }
+    // Leaf index = scalable unit x rails + rail: the leaves of one scalable unit (the
+    // servers sharing a leaf per rail) are consecutive, so 3-tier pods keep them together.
+    std::vector<uint32_t> leaf(s.leaves);
+    for (uint32_t l = 0; l < s.leaves; ++l)
+    {
+        leaf[l] = addSwitch("leaf" + std::to_string(l));
+    }
+    auto leafOf = [&](uint32_t r) {
+        return (layout.GetServer(r) / s.hostsPerLeaf) * s.rails +
+               (s.rails == 1 ? 0 : layout.GetRail(r));
+    };
+    for (uint32_t r : ranks)
+    {
+        t.Connect(m_hcaNode[r], 1, leaf[leafOf(r)], layout.GetServer(r) % s.hostsPerLeaf + 1);
+    }
+    // Up ports follow the leaf's own hosts without a gap (the last leaf of a rail may
+    // have fewer): InfinibandHelper numbers a switch's ports in the order they are cabled.
+    std::vector<uint32_t> hostsOn(s.leaves, 0);
+    for (uint32_t r : ranks)
+    {
+        hostsOn[leafOf(r)]++;
+    }
+    if (s.tiers == 2)
+    {
+        std::vector<uint32_t> spine(s.spines);
+        for (uint32_t j = 0; j < s.spines; ++j)
+        {
+            spine[j] = addSwitch("spine" + std::to_string(j));
+        }
+        const uint32_t m = s.linksPerLeafSpine;
+        for (uint32_t l = 0; l < s.leaves; ++l)
+        {
+            for (uint32_t u = 0; u < s.leafUplinks; ++u)
+            {
+                t.Connect(leaf[l], hostsOn[l] + 1 + u, spine[u / m], l * m + u % m + 1);
+            }
+        }
+        return;
+    }
+    const uint32_t p = s.podLeaves;
+    std::vector<std::vector<uint32_t>> agg(s.pods);
+    for (uint32_t pod = 0; pod < s.pods; ++pod)
+    {
+        for (uint32_t j = 0; j < s.leafUplinks; ++j)
+        {
+            agg[pod].push_back(addSwitch("agg" + std::to_string(pod) + "_" + std::to_string(j)));
+        }
+    }
+    std::vector<std::vector<uint32_t>> core(s.leafUplinks);
+    for (uint32_t j = 0; j < s.leafUplinks; ++j)
+    {
+        for (uint32_t i = 0; i < p; ++i)
+        {
+            core[j].push_back(addSwitch("core" + std::to_string(j) + "_" + std::to_string(i)));
+        }
+    }
+    for (uint32_t l = 0; l < s.leaves; ++l)
+    {
+        for (uint32_t j = 0; j < s.leafUplinks; ++j)
+        {
+            t.Connect(leaf[l], hostsOn[l] + 1 + j, agg[l / p][j], l % p + 1);
+        }
+    }
+    for (uint32_t pod = 0; pod < s.pods; ++pod)
+    {
+        for (uint32_t j = 0; j < s.leafUplinks; ++j)
+        {
+            for (uint32_t i = 0; i < p; ++i)
+            {
+                t.Connect(agg[pod][j], p + 1 + i, core[j][i], pod + 1);
+            }
+        }
+    }
 }
 
 std::vector<uint32_t>
@@ -233,6 +280,10 @@ InfinibandClusterPlane::Build(const ClusterConfig& c,
         nodeOf[m_hcaNode[r]] = nodes.gpus.Get(r);
     }
     nodes.AddNameGroup("ib");
+    for (uint32_t rail = 0; m_shape.subnets > 1 && rail < m_shape.subnets; ++rail)
+    {
+        nodes.AddNameGroup("ib/r" + std::to_string(rail)); // per-rail switch names' parent
+    }
     if (c.ibDelay_ns > 0)
     {
         m_helper->SetChannelAttribute("Delay",
@@ -319,7 +370,8 @@ std::string
 InfinibandClusterPlane::DescribeSummary(const ClusterConfig& c) const
 {
     const ClusterIbShape s = ClusterIbShape::Compute(c);
-    return std::to_string(s.rails) + " InfiniBand rails, " + std::to_string(s.tiers) + " tier(s)";
+    return std::to_string(s.rails) + " InfiniBand rails, " + std::to_string(s.tiers) + " tier(s)" +
+           (s.subnets > 1 ? ", one subnet per rail" : "");
 }
 
 std::string

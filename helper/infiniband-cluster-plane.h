@@ -33,6 +33,8 @@ class InfinibandClusterPlane
 
     ClusterPlane GetPlane() const override;
     ClusterPlaneReach GetReach() const override;
+    /// With one subnet per rail, tells the transport plane each rank's subnet.
+    Ptr<TransportPlane> MakeTransportPlane(const ClusterLayout& layout) const override;
     /// Targets "device", "switch", "channel" (InfinibandHelper) and "subnet-manager".
     bool SetAttribute(const std::string& target,
                       const std::string& name,
@@ -54,10 +56,17 @@ class InfinibandClusterPlane
     uint32_t GetHcaTopologyNode(uint32_t rank) const;
     Ptr<InfinibandNetDevice> GetHcaDevice(uint32_t rank) const;
     InfinibandHelper& GetHelper() const;
-    /// Topology switch node index -> name ("ib/leaf3"); "" for none.
+    /// Topology switch node index -> name ("ib/leaf3", per rail "ib/r3/leaf0"); "" for none.
     std::string GetSwitchName(uint32_t topologyNode) const;
 
   private:
+    /// One fat tree of shape \p s over \p ranks' HCAs (already in the topology), its
+    /// switches named \p prefix + leaf0, spine0, agg0_0, core0_0.
+    void AddTree(const ClusterConfig& c,
+                 const ClusterLayout& layout,
+                 const ClusterIbShape& s,
+                 const std::vector<uint32_t>& ranks,
+                 const std::string& prefix);
     /// System id of each switch (topology node): with the hosts of its first cable,
     /// switches without hosts spread round-robin.
     std::vector<uint32_t> SwitchSystemIds(const ClusterLayout& layout) const;

@@ -108,6 +108,14 @@ InfinibandSubnetManager::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&InfinibandSubnetManager::m_adaptiveRouting),
                           MakeBooleanChecker())
+            .AddAttribute("SubnetPerComponent",
+                          "Route each connected component of the topology as a subnet of its "
+                          "own (LIDs from BaseLid, routing and credit-loop check per "
+                          "component), as the planes of a multi-plane fabric; false refuses a "
+                          "disconnected topology",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&InfinibandSubnetManager::m_subnetPerComponent),
+                          MakeBooleanChecker())
             .AddAttribute("BaseLid",
                           "First LID assigned",
                           UintegerValue(1),
@@ -122,6 +130,7 @@ InfinibandSubnetManager::InfinibandSubnetManager()
       m_allowCreditLoops(false),
       m_checkCreditLoops(true),
       m_adaptiveRouting(false),
+      m_subnetPerComponent(false),
       m_baseLid(1),
       m_maxLid(0),
       m_dependencies(0),
@@ -202,6 +211,17 @@ InfinibandSubnetManager::TryRoute()
     if (!m_engineError.empty())
     {
         return m_engineError;
+    }
+    m_subnetLidOwner.clear();
+    m_subnetOf.clear();
+    if (m_subnetPerComponent)
+    {
+        std::vector<uint32_t> componentOf;
+        const uint32_t count = FindComponents(componentOf);
+        if (count > 1)
+        {
+            return RouteComponents(componentOf, count);
+        }
     }
     std::string error = AssignLids();
     if (!error.empty())
@@ -312,6 +332,172 @@ InfinibandSubnetManager::TryRoute()
     RouteSwitchLids(ctx);
     m_routed = true;
     return m_checkCreditLoops ? CheckCreditLoops() : "";
+}
+
+uint32_t
+InfinibandSubnetManager::FindComponents(std::vector<uint32_t>& componentOf) const
+{
+    const uint32_t n = m_topo.GetNNodes();
+    std::vector<uint32_t> parent(n);
+    for (uint32_t v = 0; v < n; ++v)
+    {
+        parent[v] = v;
+    }
+    auto root = [&](uint32_t v) {
+        while (parent[v] != v)
+        {
+            parent[v] = parent[parent[v]];
+            v = parent[v];
+        }
+        return v;
+    };
+    for (const auto& l : m_topo.GetLinks())
+    {
+        const uint32_t a = root(l.nodeA);
+        const uint32_t b = root(l.nodeB);
+        parent[std::max(a, b)] = std::min(a, b); // the root stays the lowest node
+    }
+    componentOf.assign(n, 0);
+    std::vector<uint32_t> idOfRoot(n, kNoSwitch);
+    uint32_t count = 0;
+    for (uint32_t v = 0; v < n; ++v)
+    {
+        const uint32_t r = root(v);
+        if (idOfRoot[r] == kNoSwitch)
+        {
+            idOfRoot[r] = count++;
+        }
+        componentOf[v] = idOfRoot[r];
+    }
+    return count;
+}
+
+std::string
+InfinibandSubnetManager::RouteComponents(const std::vector<uint32_t>& componentOf, uint32_t count)
+{
+    NS_LOG_FUNCTION(this << count);
+    const uint32_t n = m_topo.GetNNodes();
+    std::vector<std::vector<uint32_t>> nodesOf(count);
+    std::vector<uint32_t> local(n);
+    for (uint32_t v = 0; v < n; ++v)
+    {
+        local[v] = nodesOf[componentOf[v]].size();
+        nodesOf[componentOf[v]].push_back(v);
+    }
+    std::vector<std::vector<const InfinibandTopology::Link*>> linksOf(count);
+    for (const auto& l : m_topo.GetLinks())
+    {
+        linksOf[componentOf[l.nodeA]].push_back(&l);
+    }
+    m_subnetOf = componentOf;
+    m_lidOf.assign(n, {});
+    m_lft.assign(n, {});
+    m_ar.assign(n, {});
+    m_portLoad.assign(n, {});
+    m_hops.clear(); // per subnet only, and not needed once routed
+    m_hcaDests.clear();
+    m_switchDests.clear();
+    m_lidOwner.clear();
+    m_subnetLidOwner.assign(count, {});
+    m_maxLid = 0;
+    m_swNode = m_topo.GetSwitches();
+    m_swIndex.assign(n, kNoSwitch);
+    for (uint32_t v = 0; v < m_swNode.size(); ++v)
+    {
+        m_swIndex[m_swNode[v]] = v;
+    }
+    std::string failure;
+    for (uint32_t c = 0; c < count && failure.empty(); ++c)
+    {
+        const std::vector<uint32_t>& nodes = nodesOf[c];
+        // The component as a topology of its own, nodes and ports in the same order.
+        InfinibandTopology sub;
+        bool hasHca = false;
+        for (uint32_t v : nodes)
+        {
+            const auto& node = m_topo.GetNode(v);
+            hasHca = hasHca || !m_topo.IsSwitch(v);
+            if (m_topo.IsSwitch(v))
+            {
+                sub.AddSwitch(node.name, node.numPorts);
+            }
+            else
+            {
+                sub.AddHca(node.name, node.numPorts);
+            }
+        }
+        if (!hasHca)
+        {
+            return "subnet " + std::to_string(c) + " of " + m_topo.Describe(nodes.front()) +
+                   " has no HCA: the fabric is disconnected";
+        }
+        for (const auto* l : linksOf[c])
+        {
+            sub.Connect(local[l->nodeA], l->portA, local[l->nodeB], l->portB);
+        }
+        Ptr<InfinibandSubnetManager> sm = CreateObject<InfinibandSubnetManager>();
+        sm->m_engine = m_engine;
+        sm->m_engineName = m_engineName;
+        sm->m_allowCreditLoops = m_allowCreditLoops;
+        sm->m_checkCreditLoops = m_checkCreditLoops;
+        sm->m_adaptiveRouting = m_adaptiveRouting;
+        sm->m_baseLid = m_baseLid;
+        for (uint32_t r : m_roots)
+        {
+            if (r < n && componentOf[r] == c)
+            {
+                sm->m_roots.push_back(local[r]);
+            }
+        }
+        sm->SetTopology(sub);
+        const std::string error = sm->TryRoute();
+        if (!error.empty())
+        {
+            failure = "subnet " + std::to_string(c) + " of " + m_topo.Describe(nodes.front()) +
+                      ": " + error;
+        }
+        // Its results, node for node: tables and LIDs are per node already.
+        for (uint32_t i = 0; i < nodes.size(); ++i)
+        {
+            const uint32_t v = nodes[i];
+            if (i < sm->m_lidOf.size())
+            {
+                m_lidOf[v] = std::move(sm->m_lidOf[i]);
+            }
+            if (m_topo.IsSwitch(v) && i < sm->m_lft.size())
+            {
+                m_lft[v] = std::move(sm->m_lft[i]);
+                m_ar[v] = std::move(sm->m_ar[i]);
+                m_portLoad[v] = std::move(sm->m_portLoad[i]);
+            }
+        }
+        for (const auto& d : sm->m_hcaDests)
+        {
+            m_hcaDests.push_back({d.lid, nodes[d.node], nodes[d.attachSwitch], d.attachPort});
+        }
+        auto& owners = m_subnetLidOwner[c];
+        owners.assign(sm->m_lidOwner.size(), {0, 0});
+        for (uint32_t lid = m_baseLid; lid < sm->m_lidOwner.size(); ++lid)
+        {
+            owners[lid] = {nodes[sm->m_lidOwner[lid].first], sm->m_lidOwner[lid].second};
+        }
+        m_maxLid = std::max(m_maxLid, sm->m_maxLid);
+        m_dependencies += sm->m_dependencies;
+        if (m_creditLoop.empty())
+        {
+            for (const auto& l : sm->m_creditLoop)
+            {
+                m_creditLoop.push_back({nodes[l.fromNode], l.fromPort, nodes[l.toNode], l.toPort});
+            }
+        }
+    }
+    if (!failure.empty())
+    {
+        return failure;
+    }
+    NS_LOG_LOGIC(count << " subnets routed, largest LID " << m_maxLid);
+    m_routed = true;
+    return "";
 }
 
 std::string
@@ -572,13 +758,39 @@ InfinibandSubnetManager::GetMaxLid() const
 bool
 InfinibandSubnetManager::GetLidOwner(uint16_t lid, uint32_t& node, uint32_t& port) const
 {
-    if (lid < m_baseLid || lid >= m_lidOwner.size())
+    return GetLidOwner(0, lid, node, port);
+}
+
+bool
+InfinibandSubnetManager::GetLidOwner(uint32_t subnet,
+                                     uint16_t lid,
+                                     uint32_t& node,
+                                     uint32_t& port) const
+{
+    if (m_subnetLidOwner.empty() && subnet != 0)
     {
         return false;
     }
-    node = m_lidOwner[lid].first;
-    port = m_lidOwner[lid].second;
+    const auto& owners = m_subnetLidOwner.empty() ? m_lidOwner : m_subnetLidOwner.at(subnet);
+    if (lid < m_baseLid || lid >= owners.size())
+    {
+        return false;
+    }
+    node = owners[lid].first;
+    port = owners[lid].second;
     return true;
+}
+
+uint32_t
+InfinibandSubnetManager::GetNSubnets() const
+{
+    return m_subnetLidOwner.empty() ? 1 : m_subnetLidOwner.size();
+}
+
+uint32_t
+InfinibandSubnetManager::GetSubnet(uint32_t node) const
+{
+    return node < m_subnetOf.size() ? m_subnetOf[node] : 0;
 }
 
 const std::vector<uint8_t>&
@@ -609,7 +821,7 @@ InfinibandSubnetManager::GetPortRouteCount(uint32_t switchNode, uint32_t port) c
     uint32_t count = 0;
     for (const auto& d : m_hcaDests)
     {
-        count += lft[d.lid] == port ? 1 : 0;
+        count += lft[d.lid] == port && GetSubnet(d.node) == GetSubnet(switchNode) ? 1 : 0;
     }
     return count;
 }

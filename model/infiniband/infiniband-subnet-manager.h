@@ -42,6 +42,14 @@ struct InfinibandDirectedLink
  * such a routing unless AllowCreditLoops is true.  Switch LIDs take min-hop
  * routes without counting towards balance: they only receive VL15 management
  * packets, which are not flow controlled and cannot take part in a credit loop.
+ *
+ * SubnetPerComponent: a topology of several connected components (the planes of a
+ * multi-plane fabric, e.g. one fat tree per rail) is then several subnets, each as if it
+ * had a subnet manager of its own: its own LIDs from BaseLid (HCAs then switches, in node
+ * order within the component), its own routing and credit-loop check.  GetLid and
+ * GetForwardingTable answer per node as before (an LFT is indexed by its subnet's LIDs);
+ * LIDs repeat across subnets, so a LID names a port only with its subnet (GetSubnet).
+ * Without it, a disconnected topology is refused.
  */
 class InfinibandSubnetManager : public Object
 {
@@ -69,9 +77,16 @@ class InfinibandSubnetManager : public Object
     void Route();
 
     uint16_t GetLid(uint32_t node, uint32_t port = 1) const; //!< switch: port ignored
+    /// The largest LID of any subnet.
     uint16_t GetMaxLid() const;
-    /// Owner of a LID; false if the LID is unassigned.
+    /// Owner of a LID of subnet 0; false if the LID is unassigned.
     bool GetLidOwner(uint16_t lid, uint32_t& node, uint32_t& port) const;
+    /// Owner of a LID of \p subnet; false if the LID is unassigned there.
+    bool GetLidOwner(uint32_t subnet, uint16_t lid, uint32_t& node, uint32_t& port) const;
+    /// Subnets routed: 1, or the connected components with SubnetPerComponent.
+    uint32_t GetNSubnets() const;
+    /// The subnet of \p node (0..GetNSubnets()-1, numbered by their lowest node).
+    uint32_t GetSubnet(uint32_t node) const;
 
     /// Output port per DLID (index = LID); LFT_SELF, LFT_UNREACHABLE.
     const std::vector<uint8_t>& GetForwardingTable(uint32_t switchNode) const;
@@ -98,6 +113,11 @@ class InfinibandSubnetManager : public Object
     void SetRoutingEngineName(std::string name);
     std::string GetRoutingEngineName() const;
     std::string AssignLids();
+    /// The connected component of each node, numbered by their lowest node; their count.
+    uint32_t FindComponents(std::vector<uint32_t>& componentOf) const;
+    /// SubnetPerComponent: each component routed by a subnet manager of its own, its
+    /// tables, LIDs and any credit loop then taken over node for node.
+    std::string RouteComponents(const std::vector<uint32_t>& componentOf, uint32_t count);
     void RouteSwitchLids(InfinibandRoutingContext& ctx);
     std::string CheckCreditLoops();
     std::string DescribeLink(const InfinibandDirectedLink& l) const;
@@ -109,12 +129,16 @@ class InfinibandSubnetManager : public Object
     bool m_allowCreditLoops;
     bool m_checkCreditLoops;
     bool m_adaptiveRouting;
+    bool m_subnetPerComponent;
     uint16_t m_baseLid;
 
     InfinibandTopology m_topo;
     std::vector<uint32_t> m_roots;
     std::vector<std::vector<uint16_t>> m_lidOf; //!< [node][port]; switches use [0]
     std::vector<std::pair<uint32_t, uint32_t>> m_lidOwner;
+    /// Several subnets: per subnet, LID -> (node, port); m_lidOwner is then unused.
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_subnetLidOwner;
+    std::vector<uint32_t> m_subnetOf; //!< node -> subnet; empty with one subnet
     std::vector<InfinibandRouteDestination> m_hcaDests;
     std::vector<InfinibandRouteDestination> m_switchDests;
     uint16_t m_maxLid;

@@ -118,7 +118,7 @@ InfinibandTransportPlane::AddRank(uint32_t rank, Ptr<InfinibandNetDevice> hca)
     m_burstRoom = std::min<uint64_t>(m_burstRoom, room > headers ? room - headers : 0);
     DeviceRanks& shared = m_ranksOfDevice[PeekPointer(hca)]; // nodes: stable addresses
     std::vector<uint32_t>& ranks = shared.ranks;
-    m_ranks[rank] = RankEntry{hca, hca->GetLid(), &shared, static_cast<uint32_t>(ranks.size())};
+    m_ranks[rank] = RankEntry{hca, hca->GetLid(), 0, &shared, static_cast<uint32_t>(ranks.size())};
     if (ranks.empty())
     {
         hca->SetPacketTxReadyCallback(
@@ -153,6 +153,21 @@ InfinibandTransportPlane::GetDevice(uint32_t rank) const
     return HasRank(rank) ? m_ranks[rank].device : nullptr;
 }
 
+void
+InfinibandTransportPlane::SetRankSubnet(uint32_t rank, uint32_t subnet)
+{
+    NS_LOG_FUNCTION(this << rank << subnet);
+    NS_ABORT_MSG_UNLESS(HasRank(rank), "InfinibandTransportPlane: no rank " << rank);
+    m_ranks[rank].subnet = subnet;
+}
+
+uint32_t
+InfinibandTransportPlane::GetRankSubnet(uint32_t rank) const
+{
+    NS_ABORT_MSG_UNLESS(HasRank(rank), "InfinibandTransportPlane: no rank " << rank);
+    return m_ranks[rank].subnet;
+}
+
 bool
 InfinibandTransportPlane::HasRank(uint32_t rank) const
 {
@@ -162,7 +177,8 @@ InfinibandTransportPlane::HasRank(uint32_t rank) const
 bool
 InfinibandTransportPlane::CanReach(uint32_t srcRank, uint32_t dstRank) const
 {
-    return srcRank != dstRank && HasRank(srcRank) && HasRank(dstRank);
+    return srcRank != dstRank && HasRank(srcRank) && HasRank(dstRank) &&
+           m_ranks[srcRank].subnet == m_ranks[dstRank].subnet;
 }
 
 uint32_t
@@ -374,12 +390,14 @@ InfinibandTransportPlane::CanReduceInSwitch(const std::vector<uint32_t>& ranks) 
 uint32_t
 InfinibandTransportPlane::SharpGroup(const std::vector<uint32_t>& ranks)
 {
+    // LIDs repeat across subnets: the key leads with the members' subnet.
     std::vector<uint32_t> lids;
     for (uint32_t r : ranks)
     {
         lids.push_back(m_ranks[r].lid);
     }
     std::sort(lids.begin(), lids.end());
+    lids.insert(lids.begin(), ranks.empty() ? 0 : m_ranks[ranks.front()].subnet);
     auto it = m_sharpGroups.find(lids);
     if (it != m_sharpGroups.end())
     {

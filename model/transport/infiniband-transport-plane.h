@@ -24,8 +24,9 @@ namespace ns3
  * destination rank's LID and the plane's Qp on ServiceLevel; the TransportTag
  * rides as a TransportPacketTag, so the wire carries exactly LRH, BTH,
  * payload, ICRC and VCRC; a burst (HCA MaxBurstPackets > 1) stands for several
- * such packets back to back.  Any two ranks of the plane reach each other (the
- * subnet manager routed every LID); several ranks may share an HCA.
+ * such packets back to back.  Any two ranks of one subnet reach each other (its
+ * subnet manager routed every LID); ranks of different subnets (a multi-plane fabric,
+ * SetRankSubnet) do not; several ranks may share an HCA.
  *
  * In-network reduction (SHARP, NCCL's CollNet): an InSwitchReductionPlane whose
  * allreduce runs in the switch every member's HCA hangs off, when that switch is a SHARP
@@ -49,8 +50,12 @@ class InfinibandTransportPlane : public TransportPlane, public InSwitchReduction
     /// Host h of \p fabric serves rank rankOfHost[h] (its first port, fabric.hostLids[h]).
     void AddHosts(const InfinibandFabric& fabric, const std::vector<uint32_t>& rankOfHost);
     Ptr<InfinibandNetDevice> GetDevice(uint32_t rank) const;
+    /// The subnet of \p rank's HCA (0 unless set): LIDs name a port only within one.
+    void SetRankSubnet(uint32_t rank, uint32_t subnet);
+    uint32_t GetRankSubnet(uint32_t rank) const;
 
     bool HasRank(uint32_t rank) const override;
+    /// Distinct ranks of the plane in one subnet.
     bool CanReach(uint32_t srcRank, uint32_t dstRank) const override;
     uint32_t GetMaxPayloadBytes() const override;
     /// MaxBurstPackets x IbMtu (smallest over the ranks' HCAs), fewer packets where an
@@ -90,6 +95,7 @@ class InfinibandTransportPlane : public TransportPlane, public InSwitchReduction
     {
         Ptr<InfinibandNetDevice> device;
         uint16_t lid{0};
+        uint32_t subnet{0};
         DeviceRanks* shared{nullptr};
         uint32_t slot{0}; //!< index in shared->ranks
     };
@@ -140,7 +146,7 @@ class InfinibandTransportPlane : public TransportPlane, public InSwitchReduction
     uint32_t m_sharpQp;
     uint64_t m_sharpWindowBytes;
     uint32_t m_sharpGroupBase;
-    std::map<std::vector<uint32_t>, uint32_t> m_sharpGroups; //!< sorted member LIDs ->
+    std::map<std::vector<uint32_t>, uint32_t> m_sharpGroups; //!< subnet, sorted member LIDs ->
     std::unordered_map<uint64_t, SharpOp> m_sharpOps;
     std::map<uint32_t, uint64_t> m_sharpOpOfChunk; //!< first chunk id -> operation
     std::unordered_map<uint32_t, SharpMember> m_sharpMembers;
