@@ -8,6 +8,7 @@
  * and of the InfiniBand plane's topology and subnet-manager routing alone (no
  * devices) for the large fat trees.
  */
+#include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/config.h"
 #include "ns3/infiniband-cluster-plane.h"
@@ -127,6 +128,48 @@ BENCHMARK(BM_RouteDgxH100Fabric)
     ->Arg(2048)
     ->Arg(4096)
     ->Arg(16384)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+// As BM_RouteDgxH100Fabric with one subnet per rail (--ibSubnets=per-rail): 8 fat trees of
+// one rail's HCAs, each routed as a subnet of its own.  Args: servers, credit-loop check
+// (1 as a packet plane routes, 0 as a flow plane).  Over 4,096 servers Validate stops at the
+// front end's addresses, which Prepare does not build: the InfiniBand shape is checked.
+void
+BM_RouteDgxH100FabricPerRail(benchmark::State& state)
+{
+    ClusterConfig c;
+    c.ApplyPreset("dgx-h100");
+    c.servers = static_cast<uint32_t>(state.range(0));
+    c.ibSubnets = "per-rail";
+    const std::string invalid = c.servers <= 4096 ? c.Validate() : ClusterIbShape::Compute(c).error;
+    if (!invalid.empty())
+    {
+        state.SkipWithError(invalid.c_str());
+        return;
+    }
+    const ClusterLayout layout = c.GetLayout();
+    for (auto _ : state)
+    {
+        InfinibandClusterPlane plane;
+        plane.SetAttribute("subnet-manager", "CheckCreditLoops", BooleanValue(state.range(1) != 0));
+        const std::string error = plane.Prepare(c, layout);
+        if (!error.empty())
+        {
+            state.SkipWithError(error.c_str());
+            break;
+        }
+        benchmark::DoNotOptimize(plane.GetTopology().GetNNodes());
+    }
+    state.counters["hcas"] = c.servers * 8.0;
+    state.counters["peak_rss_MiB"] = PeakRssMiB();
+}
+
+BENCHMARK(BM_RouteDgxH100FabricPerRail)
+    ->Args({2048, 1})
+    ->Args({2048, 0})
+    ->Args({16384, 1})
+    ->Args({16384, 0})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
