@@ -872,11 +872,17 @@ ClusterConfig::Validate(std::string* field) const
         return fail("serversPerRack",
                     "serversPerRack, racksPerTor, ethPorts and ethAggSwitches must be at least 1");
     }
-    // Front-end addresses: a /22 per server (see ClusterHelper), at most 4096 servers.
-    if (servers > 4096 || gpusPerServer > 255)
+    // Front-end addresses: a block per server in 10.0.0.0/9 (GetFrontEndServerBlockBits).
+    if (gpusPerServer > 255)
     {
-        return fail(gpusPerServer > 255 ? "gpusPerServer" : "servers",
-                    "front-end addressing takes at most 4096 servers of at most 255 GPUs");
+        return fail("gpusPerServer", "front-end addressing takes at most 255 GPUs per server");
+    }
+    if ((static_cast<uint64_t>(servers) << GetFrontEndServerBlockBits()) > (1ull << 23))
+    {
+        return fail("servers",
+                    "front-end addressing: " + std::to_string(servers) + " servers of " +
+                        std::to_string(gpusPerServer) + " GPUs need more than 10.0.0.0/9 (2^" +
+                        std::to_string(23 - GetFrontEndServerBlockBits()) + " servers at most)");
     }
     if (ethRouting != "static" && ethRouting != "global")
     {
@@ -997,6 +1003,23 @@ double
 ClusterConfig::GetIbPerGpu_gbit_per_s() const
 {
     return ibRate_gbit_per_s;
+}
+
+uint32_t
+ClusterConfig::GetFrontEndServerBlockBits() const
+{
+    // Today's /22 per server while it fits below the bridged racks' 10.128.0.0; beyond, the
+    // smallest power of two holding (GPUs + 1) /30s.
+    if (static_cast<uint64_t>(servers) << 10 <= (1ull << 23))
+    {
+        return 10;
+    }
+    uint32_t bits = 2;
+    while ((1u << bits) < 4 * (gpusPerServer + 1))
+    {
+        ++bits;
+    }
+    return bits;
 }
 
 double

@@ -209,6 +209,10 @@ struct ClusterConfig
     /// True for --ibSubnets=per-rail: one InfiniBand subnet (and fat tree) per rail.
     bool IsIbSubnetPerRail() const;
     double GetEthPerGpu_gbit_per_s() const;
+    /// Address bits of each server's front-end block in 10.0.0.0/9 (its CPU-ToR /30 and one
+    /// /30 per GPU): 10 (a /22) while 8,192 such blocks fit, beyond that the fewest bits that
+    /// hold the server's links, so 16,384 servers of 8 GPUs take a /26 each.
+    uint32_t GetFrontEndServerBlockBits() const;
 
     /// Command-line values; -1 / empty = not given (the preset's value stays).
     struct Overrides

@@ -40,17 +40,25 @@ NS_LOG_COMPONENT_DEFINE("FrontEndClusterPlane");
 namespace
 {
 
-// Address plan: server s owns 10.0.0.0 + s * 1024 (/22); its CPU-ToR link (routed fabric;
-// unused when bridged) is the first /30, PCIe link of local GPU i the (i+1)-th.
-// Switch-to-switch and storage links take /30s from 172.16.0.0/12.  Routes then follow the plan
-// (one per server, not per link).
-const Ipv4Mask kServerMask("255.255.252.0");
+// Address plan: server s owns block s of 10.0.0.0/9, 2^bits addresses each
+// (ClusterConfig::GetFrontEndServerBlockBits: a /22 up to 8,192 servers, beyond that the
+// smallest block that holds the server's links); its CPU-ToR link (routed fabric; unused when
+// bridged) is the first /30, PCIe link of local GPU i the (i+1)-th.  Switch-to-switch and
+// storage links take /30s from 172.16.0.0/12.  Routes then follow the plan (one per server,
+// not per link).
+const Ipv4Mask kRackMask("255.255.252.0");
 const Ipv4Mask kLinkMask("255.255.255.252");
 
 Ipv4Address
-ServerBlock(uint32_t server)
+ServerBlock(uint32_t server, uint32_t bits)
 {
-    return Ipv4Address(Ipv4Address("10.0.0.0").Get() + (server << 10));
+    return Ipv4Address(Ipv4Address("10.0.0.0").Get() + (server << bits));
+}
+
+Ipv4Mask
+ServerMask(uint32_t bits)
+{
+    return Ipv4Mask(~((1u << bits) - 1));
 }
 
 // Bridged front-end: rack (ToR) t is one subnet 10.128.0.0 + t * 1024 (/22), the aggregation
@@ -115,6 +123,7 @@ FrontEndClusterPlane::Build(const ClusterConfig& c,
     NS_LOG_FUNCTION(this << c.ethFabric << c.ethRouting);
     CreateNodes(c, nodes);
     m_staticRouting = c.ethRouting == "static";
+    m_serverBits = c.GetFrontEndServerBlockBits();
     m_gpuAddress.assign(c.GetNRanks(), Ipv4Address());
     m_cpuAddress.assign(c.servers, Ipv4Address());
     m_storageAddress.assign(c.storageNodes, Ipv4Address());
@@ -186,18 +195,22 @@ FrontEndClusterPlane::BuildRouted(const ClusterConfig& c, ClusterNodes& nodes)
                                        tor,
                                        c.ethPortsPerServer * c.ethRate_gbit_per_s,
                                        c.ethDelay_ns,
-                                       ServerBlock(s),
+                                       ServerBlock(s, m_serverBits),
                                        cpuIf,
                                        torIf);
         ++m_ethLinks;
         m_cpuAddress[s] = cpuAddr;
         AddDefaultRoute(cpu, torAddr, cpuIf);
-        AddNetworkRoute(tor, ServerBlock(s), kServerMask, cpuAddr, torIf);
+        AddNetworkRoute(tor,
+                        ServerBlock(s, m_serverBits),
+                        ServerMask(m_serverBits),
+                        cpuAddr,
+                        torIf);
         for (uint32_t a = 0; a < aggs; ++a)
         {
             AddNetworkRoute(m_aggs.Get(a),
-                            ServerBlock(s),
-                            kServerMask,
+                            ServerBlock(s, m_serverBits),
+                            ServerMask(m_serverBits),
                             uplink[t][a].torAddr,
                             uplink[t][a].aggIf);
         }
@@ -297,7 +310,7 @@ FrontEndClusterPlane::BuildBridged(const ClusterConfig& c, ClusterNodes& nodes)
         // The rack's subnet: aggregation router first (.1), then the CPUs.
         const Ipv4Address rackNet = RackBlock(t);
         Ipv4AddressHelper address;
-        address.SetBase(rackNet, kServerMask);
+        address.SetBase(rackNet, kRackMask);
         NetDeviceContainer ports;
         NetDeviceContainer up =
             CsmaSegment(tor, agg, c.GetTorUplinkTotal_gbit_per_s(), c.ethDelay_ns);
@@ -306,7 +319,7 @@ FrontEndClusterPlane::BuildBridged(const ClusterConfig& c, ClusterNodes& nodes)
         Ipv4InterfaceContainer aggIfc = address.Assign(NetDeviceContainer(up.Get(1)));
         const Ipv4Address aggAddr = aggIfc.GetAddress(0);
         const uint32_t aggIf = aggIfc.Get(0).second;
-        viaMesh(owner, rackNet, kServerMask);
+        viaMesh(owner, rackNet, kRackMask);
         for (uint32_t s = t * perTor; s < std::min(c.servers, (t + 1) * perTor); ++s)
         {
             Ptr<Node> cpu = nodes.cpus.Get(s);
@@ -318,9 +331,13 @@ FrontEndClusterPlane::BuildBridged(const ClusterConfig& c, ClusterNodes& nodes)
             Ipv4InterfaceContainer cpuIfc = address.Assign(NetDeviceContainer(seg.Get(0)));
             m_cpuAddress[s] = cpuIfc.GetAddress(0);
             AddDefaultRoute(cpu, aggAddr, cpuIfc.Get(0).second);
-            // The server's /22 holds its GPUs' PCIe links.
-            AddNetworkRoute(agg, ServerBlock(s), kServerMask, m_cpuAddress[s], aggIf);
-            viaMesh(owner, ServerBlock(s), kServerMask);
+            // The server's block holds its GPUs' PCIe links.
+            AddNetworkRoute(agg,
+                            ServerBlock(s, m_serverBits),
+                            ServerMask(m_serverBits),
+                            m_cpuAddress[s],
+                            aggIf);
+            viaMesh(owner, ServerBlock(s, m_serverBits), ServerMask(m_serverBits));
             LinkServerGpus(c, nodes, s);
         }
         BridgeHelper bridge;
@@ -349,7 +366,7 @@ FrontEndClusterPlane::LinkServerGpus(const ClusterConfig& c, ClusterNodes& nodes
                                        gpu,
                                        c.pcieRate_gbit_per_s,
                                        c.pcieDelay_ns,
-                                       Offset(ServerBlock(s), 4 * (i + 1)),
+                                       Offset(ServerBlock(s, m_serverBits), 4 * (i + 1)),
                                        cpuPcieIf,
                                        gpuIf);
         ++m_pcieLinks;

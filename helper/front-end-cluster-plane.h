@@ -140,7 +140,8 @@ class FrontEndClusterPlane : public ClusterPlaneBuilder
                                    double delay_ns);
 
     bool m_staticRouting{true};
-    NodeContainer m_nodes; //!< every front-end node with an IP stack's streams: set by Build
+    uint32_t m_serverBits{10}; //!< address bits of a server's block (the address plan)
+    NodeContainer m_nodes;     //!< every front-end node with an IP stack's streams: set by Build
     NodeContainer m_storage;
     NodeContainer m_tors;
     NodeContainer m_aggs;

@@ -517,6 +517,33 @@ struct RejectCase
     std::string message;
 };
 
+// The front end's address plan: a /22 per server while 8,192 of them fit in 10.0.0.0/9, then
+// the fewest bits holding (GPUs + 1) /30s (exact: powers of two).
+TEST_F(Cluster, FrontEndServerBlocksShrinkBeyondEightThousandServers)
+{
+    ClusterConfig c;
+    c.ApplyPreset("dgx-h100");
+    for (uint32_t servers : {1u, 4096u, 8192u})
+    {
+        c.servers = servers;
+        EXPECT_EQ(c.GetFrontEndServerBlockBits(), 10u) << servers << " servers";
+    }
+    c.servers = 8193;
+    EXPECT_EQ(c.GetFrontEndServerBlockBits(), 6u); // 9 /30s = 36 addresses -> 64
+    c.gpusPerServer = 15;
+    EXPECT_EQ(c.GetFrontEndServerBlockBits(), 6u); // 16 /30s = 64 addresses exactly
+    c.gpusPerServer = 16;
+    EXPECT_EQ(c.GetFrontEndServerBlockBits(), 7u); // 17 /30s = 68 -> 128
+    // 2^17 servers of 8 GPUs fill 10.0.0.0/9 exactly; one more does not fit.
+    c.gpusPerServer = 8;
+    c.servers = 1u << 17;
+    std::string field;
+    EXPECT_EQ(c.Validate(&field).find("front-end addressing"), std::string::npos);
+    c.servers = (1u << 17) + 1;
+    EXPECT_NE(c.Validate(&field).find("front-end addressing"), std::string::npos);
+    EXPECT_EQ(field, "servers");
+}
+
 TEST_F(Cluster, ImpossibleRequestsRejectedBeforeBuilding)
 {
     std::vector<RejectCase> cases = {
