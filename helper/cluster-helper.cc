@@ -681,6 +681,11 @@ ClusterHelper::ApplyFidelity(ClusterPlane plane, Ptr<TransportPlane> tp) const
         // No device to walk: the routes of the domains' descriptions, the same links.
         flow->SetTopology(GetNvLinkPlane().MakeFlowTopology(m_config, m_layout));
     }
+    else if (plane == ClusterPlane::INFINIBAND && GetInfinibandPlane().IsDescribedOnly())
+    {
+        // The subnet manager's routes over the topology's cables, no HCA or switch device.
+        flow->SetTopology(GetInfinibandPlane().MakeFlowTopology());
+    }
     flow->SetPacketPlane(tp);
     return flow;
 }

@@ -7,13 +7,16 @@
 #include "ns3/boolean.h"
 #include "ns3/infiniband-switch.h"
 #include "ns3/infiniband-transport-plane.h"
+#include "ns3/link-sampler.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
 #include "ns3/nstime.h"
 #include "ns3/results-database.h"
+#include "ns3/results-records.h"
 #include "ns3/string.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 namespace ns3
@@ -60,27 +63,18 @@ InfinibandClusterPlane::SetAttribute(const std::string& target,
     {
         m_smAttributes.emplace_back(name, value.Copy());
     }
+    else if (target == "flow" && name == "BuildDevices")
+    {
+        const auto* devices = dynamic_cast<const BooleanValue*>(&value);
+        NS_ABORT_MSG_UNLESS(devices,
+                            "InfinibandClusterPlane: flow BuildDevices takes a BooleanValue");
+        m_flowDevices = devices->Get();
+    }
     else
     {
         return false;
     }
     return true;
-}
-
-Ptr<TransportPlane>
-InfinibandClusterPlane::MakeTransportPlane(const ClusterLayout& layout) const
-{
-    Ptr<TransportPlane> plane = RailClusterPlane::MakeTransportPlane(layout);
-    if (m_sm && m_sm->GetNSubnets() > 1)
-    {
-        // Ranks of different subnets (rails) have no InfiniBand path to each other.
-        Ptr<InfinibandTransportPlane> ib = DynamicCast<InfinibandTransportPlane>(plane);
-        for (uint32_t r = 0; r < m_hcaNode.size(); ++r)
-        {
-            ib->SetRankSubnet(r, m_sm->GetSubnet(m_hcaNode[r]));
-        }
-    }
-    return plane;
 }
 
 std::string
@@ -293,13 +287,24 @@ InfinibandClusterPlane::Build(const ClusterConfig& c,
     {
         m_helper->SetSwitchAttribute("SharpEnabled", BooleanValue(true));
     }
+    // A fluid plane reads nothing from devices but SHARP's switches: describe it only.
+    m_describedOnly = c.IsFlowPlane(ClusterPlane::INFINIBAND) && !c.sharp && !m_flowDevices;
     const std::vector<uint32_t> systemOf = SwitchSystemIds(layout);
     for (uint32_t sw : t.GetSwitches())
     {
+        // The switch nodes either way: node ids and `nodes` rows stay those of the built plane.
         nodeOf[sw] = CreateObject<Node>(systemOf[sw]);
-        m_helper->InstallSwitch(nodeOf[sw]);
+        if (!m_describedOnly)
+        {
+            m_helper->InstallSwitch(nodeOf[sw]);
+        }
         Names::Add(m_switchName.at(sw), nodeOf[sw]);
         m_switches.Add(nodeOf[sw]);
+    }
+    if (m_describedOnly)
+    {
+        BuildDescribed(c, nodeOf);
+        return "";
     }
     m_nic.assign(m_hcaNode.size(), nullptr);
     std::vector<Ptr<InfinibandNetDevice>> hcaOfNode(t.GetNNodes());
@@ -364,6 +369,118 @@ InfinibandClusterPlane::Build(const ClusterConfig& c,
         SetDataRate(dev, c.ibRate_gbit_per_s * 1e9);
     }
     return "";
+}
+
+void
+InfinibandClusterPlane::BuildDescribed(const ClusterConfig& c, const std::vector<Ptr<Node>>& nodeOf)
+{
+    NS_LOG_FUNCTION(this);
+    m_nodeIdOf.assign(nodeOf.size(), 0);
+    for (uint32_t n = 0; n < nodeOf.size(); ++n)
+    {
+        m_nodeIdOf[n] = nodeOf[n]->GetId();
+    }
+    std::vector<int64_t> nodeIds;
+    nodeIds.reserve(m_hcaNode.size());
+    for (uint32_t hca : m_hcaNode)
+    {
+        nodeIds.push_back(m_nodeIdOf[hca]);
+    }
+    m_fabric = m_helper->DescribeFlowFabric(m_sm, m_hcaNode, std::move(nodeIds));
+    // The rate as Build sets the devices' (SetDataRate): the configuration's, with the
+    // line coding kept.
+    m_fabric.signalling_bps = static_cast<uint64_t>(
+        std::llround(c.ibRate_gbit_per_s * 1e9 / m_fabric.encodingEfficiency));
+}
+
+Ptr<TransportPlane>
+InfinibandClusterPlane::MakeTransportPlane(const ClusterLayout& layout) const
+{
+    Ptr<InfinibandTransportPlane> plane;
+    if (m_describedOnly)
+    {
+        plane = CreateObject<InfinibandTransportPlane>();
+        plane->AddDescribedRanks(m_fabric);
+    }
+    else
+    {
+        plane = DynamicCast<InfinibandTransportPlane>(RailClusterPlane::MakeTransportPlane(layout));
+    }
+    if (m_sm && m_sm->GetNSubnets() > 1)
+    {
+        // Ranks of different subnets (rails) have no InfiniBand path to each other.
+        for (uint32_t r = 0; r < m_hcaNode.size(); ++r)
+        {
+            plane->SetRankSubnet(r, m_sm->GetSubnet(m_hcaNode[r]));
+        }
+    }
+    return plane;
+}
+
+std::vector<CreditLinkNetDevice::Counters>
+InfinibandClusterPlane::GetRankLinkCounters(uint32_t rank) const
+{
+    if (!m_describedOnly)
+    {
+        return RailClusterPlane::GetRankLinkCounters(rank);
+    }
+    // The rank's HCA, which carries no byte.
+    return std::vector<CreditLinkNetDevice::Counters>(rank < m_hcaNode.size() ? 1 : 0);
+}
+
+uint64_t
+InfinibandClusterPlane::GetNLinkDirections() const
+{
+    return m_describedOnly ? 2 * uint64_t{m_topology.GetLinks().size()}
+                           : RailClusterPlane::GetNLinkDirections();
+}
+
+void
+InfinibandClusterPlane::WriteLinks(Ptr<ResultsDatabase> db, int64_t& id) const
+{
+    if (!m_describedOnly)
+    {
+        RailClusterPlane::WriteLinks(db, id);
+        return;
+    }
+    // The rows the devices would give, in Build's order (each cable's end A, then B): a flow
+    // plane's devices carry no bytes, stall, queue or drop nothing.  Flow planes run in one
+    // process: every row is this one's.
+    const std::string plane = GetName();
+    for (const auto& link : m_topology.GetLinks())
+    {
+        for (auto [from, to] :
+             {std::pair{link.nodeA, link.nodeB}, std::pair{link.nodeB, link.nodeA}})
+        {
+            LinkRecord row;
+            row.linkId = id++;
+            row.plane = plane;
+            row.srcNode = m_nodeIdOf[from];
+            row.dstNode = m_nodeIdOf[to];
+            row.rateBitPerS = m_fabric.GetFrameRate_bps();
+            db->AddLink(row);
+        }
+    }
+}
+
+void
+InfinibandClusterPlane::AddToSampler(Ptr<LinkSampler> sampler, int64_t& id) const
+{
+    if (!m_describedOnly)
+    {
+        RailClusterPlane::AddToSampler(sampler, id);
+        return;
+    }
+    id += static_cast<int64_t>(GetNLinkDirections()); // no device counts a byte
+}
+
+void
+InfinibandClusterPlane::AddConservationNotes(CreditLinkConservationReport& report) const
+{
+    if (m_describedOnly)
+    {
+        report.notes.push_back(GetName() + ": fluid, built without devices: no credit link");
+    }
 }
 
 std::string
@@ -440,6 +557,10 @@ InfinibandClusterPlane::GetHcaTopologyNode(uint32_t rank) const
 Ptr<InfinibandNetDevice>
 InfinibandClusterPlane::GetHcaDevice(uint32_t rank) const
 {
+    NS_ABORT_MSG_IF(m_describedOnly,
+                    "cluster: the flow-level InfiniBand plane is described only, no HCA device "
+                    "for rank "
+                        << rank);
     NS_ABORT_MSG_UNLESS(rank < m_nic.size(), "cluster: no HCA for rank " << rank);
     return m_nic[rank];
 }
@@ -455,6 +576,28 @@ InfinibandClusterPlane::GetSwitchName(uint32_t topologyNode) const
 {
     auto it = m_switchName.find(topologyNode);
     return it == m_switchName.end() ? "" : it->second;
+}
+
+bool
+InfinibandClusterPlane::IsDescribedOnly() const
+{
+    return m_describedOnly;
+}
+
+const InfinibandFlowFabric&
+InfinibandClusterPlane::GetFlowFabric() const
+{
+    NS_ABORT_MSG_UNLESS(m_describedOnly,
+                        "cluster: the InfiniBand plane is built with its devices, not described");
+    return m_fabric;
+}
+
+Ptr<InfinibandFlowTopology>
+InfinibandClusterPlane::MakeFlowTopology() const
+{
+    Ptr<InfinibandFlowTopology> topology = CreateObject<InfinibandFlowTopology>();
+    topology->SetFabric(GetFlowFabric());
+    return topology;
 }
 
 } // namespace ns3

@@ -24,6 +24,14 @@ namespace ns3
  * The scale-out plane of a cluster: one HCA per GPU into a rail-optimised fat-tree of 1-3
  * tiers (ClusterIbShape), routed by the subnet manager before any node exists, with an
  * InfinibandTransportPlane over the HCAs.
+ *
+ * A flow-level plane without SHARP (in-switch reduction needs the switch devices) is built
+ * from its description only (InfinibandHelper::DescribeFlowFabric): the switch nodes (node
+ * ids and names as built), no HCA, switch core or credit link, the subnet manager's
+ * forwarding tables the one copy of the routes.  Its transport plane answers from the
+ * description (AddDescribedRanks), its flows follow InfinibandFlowTopology, and its `links`
+ * rows are those the devices would give (ids, nodes, rates; no traffic, as a flow plane's
+ * devices carry none).
  */
 class InfinibandClusterPlane
     : public RailClusterPlane<InfinibandNetDevice, InfinibandTransportPlane>
@@ -33,9 +41,9 @@ class InfinibandClusterPlane
 
     ClusterPlane GetPlane() const override;
     ClusterPlaneReach GetReach() const override;
-    /// With one subnet per rail, tells the transport plane each rank's subnet.
-    Ptr<TransportPlane> MakeTransportPlane(const ClusterLayout& layout) const override;
-    /// Targets "device", "switch", "channel" (InfinibandHelper) and "subnet-manager".
+    /// Targets "device", "switch", "channel" (InfinibandHelper) and "subnet-manager"; "flow"
+    /// "BuildDevices" (BooleanValue, default false) builds a flow-level plane's devices all
+    /// the same, its flows walking them (PacketPlaneFlowTopology).
     bool SetAttribute(const std::string& target,
                       const std::string& name,
                       const AttributeValue& value) override;
@@ -44,6 +52,12 @@ class InfinibandClusterPlane
     std::string Build(const ClusterConfig& config,
                       const ClusterLayout& layout,
                       ClusterNodes& nodes) override;
+    Ptr<TransportPlane> MakeTransportPlane(const ClusterLayout& layout) const override;
+    std::vector<CreditLinkNetDevice::Counters> GetRankLinkCounters(uint32_t rank) const override;
+    uint64_t GetNLinkDirections() const override;
+    void WriteLinks(Ptr<ResultsDatabase> db, int64_t& id) const override;
+    void AddToSampler(Ptr<LinkSampler> sampler, int64_t& id) const override;
+    void AddConservationNotes(CreditLinkConservationReport& report) const override;
     std::string DescribeSummary(const ClusterConfig& config) const override;
     std::string DescribeLinks(const ClusterConfig& config) const override;
     double GetBisection_gbit_per_s(const ClusterConfig& config) const override;
@@ -58,6 +72,12 @@ class InfinibandClusterPlane
     InfinibandHelper& GetHelper() const;
     /// Topology switch node index -> name ("ib/leaf3", per rail "ib/r3/leaf0"); "" for none.
     std::string GetSwitchName(uint32_t topologyNode) const;
+    /// Built from its description only (class comment): no InfiniBand device exists.
+    bool IsDescribedOnly() const;
+    /// The subnet and its ports' parameters as the flow plane reads them (IsDescribedOnly).
+    const InfinibandFlowFabric& GetFlowFabric() const;
+    /// The routes of GetFlowFabric (InfinibandFlowTopology).
+    Ptr<InfinibandFlowTopology> MakeFlowTopology() const;
 
   private:
     /// One fat tree of shape \p s over \p ranks' HCAs (already in the topology), its
@@ -70,6 +90,8 @@ class InfinibandClusterPlane
     /// System id of each switch (topology node): with the hosts of its first cable,
     /// switches without hosts spread round-robin.
     std::vector<uint32_t> SwitchSystemIds(const ClusterLayout& layout) const;
+    /// Build's rest for a plane described only: \p nodeOf by topology node.
+    void BuildDescribed(const ClusterConfig& c, const std::vector<Ptr<Node>>& nodeOf);
 
     std::unique_ptr<InfinibandHelper> m_helper;
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_smAttributes;
@@ -78,6 +100,10 @@ class InfinibandClusterPlane
     ClusterIbShape m_shape;
     std::vector<uint32_t> m_hcaNode;              //!< rank -> topology node
     std::map<uint32_t, std::string> m_switchName; //!< topology node -> name
+    bool m_flowDevices{false};                    //!< "flow" "BuildDevices"
+    bool m_describedOnly{false};
+    InfinibandFlowFabric m_fabric;    //!< when m_describedOnly
+    std::vector<uint32_t> m_nodeIdOf; //!< topology node -> ns-3 node id, when m_describedOnly
 };
 
 } // namespace ns3

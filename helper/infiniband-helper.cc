@@ -16,6 +16,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <map>
 
 namespace ns3
@@ -235,6 +236,54 @@ InfinibandHelper::TryBuild(const InfinibandTopology& topology, InfinibandFabric&
         fabric.hostLids.push_back(sm->GetLid(i, port[i].begin()->first));
     }
     return Validate();
+}
+
+InfinibandFlowFabric
+InfinibandHelper::DescribeFlowFabric(Ptr<InfinibandSubnetManager> sm,
+                                     std::vector<uint32_t> hcaNodes,
+                                     std::vector<int64_t> nodeIds) const
+{
+    NS_LOG_FUNCTION(this << sm << hcaNodes.size());
+    InfinibandFlowFabric f;
+    f.subnetManager = sm;
+    f.hcaNodes = std::move(hcaNodes);
+    f.nodeIds = std::move(nodeIds);
+    // One port as InstallDevice creates it (HCAs and switch ports alike).
+    Ptr<InfinibandNetDevice> device = m_deviceFactory.Create<InfinibandNetDevice>();
+    f.signalling_bps = device->GetDataRate().GetBitRate();
+    f.encodingEfficiency = device->GetEncodingEfficiency();
+    f.ibMtu = device->GetIbMtu();
+    f.maxBurstPackets = device->GetMaxBurstPackets();
+    UintegerValue v;
+    device->GetAttribute("TxQueueBytes", v);
+    f.txQueueBytes = v.Get();
+    device->GetAttribute("MessageQueueBytes", v);
+    f.messageQueueBytes = v.Get();
+    device->GetAttribute("OverheadBytes", v);
+    f.framingBytes = static_cast<uint32_t>(v.Get());
+    device->GetAttribute("LocalQp", v);
+    f.localQp = static_cast<uint32_t>(v.Get());
+    f.rxBufferBytes = device->GetReceiveBufferBytes(0);
+    for (uint32_t vl = 1; vl < device->GetNumVcs(); ++vl)
+    {
+        f.rxBufferBytes = std::min(f.rxBufferBytes, device->GetReceiveBufferBytes(vl));
+    }
+    TimeValue delay;
+    m_channelFactory.Create<CreditLinkChannel>()->GetAttribute("Delay", delay);
+    f.propagation = delay.Get();
+    Ptr<InfinibandSwitch> sw = m_switchFactory.Create<InfinibandSwitch>();
+    TimeValue traversal;
+    sw->GetAttribute("TraversalLatency", traversal);
+    f.traversal = traversal.Get();
+    f.cutThroughBytes = sw->GetCutThroughBytes();
+    // InfinibandSwitch::SetForwardingTable takes the groups when it routes adaptively and
+    // the subnet manager computed them.
+    BooleanValue switchAdaptive;
+    sw->GetAttribute("AdaptiveRouting", switchAdaptive);
+    BooleanValue smAdaptive;
+    sm->GetAttribute("AdaptiveRouting", smAdaptive);
+    f.adaptiveRouting = switchAdaptive.Get() && smAdaptive.Get();
+    return f;
 }
 
 InfinibandFabric

@@ -6,6 +6,7 @@
 
 #include "ns3/credit-link-watchdog.h"
 #include "ns3/infiniband-fabric.h"
+#include "ns3/infiniband-flow-topology.h"
 #include "ns3/infiniband-net-device.h"
 #include "ns3/infiniband-subnet-manager.h"
 #include "ns3/infiniband-switch.h"
@@ -55,6 +56,13 @@ class InfinibandHelper
     InfinibandFabric BuildFatTree(uint32_t switchRadix,
                                   uint32_t numHosts,
                                   double oversubscription = 1.0);
+
+    /// The subnet \p sm routed (rank r's HCA at topology node hcaNodes[r], on ns-3 node
+    /// nodeIds[r]) with the parameters this helper's factories give the devices, switches
+    /// and channels it would build, for a flow-level plane built without them.
+    InfinibandFlowFabric DescribeFlowFabric(Ptr<InfinibandSubnetManager> sm,
+                                            std::vector<uint32_t> hcaNodes,
+                                            std::vector<int64_t> nodeIds) const;
 
     /// "" if every port and switch this helper installed is well configured.
     std::string Validate() const;

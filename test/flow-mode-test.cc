@@ -393,6 +393,7 @@ TEST_F(FlowModeTest, LastPacketsOfMessagesToOneDestinationLeaveInTurn)
             DynamicCast<FlowTransportPlane>(transport->GetPlane(transport->SelectPlane(0, 8)));
         ASSERT_TRUE(wrapped);
         Ptr<FlowTransportPlane> plane = CreateObject<FlowTransportPlane>();
+        plane->SetTopology(wrapped->GetTopology()); // the described plane's routes
         plane->SetPacketPlane(wrapped->GetPacketPlane());
         std::vector<Time> drained;
         auto none = FlowTransportPlane::MessageCallback([](uint64_t) {});

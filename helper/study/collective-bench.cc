@@ -780,20 +780,34 @@ CollectiveBenchIbModel(ClusterHelper& cluster,
                        uint32_t src,
                        uint32_t dst)
 {
-    Ptr<InfinibandNetDevice> hca = cluster.GetHcaDevice(src);
     std::vector<InfinibandDirectedLink> path;
     const std::string error = cluster.GetSubnetManager()->TracePath(cluster.GetHcaTopologyNode(src),
                                                                     1,
                                                                     cluster.GetHcaLid(dst),
                                                                     path);
     NS_ABORT_MSG_UNLESS(error.empty(), "collective-bench: " << error);
+    Ptr<TransportPlane> plane = PlaneNamed(transport, "infiniband");
+    if (cluster.GetInfinibandPlane().IsDescribedOnly())
+    {
+        // A flow-level plane without devices: the same figures from its description.
+        const InfinibandFlowFabric& f = cluster.GetInfinibandPlane().GetFlowFabric();
+        return CollectiveCostModel::FromLink(DataRate(f.signalling_bps),
+                                             f.encodingEfficiency,
+                                             plane->GetMaxPayloadBytes(),
+                                             plane->GetPacketOverheadBytes(),
+                                             plane->GetSoftwareLatency(),
+                                             path.size(),
+                                             f.propagation,
+                                             f.traversal,
+                                             f.cutThroughBytes);
+    }
+    Ptr<InfinibandNetDevice> hca = cluster.GetHcaDevice(src);
     TimeValue cable;
     hca->GetChannel()->GetAttribute("Delay", cable);
     TimeValue sw;
     const Ptr<InfinibandSwitch> ibSwitch =
         cluster.GetIbSwitchNodes().Get(0)->GetObject<InfinibandSwitch>();
     ibSwitch->GetAttribute("PortToPortLatency", sw);
-    Ptr<TransportPlane> plane = PlaneNamed(transport, "infiniband");
     return CollectiveCostModel::FromLink(hca->GetClock().GetSignallingRate(),
                                          hca->GetClock().GetEncodingEfficiency(),
                                          plane->GetMaxPayloadBytes(),

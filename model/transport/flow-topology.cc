@@ -28,9 +28,6 @@ NS_OBJECT_ENSURE_REGISTERED(NvLinkFlowTopology);
 
 namespace
 {
-// A route longer than this many links loops: the subnet manager's tables never do.
-constexpr uint32_t kMaxHops = 16;
-
 // NvLinkFlowTopology's link keys: domain, kind, GPU id, switch plane or peer GPU id.
 enum LinkKind : uint64_t
 {
@@ -127,7 +124,7 @@ PacketPlaneFlowTopology::Walk(Ptr<CreditLinkNetDevice> device,
                               Route& route,
                               uint32_t depth) const
 {
-    NS_ABORT_MSG_IF(depth > kMaxHops,
+    NS_ABORT_MSG_IF(depth > MAX_HOPS,
                     "FlowTopology: route to " << destination << " loops at "
                                               << device->GetLinkName());
     const double wire = GetWireRate_byte_per_s(device);
@@ -189,6 +186,10 @@ PacketPlaneFlowTopology::GetRoute(uint32_t srcRank, uint32_t dstRank) const
     const uint32_t dstNode = static_cast<uint32_t>(m_packet->GetNodeId(dstRank));
     if (auto ib = DynamicCast<InfinibandTransportPlane>(m_packet))
     {
+        NS_ABORT_MSG_UNLESS(ib->GetDevice(srcRank) && ib->GetDevice(dstRank),
+                            "FlowTopology: rank " << (ib->GetDevice(srcRank) ? dstRank : srcRank)
+                                                  << " has no HCA device to walk (a described "
+                                                     "plane: its InfinibandFlowTopology routes)");
         Walk(ib->GetDevice(srcRank),
              ib->GetDevice(dstRank)->GetLid(),
              dstNode,
@@ -238,6 +239,8 @@ PacketPlaneFlowTopology::GetSourceQueueBytes(uint32_t srcRank) const
     UintegerValue q;
     if (auto ib = DynamicCast<InfinibandTransportPlane>(m_packet))
     {
+        NS_ABORT_MSG_UNLESS(ib->GetDevice(srcRank),
+                            "FlowTopology: rank " << srcRank << " has no HCA device");
         ib->GetDevice(srcRank)->GetAttribute("MessageQueueBytes", q);
         return q.Get();
     }

@@ -77,6 +77,9 @@ class FlowTopology : public Object
     virtual std::vector<SwitchPlane> GetSwitchPlanes(uint32_t rank) const;
 
   protected:
+    /// A route longer than this many links loops: the subnet manager's tables never do.
+    static constexpr uint32_t MAX_HOPS = 16;
+
     /// Adds \p share of \p link to \p route: a link met again (two branches that join)
     /// takes both shares in its first place.
     static void AddUse(Route& route, uint64_t link, double wire_byte_per_s, double share);

@@ -103,8 +103,6 @@ InfinibandTransportPlane::AddRank(uint32_t rank, Ptr<InfinibandNetDevice> hca)
     {
         m_ranks.resize(rank + 1);
     }
-    m_mtu = std::min(m_mtu, hca->GetIbMtu());
-    m_burstPackets = std::min(m_burstPackets, hca->GetMaxBurstPackets());
     // A burst must fit the HCA's transmit queue and its peer's receive buffer on every VL.
     UintegerValue queue;
     hca->GetAttribute("TxQueueBytes", queue);
@@ -113,9 +111,7 @@ InfinibandTransportPlane::AddRank(uint32_t rank, Ptr<InfinibandNetDevice> hca)
     {
         room = std::min<uint64_t>(room, hca->GetPeer()->GetReceiveBufferBytes(vl));
     }
-    const uint64_t headers = InfinibandLrh::SIZE_BYTES + InfinibandBth::SIZE_BYTES +
-                             InfinibandIcrc::SIZE_BYTES + InfinibandVcrc::SIZE_BYTES;
-    m_burstRoom = std::min<uint64_t>(m_burstRoom, room > headers ? room - headers : 0);
+    AddPortLimits(hca->GetIbMtu(), hca->GetMaxBurstPackets(), room);
     DeviceRanks& shared = m_ranksOfDevice[PeekPointer(hca)]; // nodes: stable addresses
     std::vector<uint32_t>& ranks = shared.ranks;
     m_ranks[rank] = RankEntry{hca, hca->GetLid(), 0, &shared, static_cast<uint32_t>(ranks.size())};
@@ -129,6 +125,54 @@ InfinibandTransportPlane::AddRank(uint32_t rank, Ptr<InfinibandNetDevice> hca)
                                        MakeCallback(&InfinibandTransportPlane::Receive, this));
     }
     ranks.push_back(rank);
+}
+
+void
+InfinibandTransportPlane::AddPortLimits(uint32_t ibMtu, uint32_t burstPackets, uint64_t room)
+{
+    m_mtu = std::min(m_mtu, ibMtu);
+    m_burstPackets = std::min(m_burstPackets, burstPackets);
+    const uint64_t headers = InfinibandLrh::SIZE_BYTES + InfinibandBth::SIZE_BYTES +
+                             InfinibandIcrc::SIZE_BYTES + InfinibandVcrc::SIZE_BYTES;
+    m_burstRoom = std::min<uint64_t>(m_burstRoom, room > headers ? room - headers : 0);
+}
+
+void
+InfinibandTransportPlane::AddDescribedRanks(const InfinibandFlowFabric& described)
+{
+    NS_LOG_FUNCTION(this << described.hcaNodes.size());
+    NS_ABORT_MSG_UNLESS(described.subnetManager,
+                        "InfinibandTransportPlane::AddDescribedRanks: no subnet manager");
+    NS_ABORT_MSG_UNLESS(described.nodeIds.size() == described.hcaNodes.size(),
+                        "InfinibandTransportPlane::AddDescribedRanks: "
+                            << described.nodeIds.size() << " nodes for "
+                            << described.hcaNodes.size() << " HCAs");
+    NS_ABORT_MSG_IF(described.localQp == m_qp,
+                    "InfinibandTransportPlane: Qp " << m_qp << " is the HCA's LocalQp");
+    if (described.hcaNodes.empty())
+    {
+        return;
+    }
+    m_described.push_back(described);
+    const InfinibandFlowFabric* d = &m_described.back();
+    // As AddRank of an HCA whose peer is a switch port of the same parameters.
+    AddPortLimits(d->ibMtu,
+                  d->maxBurstPackets,
+                  std::min<uint64_t>(d->txQueueBytes, d->rxBufferBytes));
+    if (m_ranks.size() < d->hcaNodes.size())
+    {
+        m_ranks.resize(d->hcaNodes.size());
+    }
+    for (uint32_t rank = 0; rank < d->hcaNodes.size(); ++rank)
+    {
+        NS_ABORT_MSG_IF(HasRank(rank), "InfinibandTransportPlane: rank " << rank << " added twice");
+        RankEntry& e = m_ranks[rank];
+        e.lid = d->subnetManager->GetLid(d->hcaNodes[rank], 1);
+        NS_ABORT_MSG_IF(e.lid == 0,
+                        "InfinibandTransportPlane: HCA of rank " << rank << " has no LID");
+        e.described = d;
+        e.nodeId = d->nodeIds[rank];
+    }
 }
 
 void
@@ -171,7 +215,7 @@ InfinibandTransportPlane::GetRankSubnet(uint32_t rank) const
 bool
 InfinibandTransportPlane::HasRank(uint32_t rank) const
 {
-    return rank < m_ranks.size() && m_ranks[rank].device;
+    return rank < m_ranks.size() && (m_ranks[rank].device || m_ranks[rank].described);
 }
 
 bool
@@ -184,7 +228,8 @@ InfinibandTransportPlane::CanReach(uint32_t srcRank, uint32_t dstRank) const
 uint32_t
 InfinibandTransportPlane::GetMaxPayloadBytes() const
 {
-    NS_ABORT_MSG_IF(m_ranksOfDevice.empty(), "InfinibandTransportPlane: no rank added");
+    NS_ABORT_MSG_IF(m_ranksOfDevice.empty() && m_described.empty(),
+                    "InfinibandTransportPlane: no rank added");
     return m_mtu;
 }
 
@@ -207,6 +252,10 @@ InfinibandTransportPlane::GetPacketOverheadBytes() const
                                                                                     v);
         framing = static_cast<uint32_t>(v.Get());
     }
+    else if (!m_described.empty())
+    {
+        framing = m_described.front().framingBytes;
+    }
     // A full packet (MTU, a multiple of 4) has no pad.
     return InfinibandLrh::SIZE_BYTES + InfinibandBth::SIZE_BYTES + InfinibandIcrc::SIZE_BYTES +
            InfinibandVcrc::SIZE_BYTES + framing;
@@ -215,7 +264,12 @@ InfinibandTransportPlane::GetPacketOverheadBytes() const
 int64_t
 InfinibandTransportPlane::GetNodeId(uint32_t rank) const
 {
-    return HasRank(rank) ? static_cast<int64_t>(m_ranks[rank].device->GetNode()->GetId()) : -1;
+    if (!HasRank(rank))
+    {
+        return -1;
+    }
+    const RankEntry& e = m_ranks[rank];
+    return e.device ? static_cast<int64_t>(e.device->GetNode()->GetId()) : e.nodeId;
 }
 
 bool
@@ -227,6 +281,12 @@ InfinibandTransportPlane::Inject(uint32_t srcRank,
     Ptr<Packet> p = Create<Packet>(payloadBytes);
     AddTransportTags(p, srcRank, dstRank, tag);
     const RankEntry& src = m_ranks[srcRank];
+    NS_ABORT_MSG_UNLESS(src.device,
+                        "InfinibandTransportPlane: rank "
+                            << srcRank
+                            << " has no HCA device (a flow-level plane built from its "
+                               "description): its messages run as flows (FlowTransportPlane), "
+                               "not as packets");
     if (!src.device->SendPacket(p, m_ranks[dstRank].lid, m_sl, m_qp))
     {
         NS_LOG_LOGIC("rank " << srcRank << ": HCA refused the packet to rank " << dstRank);
@@ -284,26 +344,32 @@ InfinibandTransportPlane::DoDispose()
     m_sharpGroups.clear();
     m_ranks.clear();
     m_ranksOfDevice.clear();
+    m_described.clear();
     TransportPlane::DoDispose();
 }
 
 double
 InfinibandTransportPlane::GetLineRate_gbyte_per_s(uint32_t rank) const
 {
-    if (rank >= m_ranks.size() || !m_ranks[rank].device)
+    if (!HasRank(rank))
     {
         return 0;
     }
-    Ptr<InfinibandNetDevice> dev = m_ranks[rank].device;
+    const RankEntry& e = m_ranks[rank];
+    const uint64_t signalling_bps =
+        e.device ? e.device->GetDataRate().GetBitRate() : e.described->signalling_bps;
+    const double efficiency =
+        e.device ? e.device->GetEncodingEfficiency() : e.described->encodingEfficiency;
     const double payload = GetMaxPayloadBytes();
     const double share = payload / (payload + GetPacketOverheadBytes());
-    return dev->GetDataRate().GetBitRate() * dev->GetEncodingEfficiency() * share / 8e9;
+    return signalling_bps * efficiency * share / 8e9;
 }
 
 Ptr<InfinibandSwitch>
 InfinibandTransportPlane::SharpSwitch(uint32_t rank) const
 {
-    if (!HasRank(rank) || !m_ranks[rank].device->GetPeer())
+    // A described rank has no switch device to reduce in.
+    if (!HasRank(rank) || !m_ranks[rank].device || !m_ranks[rank].device->GetPeer())
     {
         return nullptr;
     }

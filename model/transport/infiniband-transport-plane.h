@@ -5,6 +5,7 @@
 #define AI_FABRIC_INFINIBAND_TRANSPORT_PLANE_H
 
 #include "ns3/infiniband-fabric.h"
+#include "ns3/infiniband-flow-topology.h"
 #include "ns3/infiniband-net-device.h"
 #include "ns3/infiniband-switch.h"
 #include "ns3/transport-plane.h"
@@ -49,6 +50,11 @@ class InfinibandTransportPlane : public TransportPlane, public InSwitchReduction
     void AddRank(uint32_t rank, Ptr<InfinibandNetDevice> hca);
     /// Host h of \p fabric serves rank rankOfHost[h] (its first port, fabric.hostLids[h]).
     void AddHosts(const InfinibandFabric& fabric, const std::vector<uint32_t>& rankOfHost);
+    /// Every rank of \p described, with no HCA device (a flow-level plane built from its
+    /// description): the plane answers for them (reach, node, LID, packet sizes, line rate)
+    /// as for HCAs of those parameters; their packets, and SHARP, need devices.
+    void AddDescribedRanks(const InfinibandFlowFabric& described);
+    /// Null for a described rank.
     Ptr<InfinibandNetDevice> GetDevice(uint32_t rank) const;
     /// The subnet of \p rank's HCA (0 unless set): LIDs name a port only within one.
     void SetRankSubnet(uint32_t rank, uint32_t subnet);
@@ -93,12 +99,17 @@ class InfinibandTransportPlane : public TransportPlane, public InSwitchReduction
 
     struct RankEntry
     {
-        Ptr<InfinibandNetDevice> device;
+        Ptr<InfinibandNetDevice> device; //!< null for a described rank
         uint16_t lid{0};
         uint32_t subnet{0};
         DeviceRanks* shared{nullptr};
-        uint32_t slot{0}; //!< index in shared->ranks
+        uint32_t slot{0};                               //!< index in shared->ranks
+        const InfinibandFlowFabric* described{nullptr}; //!< in m_described; null when built
+        int64_t nodeId{-1};                             //!< of a described rank
     };
+
+    /// The smallest packet sizes and burst room over the ranks, with one more of these.
+    void AddPortLimits(uint32_t ibMtu, uint32_t burstPackets, uint64_t room);
 
     /// The HCA's PacketTxReady, bound to the ranks sharing it: each to NotifyTxReady.
     void DeviceReady(const DeviceRanks& d);
@@ -140,7 +151,8 @@ class InfinibandTransportPlane : public TransportPlane, public InSwitchReduction
     uint32_t m_mtu;          //!< smallest IbMtu of the ranks' HCAs
     uint32_t m_burstPackets; //!< smallest MaxBurstPackets of the ranks' HCAs
     uint64_t m_burstRoom;    //!< payload one packet may have in every HCA queue and peer buffer
-    std::vector<RankEntry> m_ranks; //!< indexed by rank; null device = absent
+    std::vector<RankEntry> m_ranks; //!< indexed by rank; no device nor description = absent
+    std::deque<InfinibandFlowFabric> m_described; //!< stable addresses
     std::unordered_map<const InfinibandNetDevice*, DeviceRanks> m_ranksOfDevice;
 
     uint32_t m_sharpQp;
