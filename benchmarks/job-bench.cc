@@ -35,8 +35,7 @@ ReplayOnDgxH100(benchmark::State& state,
                 const WorkloadTrace& trace,
                 uint32_t servers,
                 uint32_t granularityBytes,
-                const std::string& fidelity = "packet",
-                bool recordMessages = true)
+                const std::string& fidelity = "packet")
 {
     bench::RunMeter meter;
     for (auto _ : state)
@@ -63,7 +62,7 @@ ReplayOnDgxH100(benchmark::State& state,
         state.counters["build_s"] =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - buildStart).count();
         meter.Start();
-        const StudyResult r = RunWorkloadStudy(cluster, trace, "", nullptr, recordMessages);
+        const StudyResult r = RunWorkloadStudy(cluster, trace, "", nullptr);
         meter.Stop();
         if (!r.complete)
         {
@@ -165,8 +164,7 @@ BM_Llama70bIterationFlow(benchmark::State& state)
     state.counters["trace_programs"] = trace.ops.CountPrograms();
     state.counters["trace_table_bytes"] = static_cast<double>(trace.ops.MemoryBytes());
     state.counters["trace_rss_bytes"] = bench::PeakRssBytes();
-    // Not every message as a StudyMessage: 80 bytes each, 3.7 GB of the 3.9 GB peak at DP 16.
-    ReplayOnDgxH100(state, trace, 4 * dp, 0, "flow", false);
+    ReplayOnDgxH100(state, trace, 4 * dp, 0, "flow");
 }
 
 } // namespace
