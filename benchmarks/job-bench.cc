@@ -190,7 +190,7 @@ BENCHMARK(BM_DataParallelIteration)
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 // --full: at flow level, every ring step a message on 8 and 16 servers (the allreduce's
-// messages grow about as servers²: 1.8 M and 5.8 M), and in aggregate from 16 to 256
+// messages grow about as servers²: 1.8 M and 5.8 M), and in aggregate from 16 to 2,048
 // servers (doc/flow-mode.md, "Collective schedules").
 BENCHMARK(BM_DataParallelIterationFlow)
     ->Args({8, 1024, 0})
@@ -199,6 +199,7 @@ BENCHMARK(BM_DataParallelIterationFlow)
     ->Args({64, 1024, 1})
     ->Args({256, 1024, 1})
     ->Args({1024, 1024, 1})
+    ->Args({2048, 1024, 1})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 
