@@ -35,8 +35,7 @@ ReplayOnDgxH100(benchmark::State& state,
                 const WorkloadTrace& trace,
                 uint32_t servers,
                 uint32_t granularityBytes,
-                const std::string& fidelity = "packet",
-                bool recordMessages = true)
+                const std::string& fidelity = "packet")
 {
     bench::RunMeter meter;
     for (auto _ : state)
@@ -63,7 +62,7 @@ ReplayOnDgxH100(benchmark::State& state,
         state.counters["build_s"] =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - buildStart).count();
         meter.Start();
-        const StudyResult r = RunWorkloadStudy(cluster, trace, "", nullptr, recordMessages);
+        const StudyResult r = RunWorkloadStudy(cluster, trace, "", nullptr);
         meter.Stop();
         if (!r.complete)
         {
@@ -165,8 +164,7 @@ BM_Llama70bIterationFlow(benchmark::State& state)
     state.counters["trace_programs"] = trace.ops.CountPrograms();
     state.counters["trace_table_bytes"] = static_cast<double>(trace.ops.MemoryBytes());
     state.counters["trace_rss_bytes"] = bench::PeakRssBytes();
-    // Not every message as a StudyMessage: 80 bytes each, 3.7 GB of the 3.9 GB peak at DP 16.
-    ReplayOnDgxH100(state, trace, 4 * dp, 0, "flow", false);
+    ReplayOnDgxH100(state, trace, 4 * dp, 0, "flow");
 }
 
 } // namespace
@@ -192,7 +190,7 @@ BENCHMARK(BM_DataParallelIteration)
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 // --full: at flow level, every ring step a message on 8 and 16 servers (the allreduce's
-// messages grow about as servers²: 1.8 M and 5.8 M), and in aggregate from 16 to 256
+// messages grow about as servers²: 1.8 M and 5.8 M), and in aggregate from 16 to 2,048
 // servers (doc/flow-mode.md, "Collective schedules").
 BENCHMARK(BM_DataParallelIterationFlow)
     ->Args({8, 1024, 0})
@@ -201,6 +199,7 @@ BENCHMARK(BM_DataParallelIterationFlow)
     ->Args({64, 1024, 1})
     ->Args({256, 1024, 1})
     ->Args({1024, 1024, 1})
+    ->Args({2048, 1024, 1})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 

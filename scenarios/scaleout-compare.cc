@@ -233,7 +233,8 @@ ScaleOutCompare(ScenarioRun& run, int argc, char* argv[])
                                    c.GetPlaneBuilder(ClusterPlane::ROCE))
                                    .GetTotals();
                     }
-                });
+                },
+                true); // every message: the p99 completion and the victim's
             if (!r.complete)
             {
                 std::cerr << "scaleout-compare: " << job << " on " << f.label
@@ -259,7 +260,9 @@ ScaleOutCompare(ScenarioRun& run, int argc, char* argv[])
                     seed,
                     params,
                     Time(0),
-                    false);
+                    false,
+                    {},
+                    true);
                 const int64_t aloneNs = VictimCompletion_ns(alone, config.gpusPerServer);
                 if (aloneNs > 0)
                 {

@@ -217,6 +217,62 @@ TEST(RingAggregateTest, UnevenLoopAggregateCarriesEachRanksOwnPieces)
     EXPECT_EQ(sent, 3u * 6 * 128 * 1024);
 }
 
+TEST(RingAggregateTest, UnevenRoundOfLargeRingCarriesEveryPieceButTheOnesItSkips)
+{
+    // p x 1 KiB - 16 bytes on one channel of a ring of p: pieces of 1 KiB but the last, of
+    // 1008 bytes, so one uneven round.  Rank x sends piece x - first - h (mod p) at hop h:
+    // in a reduce-scatter (first 1, p - 1 hops) every piece but its own x, in an all-gather
+    // (first 0) every piece but x + 1, in an allreduce (2 (p - 1) hops) all of them once and
+    // again all but x + 1 and x + 2 (analytical, exact).  p = 1001: the sums must not cost
+    // p^2 additions per round (a ring of 16,384 ranks is 5 x 10^8).
+    for (uint32_t p : {5u, 1001u})
+    {
+        std::vector<uint32_t> ranks(p);
+        for (uint32_t x = 0; x < p; ++x)
+        {
+            ranks[x] = x;
+        }
+        auto piece = [p](uint32_t j) { return j % p == p - 1 ? uint64_t{1008} : uint64_t{1024}; };
+        const uint64_t total = uint64_t{p} * 1024 - 16;
+        CollectiveSplit split;
+        split.chunkBytes = 512 * 1024;
+        split.elementBytes = 4;
+        for (int pass = 0; pass < 3; ++pass)
+        {
+            CollectiveSchedule s;
+            s.SetRingAggregation([](const std::vector<uint32_t>&) { return true; });
+            if (pass == 0)
+            {
+                CollectiveBuild::RingReduceScatter(s, ranks, total, split, {});
+            }
+            else if (pass == 1)
+            {
+                CollectiveBuild::RingAllGather(s, ranks, total, split, {});
+            }
+            else
+            {
+                CollectiveBuild::RingAllReduce(s, ranks, total, split, {});
+            }
+            EXPECT_EQ(s.GetNumMessages(), p);
+            for (uint32_t i = 0; i < s.GetSteps().size(); ++i)
+            {
+                const auto& step = s.GetSteps()[i];
+                if (step.join)
+                {
+                    continue;
+                }
+                const uint32_t x = step.src;
+                const uint64_t expected = pass == 0   ? total - piece(x)
+                                          : pass == 1 ? total - piece(x + 1)
+                                                      : 2 * total - piece(x + 1) - piece(x + 2);
+                EXPECT_EQ(step.bytes, expected) << "p " << p << " pass " << pass << " rank " << x;
+                EXPECT_EQ(s.GetAggregateSteps(i), pass == 2 ? 2 * (p - 1) : p - 1);
+                EXPECT_EQ(s.GetAggregatePiece(i), 1024u);
+            }
+        }
+    }
+}
+
 // One aggregate of 6 steps from GPU 0 of server 0 to GPU 0 of server 1 alone on the flow
 // rail (no endpoint): \p bytes in all, \p piece the largest piece of a step (0: equal
 // pieces).  \return when the receiver holds it, in microseconds.

@@ -192,7 +192,8 @@ RunStudyCase(ScenarioRun& run,
              RunParameters params,
              Time sampleInterval,
              bool linkSamples,
-             std::function<void(const ClusterHelper&)> inspect)
+             std::function<void(const ClusterHelper&)> inspect,
+             bool recordMessages)
 {
     params.Set("seed", seed);
     params.Set("sampleInterval_ns", sampleInterval.GetNanoSeconds());
@@ -217,7 +218,7 @@ RunStudyCase(ScenarioRun& run,
         {
             sampler = cluster.InstallLinkSampler(linkSamples ? db : nullptr, sampleInterval);
         }
-        r = RunWorkloadStudy(cluster, std::move(trace), marker, db);
+        r = RunWorkloadStudy(cluster, std::move(trace), marker, db, recordMessages);
         if (sampler)
         {
             for (auto& [plane, s] : r.planes)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <unordered_map>
 #include <utility>
 
 namespace ns3
@@ -85,7 +86,7 @@ CollectiveSchedule::AddAggregate(uint32_t src,
     ++m_messages;
     m_stepMessages += uint64_t(steps) * lanes * loops;
     const uint32_t index = Add(std::move(s), deps);
-    m_aggregateSteps.emplace(index, std::make_pair(steps, loops));
+    m_aggregateSteps.push_back({index, steps, loops});
     if (pieceBytes > 0)
     {
         m_aggregatePiece.emplace(index, pieceBytes);
@@ -93,16 +94,31 @@ CollectiveSchedule::AddAggregate(uint32_t src,
     return index;
 }
 
+const CollectiveSchedule::AggregateOf&
+CollectiveSchedule::FindAggregate(uint32_t step) const
+{
+    const auto it =
+        std::lower_bound(m_aggregateSteps.begin(),
+                         m_aggregateSteps.end(),
+                         step,
+                         [](const AggregateOf& a, uint32_t index) { return a.step < index; });
+    if (it == m_aggregateSteps.end() || it->step != step)
+    {
+        throw std::out_of_range("CollectiveSchedule: not an aggregate");
+    }
+    return *it;
+}
+
 uint32_t
 CollectiveSchedule::GetAggregateSteps(uint32_t step) const
 {
-    return m_steps[step].aggregate ? m_aggregateSteps.at(step).first : 1;
+    return m_steps[step].aggregate ? FindAggregate(step).steps : 1;
 }
 
 uint32_t
 CollectiveSchedule::GetAggregateLoops(uint32_t step) const
 {
-    return m_steps[step].aggregate ? m_aggregateSteps.at(step).second : 1;
+    return m_steps[step].aggregate ? FindAggregate(step).loops : 1;
 }
 
 uint64_t
@@ -328,6 +344,39 @@ Exits(CollectiveSchedule& s,
     return out;
 }
 
+// Prefix sums of \p sizes twice over (a window wrapping around the ring reads on into the
+// second copy): prefix[i] is the sum of the first i entries of the two copies.
+std::vector<uint64_t>
+CircularPrefix(const std::vector<uint64_t>& sizes)
+{
+    const uint64_t p = sizes.size();
+    std::vector<uint64_t> prefix(2 * p + 1, 0);
+    for (uint64_t i = 0; i < 2 * p; ++i)
+    {
+        prefix[i + 1] = prefix[i] + sizes[i % p];
+    }
+    return prefix;
+}
+
+// Sum of sizes[(from - first - h) mod p] for h < hops, from CircularPrefix: the window of
+// hops entries ending at (from - first) mod p, walked backwards.  A window longer than the
+// ring (hops >= p, as an allreduce's 2 (p - 1)) holds whole turns of it and a remainder.
+uint64_t
+WindowEndingAt(const std::vector<uint64_t>& prefix,
+               uint64_t p,
+               uint32_t from,
+               uint32_t first,
+               uint32_t hops)
+{
+    const uint64_t turns = hops / p;
+    const uint64_t rest = hops % p;
+    const uint64_t last = (from + p - first % p) % p; // the window's last entry
+    // The remainder: entries last - rest + 1 .. last, i.e. (last + p - rest + 1) .. last + p
+    // in the repeated sizes.
+    const uint64_t end = last + p + 1;
+    return turns * prefix[p] + (prefix[end] - prefix[end - rest]);
+}
+
 // A ring pass on rings the schedule lets move in aggregate: per channel, the pieces of the
 // loops in which every ring position has a piece of one size (the channel's first piece's)
 // move as one message per rank and run of consecutive channels (same ring, same piece,
@@ -394,10 +443,12 @@ RingPassInAggregate(CollectiveSchedule& s,
     // What the equal loops do not carry (a last, uneven loop; or its slices): per channel,
     // round r holds every position's r-th piece after them (0: none).
     std::map<uint32_t, std::vector<std::vector<uint64_t>>> rounds;
-    std::map<std::pair<uint32_t, uint32_t>, uint32_t> taken;
+    // Pieces seen per (channel, position), flat: a ring pass has channels x p of them.
+    const uint32_t channelSpan = channels.empty() ? 0 : channels.rbegin()->first + 1;
+    std::vector<uint32_t> taken(uint64_t{channelSpan} * p, 0);
     for (const RingPiece& piece : pieces)
     {
-        uint32_t& n = taken[{piece.channel, piece.index}];
+        uint32_t& n = taken[uint64_t{piece.channel} * p + piece.index];
         const uint32_t loops = channels.at(piece.channel).loops;
         if (n >= loops)
         {
@@ -488,13 +539,13 @@ RingPassInAggregate(CollectiveSchedule& s,
             }
             const uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
             const bool even = *std::min_element(sizes.begin(), sizes.end()) == largest;
+            // The rank at position x sends, over its hops, the pieces x - first - h (mod p)
+            // for h < hops: a circular window of the sizes, summed from prefix sums (a
+            // ring of p ranks, hops about p: not p^2 additions).
+            const std::vector<uint64_t> prefix = CircularPrefix(sizes);
             for (uint32_t from = 0; from < p && largest > 0; ++from)
             {
-                uint64_t own = 0;
-                for (uint32_t h = 0; h < hops; ++h)
-                {
-                    own += sizes[(from + p - (first + h) % p) % p];
-                }
+                const uint64_t own = WindowEndingAt(prefix, sizes.size(), from, first, hops);
                 if (own == 0)
                 {
                     continue;
@@ -535,7 +586,8 @@ RingPass(CollectiveSchedule& s,
 {
     const uint32_t p = ranks.size();
     std::vector<std::vector<int64_t>> recv(p);
-    std::map<uint32_t, uint32_t> groupPos;
+    std::unordered_map<uint32_t, uint32_t> groupPos;
+    groupPos.reserve(p);
     for (uint32_t i = 0; i < p; ++i)
     {
         groupPos[ranks[i]] = i;

@@ -153,8 +153,18 @@ class CollectiveSchedule
     std::vector<InSwitch> m_inSwitch;
     uint64_t m_messages{0};
     uint64_t m_stepMessages{0};
-    /// step -> (ring steps, loops)
-    std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> m_aggregateSteps;
+
+    struct AggregateOf
+    {
+        uint32_t step;
+        uint32_t steps; //!< the ring steps it stands for
+        uint32_t loops; //!< the pieces per lane of each
+    };
+
+    const AggregateOf& FindAggregate(uint32_t step) const;
+    /// Per aggregate, in the order of their steps (AddAggregate appends): 12 bytes each, not a
+    /// hash node, as a ring pass in aggregate is one step per rank.
+    std::vector<AggregateOf> m_aggregateSteps;
     /// step -> largest piece, for the aggregates of uneven loops only
     std::unordered_map<uint32_t, uint64_t> m_aggregatePiece;
     RingAggregation m_ringAggregation;
