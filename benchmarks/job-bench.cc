@@ -35,7 +35,8 @@ ReplayOnDgxH100(benchmark::State& state,
                 const WorkloadTrace& trace,
                 uint32_t servers,
                 uint32_t granularityBytes,
-                const std::string& fidelity = "packet")
+                const std::string& fidelity = "packet",
+                const std::string& ibSubnets = "one")
 {
     bench::RunMeter meter;
     for (auto _ : state)
@@ -45,6 +46,7 @@ ReplayOnDgxH100(benchmark::State& state,
         c.ApplyPreset("dgx-h100");
         c.servers = servers;
         c.fidelity = fidelity;
+        c.ibSubnets = ibSubnets;
         ClusterHelper cluster(c);
         if (granularityBytes > 0)
         {
@@ -123,24 +125,42 @@ BM_DataParallelIteration(benchmark::State& state)
 // hierarchical allreduce (a ring per InfiniBand rail between two in-server ring phases on
 // NVLink, pipelined slice by slice).  Args: servers, gradient MiB, ring steps in aggregate
 // (CollectiveEngine::AggregateRingSteps: each ring pass of a slice one flow per rank).
-// Target: the 131,072-GPU (16,384-server) iteration with 1 GiB of gradients under 30 min.
-void
-BM_DataParallelIterationFlow(benchmark::State& state)
+// At 16,384 servers one subnet cannot hold it: BM_DataParallelIterationFlowPerRail.
+WorkloadTrace
+DataParallelIterationTrace(uint32_t servers, int64_t mib)
 {
-    const auto servers = static_cast<uint32_t>(state.range(0));
     const std::string last = std::to_string(servers * 8 - 1);
     const std::string text = "fabric-trace 1\nranks " + std::to_string(servers * 8) +
                              "\ngroup dp 0-" + last + "\n0-" + last +
                              " fwdbwd compute time=10ms\n0-" + last +
-                             " grad allreduce group=dp bytes=" + std::to_string(state.range(1)) +
+                             " grad allreduce group=dp bytes=" + std::to_string(mib) +
                              "MiB algorithm=hierarchical after=fwdbwd\n";
+    return NativeTraceParser::ParseString(text, "dp-iteration-flow");
+}
+
+void
+BM_DataParallelIterationFlow(benchmark::State& state)
+{
+    const auto servers = static_cast<uint32_t>(state.range(0));
     Config::SetDefault("ns3::CollectiveEngine::AggregateRingSteps",
                        BooleanValue(state.range(2) != 0));
+    ReplayOnDgxH100(state, DataParallelIterationTrace(servers, state.range(1)), servers, 0, "flow");
+}
+
+// The same iteration in aggregate with one InfiniBand subnet per rail (--ibSubnets=per-rail),
+// which clusters beyond one subnet's LIDs and three radix-64 tiers need.  Args: servers,
+// MiB.  The target: 16,384 servers (131,072 GPUs) under 30 min.
+void
+BM_DataParallelIterationFlowPerRail(benchmark::State& state)
+{
+    const auto servers = static_cast<uint32_t>(state.range(0));
+    Config::SetDefault("ns3::CollectiveEngine::AggregateRingSteps", BooleanValue(true));
     ReplayOnDgxH100(state,
-                    NativeTraceParser::ParseString(text, "dp-iteration-flow"),
+                    DataParallelIterationTrace(servers, state.range(1)),
                     servers,
                     0,
-                    "flow");
+                    "flow",
+                    "per-rail");
 }
 
 // One iteration of the Llama-70B-like model (TransformerTraceConfig::Llama70b: TP 8 x PP 4,
@@ -200,6 +220,11 @@ BENCHMARK(BM_DataParallelIterationFlow)
     ->Args({256, 1024, 1})
     ->Args({1024, 1024, 1})
     ->Args({2048, 1024, 1})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+BENCHMARK(BM_DataParallelIterationFlowPerRail)
+    ->Args({1024, 1024})
+    ->Args({16384, 1024})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 

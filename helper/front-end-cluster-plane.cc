@@ -21,11 +21,14 @@
 #include "ns3/link-sampler.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
+#include "ns3/net-device-queue-interface.h"
 #include "ns3/node-list.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/results-database.h"
 #include "ns3/string.h"
+#include "ns3/traffic-control-helper.h"
+#include "ns3/traffic-control-layer.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -441,13 +444,42 @@ FrontEndClusterPlane::Link(Ptr<Node> a,
     p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rate_bps)));
     p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(static_cast<int64_t>(delay_ns))));
     NetDeviceContainer devices = p2p.Install(a, b);
-    Ipv4AddressHelper address;
-    address.SetBase(network, kLinkMask);
-    Ipv4InterfaceContainer interfaces = address.Assign(devices);
-    ifA = interfaces.Get(0).second;
-    ifB = interfaces.Get(1).second;
+    const Ipv4Address addrA = Offset(network, 1);
+    const Ipv4Address addrB = Offset(network, 2);
+    ifA = AddLinkInterface(devices.Get(0), addrA);
+    ifB = AddLinkInterface(devices.Get(1), addrB);
     TraceLink(devices, a, b, rate_gbit_per_s);
-    return {interfaces.GetAddress(0), interfaces.GetAddress(1)};
+    return {addrA, addrB};
+}
+
+// What Ipv4AddressHelper::Assign does for one device (interface, address, metric 1, up, the
+// default queue disc), without its registration in ns-3's global Ipv4AddressGenerator: that
+// walks every range allocated so far (the /30s do not merge: their .0 and .3 stay free), so
+// a front end of n links cost n^2 (half the build of 2,048 servers). The address plan gives
+// every link its own /30 by construction.
+uint32_t
+FrontEndClusterPlane::AddLinkInterface(Ptr<NetDevice> device, Ipv4Address address)
+{
+    Ptr<Node> node = device->GetNode();
+    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+    NS_ABORT_MSG_UNLESS(ipv4, "front end: node " << node->GetId() << " has no IPv4 stack");
+    int32_t interface = ipv4->GetInterfaceForDevice(device);
+    if (interface == -1)
+    {
+        interface = static_cast<int32_t>(ipv4->AddInterface(device));
+    }
+    ipv4->AddAddress(interface, Ipv4InterfaceAddress(address, kLinkMask));
+    ipv4->SetMetric(interface, 1);
+    ipv4->SetUp(interface);
+    Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
+    if (tc && !tc->GetRootQueueDiscOnDevice(device))
+    {
+        if (Ptr<NetDeviceQueueInterface> ndqi = device->GetObject<NetDeviceQueueInterface>())
+        {
+            TrafficControlHelper::Default(ndqi->GetNTxQueues()).Install(device);
+        }
+    }
+    return static_cast<uint32_t>(interface);
 }
 
 void

@@ -128,6 +128,9 @@ class FrontEndClusterPlane : public ClusterPlaneBuilder
     /// Storage node \p storage on aggregation switch \p agg, its default route; its address.
     Ipv4Address LinkStorage(const ClusterConfig& config, uint32_t storage, uint32_t agg);
     Ipv4Address NextInfraNetwork();
+    /// \p device's IPv4 interface with \p address in a /30 (Ipv4AddressHelper::Assign's
+    /// steps); its index.
+    static uint32_t AddLinkInterface(Ptr<NetDevice> device, Ipv4Address address);
     /// Counters of the two directions of a link a-b (devices in that order).
     void TraceLink(const NetDeviceContainer& devices,
                    Ptr<Node> a,
