@@ -764,7 +764,7 @@ Cases()
              "servers"),
         Flag("flag_servers_too_large",
              "cluster-replay",
-             kReplay + " --servers=5000",
+             kReplay + " --servers=200000",
              "servers",
              "servers"),
         Flag("flag_gpus_zero",

@@ -24,8 +24,10 @@ class FlowNvls;
  * \ingroup ai-fabric
  * Flow-level fidelity of a plane: a message is one fluid flow, not packets.  It follows the
  * routes of a packet-level plane (SetPacketPlane: NvLinkTransportPlane or
- * InfinibandTransportPlane, built as usual) over the same devices: from the rank's device,
- * to its peer, through each switch by the switch's own route for the destination (the
+ * InfinibandTransportPlane) as its FlowTopology gives them: the built devices walked
+ * (PacketPlaneFlowTopology), or the plane's description where no device is built
+ * (NvLinkFlowTopology, InfinibandFlowTopology), with the same links and shares: from the
+ * rank's device to its peer, through each switch by its route for the destination (the
  * subnet manager's forwarding tables; several candidate ports, an adaptive group, split the
  * flow evenly), and over the GPU's NVLink bundles in the proportion the GPU sprays them.
  * Every link direction is one FlowNetwork link whose capacity is the device's wire rate;
