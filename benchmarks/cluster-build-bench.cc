@@ -89,16 +89,20 @@ BM_ConservationCheck(benchmark::State& state)
 
 } // namespace
 
-// The rail-optimised InfiniBand fat tree of a dgx-h100 cluster and the subnet manager's
-// routing (LIDs, hop counts, the ftree engine, switch LIDs, credit-loop check), without
-// devices: InfinibandClusterPlane::Prepare as ClusterHelper::TryBuild calls it.  Run one
-// size per process for its peak RSS.
+// The rail-optimised InfiniBand fat tree of a dgx-h100 cluster of \p servers and the subnet
+// manager's routing (LIDs, hop counts, the ftree engine, switch LIDs, credit-loop check if
+// \p checkCreditLoops), without devices: InfinibandClusterPlane::Prepare as
+// ClusterHelper::TryBuild calls it.  Run one size per process for its peak RSS.
 void
-BM_RouteDgxH100Fabric(benchmark::State& state)
+RouteDgxH100(benchmark::State& state,
+             uint32_t servers,
+             const std::string& ibSubnets,
+             bool checkCreditLoops)
 {
     ClusterConfig c;
     c.ApplyPreset("dgx-h100");
-    c.servers = static_cast<uint32_t>(state.range(0));
+    c.servers = servers;
+    c.ibSubnets = ibSubnets;
     // Prepare expects a validated configuration (ClusterHelper::TryBuild validates first).
     const std::string invalid = c.Validate();
     if (!invalid.empty())
@@ -110,6 +114,7 @@ BM_RouteDgxH100Fabric(benchmark::State& state)
     for (auto _ : state)
     {
         InfinibandClusterPlane plane;
+        plane.SetAttribute("subnet-manager", "CheckCreditLoops", BooleanValue(checkCreditLoops));
         const std::string error = plane.Prepare(c, layout);
         if (!error.empty())
         {
@@ -120,6 +125,13 @@ BM_RouteDgxH100Fabric(benchmark::State& state)
     }
     state.counters["hcas"] = c.servers * 8.0;
     state.counters["peak_rss_MiB"] = PeakRssMiB();
+}
+
+// One subnet, routed as a packet plane (with the credit-loop check).  Args: servers.
+void
+BM_RouteDgxH100Fabric(benchmark::State& state)
+{
+    RouteDgxH100(state, static_cast<uint32_t>(state.range(0)), "one", true);
 }
 
 BENCHMARK(BM_RouteDgxH100Fabric)
@@ -137,31 +149,7 @@ BENCHMARK(BM_RouteDgxH100Fabric)
 void
 BM_RouteDgxH100FabricPerRail(benchmark::State& state)
 {
-    ClusterConfig c;
-    c.ApplyPreset("dgx-h100");
-    c.servers = static_cast<uint32_t>(state.range(0));
-    c.ibSubnets = "per-rail";
-    const std::string invalid = c.Validate();
-    if (!invalid.empty())
-    {
-        state.SkipWithError(invalid.c_str());
-        return;
-    }
-    const ClusterLayout layout = c.GetLayout();
-    for (auto _ : state)
-    {
-        InfinibandClusterPlane plane;
-        plane.SetAttribute("subnet-manager", "CheckCreditLoops", BooleanValue(state.range(1) != 0));
-        const std::string error = plane.Prepare(c, layout);
-        if (!error.empty())
-        {
-            state.SkipWithError(error.c_str());
-            break;
-        }
-        benchmark::DoNotOptimize(plane.GetTopology().GetNNodes());
-    }
-    state.counters["hcas"] = c.servers * 8.0;
-    state.counters["peak_rss_MiB"] = PeakRssMiB();
+    RouteDgxH100(state, static_cast<uint32_t>(state.range(0)), "per-rail", state.range(1) != 0);
 }
 
 BENCHMARK(BM_RouteDgxH100FabricPerRail)

@@ -21,30 +21,22 @@ namespace ns3
 {
 
 /**
- * The out-of-place time in us of one \p kind / \p algorithm collective of \p bytes on
- * \p servers dgx-h100 at \p fidelity with the \p endpoint set.  \p tune may set attributes
- * of the built cluster; \p inspect reads the cluster after the run, before the simulator is
- * destroyed; \p prepare may set plane attributes before it is built.
+ * The out-of-place time in us of one \p kind / \p algorithm collective of \p bytes over
+ * every rank of the cluster \p c (validated).  \p tune may set attributes of the built
+ * cluster; \p inspect reads the cluster after the run, before the simulator is destroyed;
+ * \p prepare may set plane attributes before it is built.
  */
 inline double
-RunDgxCollective_us(
-    const std::string& fidelity,
-    uint32_t servers,
+RunCollective_us(
+    const ClusterConfig& c,
     const std::string& kind,
     const std::string& algorithm,
     uint64_t bytes,
-    const std::string& endpoint = "auto",
     const std::function<void(ClusterHelper&)>& tune = nullptr,
     const std::function<void(ClusterHelper&, Ptr<GpuTransport>, Ptr<CollectiveEngine>)>& inspect =
         nullptr,
     const std::function<void(ClusterHelper&)>& prepare = nullptr)
 {
-    ClusterConfig c;
-    EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
-    c.servers = servers;
-    c.fidelity = fidelity;
-    c.endpoint = endpoint;
-    EXPECT_EQ(c.Validate(), "");
     ClusterHelper cluster(c);
     cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
     if (prepare)
@@ -75,6 +67,29 @@ RunDgxCollective_us(
     Simulator::Destroy();
     Names::Clear();
     return t;
+}
+
+/// RunCollective_us on \p servers dgx-h100 at \p fidelity with the \p endpoint set.
+inline double
+RunDgxCollective_us(
+    const std::string& fidelity,
+    uint32_t servers,
+    const std::string& kind,
+    const std::string& algorithm,
+    uint64_t bytes,
+    const std::string& endpoint = "auto",
+    const std::function<void(ClusterHelper&)>& tune = nullptr,
+    const std::function<void(ClusterHelper&, Ptr<GpuTransport>, Ptr<CollectiveEngine>)>& inspect =
+        nullptr,
+    const std::function<void(ClusterHelper&)>& prepare = nullptr)
+{
+    ClusterConfig c;
+    EXPECT_EQ(c.ApplyPreset("dgx-h100"), "");
+    c.servers = servers;
+    c.fidelity = fidelity;
+    c.endpoint = endpoint;
+    EXPECT_EQ(c.Validate(), "");
+    return RunCollective_us(c, kind, algorithm, bytes, tune, inspect, prepare);
 }
 
 } // namespace ns3

@@ -7,6 +7,7 @@
 // capacities, latencies, source queues, switch planes, packet sizes and NVLS cuts, the same
 // `links` and `nodes` rows, and the same collective times to the picosecond.
 #include "dgx-collective-run.h"
+#include "results-db-fixture.h"
 
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
@@ -38,29 +39,11 @@ KeepDevices(ClusterHelper& cluster)
     cluster.GetNvLinkPlane().SetAttribute("flow", "BuildDevices", BooleanValue(true));
 }
 
-// Every row of \p table, each column as text, in link/node id order.
+// Every row of \p table, each column as text, in id order.
 std::vector<std::string>
 Rows(const std::string& path, const std::string& table)
 {
-    sqlite3* db = nullptr;
-    EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    sqlite3_stmt* stmt = nullptr;
-    const std::string sql = "SELECT * FROM " + table + " ORDER BY 2";
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
-    std::vector<std::string> rows;
-    while (stmt && sqlite3_step(stmt) == SQLITE_ROW)
-    {
-        std::ostringstream row;
-        for (int i = 0; i < sqlite3_column_count(stmt); ++i)
-        {
-            const unsigned char* t = sqlite3_column_text(stmt, i);
-            row << (t ? reinterpret_cast<const char*>(t) : "NULL") << "|";
-        }
-        rows.push_back(row.str());
-    }
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return rows;
+    return results_db_test::Reader(path).Rows(table);
 }
 
 // What the flow-level NVLink plane of a 2-server dgx-h100 cluster answers, as exact text.

@@ -8,6 +8,9 @@
 // in order of first use, shares, capacities, latencies), source queues, packet sizes, line
 // rates, nodes, `links` and `nodes` rows and description, and the same collective times to
 // the picosecond, on one-, two- and three-tier fat trees, with and without adaptive routing.
+#include "dgx-collective-run.h"
+#include "results-db-fixture.h"
+
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-bench.h"
@@ -88,25 +91,7 @@ Exact(double v)
 std::vector<std::string>
 Rows(const std::string& path, const std::string& table)
 {
-    sqlite3* db = nullptr;
-    EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    sqlite3_stmt* stmt = nullptr;
-    const std::string sql = "SELECT * FROM " + table + " ORDER BY 2";
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
-    std::vector<std::string> rows;
-    while (stmt && sqlite3_step(stmt) == SQLITE_ROW)
-    {
-        std::ostringstream row;
-        for (int i = 0; i < sqlite3_column_count(stmt); ++i)
-        {
-            const unsigned char* t = sqlite3_column_text(stmt, i);
-            row << (t ? reinterpret_cast<const char*>(t) : "NULL") << "|";
-        }
-        rows.push_back(row.str());
-    }
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return rows;
+    return results_db_test::Reader(path).Rows(table);
 }
 
 struct Figures
@@ -320,31 +305,22 @@ TEST(FlowDescribedIbTest, PacketOnADescribedRankAborts)
 
 // The collective's time on \p s, described or with devices (collective-bench, out of place).
 double
-RunCollective_us(const Shape& s,
-                 bool devices,
-                 const std::string& kind,
-                 const std::string& algorithm,
-                 uint64_t bytes)
+RunOnShape_us(const Shape& s,
+              bool devices,
+              const std::string& kind,
+              const std::string& algorithm,
+              uint64_t bytes)
 {
-    ClusterHelper cluster(Config(s));
-    Prepare(cluster, s, devices);
-    EXPECT_EQ(cluster.TryBuild(), "");
-    EXPECT_EQ(cluster.GetInfinibandPlane().IsDescribedOnly(), !devices);
-    Ptr<GpuTransport> transport = cluster.InstallTransport("world");
-    Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(transport);
-    std::vector<uint32_t> ranks;
-    for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
-    {
-        ranks.push_back(r);
-    }
-    CollectiveBenchOptions o;
-    o.collective = kind;
-    o.algorithm = algorithm;
-    o.inPlace = "out";
-    const double t = CollectiveBenchRun(o, ranks, {bytes}, engine).front().outOfPlace.time_us;
-    Simulator::Destroy();
-    Names::Clear();
-    return t;
+    return RunCollective_us(
+        Config(s),
+        kind,
+        algorithm,
+        bytes,
+        [devices](ClusterHelper& cluster) {
+            EXPECT_EQ(cluster.GetInfinibandPlane().IsDescribedOnly(), !devices);
+        },
+        nullptr,
+        [&s, devices](ClusterHelper& cluster) { Prepare(cluster, s, devices); });
 }
 
 // Rings across servers, the hierarchical and NVLS-tree allreduce, an alltoall: the same time
@@ -373,8 +349,8 @@ TEST(FlowDescribedIbTest, CollectiveTimesAreTheBuiltPlanes)
                           Case{5, "alltoall", "auto", 256 << 10}})
     {
         const Shape& s = Shapes()[k.shape];
-        const double built = RunCollective_us(s, true, k.kind, k.algorithm, k.bytes);
-        const double described = RunCollective_us(s, false, k.kind, k.algorithm, k.bytes);
+        const double built = RunOnShape_us(s, true, k.kind, k.algorithm, k.bytes);
+        const double described = RunOnShape_us(s, false, k.kind, k.algorithm, k.bytes);
         EXPECT_GT(built, 0) << s.name << " " << k.kind << " " << k.algorithm;
         EXPECT_EQ(built, described)
             << s.name << " " << k.kind << " " << k.algorithm << " " << k.bytes;

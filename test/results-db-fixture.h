@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -102,6 +103,28 @@ class Reader
     double Real(const std::string& sql)
     {
         return std::stod(Text(sql));
+    }
+
+    // Every row of \p table, its columns as text joined by '|', ordered by its second
+    // column (the row's id after the run id).
+    std::vector<std::string> Rows(const std::string& table)
+    {
+        sqlite3_stmt* stmt = nullptr;
+        const std::string sql = "SELECT * FROM " + table + " ORDER BY 2";
+        EXPECT_EQ(sqlite3_prepare_v2(m_db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
+        std::vector<std::string> rows;
+        while (stmt && sqlite3_step(stmt) == SQLITE_ROW)
+        {
+            std::ostringstream row;
+            for (int i = 0; i < sqlite3_column_count(stmt); ++i)
+            {
+                const unsigned char* t = sqlite3_column_text(stmt, i);
+                row << (t ? reinterpret_cast<const char*>(t) : "NULL") << "|";
+            }
+            rows.push_back(row.str());
+        }
+        sqlite3_finalize(stmt);
+        return rows;
     }
 
     std::set<std::string> Columns(const std::string& table)
