@@ -515,6 +515,7 @@ ClusterConfig::ReadNcclEnvironment()
     nccl.collNet = get("NCCL_COLLNET_ENABLE");
     nccl.minChannels = get("NCCL_MIN_NCHANNELS");
     nccl.maxChannels = get("NCCL_MAX_NCHANNELS");
+    nccl.pxnLevel = get("NCCL_P2P_PXN_LEVEL");
 }
 
 Ptr<NcclEndpoint>
@@ -530,7 +531,7 @@ ClusterConfig::MakeEndpoint(std::string* error) const
     };
     const bool any = !nccl.algo.empty() || !nccl.proto.empty() || !nccl.nvlsEnable.empty() ||
                      !nccl.collNet.empty() || !nccl.minChannels.empty() ||
-                     !nccl.maxChannels.empty();
+                     !nccl.maxChannels.empty() || !nccl.pxnLevel.empty();
     if (set.ideal)
     {
         if (any)
@@ -600,6 +601,14 @@ ClusterConfig::MakeEndpoint(std::string* error) const
         }
         e->SetAttribute(attribute, UintegerValue(v));
     }
+    if (!nccl.pxnLevel.empty())
+    {
+        if (!number(nccl.pxnLevel, 0, 2, v))
+        {
+            return refuse("NCCL_P2P_PXN_LEVEL=" + nccl.pxnLevel + ": expected 0, 1 or 2");
+        }
+        e->SetAttribute("PxnLevel", UintegerValue(v));
+    }
     e->SetAttribute("Algorithms", StringValue(nccl.algo));
     e->SetAttribute("Protocols", StringValue(nccl.proto));
     const std::string bad = e->CheckOverrides();
@@ -659,7 +668,8 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
                                {"NCCL_NVLS_ENABLE", &nccl.nvlsEnable},
                                {"NCCL_COLLNET_ENABLE", &nccl.collNet},
                                {"NCCL_MIN_NCHANNELS", &nccl.minChannels},
-                               {"NCCL_MAX_NCHANNELS", &nccl.maxChannels}})
+                               {"NCCL_MAX_NCHANNELS", &nccl.maxChannels},
+                               {"NCCL_P2P_PXN_LEVEL", &nccl.pxnLevel}})
     {
         if (!value->empty())
         {

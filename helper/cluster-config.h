@@ -138,6 +138,7 @@ struct ClusterConfig
         std::string collNet;     //!< NCCL_COLLNET_ENABLE
         std::string minChannels; //!< NCCL_MIN_NCHANNELS
         std::string maxChannels; //!< NCCL_MAX_NCHANNELS
+        std::string pxnLevel;    //!< NCCL_P2P_PXN_LEVEL
     } nccl;
 
     /// Fills nccl from the process environment.

@@ -4,6 +4,8 @@
 // One InfiniBand subnet per rail (--ibSubnets=per-rail): shapes against the fat-tree
 // figures, each rail's LIDs and routes, what Validate accepts and refuses, reach across
 // rails, and collectives that stay on one rail timed as with one subnet.
+#include "dgx-collective-run.h"
+
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-bench.h"
@@ -13,8 +15,10 @@
 #include "ns3/infiniband-subnet-manager.h"
 #include "ns3/names.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <set>
@@ -299,7 +303,8 @@ TEST_F(IbSubnets, RanksOfDifferentRailsAndServersDoNotReach)
     {
         EXPECT_STREQ(e.what(), "GpuTransport::SendMessage: no plane reaches rank 9 from rank 0");
     }
-    // The alltoall's direct sends cross rails: refused before anything is sent.
+    // The alltoall's direct sends cross rails: refused before anything is sent (the ideal
+    // endpoint has no NCCL, so no PXN relay: PxnRelaysCrossRailSends below).
     Ptr<CollectiveEngine> engine = CreateObject<CollectiveEngine>();
     engine->SetTransport(transport);
     std::vector<uint32_t> ranks;
@@ -366,4 +371,85 @@ TEST_F(IbSubnets, CollectivesOnOneRailTimedAsWithOneSubnet)
         EXPECT_GT(t, 0.0) << name;
         EXPECT_EQ(time_us[1][name], t) << name;
     }
+}
+
+// NCCL's PXN (NCCL_P2P_PXN_LEVEL): a send to a GPU of another server on another rail
+// leaves from the NIC of the sender's server-mate on the peer's rail, copied there over
+// NVLink.  2 servers, h100 endpoint, alltoall of 64 MiB per rank (4 MiB per peer): each
+// HCA sends its own piece to its rail peer and the 7 pieces its server-mates relay to that
+// peer, 8 x 4 MiB, as each HCA does with one subnet, where the cross-rail pieces go
+// through the spine.  So the per-rail run takes the one-subnet time within 5 % (what PXN
+// adds: each relayed piece's first 256 KiB chunk over NVLink, about 1 us, and the NVLink
+// copies, 28 MiB per GPU beside its own 28 MiB to its server-mates, at about 370 GB/s:
+// 0.15 ms overlapped with 0.7 ms of InfiniBand), and neither beats the HCA's wire:
+// 32 MiB at 50 GB/s (400 Gb/s) = 671 us.
+TEST_F(IbSubnets, PxnRelaysCrossRailSends)
+{
+    const uint64_t bytes = 64 << 20;
+    ClusterConfig one = PerRail(2, "one");
+    ClusterConfig perRail = PerRail(2);
+    const double one_us = RunCollective_us(one, "alltoall", "auto", bytes);
+    const double pxn_us = RunCollective_us(perRail, "alltoall", "auto", bytes);
+    const double wire_us = 8.0 * 4 * (1 << 20) / 50e9 * 1e6;
+    EXPECT_GT(one_us, wire_us);
+    EXPECT_GT(pxn_us, wire_us);
+    EXPECT_NEAR(pxn_us, one_us, 0.05 * one_us);
+
+    // Level 2 (NCCL's default) relays on one subnet too: every network send of the
+    // schedule then stays on its rail; level 1 leaves the cross-rail sends direct there.
+    for (const char* level : {"1", "2"})
+    {
+        ClusterConfig c = PerRail(2, "one");
+        c.nccl.pxnLevel = level;
+        ClusterHelper cluster(c);
+        cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
+        ASSERT_EQ(cluster.TryBuild(), "");
+        Ptr<GpuTransport> transport = cluster.InstallTransport("world");
+        Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(transport);
+        CollectiveSpec spec;
+        spec.kind = "alltoall";
+        spec.bytes = bytes;
+        for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
+        {
+            spec.ranks.push_back(r);
+        }
+        uint64_t crossRail = 0;
+        uint64_t network = 0;
+        for (const auto& step : engine->BuildSchedule(spec).GetSteps())
+        {
+            if (!step.join && step.src / 8 != step.dst / 8)
+            {
+                ++network;
+                crossRail += step.src % 8 != step.dst % 8;
+            }
+        }
+        SCOPED_TRACE(level);
+        EXPECT_GT(network, 0u);
+        // Level 1: 16 ranks x 7 peers on another server and rail, one send each.
+        EXPECT_EQ(crossRail, std::string(level) == "1" ? 16u * 7 : 0u);
+        Simulator::Destroy();
+        Names::Clear();
+    }
+    ClusterConfig two = one;
+    two.nccl.pxnLevel = "2";
+    const double two_us = RunCollective_us(two, "alltoall", "auto", bytes);
+    EXPECT_NEAR(two_us, one_us, 0.05 * one_us);
+    std::cout << "[pxn] alltoall 64 MiB, 2 servers: one subnet " << one_us << " us, level 2 "
+              << two_us << " us; per-rail " << pxn_us << " us; wire " << wire_us << " us\n";
+
+    // Level 0: no relay, so the per-rail fabric cannot run the alltoall.
+    ClusterConfig off = perRail;
+    off.nccl.pxnLevel = "0";
+    try
+    {
+        RunCollective_us(off, "alltoall", "auto", bytes);
+        ADD_FAILURE() << "a cross-rail alltoall ran without PXN";
+    }
+    catch (const CollectiveError& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("which no plane reaches"), std::string::npos)
+            << e.what();
+    }
+    Simulator::Destroy();
+    Names::Clear();
 }

@@ -345,6 +345,7 @@ TEST_F(NcclEndpointTest, OverridesAreRefusedNamingTheVariable)
          "NCCL_MIN_NCHANNELS",
          "above NCCL_MAX_NCHANNELS"},
         {"dgx-h100", env([](auto& e) { e.maxChannels = "65"; }), "NCCL_MAX_NCHANNELS", "1-64"},
+        {"dgx-h100", env([](auto& e) { e.pxnLevel = "3"; }), "NCCL_P2P_PXN_LEVEL", "0, 1 or 2"},
     };
     for (const Case& c : cases)
     {

@@ -15,6 +15,7 @@
 #include <cctype>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -286,6 +287,50 @@ CollectiveEngine::Domains(const CollectiveCall& call) const
         out.push_back(std::move(ranks));
     }
     return out;
+}
+
+CollectiveSchedule::PairRelay
+CollectiveEngine::PxnRelay(const CollectiveCall& call) const
+{
+    NS_LOG_FUNCTION(this << call.ranks.size());
+    auto domains = Domains(call);
+    if (domains.size() < 2)
+    {
+        return {};
+    }
+    // rank -> (domain, local index): the local index is the GPU's rail (its own NIC's).
+    std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> where;
+    where.reserve(call.ranks.size());
+    for (uint32_t d = 0; d < domains.size(); ++d)
+    {
+        for (uint32_t i = 0; i < domains[d].size(); ++i)
+        {
+            where.emplace(domains[d][i], std::make_pair(d, i));
+        }
+    }
+    const uint32_t level = m_endpoint->GetPxnLevel();
+    return [this, level, domains = std::move(domains), where = std::move(where)](
+               uint32_t src,
+               uint32_t dst) -> int64_t {
+        const auto from = where.find(src);
+        const auto to = where.find(dst);
+        if (from == where.end() || to == where.end() || from->second.first == to->second.first ||
+            from->second.second == to->second.second)
+        {
+            return -1; // the same domain (NVLink) or the same rail: the sender's own NIC
+        }
+        if (level == 1 && m_transport->CanReach(src, dst))
+        {
+            return -1; // level 1: only where the sender's NIC does not reach the peer
+        }
+        const auto& home = domains[from->second.first];
+        if (to->second.second >= home.size())
+        {
+            return -1;
+        }
+        const uint32_t via = home[to->second.second];
+        return m_transport->CanReach(src, via) && m_transport->CanReach(via, dst) ? via : -1;
+    };
 }
 
 int32_t
@@ -898,6 +943,11 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
             split.minSliceBytes = static_cast<uint64_t>(k * step * sliceSteps / 32);
         }
     }
+    if (m_endpoint && m_endpoint->GetPxnLevel() > 0 && m_transport &&
+        call.kind == CollectiveKind::AllToAll)
+    {
+        s.SetPairRelay(PxnRelay(call), m_endpoint->GetPxnChunkBytes());
+    }
     const auto& ranks = call.ranks;
     const uint64_t bytes = call.bytes;
     const uint32_t rootPos = std::find(ranks.begin(), ranks.end(), call.root) - ranks.begin();
@@ -1039,6 +1089,7 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         RingSendRecv(s, ranks, bytes, split, {});
         break;
     }
+    s.SetPairRelay({}, 0); // only the builders ask it: the schedule does not keep the maps
     // Reachability now, so a fabric that cannot run the algorithm fails before any traffic.
     for (const auto& op : s.GetInSwitch())
     {

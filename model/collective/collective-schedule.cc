@@ -140,6 +140,25 @@ CollectiveSchedule::CanAggregateRing(const std::vector<uint32_t>& ring) const
     return m_ringAggregation && m_ringAggregation(ring);
 }
 
+void
+CollectiveSchedule::SetPairRelay(PairRelay relay, uint64_t chunkBytes)
+{
+    m_pairRelay = std::move(relay);
+    m_relayChunkBytes = std::max<uint64_t>(chunkBytes, 1);
+}
+
+int64_t
+CollectiveSchedule::RelayOf(uint32_t src, uint32_t dst) const
+{
+    return m_pairRelay ? m_pairRelay(src, dst) : -1;
+}
+
+uint64_t
+CollectiveSchedule::GetRelayChunkBytes() const
+{
+    return m_relayChunkBytes;
+}
+
 uint64_t
 CollectiveSchedule::GetNumStepMessages() const
 {
@@ -1035,12 +1054,33 @@ DirectAllToAll(CollectiveSchedule& s,
         for (uint32_t k = 1; k < p; ++k)
         {
             const uint32_t j = (i + k) % p; // staggered start, as NCCL's p2p schedule
-            if (piece[j] > 0)
+            if (piece[j] == 0)
             {
-                // Channel k: each peer's part reaches j on channels of its own (NCCL's p2p
-                // rounds), so a receiving channel's limits are per peer.
+                continue;
+            }
+            // Channel k: each peer's part reaches j on channels of its own (NCCL's p2p
+            // rounds), so a receiving channel's limits are per peer.
+            const int64_t via = s.RelayOf(ranks[i], ranks[j]);
+            if (via < 0)
+            {
                 recv[j].push_back(
                     s.AddMessage(ranks[i], ranks[j], piece[j], k, {EntryOf(entry, i)}));
+                continue;
+            }
+            // PXN: i writes each chunk into the relay GPU's buffer over NVLink and the
+            // relay's proxy sends it from its own NIC, so the two legs overlap chunk by
+            // chunk.  Beyond kRelayChunks chunks the overlap is already complete (the
+            // pipeline's fill is 1/kRelayChunks of the piece's NVLink time), so larger
+            // pieces get larger chunks instead of more messages.
+            constexpr uint64_t kRelayChunks = 16;
+            const uint64_t chunk = std::max(s.GetRelayChunkBytes(), DivUp(piece[j], kRelayChunks));
+            for (uint64_t done = 0; done < piece[j]; done += chunk)
+            {
+                const uint64_t n = std::min(chunk, piece[j] - done);
+                const int64_t copied =
+                    s.AddMessage(ranks[i], static_cast<uint32_t>(via), n, k, {EntryOf(entry, i)});
+                recv[j].push_back(
+                    s.AddMessage(static_cast<uint32_t>(via), ranks[j], n, k, {copied}));
             }
         }
     }

@@ -106,6 +106,16 @@ class CollectiveSchedule
     /// Messages the schedule stands for: an aggregate counts its steps x lanes.
     uint64_t GetNumStepMessages() const;
 
+    /// NCCL's PXN: the rank whose NIC sends src's data to dst (src copies it there over
+    /// NVLink first), or -1 for src's own.
+    typedef std::function<int64_t(uint32_t src, uint32_t dst)> PairRelay;
+    /// The point-to-point builders (DirectAllToAll) ask \p relay for each pair and move a
+    /// relayed pair's bytes in chunks of at least \p chunkBytes, each chunk's network send
+    /// after its NVLink copy; unset: every pair direct.
+    void SetPairRelay(PairRelay relay, uint64_t chunkBytes);
+    int64_t RelayOf(uint32_t src, uint32_t dst) const;
+    uint64_t GetRelayChunkBytes() const;
+
     /// A join is "rank \p rank finished something": it happens at that rank.
     uint32_t AddJoin(uint32_t rank, const std::vector<int64_t>& deps);
     /**
@@ -168,6 +178,8 @@ class CollectiveSchedule
     /// step -> largest piece, for the aggregates of uneven loops only
     std::unordered_map<uint32_t, uint64_t> m_aggregatePiece;
     RingAggregation m_ringAggregation;
+    PairRelay m_pairRelay;
+    uint64_t m_relayChunkBytes{0};
 };
 
 /// NCCL's split parameters: ChunkBytes per step, channels, element granularity.

@@ -361,6 +361,22 @@ NcclEndpoint::GetTypeId()
                           UintegerValue(512 * 1024),
                           MakeUintegerAccessor(&NcclEndpoint::m_p2pChunkBytes),
                           MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("PxnLevel",
+                          "NCCL_P2P_PXN_LEVEL: a point-to-point send to a GPU of another "
+                          "server leaves from the NIC of the local GPU on the peer's rail, "
+                          "copied there over NVLink (PXN; src/graph/search.cc "
+                          "ncclTopoGetNetDev).  0 never, 1 where the sender's own NIC does not "
+                          "reach the peer (one subnet per rail), 2 for every peer on another "
+                          "rail (NCCL's default)",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&NcclEndpoint::m_pxnLevel),
+                          MakeUintegerChecker<uint32_t>(0, 2))
+            .AddAttribute("PxnChunkBytes",
+                          "Bytes a PXN relay forwards per network step (NCCL "
+                          "NCCL_P2P_NET_CHUNKSIZE, src/init.cc: 128 KiB)",
+                          UintegerValue(128 * 1024),
+                          MakeUintegerAccessor(&NcclEndpoint::m_pxnChunkBytes),
+                          MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("P2pChannelsPerPeer",
                           "Most channels one point-to-point peer gets (NCCL "
                           "p2pnChannelsPerPeer, src/graph/paths.cc: 2 x the NVLinks of the "
@@ -417,6 +433,8 @@ NcclEndpoint::NcclEndpoint()
       m_ringSliceSteps(2),
       m_p2pChunkBytes(512 * 1024),
       m_p2pChannelsPerPeer(32),
+      m_pxnLevel(1),
+      m_pxnChunkBytes(128 * 1024),
       m_nvlsEnable(2),
       m_collNetEnable(false),
       m_generation("h100")
@@ -1009,6 +1027,18 @@ uint64_t
 NcclEndpoint::GetP2pChunkBytes() const
 {
     return m_p2pChunkBytes;
+}
+
+uint32_t
+NcclEndpoint::GetPxnLevel() const
+{
+    return m_pxnLevel;
+}
+
+uint64_t
+NcclEndpoint::GetPxnChunkBytes() const
+{
+    return m_pxnChunkBytes;
 }
 
 uint32_t

@@ -185,6 +185,9 @@ class NcclEndpoint : public Object
     uint32_t GetRingSliceSteps() const;
     /// Bytes of one point-to-point step over NVLink.
     uint64_t GetP2pChunkBytes() const;
+    /// NCCL_P2P_PXN_LEVEL (PxnLevel) and the chunk a PXN relay forwards (PxnChunkBytes).
+    uint32_t GetPxnLevel() const;
+    uint64_t GetPxnChunkBytes() const;
     /**
      * Channels NCCL runs a point-to-point send of \p bytes to one peer on, inside one
      * NVLink domain of \p ranks ranks (src/enqueue.cc addP2pToPlan): from 4 on 8 ranks
@@ -243,6 +246,8 @@ class NcclEndpoint : public Object
     uint32_t m_ringSliceSteps;
     uint64_t m_p2pChunkBytes;
     uint32_t m_p2pChannelsPerPeer;
+    uint32_t m_pxnLevel;
+    uint64_t m_pxnChunkBytes;
     std::string m_algorithms;
     std::string m_protocolList;
     uint32_t m_nvlsEnable;
