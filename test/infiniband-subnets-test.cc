@@ -415,7 +415,9 @@ TEST_F(IbSubnets, PxnRelaysCrossRailSends)
         }
         uint64_t crossRail = 0;
         uint64_t network = 0;
-        for (const auto& step : engine->BuildSchedule(spec).GetSteps())
+        // Held: GetSteps refers into the schedule, which must outlive the loop.
+        const CollectiveSchedule schedule = engine->BuildSchedule(spec);
+        for (const auto& step : schedule.GetSteps())
         {
             if (!step.join && step.src / 8 != step.dst / 8)
             {
