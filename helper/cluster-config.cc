@@ -7,6 +7,7 @@
 #include "ns3/boolean.h"
 #include "ns3/cluster-layout.h"
 #include "ns3/command-line.h"
+#include "ns3/enum.h"
 #include "ns3/infiniband-routing-engine.h"
 #include "ns3/nvlink-net-device.h"
 #include "ns3/run-parameters.h"
@@ -607,7 +608,10 @@ ClusterConfig::MakeEndpoint(std::string* error) const
         {
             return refuse("NCCL_P2P_PXN_LEVEL=" + nccl.pxnLevel + ": expected 0, 1 or 2");
         }
-        e->SetAttribute("PxnLevel", UintegerValue(v));
+        // NCCL's levels 1 and 2 differ only where a GPU's own path to the peer's NIC is as
+        // good as the relay's; on these servers it goes through the CPU, so both relay.
+        e->SetAttribute("Pxn",
+                        EnumValue(v == 0 ? NcclEndpoint::PXN_NEVER : NcclEndpoint::PXN_CROSS_RAIL));
     }
     e->SetAttribute("Algorithms", StringValue(nccl.algo));
     e->SetAttribute("Protocols", StringValue(nccl.proto));

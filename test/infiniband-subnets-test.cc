@@ -373,8 +373,8 @@ TEST_F(IbSubnets, CollectivesOnOneRailTimedAsWithOneSubnet)
     }
 }
 
-// NCCL's PXN (NCCL_P2P_PXN_LEVEL): a send to a GPU of another server on another rail
-// leaves from the NIC of the sender's server-mate on the peer's rail, copied there over
+// NCCL's PXN (NcclEndpoint Pxn, NCCL_P2P_PXN_LEVEL): a send to a GPU of another server on another
+// rail leaves from the NIC of the sender's server-mate on the peer's rail, copied there over
 // NVLink.  2 servers, h100 endpoint, alltoall of 64 MiB per rank (4 MiB per peer): each
 // HCA sends its own piece to its rail peer and the 7 pieces its server-mates relay to that
 // peer, 8 x 4 MiB, as each HCA does with one subnet, where the cross-rail pieces go
@@ -395,9 +395,10 @@ TEST_F(IbSubnets, PxnRelaysCrossRailSends)
     EXPECT_GT(pxn_us, wire_us);
     EXPECT_NEAR(pxn_us, one_us, 0.05 * one_us);
 
-    // Level 2 (NCCL's default) relays on one subnet too: every network send of the
-    // schedule then stays on its rail; level 1 leaves the cross-rail sends direct there.
-    for (const char* level : {"1", "2"})
+    // NCCL's levels 1 and 2 (CrossRail) relay on one subnet too: every network send of the
+    // schedule then stays on its rail; the default (Unreachable) leaves the cross-rail
+    // sends direct there.
+    for (const char* level : {"", "1", "2"})
     {
         ClusterConfig c = PerRail(2, "one");
         c.nccl.pxnLevel = level;
@@ -427,8 +428,8 @@ TEST_F(IbSubnets, PxnRelaysCrossRailSends)
         }
         SCOPED_TRACE(level);
         EXPECT_GT(network, 0u);
-        // Level 1: 16 ranks x 7 peers on another server and rail, one send each.
-        EXPECT_EQ(crossRail, std::string(level) == "1" ? 16u * 7 : 0u);
+        // Unreachable: 16 ranks x 7 peers on another server and rail, one send each.
+        EXPECT_EQ(crossRail, std::string(level).empty() ? 16u * 7 : 0u);
         Simulator::Destroy();
         Names::Clear();
     }
@@ -436,10 +437,10 @@ TEST_F(IbSubnets, PxnRelaysCrossRailSends)
     two.nccl.pxnLevel = "2";
     const double two_us = RunCollective_us(two, "alltoall", "auto", bytes);
     EXPECT_NEAR(two_us, one_us, 0.05 * one_us);
-    std::cout << "[pxn] alltoall 64 MiB, 2 servers: one subnet " << one_us << " us, level 2 "
+    std::cout << "[pxn] alltoall 64 MiB, 2 servers: one subnet " << one_us << " us, CrossRail "
               << two_us << " us; per-rail " << pxn_us << " us; wire " << wire_us << " us\n";
 
-    // Level 0: no relay, so the per-rail fabric cannot run the alltoall.
+    // NCCL_P2P_PXN_LEVEL=0 (Never): no relay, so the per-rail fabric cannot run the alltoall.
     ClusterConfig off = perRail;
     off.nccl.pxnLevel = "0";
     try

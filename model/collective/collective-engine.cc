@@ -308,8 +308,8 @@ CollectiveEngine::PxnRelay(const CollectiveCall& call) const
             where.emplace(domains[d][i], std::make_pair(d, i));
         }
     }
-    const uint32_t level = m_endpoint->GetPxnLevel();
-    return [this, level, domains = std::move(domains), where = std::move(where)](
+    const bool everyCrossRail = m_endpoint->GetPxn() == NcclEndpoint::PXN_CROSS_RAIL;
+    return [this, everyCrossRail, domains = std::move(domains), where = std::move(where)](
                uint32_t src,
                uint32_t dst) -> int64_t {
         const auto from = where.find(src);
@@ -319,9 +319,9 @@ CollectiveEngine::PxnRelay(const CollectiveCall& call) const
         {
             return -1; // the same domain (NVLink) or the same rail: the sender's own NIC
         }
-        if (level == 1 && m_transport->CanReach(src, dst))
+        if (!everyCrossRail && m_transport->CanReach(src, dst))
         {
-            return -1; // level 1: only where the sender's NIC does not reach the peer
+            return -1; // Unreachable: only where the sender's NIC does not reach the peer
         }
         const auto& home = domains[from->second.first];
         if (to->second.second >= home.size())
@@ -943,7 +943,7 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
             split.minSliceBytes = static_cast<uint64_t>(k * step * sliceSteps / 32);
         }
     }
-    if (m_endpoint && m_endpoint->GetPxnLevel() > 0 && m_transport &&
+    if (m_endpoint && m_endpoint->GetPxn() != NcclEndpoint::PXN_NEVER && m_transport &&
         call.kind == CollectiveKind::AllToAll)
     {
         s.SetPairRelay(PxnRelay(call), m_endpoint->GetPxnChunkBytes());

@@ -223,8 +223,8 @@ class CollectiveEngine : public Object
                                 const std::vector<std::vector<uint32_t>>& domains) const;
     /// \p split with the pipelined hierarchical chunk for \p bytes, \p perDomain ranks.
     CollectiveSplit Sliced(const CollectiveSplit& split, uint64_t bytes, uint32_t perDomain) const;
-    /// NCCL's PXN for \p call's point-to-point pairs (NcclEndpoint PxnLevel): the rank of
-    /// the sender's domain at the peer's local index (its rail), where the level asks for
+    /// NCCL's PXN for \p call's point-to-point pairs (NcclEndpoint Pxn): the rank of
+    /// the sender's domain at the peer's local index (its rail), where the mode asks for
     /// one and both legs reach; empty when the call spans one domain.
     CollectiveSchedule::PairRelay PxnRelay(const CollectiveCall& call) const;
     CollectiveSchedule Build(const CollectiveCall& call, const CollectiveResolution& how) const;

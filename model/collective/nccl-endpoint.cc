@@ -5,6 +5,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/string.h"
@@ -361,16 +362,23 @@ NcclEndpoint::GetTypeId()
                           UintegerValue(512 * 1024),
                           MakeUintegerAccessor(&NcclEndpoint::m_p2pChunkBytes),
                           MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("PxnLevel",
-                          "NCCL_P2P_PXN_LEVEL: a point-to-point send to a GPU of another "
-                          "server leaves from the NIC of the local GPU on the peer's rail, "
-                          "copied there over NVLink (PXN; src/graph/search.cc "
-                          "ncclTopoGetNetDev).  0 never, 1 where the sender's own NIC does not "
-                          "reach the peer (one subnet per rail), 2 for every peer on another "
-                          "rail (NCCL's default)",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&NcclEndpoint::m_pxnLevel),
-                          MakeUintegerChecker<uint32_t>(0, 2))
+            .AddAttribute(
+                "Pxn",
+                "Which alltoall sends to a GPU of another server on another rail leave from "
+                "the NIC of the sender's server-mate on the peer's rail, copied there over "
+                "NVLink (NCCL's PXN, src/graph/search.cc ncclTopoGetNetDev): Never; "
+                "Unreachable, only where the sender's own NIC does not reach the peer (one "
+                "subnet per rail); CrossRail, every such peer, which is what NCCL's "
+                "NCCL_P2P_PXN_LEVEL 1 and 2 (its default) do on servers whose GPUs reach "
+                "another GPU's NIC only through the CPU (src/graph/paths.cc: a PXN path)",
+                EnumValue(PXN_UNREACHABLE),
+                MakeEnumAccessor(&NcclEndpoint::m_pxn),
+                MakeEnumChecker(PXN_NEVER,
+                                "Never",
+                                PXN_UNREACHABLE,
+                                "Unreachable",
+                                PXN_CROSS_RAIL,
+                                "CrossRail"))
             .AddAttribute("PxnChunkBytes",
                           "Bytes a PXN relay forwards per network step (NCCL "
                           "NCCL_P2P_NET_CHUNKSIZE, src/init.cc: 128 KiB)",
@@ -433,7 +441,7 @@ NcclEndpoint::NcclEndpoint()
       m_ringSliceSteps(2),
       m_p2pChunkBytes(512 * 1024),
       m_p2pChannelsPerPeer(32),
-      m_pxnLevel(1),
+      m_pxn(PXN_UNREACHABLE),
       m_pxnChunkBytes(128 * 1024),
       m_nvlsEnable(2),
       m_collNetEnable(false),
@@ -1029,10 +1037,10 @@ NcclEndpoint::GetP2pChunkBytes() const
     return m_p2pChunkBytes;
 }
 
-uint32_t
-NcclEndpoint::GetPxnLevel() const
+NcclEndpoint::PxnMode
+NcclEndpoint::GetPxn() const
 {
-    return m_pxnLevel;
+    return m_pxn;
 }
 
 uint64_t

@@ -185,8 +185,17 @@ class NcclEndpoint : public Object
     uint32_t GetRingSliceSteps() const;
     /// Bytes of one point-to-point step over NVLink.
     uint64_t GetP2pChunkBytes() const;
-    /// NCCL_P2P_PXN_LEVEL (PxnLevel) and the chunk a PXN relay forwards (PxnChunkBytes).
-    uint32_t GetPxnLevel() const;
+
+    /// Which sends of an alltoall take NCCL's PXN relay (attribute Pxn).
+    enum PxnMode
+    {
+        PXN_NEVER,       //!< none: a pair the sender's NIC does not reach is refused
+        PXN_UNREACHABLE, //!< only where the sender's NIC does not reach the peer
+        PXN_CROSS_RAIL,  //!< every peer on another server and rail (NCCL's PXN levels 1, 2)
+    };
+
+    /// The PXN mode (Pxn) and the chunk a PXN relay forwards (PxnChunkBytes).
+    PxnMode GetPxn() const;
     uint64_t GetPxnChunkBytes() const;
     /**
      * Channels NCCL runs a point-to-point send of \p bytes to one peer on, inside one
@@ -246,7 +255,7 @@ class NcclEndpoint : public Object
     uint32_t m_ringSliceSteps;
     uint64_t m_p2pChunkBytes;
     uint32_t m_p2pChannelsPerPeer;
-    uint32_t m_pxnLevel;
+    PxnMode m_pxn;
     uint64_t m_pxnChunkBytes;
     std::string m_algorithms;
     std::string m_protocolList;
