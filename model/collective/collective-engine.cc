@@ -946,7 +946,9 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
     if (m_endpoint && m_endpoint->GetPxn() != NcclEndpoint::PXN_NEVER && m_transport &&
         call.kind == CollectiveKind::AllToAll)
     {
-        s.SetPairRelay(PxnRelay(call), m_endpoint->GetPxnChunkBytes());
+        s.SetPairRelay(PxnRelay(call),
+                       m_endpoint->GetPxnChunkBytes(),
+                       m_endpoint->GetPxnMaxChunks());
     }
     const auto& ranks = call.ranks;
     const uint64_t bytes = call.bytes;
@@ -1089,7 +1091,7 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         RingSendRecv(s, ranks, bytes, split, {});
         break;
     }
-    s.SetPairRelay({}, 0); // only the builders ask it: the schedule does not keep the maps
+    s.SetPairRelay({}, 1, 1); // only the builders ask it: the schedule does not keep the maps
     // Reachability now, so a fabric that cannot run the algorithm fails before any traffic.
     for (const auto& op : s.GetInSwitch())
     {

@@ -141,10 +141,11 @@ CollectiveSchedule::CanAggregateRing(const std::vector<uint32_t>& ring) const
 }
 
 void
-CollectiveSchedule::SetPairRelay(PairRelay relay, uint64_t chunkBytes)
+CollectiveSchedule::SetPairRelay(PairRelay relay, uint64_t chunkBytes, uint32_t maxChunks)
 {
     m_pairRelay = std::move(relay);
     m_relayChunkBytes = std::max<uint64_t>(chunkBytes, 1);
+    m_relayMaxChunks = std::max<uint32_t>(maxChunks, 1);
 }
 
 int64_t
@@ -154,9 +155,9 @@ CollectiveSchedule::RelayOf(uint32_t src, uint32_t dst) const
 }
 
 uint64_t
-CollectiveSchedule::GetRelayChunkBytes() const
+CollectiveSchedule::GetRelayChunkBytes(uint64_t bytes) const
 {
-    return m_relayChunkBytes;
+    return std::max<uint64_t>(m_relayChunkBytes, (bytes + m_relayMaxChunks - 1) / m_relayMaxChunks);
 }
 
 uint64_t
@@ -1069,11 +1070,8 @@ DirectAllToAll(CollectiveSchedule& s,
             }
             // PXN: i writes each chunk into the relay GPU's buffer over NVLink and the
             // relay's proxy sends it from its own NIC, so the two legs overlap chunk by
-            // chunk.  Beyond kRelayChunks chunks the overlap is already complete (the
-            // pipeline's fill is 1/kRelayChunks of the piece's NVLink time), so larger
-            // pieces get larger chunks instead of more messages.
-            constexpr uint64_t kRelayChunks = 16;
-            const uint64_t chunk = std::max(s.GetRelayChunkBytes(), DivUp(piece[j], kRelayChunks));
+            // chunk.
+            const uint64_t chunk = s.GetRelayChunkBytes(piece[j]);
             for (uint64_t done = 0; done < piece[j]; done += chunk)
             {
                 const uint64_t n = std::min(chunk, piece[j] - done);

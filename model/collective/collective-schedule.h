@@ -110,11 +110,12 @@ class CollectiveSchedule
     /// NVLink first), or -1 for src's own.
     typedef std::function<int64_t(uint32_t src, uint32_t dst)> PairRelay;
     /// The point-to-point builders (DirectAllToAll) ask \p relay for each pair and move a
-    /// relayed pair's bytes in chunks of at least \p chunkBytes, each chunk's network send
-    /// after its NVLink copy; unset: every pair direct.
-    void SetPairRelay(PairRelay relay, uint64_t chunkBytes);
+    /// relayed pair's bytes in chunks of at least \p chunkBytes and at most \p maxChunks
+    /// per piece, each chunk's network send after its NVLink copy; unset: every pair direct.
+    void SetPairRelay(PairRelay relay, uint64_t chunkBytes, uint32_t maxChunks);
     int64_t RelayOf(uint32_t src, uint32_t dst) const;
-    uint64_t GetRelayChunkBytes() const;
+    /// The chunk a relayed piece of \p bytes moves in.
+    uint64_t GetRelayChunkBytes(uint64_t bytes) const;
 
     /// A join is "rank \p rank finished something": it happens at that rank.
     uint32_t AddJoin(uint32_t rank, const std::vector<int64_t>& deps);
@@ -179,7 +180,8 @@ class CollectiveSchedule
     std::unordered_map<uint32_t, uint64_t> m_aggregatePiece;
     RingAggregation m_ringAggregation;
     PairRelay m_pairRelay;
-    uint64_t m_relayChunkBytes{0};
+    uint64_t m_relayChunkBytes{1};
+    uint32_t m_relayMaxChunks{1};
 };
 
 /// NCCL's split parameters: ChunkBytes per step, channels, element granularity.

@@ -385,6 +385,13 @@ NcclEndpoint::GetTypeId()
                           UintegerValue(128 * 1024),
                           MakeUintegerAccessor(&NcclEndpoint::m_pxnChunkBytes),
                           MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("PxnMaxChunks",
+                          "Most chunks one relayed piece is cut into; larger pieces get larger "
+                          "chunks (a simulation cost: at 16 the two legs' pipeline fill is "
+                          "1/16 of the piece's NVLink time, already hidden)",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&NcclEndpoint::m_pxnMaxChunks),
+                          MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("P2pChannelsPerPeer",
                           "Most channels one point-to-point peer gets (NCCL "
                           "p2pnChannelsPerPeer, src/graph/paths.cc: 2 x the NVLinks of the "
@@ -443,6 +450,7 @@ NcclEndpoint::NcclEndpoint()
       m_p2pChannelsPerPeer(32),
       m_pxn(PXN_UNREACHABLE),
       m_pxnChunkBytes(128 * 1024),
+      m_pxnMaxChunks(16),
       m_nvlsEnable(2),
       m_collNetEnable(false),
       m_generation("h100")
@@ -1047,6 +1055,12 @@ uint64_t
 NcclEndpoint::GetPxnChunkBytes() const
 {
     return m_pxnChunkBytes;
+}
+
+uint32_t
+NcclEndpoint::GetPxnMaxChunks() const
+{
+    return m_pxnMaxChunks;
 }
 
 uint32_t

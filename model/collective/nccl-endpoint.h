@@ -194,9 +194,11 @@ class NcclEndpoint : public Object
         PXN_CROSS_RAIL,  //!< every peer on another server and rail (NCCL's PXN levels 1, 2)
     };
 
-    /// The PXN mode (Pxn) and the chunk a PXN relay forwards (PxnChunkBytes).
+    /// The PXN mode (Pxn), the chunk a PXN relay forwards (PxnChunkBytes) and the most
+    /// chunks of one relayed piece (PxnMaxChunks).
     PxnMode GetPxn() const;
     uint64_t GetPxnChunkBytes() const;
+    uint32_t GetPxnMaxChunks() const;
     /**
      * Channels NCCL runs a point-to-point send of \p bytes to one peer on, inside one
      * NVLink domain of \p ranks ranks (src/enqueue.cc addP2pToPlan): from 4 on 8 ranks
@@ -257,6 +259,7 @@ class NcclEndpoint : public Object
     uint32_t m_p2pChannelsPerPeer;
     PxnMode m_pxn;
     uint64_t m_pxnChunkBytes;
+    uint32_t m_pxnMaxChunks;
     std::string m_algorithms;
     std::string m_protocolList;
     uint32_t m_nvlsEnable;
