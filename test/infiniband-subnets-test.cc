@@ -15,6 +15,7 @@
 #include "ns3/infiniband-subnet-manager.h"
 #include "ns3/names.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
@@ -377,12 +378,12 @@ TEST_F(IbSubnets, CollectivesOnOneRailTimedAsWithOneSubnet)
 // rail leaves from the NIC of the sender's server-mate on the peer's rail, copied there over
 // NVLink.  2 servers, h100 endpoint, alltoall of 64 MiB per rank (4 MiB per peer): each
 // HCA sends its own piece to its rail peer and the 7 pieces its server-mates relay to that
-// peer, 8 x 4 MiB, as each HCA does with one subnet, where the cross-rail pieces go
-// through the spine.  So the per-rail run takes the one-subnet time within 5 % (what PXN
-// adds: each relayed piece's first 256 KiB chunk over NVLink, about 1 us, and the NVLink
-// copies, 28 MiB per GPU beside its own 28 MiB to its server-mates, at about 370 GB/s:
-// 0.15 ms overlapped with 0.7 ms of InfiniBand), and neither beats the HCA's wire:
-// 32 MiB at 50 GB/s (400 Gb/s) = 671 us.
+// peer, 8 x 4 MiB, as each HCA does with one subnet (relayed the same way by default, or
+// through the spine with Pxn Unreachable).  So the per-rail run takes the one-subnet time within 5
+// % (what PXN adds: each relayed piece's first 256 KiB chunk over NVLink, about 1 us, and the
+// NVLink copies, 28 MiB per GPU beside its own 28 MiB to its server-mates, at about 370 GB/s: 0.15
+// ms overlapped with 0.7 ms of InfiniBand), and neither beats the HCA's wire: 32 MiB at 50 GB/s
+// (400 Gb/s) = 671 us.
 TEST_F(IbSubnets, PxnRelaysCrossRailSends)
 {
     const uint64_t bytes = 64 << 20;
@@ -395,13 +396,18 @@ TEST_F(IbSubnets, PxnRelaysCrossRailSends)
     EXPECT_GT(pxn_us, wire_us);
     EXPECT_NEAR(pxn_us, one_us, 0.05 * one_us);
 
-    // NCCL's levels 1 and 2 (CrossRail) relay on one subnet too: every network send of the
-    // schedule then stays on its rail; the default (Unreachable) leaves the cross-rail
-    // sends direct there.
-    for (const char* level : {"", "1", "2"})
+    // CrossRail (the default, and NCCL's levels 1 and 2) relays on one subnet too: every
+    // network send of the schedule then stays on its rail; Unreachable leaves the
+    // cross-rail sends direct there, through the spine.
+    for (const char* level : {"", "1", "2", "unreachable"})
     {
+        const bool unreachable = std::string(level) == "unreachable";
         ClusterConfig c = PerRail(2, "one");
-        c.nccl.pxnLevel = level;
+        c.nccl.pxnLevel = unreachable ? "" : level;
+        if (unreachable)
+        {
+            Config::SetDefault("ns3::NcclEndpoint::Pxn", StringValue("Unreachable"));
+        }
         ClusterHelper cluster(c);
         cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
         ASSERT_EQ(cluster.TryBuild(), "");
@@ -429,16 +435,18 @@ TEST_F(IbSubnets, PxnRelaysCrossRailSends)
         SCOPED_TRACE(level);
         EXPECT_GT(network, 0u);
         // Unreachable: 16 ranks x 7 peers on another server and rail, one send each.
-        EXPECT_EQ(crossRail, std::string(level).empty() ? 16u * 7 : 0u);
+        EXPECT_EQ(crossRail, unreachable ? 16u * 7 : 0u);
         Simulator::Destroy();
         Names::Clear();
+        Config::Reset();
     }
-    ClusterConfig two = one;
-    two.nccl.pxnLevel = "2";
-    const double two_us = RunCollective_us(two, "alltoall", "auto", bytes);
-    EXPECT_NEAR(two_us, one_us, 0.05 * one_us);
-    std::cout << "[pxn] alltoall 64 MiB, 2 servers: one subnet " << one_us << " us, CrossRail "
-              << two_us << " us; per-rail " << pxn_us << " us; wire " << wire_us << " us\n";
+    Config::SetDefault("ns3::NcclEndpoint::Pxn", StringValue("Unreachable"));
+    const double direct_us = RunCollective_us(one, "alltoall", "auto", bytes);
+    Config::Reset();
+    EXPECT_NEAR(direct_us, one_us, 0.05 * one_us);
+    std::cout << "[pxn] alltoall 64 MiB, 2 servers: one subnet CrossRail " << one_us
+              << " us, Unreachable " << direct_us << " us; per-rail " << pxn_us << " us; wire "
+              << wire_us << " us\n";
 
     // NCCL_P2P_PXN_LEVEL=0 (Never): no relay, so the per-rail fabric cannot run the alltoall.
     ClusterConfig off = perRail;

@@ -368,10 +368,10 @@ NcclEndpoint::GetTypeId()
                 "the NIC of the sender's server-mate on the peer's rail, copied there over "
                 "NVLink (NCCL's PXN, src/graph/search.cc ncclTopoGetNetDev): Never; "
                 "Unreachable, only where the sender's own NIC does not reach the peer (one "
-                "subnet per rail); CrossRail, every such peer, which is what NCCL's "
-                "NCCL_P2P_PXN_LEVEL 1 and 2 (its default) do on servers whose GPUs reach "
-                "another GPU's NIC only through the CPU (src/graph/paths.cc: a PXN path)",
-                EnumValue(PXN_UNREACHABLE),
+                "subnet per rail); CrossRail (the default), every such peer, which is what "
+                "NCCL's NCCL_P2P_PXN_LEVEL 1 and 2 (its default) do on servers whose GPUs "
+                "reach another GPU's NIC only through the CPU (src/graph/paths.cc: a PXN path)",
+                EnumValue(PXN_CROSS_RAIL),
                 MakeEnumAccessor(&NcclEndpoint::m_pxn),
                 MakeEnumChecker(PXN_NEVER,
                                 "Never",
