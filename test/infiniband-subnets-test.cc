@@ -374,6 +374,64 @@ TEST_F(IbSubnets, CollectivesOnOneRailTimedAsWithOneSubnet)
     }
 }
 
+namespace
+{
+// The schedule of \p kind over every rank of a cluster built from \p c: its network sends
+// (between servers) and how many of them cross rails.
+std::pair<uint64_t, uint64_t>
+NetworkSends(const ClusterConfig& c, const std::string& kind, uint64_t bytes)
+{
+    ClusterHelper cluster(c);
+    cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
+    EXPECT_EQ(cluster.TryBuild(), "");
+    Ptr<GpuTransport> transport = cluster.InstallTransport("world");
+    Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(transport);
+    CollectiveSpec spec;
+    spec.kind = kind;
+    spec.bytes = bytes;
+    for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
+    {
+        spec.ranks.push_back(r);
+    }
+    uint64_t network = 0;
+    uint64_t crossRail = 0;
+    // Held: GetSteps refers into the schedule, which must outlive the loop.
+    const CollectiveSchedule schedule = engine->BuildSchedule(spec);
+    for (const auto& step : schedule.GetSteps())
+    {
+        if (!step.join && step.src / 8 != step.dst / 8)
+        {
+            ++network;
+            crossRail += step.src % 8 != step.dst % 8;
+        }
+    }
+    Simulator::Destroy();
+    Names::Clear();
+    return {network, crossRail};
+}
+
+// NCCL_P2P_PXN_LEVEL=0 (Never) on per-rail subnets: a send across rails and servers has no
+// plane, and the collective is refused naming the pair.
+void
+ExpectRefusedWithoutPxn(const std::string& kind, uint64_t bytes)
+{
+    ClusterConfig off = PerRail(2);
+    off.nccl.pxnLevel = "0";
+    try
+    {
+        RunCollective_us(off, kind, "auto", bytes);
+        ADD_FAILURE() << "a cross-rail " << kind << " ran without PXN on per-rail subnets";
+    }
+    catch (const CollectiveError& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("which no plane reaches"), std::string::npos)
+            << e.what();
+    }
+    Simulator::Destroy();
+    Names::Clear();
+}
+} // namespace
+
 // NCCL's PXN (NcclEndpoint Pxn, NCCL_P2P_PXN_LEVEL): a send to a GPU of another server on another
 // rail leaves from the NIC of the sender's server-mate on the peer's rail, copied there over
 // NVLink.  2 servers, h100 endpoint, alltoall of 64 MiB per rank (4 MiB per peer): each
@@ -408,36 +466,11 @@ TEST_F(IbSubnets, PxnRelaysCrossRailSends)
         {
             Config::SetDefault("ns3::NcclEndpoint::Pxn", StringValue("Unreachable"));
         }
-        ClusterHelper cluster(c);
-        cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
-        ASSERT_EQ(cluster.TryBuild(), "");
-        Ptr<GpuTransport> transport = cluster.InstallTransport("world");
-        Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(transport);
-        CollectiveSpec spec;
-        spec.kind = "alltoall";
-        spec.bytes = bytes;
-        for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
-        {
-            spec.ranks.push_back(r);
-        }
-        uint64_t crossRail = 0;
-        uint64_t network = 0;
-        // Held: GetSteps refers into the schedule, which must outlive the loop.
-        const CollectiveSchedule schedule = engine->BuildSchedule(spec);
-        for (const auto& step : schedule.GetSteps())
-        {
-            if (!step.join && step.src / 8 != step.dst / 8)
-            {
-                ++network;
-                crossRail += step.src % 8 != step.dst % 8;
-            }
-        }
+        const auto [network, crossRail] = NetworkSends(c, "alltoall", bytes);
         SCOPED_TRACE(level);
         EXPECT_GT(network, 0u);
         // Unreachable: 16 ranks x 7 peers on another server and rail, one send each.
         EXPECT_EQ(crossRail, unreachable ? 16u * 7 : 0u);
-        Simulator::Destroy();
-        Names::Clear();
         Config::Reset();
     }
     Config::SetDefault("ns3::NcclEndpoint::Pxn", StringValue("Unreachable"));
@@ -449,18 +482,31 @@ TEST_F(IbSubnets, PxnRelaysCrossRailSends)
               << wire_us << " us\n";
 
     // NCCL_P2P_PXN_LEVEL=0 (Never): no relay, so the per-rail fabric cannot run the alltoall.
-    ClusterConfig off = perRail;
-    off.nccl.pxnLevel = "0";
-    try
-    {
-        RunCollective_us(off, "alltoall", "auto", bytes);
-        ADD_FAILURE() << "a cross-rail alltoall ran without PXN";
-    }
-    catch (const CollectiveError& e)
-    {
-        EXPECT_NE(std::string(e.what()).find("which no plane reaches"), std::string::npos)
-            << e.what();
-    }
-    Simulator::Destroy();
-    Names::Clear();
+    ExpectRefusedWithoutPxn("alltoall", bytes);
+}
+
+// A sendrecv (nccl-tests sendrecv_perf: rank r sends to r + 1) crosses rails between the two
+// servers at 7 -> 8 and 15 -> 0, and NCCL relays those sends as it does an alltoall's: 7's
+// bytes go over NVLink to rank 0 and leave from rail 0's HCA.  So with PXN the schedule has
+// no network send across rails, the per-rail fabric runs it, both fabrics take the same
+// time, and no time beats the HCA's wire: 64 MiB at 50 GB/s (400 Gb/s) = 1342 us.
+TEST_F(IbSubnets, PxnRelaysCrossRailSendRecv)
+{
+    const uint64_t bytes = 64 << 20;
+    EXPECT_EQ(NetworkSends(PerRail(2, "one"), "sendrecv", bytes).second, 0u);
+    // Unreachable: the one subnet reaches rank 8 from rank 7's own HCA, through the spine.
+    Config::SetDefault("ns3::NcclEndpoint::Pxn", StringValue("Unreachable"));
+    EXPECT_EQ(NetworkSends(PerRail(2, "one"), "sendrecv", bytes).second, 2u);
+    Config::Reset();
+
+    const double one_us = RunCollective_us(PerRail(2, "one"), "sendrecv", "auto", bytes);
+    const double perRail_us = RunCollective_us(PerRail(2), "sendrecv", "auto", bytes);
+    const double wire_us = double(bytes) / 50e9 * 1e6;
+    EXPECT_GT(one_us, wire_us);
+    // The same relays on the same rails: the same time within 1 %.
+    EXPECT_NEAR(perRail_us, one_us, 0.01 * one_us);
+    std::cout << "[pxn] sendrecv 64 MiB, 2 servers: one subnet " << one_us << " us, per-rail "
+              << perRail_us << " us; wire " << wire_us << " us\n";
+
+    ExpectRefusedWithoutPxn("sendrecv", bytes);
 }

@@ -943,8 +943,9 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
             split.minSliceBytes = static_cast<uint64_t>(k * step * sliceSteps / 32);
         }
     }
+    // NCCL relays every point-to-point transfer so (an alltoall's peers, a sendrecv's).
     if (m_endpoint && m_endpoint->GetPxn() != NcclEndpoint::PXN_NEVER && m_transport &&
-        call.kind == CollectiveKind::AllToAll)
+        (call.kind == CollectiveKind::AllToAll || call.kind == CollectiveKind::SendRecv))
     {
         s.SetPairRelay(PxnRelay(call),
                        m_endpoint->GetPxnChunkBytes(),

@@ -1040,6 +1040,37 @@ DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
     return Exits(s, ranks, recv, entry);
 }
 
+namespace
+{
+/// One point-to-point part from src to dst on \p channel, its arrivals appended to \p recv:
+/// one message, or through the schedule's PXN relay, where src writes each chunk into the
+/// relay GPU's buffer over NVLink and the relay's proxy sends it from its own NIC, so the two
+/// legs overlap chunk by chunk.
+void
+AddPeerPart(CollectiveSchedule& s,
+            uint32_t src,
+            uint32_t dst,
+            uint64_t bytes,
+            uint32_t channel,
+            int64_t entry,
+            std::vector<int64_t>& recv)
+{
+    const int64_t via = s.RelayOf(src, dst);
+    if (via < 0)
+    {
+        recv.push_back(s.AddMessage(src, dst, bytes, channel, {entry}));
+        return;
+    }
+    const uint64_t chunk = s.GetRelayChunkBytes(bytes);
+    for (uint64_t done = 0; done < bytes; done += chunk)
+    {
+        const uint64_t n = std::min(chunk, bytes - done);
+        const int64_t copied = s.AddMessage(src, static_cast<uint32_t>(via), n, channel, {entry});
+        recv.push_back(s.AddMessage(static_cast<uint32_t>(via), dst, n, channel, {copied}));
+    }
+}
+} // namespace
+
 PerRank
 DirectAllToAll(CollectiveSchedule& s,
                const std::vector<uint32_t>& ranks,
@@ -1061,25 +1092,7 @@ DirectAllToAll(CollectiveSchedule& s,
             }
             // Channel k: each peer's part reaches j on channels of its own (NCCL's p2p
             // rounds), so a receiving channel's limits are per peer.
-            const int64_t via = s.RelayOf(ranks[i], ranks[j]);
-            if (via < 0)
-            {
-                recv[j].push_back(
-                    s.AddMessage(ranks[i], ranks[j], piece[j], k, {EntryOf(entry, i)}));
-                continue;
-            }
-            // PXN: i writes each chunk into the relay GPU's buffer over NVLink and the
-            // relay's proxy sends it from its own NIC, so the two legs overlap chunk by
-            // chunk.
-            const uint64_t chunk = s.GetRelayChunkBytes(piece[j]);
-            for (uint64_t done = 0; done < piece[j]; done += chunk)
-            {
-                const uint64_t n = std::min(chunk, piece[j] - done);
-                const int64_t copied =
-                    s.AddMessage(ranks[i], static_cast<uint32_t>(via), n, k, {EntryOf(entry, i)});
-                recv[j].push_back(
-                    s.AddMessage(static_cast<uint32_t>(via), ranks[j], n, k, {copied}));
-            }
+            AddPeerPart(s, ranks[i], ranks[j], piece[j], k, EntryOf(entry, i), recv[j]);
         }
     }
     return Exits(s, ranks, recv, entry);
@@ -1174,7 +1187,7 @@ RingSendRecv(CollectiveSchedule& s,
     for (uint32_t i = 0; i < p && p > 1 && bytes > 0; ++i)
     {
         const uint32_t j = (i + 1) % p;
-        recv[j].push_back(s.AddMessage(ranks[i], ranks[j], bytes, 0, {EntryOf(entry, i)}));
+        AddPeerPart(s, ranks[i], ranks[j], bytes, 0, EntryOf(entry, i), recv[j]);
     }
     return Exits(s, ranks, recv, entry);
 }

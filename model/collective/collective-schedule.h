@@ -109,9 +109,9 @@ class CollectiveSchedule
     /// NCCL's PXN: the rank whose NIC sends src's data to dst (src copies it there over
     /// NVLink first), or -1 for src's own.
     typedef std::function<int64_t(uint32_t src, uint32_t dst)> PairRelay;
-    /// The point-to-point builders (DirectAllToAll) ask \p relay for each pair and move a
-    /// relayed pair's bytes in chunks of at least \p chunkBytes and at most \p maxChunks
-    /// per piece, each chunk's network send after its NVLink copy; unset: every pair direct.
+    /// The point-to-point builders (DirectAllToAll, RingSendRecv) ask \p relay for each pair and
+    /// move a relayed pair's bytes in chunks of at least \p chunkBytes and at most \p maxChunks per
+    /// piece, each chunk's network send after its NVLink copy; unset: every pair direct.
     void SetPairRelay(PairRelay relay, uint64_t chunkBytes, uint32_t maxChunks);
     int64_t RelayOf(uint32_t src, uint32_t dst) const;
     /// The chunk a relayed piece of \p bytes moves in.

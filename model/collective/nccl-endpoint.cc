@@ -364,7 +364,8 @@ NcclEndpoint::GetTypeId()
                           MakeUintegerChecker<uint64_t>(1))
             .AddAttribute(
                 "Pxn",
-                "Which alltoall sends to a GPU of another server on another rail leave from "
+                "Which point-to-point sends of an alltoall or sendrecv to a GPU of another "
+                "server on another rail leave from "
                 "the NIC of the sender's server-mate on the peer's rail, copied there over "
                 "NVLink (NCCL's PXN, src/graph/search.cc ncclTopoGetNetDev): Never; "
                 "Unreachable, only where the sender's own NIC does not reach the peer (one "

@@ -186,7 +186,7 @@ class NcclEndpoint : public Object
     /// Bytes of one point-to-point step over NVLink.
     uint64_t GetP2pChunkBytes() const;
 
-    /// Which sends of an alltoall take NCCL's PXN relay (attribute Pxn).
+    /// Which sends of an alltoall or sendrecv take NCCL's PXN relay (attribute Pxn).
     enum PxnMode
     {
         PXN_NEVER,       //!< none: a pair the sender's NIC does not reach is refused
