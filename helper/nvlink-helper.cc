@@ -37,7 +37,9 @@ NvLinkHelper::NvLinkHelper()
     m_channelFactory.Set("Delay", TimeValue(NanoSeconds(5)));
     m_switchFactory.Set("TraversalLatency", TimeValue(NanoSeconds(100)));
     // A crossbar with per-output queues: FIFO inputs would cap an all-to-all by
-    // head-of-line blocking, which NVSwitch's buffering avoids.
+    // head-of-line blocking, which NVSwitch's buffering avoids. Set here, not left to
+    // CreditSwitch's default, so that a FIFO experiment on the network switches
+    // (--ns3::CreditSwitch::VirtualOutputQueues=false) keeps NVSwitch as it is.
     m_switchFactory.Set("VirtualOutputQueues", BooleanValue(true));
     NvLinkFindFabricPreset("dgx-h100", m_spec);
 }

@@ -244,13 +244,15 @@ TEST_F(PfcTest, SlowReceiverPacesTheSenderAndPauseFramesCostWireTime)
 // packets, XOFF pauses S0's output, S0's inputs fill and pause A and V: the PAUSE moved
 // two hops.  V's packets to the idle Y wait in the same FIFO behind A's (head-of-line
 // blocking): S0 alternates A and V, so V gets A's R/3 instead of the 2R/3 the link
-// has left.
+// has left.  The switches keep one FIFO per input (not the default virtual output
+// queues) so that the victim's packets share A's queue in S1 as well as the paused trunk.
 TEST_F(PfcTest, PausePropagatesAndBlocksAVictimAtTheCongestedShare)
 {
     NodeContainer hosts(6); // A V X Y B1 B2
     NodeContainer sw(2);
     CreditLinkHelper helper;
     ConfigurePfc(helper);
+    helper.SetSwitchAttribute("VirtualOutputQueues", BooleanValue(false));
     Ptr<CreditSwitch> s0 = helper.InstallSwitch(sw.Get(0));
     Ptr<CreditSwitch> s1 = helper.InstallSwitch(sw.Get(1));
     NetDeviceContainer a = helper.Install(hosts.Get(0), sw.Get(0));

@@ -32,9 +32,15 @@ CreditSwitch::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("AiFabric")
             .AddConstructor<CreditSwitch>()
+            // On by default: switch ASICs queue a packet by its output inside the shared
+            // input buffer (Mellanox's InfiniBand flit-level model, ib_flit_sim ibuf.h:
+            // one queue per VL and output port; NVSwitch and shared-buffer Ethernet
+            // likewise), so a packet for a busy output does not hold those behind it for
+            // idle ones. False gives a FIFO per (input, VC) for head-of-line studies.
             .AddAttribute("VirtualOutputQueues",
-                          "One FIFO per (input, VC, output) instead of per (input, VC)",
-                          BooleanValue(false),
+                          "One FIFO per (input, VC, output) over the input's shared receive "
+                          "buffer; false: one FIFO per (input, VC), with head-of-line blocking",
+                          BooleanValue(true),
                           MakeBooleanAccessor(&CreditSwitch::m_voq),
                           MakeBooleanChecker())
             .AddAttribute("DropUnroutable",
@@ -78,7 +84,7 @@ CreditSwitch::GetTypeId()
 }
 
 CreditSwitch::CreditSwitch()
-    : m_voq(false),
+    : m_voq(true),
       m_dropUnroutable(true),
       m_forwarding(FORWARDING_DEFAULT),
       m_cutThroughBytes(0),

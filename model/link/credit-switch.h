@@ -26,10 +26,10 @@ class CreditLinkWatchdog;
  * Input-buffered switch core over K CreditLinkNetDevice ports, aggregated to a
  * node.  A packet stays in its input port's receive buffer (so in the
  * upstream credits) until its output port starts sending it; the output
- * port pulls, round-robin over the inputs whose head is for it.  Inputs are
- * FIFO per VC (head-of-line blocking is real) unless VirtualOutputQueues is
- * set, which keeps one FIFO per (input, VC, output) over the same shared
- * receive buffer.  Routing, destination extraction and output VC are
+ * port pulls, round-robin over the inputs whose head is for it.  Each input
+ * keeps one FIFO per (VC, output) over its shared receive buffer
+ * (VirtualOutputQueues, the default) or, with it false, one FIFO per VC, where
+ * head-of-line blocking is real.  Routing, destination extraction and output VC are
  * virtual so a technology replaces them.  Congestion never drops; a packet
  * without a route is dropped at its input (counted per input port, Drop
  * trace, its buffer released) or, with DropUnroutable false, a fatal error.
