@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -1011,7 +1012,8 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         else if (algorithm == Algo::NvlsTree)
         {
             // Always pipelined, as NCCL's NVLSTree kernel: the switches reduce-scatter a
-            // slice, the rails allreduce each rank's share, the switches gather it back.
+            // slice, each rank's share goes up and down its channel's tree over the rail,
+            // the switches gather it back.
             using Op = InSwitchReductionPlane::Op;
             const auto domains = Domains(call);
             PipelinedHierarchicalAllReduce(s,
@@ -1020,7 +1022,9 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
                                            Sliced(split, bytes, domains.front().size()),
                                            InSwitchDomainPhase(Op::ReduceScatter),
                                            InSwitchDomainPhase(Op::AllGather),
-                                           1);
+                                           1,
+                                           TreeRailAllReduce(),
+                                           std::numeric_limits<uint32_t>::max());
         }
         else if (algorithm == Algo::CollNetDirect)
         {

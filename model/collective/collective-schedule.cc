@@ -4,7 +4,9 @@
 #include "ns3/collective-schedule.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -1352,6 +1354,125 @@ RingRailAllReduce()
 }
 
 RailPhase
+TreeRailAllReduce()
+{
+    // One slice's message ids on one channel's tree: each position's send up (NONE at the
+    // root), the root's join of its children's, each position's sends down.
+    struct SliceIds
+    {
+        std::vector<int64_t> up;
+        int64_t root{NONE};
+        std::vector<std::vector<int64_t>> down;
+    };
+
+    // Per rail (keyed by its first rank) and channel, the last pipelineSlots slices.
+    typedef std::map<uint32_t, std::vector<std::deque<SliceIds>>> History;
+    auto history = std::make_shared<History>();
+    return [history](CollectiveSchedule& s,
+                     const std::vector<uint32_t>& rail,
+                     uint64_t bytes,
+                     const CollectiveSplit& split,
+                     const PerRank& entry) {
+        const uint32_t p = rail.size();
+        std::vector<std::vector<int64_t>> recv(p);
+        if (p < 2 || bytes == 0)
+        {
+            return Exits(s, rail, recv, entry);
+        }
+        const uint32_t channels = std::max<uint32_t>(split.numChannels, 1);
+        const uint64_t slots = std::max<uint32_t>(split.pipelineSlots, 1);
+        const std::vector<uint64_t> parts = SplitEven(bytes, channels, split.elementBytes);
+        const std::vector<int32_t> trees[2] = {BinaryTreeParents(p), ComplementaryTreeParents(p)};
+        auto& perChannel = (*history)[rail.front()];
+        perChannel.resize(channels);
+        for (uint32_t c = 0; c < channels; ++c)
+        {
+            const std::vector<int32_t>& parent = trees[c % 2];
+            const std::vector<uint32_t> depth = Depths(parent);
+            std::vector<uint32_t> upOrder(p); // deepest first
+            for (uint32_t i = 0; i < p; ++i)
+            {
+                upOrder[i] = i;
+            }
+            std::stable_sort(upOrder.begin(), upOrder.end(), [&depth](uint32_t a, uint32_t b) {
+                return depth[a] > depth[b];
+            });
+            std::vector<std::vector<uint32_t>> children(p);
+            uint32_t root = 0;
+            for (uint32_t r : upOrder)
+            {
+                if (parent[r] >= 0)
+                {
+                    children[parent[r]].push_back(r);
+                }
+                else
+                {
+                    root = r;
+                }
+            }
+            std::deque<SliceIds>& past = perChannel[c];
+            // A connection holds `slots` chunks: this slice's chunk goes to a peer once the
+            // peer passed on its chunk of `slots` slices before (the oldest one kept).
+            const SliceIds* old = past.size() >= slots ? &past.front() : nullptr;
+            SliceIds now;
+            now.up.assign(p, NONE);
+            now.down.resize(p);
+            if (parts[c] == 0)
+            {
+                past.push_back(std::move(now));
+                if (past.size() > slots)
+                {
+                    past.pop_front();
+                }
+                continue;
+            }
+            for (uint32_t r : upOrder)
+            {
+                std::vector<int64_t> deps{EntryOf(entry, r)};
+                for (uint32_t child : children[r])
+                {
+                    deps.push_back(now.up[child]);
+                }
+                if (parent[r] < 0)
+                {
+                    now.root = s.AddJoin(rail[r], deps);
+                    continue;
+                }
+                if (old)
+                {
+                    const auto up = static_cast<uint32_t>(parent[r]);
+                    deps.push_back(up == root ? old->root : old->up[up]);
+                }
+                now.up[r] = s.AddMessage(rail[r], rail[parent[r]], parts[c], c, deps);
+                recv[parent[r]].push_back(now.up[r]);
+            }
+            std::vector<int64_t> have(p, NONE);
+            have[root] = now.root;
+            for (auto it = upOrder.rbegin(); it != upOrder.rend(); ++it)
+            {
+                for (uint32_t child : children[*it])
+                {
+                    std::vector<int64_t> deps{have[*it]};
+                    if (old)
+                    {
+                        deps.insert(deps.end(), old->down[child].begin(), old->down[child].end());
+                    }
+                    have[child] = s.AddMessage(rail[*it], rail[child], parts[c], c, deps);
+                    now.down[*it].push_back(have[child]);
+                    recv[child].push_back(have[child]);
+                }
+            }
+            past.push_back(std::move(now));
+            if (past.size() > slots)
+            {
+                past.pop_front();
+            }
+        }
+        return Exits(s, rail, recv, entry);
+    };
+}
+
+RailPhase
 InSwitchRailAllReduce()
 {
     return [](CollectiveSchedule& s,
@@ -1376,7 +1497,8 @@ PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
                                const DomainPhase& reduceScatter,
                                const DomainPhase& allGather,
                                uint32_t domainWindow,
-                               const RailPhase& acrossDomains)
+                               const RailPhase& acrossDomains,
+                               uint32_t railWindow)
 {
     const uint32_t numDomains = domains.size();
     const uint32_t local = domains.front().size();
@@ -1393,6 +1515,7 @@ PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
     std::vector<std::vector<PerRank>> across;
     std::vector<std::vector<PerRank>> gathered;
     const uint32_t inDomain = domainWindow > 0 ? domainWindow : window;
+    const uint32_t acrossWindow = railWindow > 0 ? railWindow : window;
     // Rank (d, i) starts slice k's phase once its input is there and it finished slice
     // k - w of the same phase (w: the phase's window).
     auto gate = [&](const std::vector<std::vector<PerRank>>& phase,
@@ -1400,7 +1523,7 @@ PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
                     uint32_t i,
                     int64_t input) -> int64_t {
         const std::size_t k = phase.size();
-        const uint32_t w = &phase == &across ? window : inDomain;
+        const uint32_t w = &phase == &across ? acrossWindow : inDomain;
         if (k < w)
         {
             return input;

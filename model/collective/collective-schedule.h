@@ -352,8 +352,18 @@ typedef std::function<PerRank(CollectiveSchedule& s,
                               const CollectiveSplit& split,
                               const PerRank& entry)>
     RailPhase;
-/// The rail's ring allreduce (hierarchical, nvlstree).
+/// The rail's ring allreduce (hierarchical).
 RailPhase RingRailAllReduce();
+/**
+ * NCCL's NVLSTree network part: channel c's share of a slice goes up tree c mod 2 of the
+ * double binary tree over the rail and comes back down, one message per edge
+ * (src/graph/connect.cc, connectNvls: ncclGetDtree over the nodes; src/device/all_reduce.h:
+ * the reduce warps take the children's and send up, the broadcast warps send down).  The
+ * phase keeps NCCL_STEPS across slices itself: a slice's message goes to a peer once that peer
+ * passed on its message of pipelineSlots slices before (the tree schedule's rule), so its
+ * pipeline needs no window of whole slices (PipelinedHierarchicalAllReduce, railWindow).
+ */
+RailPhase TreeRailAllReduce();
 /// The rail's allreduce in the network's switches, one scale-out in-switch operation
 /// (SHARP; CollNet): each rank receives the reduced bytes.
 RailPhase InSwitchRailAllReduce();
@@ -367,7 +377,10 @@ RailPhase InSwitchRailAllReduce();
  * a rank: the ring's slots allow (pipelineSlots / (ranks per domain - 1) slices), or
  * \p domainWindow for the intra-domain phases when not 0 (an in-switch phase: 1, as the
  * switches hold a reduction's contributions until every member's came, and one operation
- * already fills their buffers).  Returns per rank (domain by domain) a join on all its slices.
+ * already fills their buffers).  The network phase keeps the ring's window unless
+ * \p railWindow is not 0 (a phase that holds its connections' slots itself, as
+ * TreeRailAllReduce: UINT32_MAX).  Returns per rank (domain by domain) a join on all its
+ * slices.
  */
 PerRank PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
                                        const std::vector<std::vector<uint32_t>>& domains,
@@ -376,7 +389,8 @@ PerRank PipelinedHierarchicalAllReduce(CollectiveSchedule& s,
                                        const DomainPhase& reduceScatter,
                                        const DomainPhase& allGather,
                                        uint32_t domainWindow = 0,
-                                       const RailPhase& acrossDomains = RingRailAllReduce());
+                                       const RailPhase& acrossDomains = RingRailAllReduce(),
+                                       uint32_t railWindow = 0);
 
 /**
  * NCCL's CollNetChain allreduce: channel c's head is local index c mod L of every domain;

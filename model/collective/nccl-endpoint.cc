@@ -4,6 +4,7 @@
 #include "ns3/nccl-endpoint.h"
 
 #include "ns3/boolean.h"
+#include "ns3/collective-schedule.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
@@ -1159,8 +1160,20 @@ NcclEndpoint::NvlsTreeRailChannelRate_gbyte_per_s(uint32_t ranks,
     const double n = ranks;
     const double ppn = n / nodes;
     const double algbw = ppn * cap * n / (2 * (n - 1));
-    const double rail = 2.0 * (nodes - 1) / nodes;
-    return algbw * rail / (ppn * std::max<uint32_t>(channels, 1));
+    // The double binary tree's busiest rank: an interior one, its two children's shares up
+    // and its parent's down (the complementary tree is as busy).
+    const std::vector<int32_t> parents = CollectiveBuild::BinaryTreeParents(nodes);
+    std::vector<uint32_t> receives(nodes, 0);
+    for (uint32_t r = 0; r < nodes; ++r)
+    {
+        if (parents[r] >= 0)
+        {
+            ++receives[r];
+            ++receives[parents[r]];
+        }
+    }
+    const double busiest = *std::max_element(receives.begin(), receives.end());
+    return algbw * busiest / (ppn * std::max<uint32_t>(channels, 1));
 }
 
 NcclChoice

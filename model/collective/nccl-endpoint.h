@@ -210,8 +210,9 @@ class NcclEndpoint : public Object
     /**
      * GB/s one NVLSTree channel's network messages reach at one rank: NCCL's per-channel
      * cap (NvlsTreeChannelBandwidth, perChMaxNVLSTreeBws) as the tuner sums it, heads x cap
-     * busbw, in algbw (x ranks / (2 (ranks - 1))), of which a rank's rail receives
-     * 2 (nodes - 1) / nodes of its 1/ppn share, over \p channels.  0 = no cap.
+     * busbw, in algbw (x ranks / (2 (ranks - 1))), over \p channels of a rank's 1/ppn
+     * share, each channel's tree (TreeRailAllReduce) as fast as its busiest rank, which
+     * receives its share from each child and from its parent.  0 = no cap.
      */
     double NvlsTreeRailChannelRate_gbyte_per_s(uint32_t ranks,
                                                uint32_t nodes,
