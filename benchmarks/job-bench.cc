@@ -103,8 +103,8 @@ BM_FlowClusterBuild(benchmark::State& state)
 }
 
 // Data parallelism over every GPU: 10 ms of compute, then the gradient allreduce (algorithm
-// auto: NVLS inside each server, a ring per InfiniBand rail across them).  Args: servers,
-// gradient MiB, NVLink granularity KiB (0: device default).
+// auto: NVLS inside each server, a double binary tree per InfiniBand rail across them).  Args:
+// servers, gradient MiB, NVLink granularity KiB (0: device default).
 void
 BM_DataParallelIteration(benchmark::State& state)
 {

@@ -15,6 +15,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <iostream>
 #include <memory>
@@ -180,10 +181,12 @@ TEST_F(NvlsTreeTest, EachRankReceivesTheUnpipelinedBytes)
 // GPU the NVSwitch engine delivers a reduce-scatter share (S/8) and the whole all-gather
 // (S) at nvlsEfficiency x 20.6 GB/s x 18 links = 315.2 GB/s: T_nvls = 9/8 S / 315.2 GB/s =
 // 958 us; its uplinks carry S + S/8 at 370.8 GB/s (less).  Each rail allreduces S/8 over
-// two ranks: S/8 per NIC at 48 GB/s (PCIe Gen5 x16) = T_net 699 us.  Fill: NVLS latency
-// 25 us, then the first slice's reduce-scatter (16 MiB at 370.8 GB/s = 45 us) and network
-// phase (a channel's 128 KiB up its tree and back down, each at NCCL's per-channel cap of
-// 1.923 GB/s + 20.9 us: 178 us) before its all-gather can start.  The run may not beat max + fill
+// two ranks: S/8 per NIC at 48 GB/s (PCIe Gen5 x16) = T_net 699 us, but a rank takes its
+// rail's messages at NCCL's per-head cap, 30.77 GB/s on two nodes (NcclEndpointTest's
+// NvlsTreeRailsMoveAtNcclsPerChannelCap): T_cap = S/8 / 30.77 GB/s = 1090 us.  Fill: NVLS
+// latency 25 us, then the first slice's reduce-scatter (16 MiB at 370.8 GB/s = 45 us) and
+// network phase (a tree's half of the rank's 2 MiB up the tree and back down, each 1 MiB at
+// 30.77 GB/s + 20.9 us: 110 us) before its all-gather can start.  The run may not beat max + fill
 // (1 % for rounding) and is within 15 % above it: each slice's in-switch operation starts once the
 // previous one ended at every rank (a notification later), and its first loops ramp up, a few us
 // per slice.
@@ -196,13 +199,15 @@ TEST_F(NvlsTreeTest, BulkAllReduceAtTheEngineOrNicRatePlusFill)
     const double nvls = 9.0 / 8 * s / engine;
     const double net = s / 8 / 48e9;
     const double slice = 16.0 * 8 * 128 * 1024;
-    const double fill = 25e-6 + slice / 370.8e9 + 2 * (slice / 128 / 1.923e9 + 20.9e-6);
-    const double model = std::max(nvls, net) + fill;
+    const double capped = s / 8 / 30.77e9;
+    const double fill = 25e-6 + slice / 370.8e9 + 2 * (slice / 16 / 30.77e9 + 20.9e-6);
+    const double model = std::max({nvls, net, capped}) + fill;
     const CollectiveResult r = Run(Call(16, bytes, CollectiveAlgorithm::NvlsTree));
     const double t = (r.end - r.start).GetSeconds();
     std::cout << "[model] nvlstree 2 x dgx-h100 256 MiB: sim " << t * 1e6 << " us, model "
-              << model * 1e6 << " us (nvls " << nvls * 1e6 << ", net " << net * 1e6 << ", fill "
-              << fill * 1e6 << "), busbw " << r.busbw_gbyte_per_s << " GB/s\n";
+              << model * 1e6 << " us (nvls " << nvls * 1e6 << ", net " << net * 1e6 << ", cap "
+              << capped * 1e6 << ", fill " << fill * 1e6 << "), busbw " << r.busbw_gbyte_per_s
+              << " GB/s\n";
     EXPECT_EQ(r.algorithm, "nvlstree");
     EXPECT_EQ(r.protocol, "simple");
     EXPECT_EQ(r.channels, 16u);
@@ -213,12 +218,16 @@ TEST_F(NvlsTreeTest, BulkAllReduceAtTheEngineOrNicRatePlusFill)
 // Across 4 and 8 x dgx-h100 each rail is a double binary tree (NCCL's ncclGetDtree), so the
 // network part costs the same bytes at any node count and only its fill grows with the depth
 // (2 and 3): 256 MiB at the tuner's heads x 45.5 GB/s (perChMaxNVLSTreeBws beyond two nodes)
-// = 364 GB/s busbw, plus NVLS latency 25 us, the first slice's reduce-scatter 45 us and its
-// channel's 128 KiB up and down the tree, each hop at the per-channel cap (rank 2 of
-// 0 <- 2 <- {1, 3} receives three shares: 4.403 GB/s on 4 nodes, 4.333 on 8) + 20.9 us.  The
-// run may not beat that (1 %) and is within 10 % above it; the 8-node busbw stays within
-// 10 % of the 4-node one (a ring per rail would halve it: its 2 (n - 1) steps of 20.9 us
-// per slice fill the window).
+// = 364 GB/s busbw, plus NVLS latency 25 us, the first slice's reduce-scatter 45 us and a
+// tree's 1 MiB (half the rank's 2 MiB of the slice) up and down the tree, each hop at the
+// per-head cap (the busiest ranks receive two shares over both trees: 46.97 GB/s on 4 nodes,
+// 46.22 on 8) + 20.9 us.  The
+// run may not beat that (1 %) and is within 20 % above it: on the busiest ranks the cap and
+// the HCA's 47.7 GB/s of payload are within 2 % of each other, and a slice's down messages
+// share both with the up messages of later slices, so the critical pass waits behind them
+// (measured 13 % on 4 nodes, 18 % on 8).  The 8-node busbw stays within 10 % of the 4-node
+// one (a ring per rail would halve it: its 2 (n - 1) steps of 20.9 us per slice fill the
+// window).
 TEST_F(NvlsTreeTest, RailTreeKeepsBusbwAcrossNodes)
 {
     const uint64_t bytes = 256 * MiB;
@@ -229,8 +238,8 @@ TEST_F(NvlsTreeTest, RailTreeKeepsBusbwAcrossNodes)
         const uint32_t depth = k == 0 ? 2 : 3;
         const double n = 8.0 * nodes;
         const double cap = 8 * 45.5e9;
-        const double perChannel = cap * n / (2 * (n - 1)) * 3 / 128;
-        const double hop = 128.0 * 1024 / perChannel + 20.9e-6;
+        const double perRank = cap * n / (2 * (n - 1)) * 2 / 8;
+        const double hop = 1.0 * MiB / perRank + 20.9e-6;
         const double model =
             bytes * 2 * (n - 1) / n / cap + 25e-6 + 16.0 * MiB / 370.8e9 + 2 * depth * hop;
         Build(nodes);
@@ -241,7 +250,7 @@ TEST_F(NvlsTreeTest, RailTreeKeepsBusbwAcrossNodes)
                   << " GB/s\n";
         EXPECT_EQ(r.algorithm, "nvlstree");
         EXPECT_GE(t / model, 0.99);
-        EXPECT_LE(t / model, 1.10);
+        EXPECT_LE(t / model, 1.20);
         busbw[k] = r.busbw_gbyte_per_s;
         Simulator::Destroy();
         Names::Clear();

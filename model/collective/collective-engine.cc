@@ -838,10 +838,9 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     }
     if (run->how.algorithm == Algo::NvlsTree)
     {
-        // NVLSTree's only messages are its rails': they move at NCCL's per-channel cap.
-        gbyte = m_endpoint->NvlsTreeRailChannelRate_gbyte_per_s(run->call.ranks.size(),
-                                                                nodes,
-                                                                run->how.channels);
+        // NVLSTree's only messages are its rails': a rank takes them at NCCL's per-head cap,
+        // its channels sharing it (TreeRailAllReduce sends them on one channel).
+        gbyte = m_endpoint->NvlsTreeRailRate_gbyte_per_s(run->call.ranks.size(), nodes);
     }
     // The transport charges the bytes on the wire, flags included: the rate in wire bytes.
     run->channelRate = DataRate(static_cast<uint64_t>(gbyte * 8e9 / p->GetWireEfficiency()));

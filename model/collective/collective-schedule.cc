@@ -1365,7 +1365,7 @@ TreeRailAllReduce()
         std::vector<std::vector<int64_t>> down;
     };
 
-    // Per rail (keyed by its first rank) and channel, the last pipelineSlots slices.
+    // Per rail (keyed by its first rank) and tree, the last pipelineSlots slices.
     typedef std::map<uint32_t, std::vector<std::deque<SliceIds>>> History;
     auto history = std::make_shared<History>();
     return [history](CollectiveSchedule& s,
@@ -1379,15 +1379,24 @@ TreeRailAllReduce()
         {
             return Exits(s, rail, recv, entry);
         }
+        // Channel c's share goes over tree c mod 2.  A tree's channels move in step, and a
+        // rank takes its messages at one rate whatever their channel (NCCL's per-head cap,
+        // NcclEndpoint::NvlsTreeRailRate_gbyte_per_s), so each tree's channels travel as one
+        // message per edge, all on channel 0.
         const uint32_t channels = std::max<uint32_t>(split.numChannels, 1);
         const uint64_t slots = std::max<uint32_t>(split.pipelineSlots, 1);
         const std::vector<uint64_t> parts = SplitEven(bytes, channels, split.elementBytes);
-        const std::vector<int32_t> trees[2] = {BinaryTreeParents(p), ComplementaryTreeParents(p)};
-        auto& perChannel = (*history)[rail.front()];
-        perChannel.resize(channels);
+        uint64_t treeBytes[2] = {0, 0};
         for (uint32_t c = 0; c < channels; ++c)
         {
-            const std::vector<int32_t>& parent = trees[c % 2];
+            treeBytes[c % 2] += parts[c];
+        }
+        const std::vector<int32_t> trees[2] = {BinaryTreeParents(p), ComplementaryTreeParents(p)};
+        auto& perTree = (*history)[rail.front()];
+        perTree.resize(2);
+        for (uint32_t t = 0; t < 2; ++t)
+        {
+            const std::vector<int32_t>& parent = trees[t];
             const std::vector<uint32_t> depth = Depths(parent);
             std::vector<uint32_t> upOrder(p); // deepest first
             for (uint32_t i = 0; i < p; ++i)
@@ -1410,14 +1419,14 @@ TreeRailAllReduce()
                     root = r;
                 }
             }
-            std::deque<SliceIds>& past = perChannel[c];
+            std::deque<SliceIds>& past = perTree[t];
             // A connection holds `slots` chunks: this slice's chunk goes to a peer once the
             // peer passed on its chunk of `slots` slices before (the oldest one kept).
             const SliceIds* old = past.size() >= slots ? &past.front() : nullptr;
             SliceIds now;
             now.up.assign(p, NONE);
             now.down.resize(p);
-            if (parts[c] == 0)
+            if (treeBytes[t] == 0)
             {
                 past.push_back(std::move(now));
                 if (past.size() > slots)
@@ -1443,7 +1452,7 @@ TreeRailAllReduce()
                     const auto up = static_cast<uint32_t>(parent[r]);
                     deps.push_back(up == root ? old->root : old->up[up]);
                 }
-                now.up[r] = s.AddMessage(rail[r], rail[parent[r]], parts[c], c, deps);
+                now.up[r] = s.AddMessage(rail[r], rail[parent[r]], treeBytes[t], 0, deps);
                 recv[parent[r]].push_back(now.up[r]);
             }
             std::vector<int64_t> have(p, NONE);
@@ -1457,7 +1466,7 @@ TreeRailAllReduce()
                     {
                         deps.insert(deps.end(), old->down[child].begin(), old->down[child].end());
                     }
-                    have[child] = s.AddMessage(rail[*it], rail[child], parts[c], c, deps);
+                    have[child] = s.AddMessage(rail[*it], rail[child], treeBytes[t], 0, deps);
                     now.down[*it].push_back(have[child]);
                     recv[child].push_back(have[child]);
                 }

@@ -1148,9 +1148,7 @@ NcclEndpoint::RingChannelShare_gbyte_per_s(const NcclTuneInput& in,
 }
 
 double
-NcclEndpoint::NvlsTreeRailChannelRate_gbyte_per_s(uint32_t ranks,
-                                                  uint32_t nodes,
-                                                  uint32_t channels) const
+NcclEndpoint::NvlsTreeRailRate_gbyte_per_s(uint32_t ranks, uint32_t nodes) const
 {
     const double cap = nodes <= 2 ? m_nvlsTreeChannel_gbyte_per_s : m_nvlsTreeChannelN4_gbyte_per_s;
     if (cap <= 0 || nodes < 2 || ranks < 2)
@@ -1160,20 +1158,23 @@ NcclEndpoint::NvlsTreeRailChannelRate_gbyte_per_s(uint32_t ranks,
     const double n = ranks;
     const double ppn = n / nodes;
     const double algbw = ppn * cap * n / (2 * (n - 1));
-    // The double binary tree's busiest rank: an interior one, its two children's shares up
-    // and its parent's down (the complementary tree is as busy).
-    const std::vector<int32_t> parents = CollectiveBuild::BinaryTreeParents(nodes);
-    std::vector<uint32_t> receives(nodes, 0);
-    for (uint32_t r = 0; r < nodes; ++r)
+    // Halves of its share a rank receives over both trees: one from each child and one from
+    // the parent in each.
+    std::vector<uint32_t> halves(nodes, 0);
+    for (const auto& parents : {CollectiveBuild::BinaryTreeParents(nodes),
+                                CollectiveBuild::ComplementaryTreeParents(nodes)})
     {
-        if (parents[r] >= 0)
+        for (uint32_t r = 0; r < nodes; ++r)
         {
-            ++receives[r];
-            ++receives[parents[r]];
+            if (parents[r] >= 0)
+            {
+                ++halves[r];
+                ++halves[parents[r]];
+            }
         }
     }
-    const double busiest = *std::max_element(receives.begin(), receives.end());
-    return algbw * busiest / (ppn * std::max<uint32_t>(channels, 1));
+    const double busiest = *std::max_element(halves.begin(), halves.end()) / 2.0;
+    return algbw / ppn * busiest;
 }
 
 NcclChoice

@@ -208,15 +208,14 @@ class NcclEndpoint : public Object
     /// NCCL's p2p channels: MaxChannels rounded up to a power of two.
     uint32_t GetP2pChannelCount() const;
     /**
-     * GB/s one NVLSTree channel's network messages reach at one rank: NCCL's per-channel
-     * cap (NvlsTreeChannelBandwidth, perChMaxNVLSTreeBws) as the tuner sums it, heads x cap
-     * busbw, in algbw (x ranks / (2 (ranks - 1))), over \p channels of a rank's 1/ppn
-     * share, each channel's tree (TreeRailAllReduce) as fast as its busiest rank, which
-     * receives its share from each child and from its parent.  0 = no cap.
+     * GB/s a rank takes NVLSTree's network messages at: NCCL's per-head cap
+     * (NvlsTreeChannelBandwidth, perChMaxNVLSTreeBws), which the tuner sums as heads x cap
+     * busbw, in algbw (x ranks / (2 (ranks - 1))) of a rank's 1/ppn share, shared by the
+     * rank's channels, times what the double binary tree's busiest rank receives of its
+     * share (TreeRailAllReduce: each tree carries half of it, once from each child and the
+     * parent).  0 = no cap.
      */
-    double NvlsTreeRailChannelRate_gbyte_per_s(uint32_t ranks,
-                                               uint32_t nodes,
-                                               uint32_t channels) const;
+    double NvlsTreeRailRate_gbyte_per_s(uint32_t ranks, uint32_t nodes) const;
 
     /// NCCL_ALGO's names for the engine's algorithms ("Ring", "Tree", "NVLS", "NVLSTree", ...).
     static std::string NcclAlgorithmNames();
