@@ -125,9 +125,10 @@ Us(const CollectiveResult& r)
 //   LL     6.6 + 0.6 us, 141 GB/s (llMaxBws; its 2x wire bytes, 282 GB/s, fit the 370.8 GB/s
 //          NVLink endpoint)                                   = 36.9 us
 //   LL128 14.0 + 1.9 us, 36.7 GB/s per channel (perChMaxRingLL128Bws) = 130.2 us
-//   Simple 8.4 us + 4 x 3.4 us, the endpoint's 18 x 20.6 GB/s = 370.8 GB/s = 33.3 us: its
+//   Simple 8.4 us + 4 x 1.7 us, the endpoint's 18 x 20.6 GB/s = 370.8 GB/s = 26.5 us: its
 //          4 MiB are two 2 MiB chunks (RingChunkSteps 4 x 512 KiB) of two 1 MiB slices
-//          each, and each slice's fence and flag (the hop latency) follow its data
+//          each, and each slice's fence and flag (half the 3.4 us hop latency of a ring
+//          step, whose chunk is two slices) follow its data
 // Tolerance 3 % + 1 us: the wire's own latency and the last piece's serialisation.
 TEST_F(NcclEndpointTest, EachProtocolOnTwoRanksIsLatencyPlusBytesOverItsBandwidth)
 {
@@ -140,7 +141,8 @@ TEST_F(NcclEndpointTest, EachProtocolOnTwoRanksIsLatencyPlusBytesOverItsBandwidt
 
     for (const Case& c : {Case{"LL", 6.6 + 0.6, 141.0},
                           Case{"LL128", 14.0 + 1.9, 36.7},
-                          Case{"Simple", 8.4 + 4 * 3.4, 370.8}})
+                          Case{"Simple", 8.4 + 4 * 1.7, 370.8}})
+
     {
         SCOPED_TRACE(c.proto);
         Fabric f(1);
@@ -240,13 +242,14 @@ TEST_F(NcclEndpointTest, NicBehindPcieCapsAGpusNetworkRate)
 // The SMs drive NVLink at 20.6 GB/s per link (NCCL SM90_NVLINK_BW): a 256 MiB ring allreduce
 // over 8 GPUs levels off below 18 x 20.6 = 370.8 GB/s busbw, not at the 423 GB/s of payload
 // the links carry (ideal set).  With h100 each of the 32 channels moves 1 MiB chunks in two
-// 512 KiB slices at 370.8 / 32 GB/s (45.2 us), each followed by its 3.4 us fence and flag:
-// 370.8 x 45.2 / (45.2 + 3.4) = 345.0 GB/s.  Within -3 % / +0.5 % of each.
+// 512 KiB slices at 370.8 / 32 GB/s (45.2 us), each followed by its fence and flag, half of
+// NCCL's 3.4 us ring step (a step's chunk is two slices): 370.8 x 45.2 / (45.2 + 1.7) =
+// 357.4 GB/s.  Within -3 % / +0.5 % of each.
 TEST_F(NcclEndpointTest, RingBusBandwidthStopsAtTheGpusNvlinkRate)
 {
     const double slice_us = 512.0 * 1024 / (370.8 / 32 * 1e3);
     for (auto [endpoint, gbyte] :
-         {std::pair<const char*, double>{"h100", 370.8 * slice_us / (slice_us + 3.4)},
+         {std::pair<const char*, double>{"h100", 370.8 * slice_us / (slice_us + 1.7)},
           std::pair<const char*, double>{"ideal", 423.5}})
     {
         SCOPED_TRACE(endpoint);
@@ -292,10 +295,10 @@ TEST_F(NcclEndpointTest, SmallAllReduceHasTheProtocolsLatencyFloor)
 // one loop of the ring: each of NCCL's 32 channels moves a 128 KiB chunk per rank and step,
 // in two 64 KiB slices (prims_simple.h: half a chunk, at least 32 KiB); a simulated channel
 // stands for 4 of them (46.35 GB/s, slices of 256 KiB).  Each receiving channel takes 7 steps
-// x 2 slices one after the other, each slice its data and then its fence and flag (3.4 us), so
-// the call takes at least base + 14 x (3.4 + 256 KiB / 46.35 GB/s) = 8.4 + 14 x (3.4 + 5.66)
-// = 135.2 us, against 79.2 us of bandwidth alone (7/8 x 32 MiB / 370.8 GB/s).  Within
-// 0 / +12 % of it.
+// x 2 slices one after the other, each slice its data and then its fence and flag (NCCL's
+// 3.4 us ring step over its two slices: 1.7 us), so the call takes at least base + 14 x
+// (1.7 + 256 KiB / 46.35 GB/s) = 8.4 + 14 x (1.7 + 5.66) = 111.4 us, against 79.2 us of
+// bandwidth alone (7/8 x 32 MiB / 370.8 GB/s).  Within 0 / +12 % of it.
 TEST_F(NcclEndpointTest, RingChannelsMoveTheirShareOfTheGraph)
 {
     Fabric f(1);
@@ -308,7 +311,8 @@ TEST_F(NcclEndpointTest, RingChannelsMoveTheirShareOfTheGraph)
     EXPECT_EQ(how.simulatedChannels, 8u);
     EXPECT_NEAR(how.graphChannel_gbyte_per_s, 370.8 / 32, 0.001 * 370.8 / 32);
     const CollectiveResult r = f.Run(CollectiveKind::AllGather, call.ranks, call.bytes);
-    const double model_us = 8.4 + 14 * (3.4 + 256.0 * 1024 / (4 * 370.8 / 32 * 1e3));
+    const double model_us = 8.4 + 14 * (1.7 + 256.0 * 1024 / (4 * 370.8 / 32 * 1e3));
+
     std::cout << "[endpoint] 32 MiB allgather, 8 GPUs: " << Us(r) << " us, model " << model_us
               << " us\n";
     EXPECT_GE(Us(r), model_us);

@@ -852,7 +852,14 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     {
         if (run->how.algorithm == Algo::Ring)
         {
-            run->channelStep = run->ringHop[0]; // a ring message is one slice
+            // A ring message is one slice; NCCL's hop latency is a ring step's, whose chunk
+            // is cut in RingChunkSteps / RingSliceSteps slices, each ending with its fence
+            // and flag.
+            const uint32_t chunkSteps = m_endpoint->GetRingChunkSteps();
+            const uint32_t sliceSteps =
+                std::max<uint32_t>(std::min(m_endpoint->GetRingSliceSteps(), chunkSteps), 1);
+            run->channelStep = run->ringHop[0] /
+                               static_cast<int64_t>(std::max<uint32_t>(chunkSteps / sliceSteps, 1));
         }
         else if (run->how.algorithm == Algo::Direct && run->call.kind == CollectiveKind::AllToAll &&
                  run->how.graphChannel_gbyte_per_s > 0)
