@@ -877,6 +877,44 @@ Depths(const std::vector<int32_t>& parents)
     }
     return depth;
 }
+
+// A tree's ranks deepest first (the order its reduce walks up), each rank's children in
+// that order, and its root.
+struct TreeShape
+{
+    std::vector<uint32_t> upOrder;
+    std::vector<std::vector<uint32_t>> children;
+    uint32_t root{0};
+};
+
+TreeShape
+ShapeOf(const std::vector<int32_t>& parent)
+{
+    const auto p = static_cast<uint32_t>(parent.size());
+    const std::vector<uint32_t> depth = Depths(parent);
+    TreeShape t;
+    t.upOrder.resize(p);
+    for (uint32_t i = 0; i < p; ++i)
+    {
+        t.upOrder[i] = i;
+    }
+    std::stable_sort(t.upOrder.begin(), t.upOrder.end(), [&depth](uint32_t a, uint32_t b) {
+        return depth[a] > depth[b];
+    });
+    t.children.resize(p);
+    for (uint32_t r : t.upOrder)
+    {
+        if (parent[r] >= 0)
+        {
+            t.children[parent[r]].push_back(r);
+        }
+        else
+        {
+            t.root = r;
+        }
+    }
+    return t;
+}
 } // namespace
 
 uint32_t
@@ -960,28 +998,10 @@ DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
     {
         const std::vector<int32_t> parent =
             t == 0 ? BinaryTreeParents(p) : ComplementaryTreeParents(p);
-        const std::vector<uint32_t> depth = Depths(parent);
-        std::vector<uint32_t> upOrder(p); // deepest first
-        for (uint32_t i = 0; i < p; ++i)
-        {
-            upOrder[i] = i;
-        }
-        std::stable_sort(upOrder.begin(), upOrder.end(), [&depth](uint32_t a, uint32_t b) {
-            return depth[a] > depth[b];
-        });
-        std::vector<std::vector<uint32_t>> children(p);
-        uint32_t root = 0;
-        for (uint32_t r : upOrder)
-        {
-            if (parent[r] >= 0)
-            {
-                children[parent[r]].push_back(r);
-            }
-            else
-            {
-                root = r;
-            }
-        }
+        const TreeShape shape = ShapeOf(parent);
+        const std::vector<uint32_t>& upOrder = shape.upOrder;
+        const std::vector<std::vector<uint32_t>>& children = shape.children;
+        const uint32_t root = shape.root;
         // NCCL gives each connection NCCL_STEPS buffer slots: chunk k may only go to a
         // peer once that peer has passed chunk k - slots on.  Without this window a
         // leaf, whose chunks are all ready at once, would take more than its share of
@@ -1397,28 +1417,10 @@ TreeRailAllReduce()
         for (uint32_t t = 0; t < 2; ++t)
         {
             const std::vector<int32_t>& parent = trees[t];
-            const std::vector<uint32_t> depth = Depths(parent);
-            std::vector<uint32_t> upOrder(p); // deepest first
-            for (uint32_t i = 0; i < p; ++i)
-            {
-                upOrder[i] = i;
-            }
-            std::stable_sort(upOrder.begin(), upOrder.end(), [&depth](uint32_t a, uint32_t b) {
-                return depth[a] > depth[b];
-            });
-            std::vector<std::vector<uint32_t>> children(p);
-            uint32_t root = 0;
-            for (uint32_t r : upOrder)
-            {
-                if (parent[r] >= 0)
-                {
-                    children[parent[r]].push_back(r);
-                }
-                else
-                {
-                    root = r;
-                }
-            }
+            const TreeShape shape = ShapeOf(parent);
+            const std::vector<uint32_t>& upOrder = shape.upOrder;
+            const std::vector<std::vector<uint32_t>>& children = shape.children;
+            const uint32_t root = shape.root;
             std::deque<SliceIds>& past = perTree[t];
             // A connection holds `slots` chunks: this slice's chunk goes to a peer once the
             // peer passed on its chunk of `slots` slices before (the oldest one kept).
