@@ -356,12 +356,14 @@ typedef std::function<PerRank(CollectiveSchedule& s,
 RailPhase RingRailAllReduce();
 /**
  * NCCL's NVLSTree network part: channel c's share of a slice goes up tree c mod 2 of the
- * double binary tree over the rail and comes back down, one message per edge
- * (src/graph/connect.cc, connectNvls: ncclGetDtree over the nodes; src/device/all_reduce.h:
- * the reduce warps take the children's and send up, the broadcast warps send down).  The
- * phase keeps NCCL_STEPS across slices itself: a slice's message goes to a peer once that peer
- * passed on its message of pipelineSlots slices before (the tree schedule's rule), so its
- * pipeline needs no window of whole slices (PipelinedHierarchicalAllReduce, railWindow).
+ * double binary tree over the rail and comes back down, a tree's channels as one message per
+ * edge, which the receiving rank takes at its share of NCCL's per-head cap
+ * (NcclEndpoint::NvlsTreeRailRate_gbyte_per_s) (src/graph/connect.cc, connectNvls: ncclGetDtree
+ * over the nodes; src/device/all_reduce.h: the reduce warps take the children's and send up, the
+ * broadcast warps send down).  The phase keeps NCCL_STEPS across slices itself: a slice's message
+ * goes to a peer once that peer passed on its message of pipelineSlots slices before (the tree
+ * schedule's rule), so its pipeline needs no window of whole slices
+ * (PipelinedHierarchicalAllReduce, railWindow).
  */
 RailPhase TreeRailAllReduce();
 /// The rail's allreduce in the network's switches, one scale-out in-switch operation
