@@ -221,13 +221,11 @@ TEST_F(NvlsTreeTest, BulkAllReduceAtTheEngineOrNicRatePlusFill)
 // = 364 GB/s busbw, plus NVLS latency 25 us, the first slice's reduce-scatter 45 us and a
 // tree's 1 MiB (half the rank's 2 MiB of the slice) up and down the tree, each hop at the
 // per-head cap (the busiest ranks receive two shares over both trees: 46.97 GB/s on 4 nodes,
-// 46.22 on 8) + 20.9 us.  The
-// run may not beat that (1 %) and is within 20 % above it: on the busiest ranks the cap and
-// the HCA's 47.7 GB/s of payload are within 2 % of each other, and a slice's down messages
-// share both with the up messages of later slices, so the critical pass waits behind them
-// (measured 13 % on 4 nodes, 18 % on 8).  The 8-node busbw stays within 10 % of the 4-node
-// one (a ring per rail would halve it: its 2 (n - 1) steps of 20.9 us per slice fill the
-// window).
+// 46.22 on 8) + 20.9 us.  The run may not beat that (1 %) and is within 20 % above it
+// (measured 13 % on 4 nodes, 18 % on 8): the busiest ranks' HCAs, which carry two shares a
+// slice each way, stay idle about a tenth of the time waiting on the trees' dependencies
+// (doc/collectives.md).  The 8-node busbw stays within 10 % of the 4-node one (a ring per
+// rail would halve it: its 2 (n - 1) steps of 20.9 us per slice fill the window).
 TEST_F(NvlsTreeTest, RailTreeKeepsBusbwAcrossNodes)
 {
     const uint64_t bytes = 256 * MiB;
