@@ -507,19 +507,22 @@ TEST_F(NcclEndpointTest, EveryChannelAddsToTheHostLaunch)
 // A channel's fixed time per message (Simple's fence and flag) follows the message's bytes
 // in series: two 1 MiB messages GPU 0 -> 1 on one channel at 10 GB/s with 5 us each end at
 // 2 x (104.86 + 5) = 219.7 us; on two channels both end at 104.86 + 5 = 109.9 us (the NVLink
-// carries 20 of its 423 GB/s).  Tolerance +1 us (the wire's latency), never below; +3.5 us
-// for the second message on its own channel, whose first packet may follow the first's
-// bytes on the wire (1 MiB / 423 GB/s = 2.5 us).
+// carries 20 of its 423 GB/s); on channel 1 but charged to channel 0's sink (SendMessage's
+// sinkChannel, as NVLSTree's two trees) the second ends at 219.7 us again, although its queue
+// is its own.  Tolerance +1 us (the wire's latency), never below; +3.5 us for the second
+// message on its own channel, whose first packet may follow the first's bytes on the wire
+// (1 MiB / 423 GB/s = 2.5 us).
 TEST_F(NcclEndpointTest, ChannelStepTimeIsInSeriesWithTheChannelsBytes)
 {
     const uint64_t n = MiB;
     const double data_us = n / (10.0 * 1e3);
-    for (uint32_t secondChannel : {0u, 1u})
+    const uint32_t same = GpuTransport::SAME_CHANNEL;
+    for (auto [secondChannel, secondSink] : {std::pair{0u, same}, {1u, same}, {1u, 0u}})
     {
-        SCOPED_TRACE(secondChannel);
+        SCOPED_TRACE(std::to_string(secondChannel) + " sink " + std::to_string(secondSink));
         Fabric f(1, "ideal");
         std::vector<double> end_us;
-        for (uint32_t channel : {0u, secondChannel})
+        for (auto [channel, sink] : {std::pair{0u, same}, {secondChannel, secondSink}})
         {
             f.transport->SendMessage(0,
                                      1,
@@ -534,13 +537,16 @@ TEST_F(NcclEndpointTest, ChannelStepTimeIsInSeriesWithTheChannelsBytes)
                                      0,
                                      Time(0),
                                      DataRate(static_cast<uint64_t>(10e9 * 8)),
-                                     MicroSeconds(5));
+                                     MicroSeconds(5),
+                                     GpuTransport::Aggregate(),
+                                     sink);
         }
         Simulator::Run();
         ASSERT_EQ(end_us.size(), 2u);
-        const double model_us = secondChannel == 0 ? 2 * (data_us + 5) : data_us + 5;
+        const bool ownSink = secondChannel == 1 && secondSink == same;
+        const double model_us = ownSink ? data_us + 5 : 2 * (data_us + 5);
         EXPECT_GE(end_us[1], model_us);
-        EXPECT_LE(end_us[1], model_us + (secondChannel == 0 ? 1.0 : 3.5));
+        EXPECT_LE(end_us[1], model_us + (ownSink ? 3.5 : 1.0));
         EXPECT_GE(end_us[0], data_us + 5);
         EXPECT_LE(end_us[0], data_us + 5 + 1.0);
         Reset();

@@ -221,11 +221,13 @@ TEST_F(NvlsTreeTest, BulkAllReduceAtTheEngineOrNicRatePlusFill)
 // = 364 GB/s busbw, plus NVLS latency 25 us, the first slice's reduce-scatter 45 us and a
 // tree's 1 MiB (half the rank's 2 MiB of the slice) up and down the tree, each hop at the
 // per-head cap (the busiest ranks receive two shares over both trees: 46.97 GB/s on 4 nodes,
-// 46.22 on 8) + 20.9 us.  The run may not beat that (1 %) and is within 20 % above it
-// (measured 13 % on 4 nodes, 18 % on 8): the busiest ranks' HCAs, which carry two shares a
-// slice each way, stay idle about a tenth of the time waiting on the trees' dependencies
-// (doc/collectives.md).  The 8-node busbw stays within 10 % of the 4-node one (a ring per
-// rail would halve it: its 2 (n - 1) steps of 20.9 us per slice fill the window).
+// 46.22 on 8) + 20.9 us.  The run may not beat that (1 %) and is within 6 % above it
+// (measured 3.8 % on 4 nodes, 2.2 % on 8).  The two trees have their own connections: while
+// both went on one channel, a rank's send down of an older slice waited behind its sends up
+// of newer ones to the same peer (its leaf messages of the other tree), the busiest ranks'
+// HCAs stayed idle about a tenth of the time and the run was 13 % and 18 % above.  The
+// 8-node busbw stays within 10 % of the 4-node one (a ring per rail would halve it: its
+// 2 (n - 1) steps of 20.9 us per slice fill the window).
 TEST_F(NvlsTreeTest, RailTreeKeepsBusbwAcrossNodes)
 {
     const uint64_t bytes = 256 * MiB;
@@ -248,7 +250,7 @@ TEST_F(NvlsTreeTest, RailTreeKeepsBusbwAcrossNodes)
                   << " GB/s\n";
         EXPECT_EQ(r.algorithm, "nvlstree");
         EXPECT_GE(t / model, 0.99);
-        EXPECT_LE(t / model, 1.20);
+        EXPECT_LE(t / model, 1.06);
         busbw[k] = r.busbw_gbyte_per_s;
         Simulator::Destroy();
         Names::Clear();

@@ -839,8 +839,10 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     if (run->how.algorithm == Algo::NvlsTree)
     {
         // NVLSTree's only messages are its rails': a rank takes them at NCCL's per-head cap,
-        // its channels sharing it (TreeRailAllReduce sends them on one channel).
+        // its channels sharing it (TreeRailAllReduce sends a tree's on one channel, the
+        // two trees' to one sink).
         gbyte = m_endpoint->NvlsTreeRailRate_gbyte_per_s(run->call.ranks.size(), nodes);
+        run->sinkChannel = 0;
     }
     // The transport charges the bytes on the wire, flags included: the rate in wire bytes.
     run->channelRate = DataRate(static_cast<uint64_t>(gbyte * 8e9 / p->GetWireEfficiency()));
@@ -1397,7 +1399,8 @@ CollectiveEngine::Launch(Running* run, uint32_t step)
                              delay,
                              run->channelRate,
                              channelStep,
-                             aggregate);
+                             aggregate,
+                             run->sinkChannel);
 }
 
 void

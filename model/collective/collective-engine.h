@@ -190,7 +190,10 @@ class CollectiveEngine : public Object
         CollectiveSchedule schedule;
         Time ringHop[2]; //!< the protocol's per-message latency over NVLink, network
         Time treeHop[2];
-        DataRate channelRate;   //!< per (receiver, channel); 0 = none
+        DataRate channelRate; //!< per (receiver, channel); 0 = none
+        /// The receiving channel every message is charged to, whatever its own
+        /// (GpuTransport::SendMessage's sinkChannel): a rate per rank, not per channel.
+        uint32_t sinkChannel{GpuTransport::SAME_CHANNEL};
         Time channelStep;       //!< NVLink messages: the receiving channel's time per message
         bool oneDomain{false};  //!< every rank in one NVLink domain
         Time proxyStep;         //!< one NCCL channel step at the sender's proxy; 0 = none

@@ -1402,7 +1402,10 @@ TreeRailAllReduce()
         // Channel c's share goes over tree c mod 2.  A tree's channels move in step, and a
         // rank takes its messages at one rate whatever their channel (NCCL's per-head cap,
         // NcclEndpoint::NvlsTreeRailRate_gbyte_per_s), so each tree's channels travel as one
-        // message per edge, all on channel 0.
+        // message per edge, on channel t of tree t: NCCL's trees have their own connections,
+        // and a message of one tree must not wait behind the other's between the same two
+        // ranks (a leaf's sends up, ready slices ahead, before an interior rank's send down
+        // of an older slice).  The engine charges both trees to one sink per rank.
         const uint32_t channels = std::max<uint32_t>(split.numChannels, 1);
         const uint64_t slots = std::max<uint32_t>(split.pipelineSlots, 1);
         const std::vector<uint64_t> parts = SplitEven(bytes, channels, split.elementBytes);
@@ -1454,7 +1457,7 @@ TreeRailAllReduce()
                     const auto up = static_cast<uint32_t>(parent[r]);
                     deps.push_back(up == root ? old->root : old->up[up]);
                 }
-                now.up[r] = s.AddMessage(rail[r], rail[parent[r]], treeBytes[t], 0, deps);
+                now.up[r] = s.AddMessage(rail[r], rail[parent[r]], treeBytes[t], t, deps);
                 recv[parent[r]].push_back(now.up[r]);
             }
             std::vector<int64_t> have(p, NONE);
@@ -1468,7 +1471,7 @@ TreeRailAllReduce()
                     {
                         deps.insert(deps.end(), old->down[child].begin(), old->down[child].end());
                     }
-                    have[child] = s.AddMessage(rail[*it], rail[child], treeBytes[t], 0, deps);
+                    have[child] = s.AddMessage(rail[*it], rail[child], treeBytes[t], t, deps);
                     now.down[*it].push_back(have[child]);
                     recv[child].push_back(have[child]);
                 }

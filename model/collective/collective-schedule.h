@@ -357,7 +357,7 @@ RailPhase RingRailAllReduce();
 /**
  * NCCL's NVLSTree network part: channel c's share of a slice goes up tree c mod 2 of the
  * double binary tree over the rail and comes back down, a tree's channels as one message per
- * edge, which the receiving rank takes at its share of NCCL's per-head cap
+ * edge on channel t of tree t, which the receiving rank takes at its share of NCCL's per-head cap
  * (NcclEndpoint::NvlsTreeRailRate_gbyte_per_s) (src/graph/connect.cc, connectNvls: ncclGetDtree
  * over the nodes; src/device/all_reduce.h: the reduce warps take the children's and send up, the
  * broadcast warps send down).  The phase keeps NCCL_STEPS across slices itself: a slice's message

@@ -276,7 +276,8 @@ GpuTransport::SendMessage(uint32_t srcRank,
                           Time delay,
                           DataRate channelRate,
                           Time channelStep,
-                          const Aggregate& aggregate)
+                          const Aggregate& aggregate,
+                          uint32_t sinkChannel)
 {
     NS_LOG_FUNCTION(this << srcRank << dstRank << bytes << channel << opId);
     if (srcRank == dstRank)
@@ -316,6 +317,7 @@ GpuTransport::SendMessage(uint32_t srcRank,
     m->packets = packets;
     m->packetBytes = static_cast<uint32_t>(packetBytes);
     m->channel = channel;
+    m->sinkChannel = sinkChannel == SAME_CHANNEL ? channel : sinkChannel;
     m->channelRate_bit_per_s = channelRate.GetBitRate() * lanes;
     // A Simple step's loops are slices, each ending with its fence and flag at the receiving
     // channel: the aggregate's first step pays them in series as its later steps do.
@@ -499,7 +501,8 @@ GpuTransport::Pump(Injector* inj)
             tag.client = m->client;
             tag.bytes = m->bytes;
             tag.key = m->key;
-            tag.channel = m->channel;
+            // The receiver needs the channel only to charge its sink.
+            tag.channel = m->sinkChannel;
             tag.channelRate_bit_per_s = m->channelRate_bit_per_s;
         }
         if (!plane->Inject(m->src, m->dst, seg, tag))
@@ -576,7 +579,7 @@ GpuTransport::Deliver(uint32_t plane,
         m->notBefore = ReserveEndpoint(plane,
                                        dstRank,
                                        m->bytes,
-                                       m->channel,
+                                       m->sinkChannel,
                                        m->channelRate_bit_per_s,
                                        m->channelStep);
     }
@@ -610,7 +613,7 @@ GpuTransport::FluidFirstIn(uint64_t messageId)
     m->notBefore = ReserveEndpoint(m->plane,
                                    m->dst,
                                    m->bytes,
-                                   m->channel,
+                                   m->sinkChannel,
                                    m->channelRate_bit_per_s,
                                    m->channelStep);
 }

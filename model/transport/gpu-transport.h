@@ -142,7 +142,10 @@ class GpuTransport : public Object
      * fixed time that (dst, channel) spends on the message besides its bytes, in series with
      * the channel's other messages (NCCL Simple's per-step flag wait and fence); a receiver
      * in another process is not charged it.  \p aggregate: the ring steps it stands for
-     * (flow planes only; channelRate is then per lane).  \throws
+     * (flow planes only; channelRate is then per lane).  \p sinkChannel: the receiving
+     * channel whose rate and step the message is charged to, when not \p channel
+     * (SAME_CHANNEL): messages of several queues taken by one sink, as the connections of
+     * an algorithm whose rate NCCL gives per rank rather than per connection.  \throws
      * std::invalid_argument if no plane reaches dst or src == dst.  \return the message id.
      */
     uint64_t SendMessage(uint32_t srcRank,
@@ -157,7 +160,10 @@ class GpuTransport : public Object
                          Time delay = Time(0),
                          DataRate channelRate = DataRate(0),
                          Time channelStep = Time(0),
-                         const Aggregate& aggregate = Aggregate());
+                         const Aggregate& aggregate = Aggregate(),
+                         uint32_t sinkChannel = SAME_CHANNEL);
+    /// SendMessage's sinkChannel: the message's own channel.
+    static constexpr uint32_t SAME_CHANNEL = UINT32_MAX;
     /// True when \p plane moves messages as flows (a FlowTransportPlane).
     bool IsFluid(uint32_t plane) const;
 
@@ -209,8 +215,9 @@ class GpuTransport : public Object
         uint64_t packets{0};
         uint32_t packetBytes{0}; //!< payload of every packet but the last
         uint32_t channel{0};
+        uint32_t sinkChannel{0}; //!< the receiving channel charged (SendMessage)
         uint64_t channelRate_bit_per_s{0};
-        Time channelStep;      //!< fixed time of (dst, channel) per message, in series
+        Time channelStep;      //!< fixed time of (dst, sinkChannel) per message, in series
         Time aggregateLatency; //!< an Aggregate's other steps: completes this much later
         uint32_t lanes{1};     //!< an Aggregate's lanes: the flow's weight
         uint64_t nextSeq{0};
