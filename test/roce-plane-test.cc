@@ -14,6 +14,7 @@
 #include "ns3/results-database.h"
 #include "ns3/roce-cluster-plane.h"
 #include "ns3/roce-shared-buffer.h"
+#include "ns3/roce-transport-plane.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -287,6 +288,34 @@ TEST_F(RocePlane, MessageTakesTheWireTimeOfItsFraming)
     EXPECT_NEAR(tRoce.GetSeconds() / tIb.GetSeconds(),
                 roceWire / ibWire,
                 0.005 * roceWire / ibWire);
+}
+
+// The RoCE NIC keeps a QP per (destination, collective channel), as NCCL's channels have
+// their own QPs (their own UDP source port for ECMP and their own DCQCN state): three
+// messages from rank 0 to rank 8 on channels 0, 1 and 0 open two QPs at rank 0.  Exact.
+TEST_F(RocePlane, EachCollectiveChannelHasItsOwnQp)
+{
+    ClusterConfig c;
+    ASSERT_EQ(Apply(c, {"--preset=dgx-h100", "--servers=2", "--scaleOut=roce"}), "");
+    ClusterHelper cluster(c);
+    ASSERT_EQ(cluster.TryBuild(), "");
+    Ptr<GpuTransport> transport = cluster.InstallTransport("dp");
+    for (uint32_t channel : {0u, 1u, 0u})
+    {
+        transport->SendMessage(0,
+                               8,
+                               64 * 1024,
+                               GpuTransport::DoneCallback(),
+                               GpuTransport::DoneCallback(),
+                               channel);
+    }
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    EXPECT_EQ(transport->GetRxBytes(8), 3u * 64 * 1024);
+    const auto plane =
+        DynamicCast<RoceTransportPlane>(transport->GetPlane(transport->SelectPlane(0, 8)));
+    ASSERT_TRUE(plane);
+    EXPECT_EQ(plane->GetDevice(0)->GetQpCount(), 2u);
 }
 
 TEST_F(RocePlane, BadFlagsAreRefusedNamingTheFlag)

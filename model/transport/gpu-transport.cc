@@ -495,14 +495,14 @@ GpuTransport::Pump(Injector* inj)
         const uint64_t left = m->bytes - m->injectedBytes;
         const auto seg = static_cast<uint32_t>(std::min<uint64_t>(left, m->packetBytes));
         TransportTag tag{m->id, uint32_t(m->nextSeq)};
+        tag.channel = m->channel;
         if (m->remote)
         {
             tag.remote = true;
             tag.client = m->client;
             tag.bytes = m->bytes;
             tag.key = m->key;
-            // The receiver needs the channel only to charge its sink.
-            tag.channel = m->sinkChannel;
+            tag.sinkChannel = m->sinkChannel;
             tag.channelRate_bit_per_s = m->channelRate_bit_per_s;
         }
         if (!plane->Inject(m->src, m->dst, seg, tag))
@@ -794,7 +794,7 @@ GpuTransport::DeliverRemote(uint32_t plane,
         rx.bytes = tag.bytes;
         rx.packets = Segment(plane, tag.bytes, packetBytes);
         rx.notBefore =
-            ReserveEndpoint(plane, dstRank, tag.bytes, tag.channel, tag.channelRate_bit_per_s);
+            ReserveEndpoint(plane, dstRank, tag.bytes, tag.sinkChannel, tag.channelRate_bit_per_s);
     }
     if (m_rxBytes.size() <= dstRank)
     {

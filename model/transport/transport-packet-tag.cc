@@ -102,7 +102,7 @@ TransportMessageTag::Serialize(TagBuffer buffer) const
     buffer.WriteU64(bytes);
     buffer.WriteU64(key);
     buffer.WriteU8(client);
-    buffer.WriteU32(channel);
+    buffer.WriteU32(sinkChannel);
     buffer.WriteU64(channelRate_bit_per_s);
 }
 
@@ -112,7 +112,7 @@ TransportMessageTag::Deserialize(TagBuffer buffer)
     bytes = buffer.ReadU64();
     key = buffer.ReadU64();
     client = buffer.ReadU8();
-    channel = buffer.ReadU32();
+    sinkChannel = buffer.ReadU32();
     channelRate_bit_per_s = buffer.ReadU64();
 }
 
@@ -131,7 +131,7 @@ AddTransportMessageTag(Ptr<Packet> p, const TransportTag& tag)
         m.bytes = tag.bytes;
         m.key = tag.key;
         m.client = tag.client;
-        m.channel = tag.channel;
+        m.sinkChannel = tag.sinkChannel;
         m.channelRate_bit_per_s = tag.channelRate_bit_per_s;
         p->AddPacketTag(m);
     }
@@ -148,7 +148,7 @@ PeekTransportMessageTag(Ptr<const Packet> p, TransportTag& tag)
     tag.bytes = m.bytes;
     tag.key = m.key;
     tag.client = m.client;
-    tag.channel = m.channel;
+    tag.sinkChannel = m.sinkChannel;
     tag.channelRate_bit_per_s = m.channelRate_bit_per_s;
 }
 

@@ -55,7 +55,7 @@ class TransportMessageTag : public Tag
     uint64_t bytes{0};
     uint64_t key{0};
     uint8_t client{0};
-    uint32_t channel{0};
+    uint32_t sinkChannel{0}; //!< the receiving channel charged (TransportTag::sinkChannel)
     uint64_t channelRate_bit_per_s{0};
 };
 

@@ -27,7 +27,10 @@ struct TransportTag
     uint8_t client{0};
     uint64_t bytes{0};
     uint64_t key{0};
-    uint32_t channel{0};
+    uint32_t channel{0}; //!< the sender's collective channel (a RoCE NIC's QP per channel)
+    /// The receiving channel charged for the message (GpuTransport::SendMessage's
+    /// sinkChannel); carried for a remote receiver only.
+    uint32_t sinkChannel{0};
     uint64_t channelRate_bit_per_s{0}; //!< the sender's collective channel limit (0: none)
 };
 
