@@ -135,6 +135,14 @@ CollectiveEngine::GetTypeId()
                           UintegerValue(128 * 1024),
                           MakeUintegerAccessor(&CollectiveEngine::m_hierarchicalChunkBytes),
                           MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("NvlsTreeMaxChunkBytesN4",
+                          "Largest chunk of NVLS-tree across four or more NVLink domains, before "
+                          "the small-buffer rule (NCCL 2.19+ src/transport/nvls.cc, "
+                          "NCCL_NVLSTREE_MAX_CHUNKSIZE: 64 KiB from 4 nodes, else the NVLS "
+                          "chunk); 0 = HierarchicalChunkBytes at any node count",
+                          UintegerValue(64 * 1024),
+                          MakeUintegerAccessor(&CollectiveEngine::m_nvlsTreeMaxChunkBytesN4),
+                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("RingsAcrossDomains",
                           "A ring over several NVLink domains is one ring per channel, each "
                           "entering and leaving the domains at a local index rotated by the "
@@ -186,6 +194,7 @@ CollectiveEngine::CollectiveEngine()
       m_treeMinRanks(16),
       m_hierarchicalPipeline(false),
       m_hierarchicalChunkBytes(128 * 1024),
+      m_nvlsTreeMaxChunkBytesN4(64 * 1024),
       m_ringsAcrossDomains(false),
       m_aggregateRingSteps(false),
       m_nextId(0)
@@ -905,13 +914,19 @@ CollectiveEngine::ResolveAlgorithm(const CollectiveSpec& spec) const
 }
 
 CollectiveSplit
-CollectiveEngine::Sliced(const CollectiveSplit& split, uint64_t bytes, uint32_t perDomain) const
+CollectiveEngine::Sliced(const CollectiveSplit& split,
+                         uint64_t bytes,
+                         uint32_t perDomain,
+                         uint64_t maxChunkBytes) const
 {
     CollectiveSplit sliced = split;
+    const uint64_t largest = maxChunkBytes > 0
+                                 ? std::min<uint64_t>(maxChunkBytes, m_hierarchicalChunkBytes)
+                                 : m_hierarchicalChunkBytes;
     sliced.chunkBytes =
         CollectiveBuild::HierarchicalChunkBytes(bytes,
                                                 uint64_t(split.numChannels) * perDomain,
-                                                m_hierarchicalChunkBytes);
+                                                largest);
     NS_LOG_LOGIC("hierarchical pipelined in slices of "
                  << sliced.chunkBytes * sliced.numChannels * perDomain << " B");
     return sliced;
@@ -1024,10 +1039,12 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
             // the switches gather it back.
             using Op = InSwitchReductionPlane::Op;
             const auto domains = Domains(call);
+            // NCCL caps NVLSTree's chunk from four nodes on (NvlsTreeMaxChunkBytesN4).
+            const uint64_t maxChunk = domains.size() >= 4 ? m_nvlsTreeMaxChunkBytesN4 : 0;
             PipelinedHierarchicalAllReduce(s,
                                            domains,
                                            bytes,
-                                           Sliced(split, bytes, domains.front().size()),
+                                           Sliced(split, bytes, domains.front().size(), maxChunk),
                                            InSwitchDomainPhase(Op::ReduceScatter),
                                            InSwitchDomainPhase(Op::AllGather),
                                            1,

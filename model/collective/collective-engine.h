@@ -225,7 +225,12 @@ class CollectiveEngine : public Object
     std::string NvlsTreeRefusal(const CollectiveCall& call,
                                 const std::vector<std::vector<uint32_t>>& domains) const;
     /// \p split with the pipelined hierarchical chunk for \p bytes, \p perDomain ranks.
-    CollectiveSplit Sliced(const CollectiveSplit& split, uint64_t bytes, uint32_t perDomain) const;
+    /// The pipelined hierarchical split: chunks of at most HierarchicalChunkBytes (and
+    /// \p maxChunkBytes when not 0), shrunk for small buffers by NCCL's NVLS-tree rule.
+    CollectiveSplit Sliced(const CollectiveSplit& split,
+                           uint64_t bytes,
+                           uint32_t perDomain,
+                           uint64_t maxChunkBytes = 0) const;
     /// NCCL's PXN for \p call's point-to-point pairs (NcclEndpoint Pxn): the rank of
     /// the sender's domain at the peer's local index (its rail), where the mode asks for
     /// one and both legs reach; empty when the call spans one domain.
@@ -272,6 +277,7 @@ class CollectiveEngine : public Object
     uint32_t m_treeMinRanks;
     bool m_hierarchicalPipeline;
     uint64_t m_hierarchicalChunkBytes;
+    uint64_t m_nvlsTreeMaxChunkBytesN4;
     bool m_ringsAcrossDomains;
     bool m_aggregateRingSteps;
     uint64_t m_nextId;
