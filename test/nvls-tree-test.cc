@@ -268,11 +268,10 @@ TEST_F(NvlsTreeTest, RailTreeKeepsBusbwAcrossNodes)
 TEST_F(NvlsTreeTest, ChunkIsCappedFromFourNodes)
 {
     auto largestNetMessage = [this](uint32_t servers) {
-        const auto& steps =
-            m_engine->BuildSchedule(Call(8 * servers, 256 * MiB, CollectiveAlgorithm::NvlsTree))
-                .GetSteps();
+        const CollectiveSchedule schedule =
+            m_engine->BuildSchedule(Call(8 * servers, 256 * MiB, CollectiveAlgorithm::NvlsTree));
         uint64_t largest = 0;
-        for (const auto& step : steps)
+        for (const auto& step : schedule.GetSteps())
         {
             if (!step.join && step.inSwitch < 0 && step.src / 8 != step.dst / 8)
             {
