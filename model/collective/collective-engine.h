@@ -224,9 +224,9 @@ class CollectiveEngine : public Object
     /// Why nvlstree cannot run \p call over \p domains ("" when it can).
     std::string NvlsTreeRefusal(const CollectiveCall& call,
                                 const std::vector<std::vector<uint32_t>>& domains) const;
-    /// \p split with the pipelined hierarchical chunk for \p bytes, \p perDomain ranks.
-    /// The pipelined hierarchical split: chunks of at most HierarchicalChunkBytes (and
-    /// \p maxChunkBytes when not 0), shrunk for small buffers by NCCL's NVLS-tree rule.
+    /// \p split with the pipelined hierarchical chunk for \p bytes, \p perDomain ranks: at
+    /// most HierarchicalChunkBytes (and \p maxChunkBytes when not 0), shrunk for small
+    /// buffers by NCCL's NVLS-tree rule.
     CollectiveSplit Sliced(const CollectiveSplit& split,
                            uint64_t bytes,
                            uint32_t perDomain,
