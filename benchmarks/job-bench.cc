@@ -121,6 +121,34 @@ BM_DataParallelIteration(benchmark::State& state)
                     static_cast<uint32_t>(state.range(2)) << 10);
 }
 
+// The per-hop cost against cluster size, one plane at a time: 10 ms of compute, then a
+// 16 MiB allreduce either inside every server (plane 0: NVLink only, NVLS) or along every
+// InfiniBand rail (plane 1: the eight GPUs of a local index across the servers, one rail
+// each).  Every GPU does the same work at 16 and at 128 servers.  Args: servers, plane.
+void
+BM_OnePlaneIteration(benchmark::State& state)
+{
+    const auto servers = static_cast<uint32_t>(state.range(0));
+    const bool rails = state.range(1) != 0;
+    const uint32_t gpus = servers * 8;
+    std::string text = "fabric-trace 1\nranks " + std::to_string(gpus) + "\n";
+    std::string ops = "0-" + std::to_string(gpus - 1) + " fwdbwd compute time=10ms\n";
+    const uint32_t groups = rails ? 8 : servers;
+    for (uint32_t g = 0; g < groups; ++g)
+    {
+        std::string members;
+        for (uint32_t m = 0; m < (rails ? servers : 8); ++m)
+        {
+            const uint32_t rank = rails ? m * 8 + g : g * 8 + m;
+            members += (members.empty() ? "" : ",") + std::to_string(rank);
+        }
+        text += "group g" + std::to_string(g) + " " + members + "\n";
+        ops +=
+            members + " grad allreduce group=g" + std::to_string(g) + " bytes=16MiB after=fwdbwd\n";
+    }
+    ReplayOnDgxH100(state, NativeTraceParser::ParseString(text + ops, "one-plane"), servers, 0);
+}
+
 // The same iteration at flow level (both GPU planes fluid, doc/flow-mode.md) with the
 // hierarchical allreduce (a ring per InfiniBand rail between two in-server ring phases on
 // NVLink, pipelined slice by slice).  Args: servers, gradient MiB, ring steps in aggregate
@@ -207,6 +235,13 @@ BENCHMARK(BM_DataParallelIteration)
     ->Args({128, 16, 0})
     ->Args({128, 1024, 0})
     ->Args({128, 1024, 64})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+BENCHMARK(BM_OnePlaneIteration)
+    ->Args({16, 0})
+    ->Args({128, 0})
+    ->Args({16, 1})
+    ->Args({128, 1})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 // --full: at flow level, every ring step a message on 8 and 16 servers (the allreduce's
