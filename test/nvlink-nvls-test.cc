@@ -2,12 +2,19 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 // NVLS in-switch all-reduce on dgx-h100: bytes per GPU link, reduced chunk counts,
-// per-plane reduction and buffer (credit) accounting; gen2 switches refuse NVLS.
+// per-plane reduction and buffer (credit) accounting; a multicast store as one packet for
+// the members at the switch's own ports, as copies naming those behind another switch;
+// gen2 switches refuse NVLS.
+#include "ns3/credit-link-channel.h"
+#include "ns3/nvlink-header.h"
 #include "ns3/nvlink-helper.h"
+#include "ns3/nvswitch-core.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
+#include <set>
 
 using namespace ns3;
 
@@ -145,6 +152,152 @@ TEST_F(NvSwitchNvlsTest, ChunkWaitsForEveryMember)
         }
         EXPECT_EQ(missing, 18u * ((4096 + 16 + 63) / 64));
     }
+}
+
+namespace
+{
+
+struct StoreArrivals
+{
+    std::vector<const Packet*> packets;
+    std::vector<uint16_t> destinations;
+};
+
+void
+OnStoreRx(StoreArrivals* a, Ptr<const Packet> p, uint32_t)
+{
+    NvLinkHeader h;
+    p->PeekHeader(h);
+    if (h.type == NvLinkHeader::NVLS_MULTICAST)
+    {
+        a->packets.push_back(PeekPointer(p));
+        a->destinations.push_back(h.destination);
+    }
+}
+
+} // namespace
+
+// multimem.st of one packet-sized chunk (4 KiB, so on one switch plane) by GPU 2: every
+// member gets the chunk, as one packet that the switch queued for each member's port (one
+// object, no copy per member; destination ALL_MEMBERS, the multicast address), and the
+// sender's uplink buffer is free again once its own copy left.  Exact counts.
+TEST_F(NvSwitchNvlsTest, StoreReachesEveryMemberAsOnePacket)
+{
+    NvLinkHelper helper;
+    helper.SetPreset("dgx-h100");
+    NodeContainer gpus;
+    gpus.Create(8);
+    helper.Install(gpus);
+    helper.RegisterNvlsGroup(3, {0, 1, 2, 3, 4, 5, 6, 7});
+    StoreArrivals arrivals;
+    std::vector<MemberState> state(8);
+    for (uint32_t g = 0; g < 8; ++g)
+    {
+        Ptr<NvLinkGpu> gpu = helper.GetGpu(g);
+        gpu->NvlsExpect(3, 0, 4096, 4096, MakeBoundCallback(&OnDone, &state[g]));
+        for (uint32_t i = 0; i < gpu->GetNDevices(); ++i)
+        {
+            gpu->GetDevice(i)->TraceConnectWithoutContext("Rx",
+                                                          MakeBoundCallback(&OnStoreRx, &arrivals));
+        }
+    }
+    EXPECT_EQ(helper.GetGpu(2)->NvlsStore(3, 0, 4096, 4096), 1u);
+    Simulator::Run();
+    for (uint32_t g = 0; g < 8; ++g)
+    {
+        EXPECT_EQ(state[g].done, 1u) << "GPU " << g;
+    }
+    ASSERT_EQ(arrivals.packets.size(), 8u);
+    for (uint32_t i = 0; i < 8; ++i)
+    {
+        EXPECT_EQ(arrivals.packets[i], arrivals.packets[0]) << "arrival " << i;
+        EXPECT_EQ(arrivals.destinations[i], NvLinkHeader::ALL_MEMBERS) << "arrival " << i;
+    }
+    for (uint32_t i = 0; i < helper.GetGpu(2)->GetNDevices(); ++i)
+    {
+        Ptr<NvLinkNetDevice> d = helper.GetGpu(2)->GetDevice(i);
+        EXPECT_EQ(d->GetCredits(0), d->GetInitialCredits(0)) << "device " << i;
+    }
+}
+
+// Two NVSwitches (gen4) joined by a link, GPUs 0 and 1 on switch A, 2 and 3 on switch B,
+// the group registered on A.  GPU 0's store reaches A, which replicates it; the copies for
+// GPUs 2 and 3 cross the A-B link and switch B routes them by their destination, so each
+// is a packet of its own naming its member (the one-packet multicast is only for members
+// at the end of the replicating switch's own ports).  Exact: every member gets the chunk
+// once; the packets that reach 2 and 3 differ and name them.
+TEST_F(NvSwitchNvlsTest, StoreCopiesNameMembersBehindAnotherSwitch)
+{
+    NodeContainer nodes;
+    nodes.Create(6); // GPUs 0-3, switches A and B
+    std::vector<Ptr<NvLinkGpu>> gpu(4);
+    for (uint32_t g = 0; g < 4; ++g)
+    {
+        gpu[g] = CreateObject<NvLinkGpu>();
+        gpu[g]->SetAttribute("GpuId", UintegerValue(g));
+        nodes.Get(g)->AggregateObject(gpu[g]);
+    }
+    std::vector<Ptr<NvSwitch>> sw(2);
+    for (uint32_t s = 0; s < 2; ++s)
+    {
+        sw[s] = CreateObject<NvSwitch>();
+        sw[s]->SetAttribute("Generation", UintegerValue(4));
+        nodes.Get(4 + s)->AggregateObject(sw[s]);
+    }
+    auto link = [&nodes](uint32_t a, uint32_t b) {
+        Ptr<CreditLinkChannel> channel = CreateObject<CreditLinkChannel>();
+        std::pair<Ptr<NvLinkNetDevice>, Ptr<NvLinkNetDevice>> d{CreateObject<NvLinkNetDevice>(),
+                                                                CreateObject<NvLinkNetDevice>()};
+        nodes.Get(a)->AddDevice(d.first);
+        nodes.Get(b)->AddDevice(d.second);
+        d.first->Attach(channel);
+        d.second->Attach(channel);
+        return d;
+    };
+    std::vector<uint32_t> portOf(4);
+    for (uint32_t g = 0; g < 4; ++g)
+    {
+        auto d = link(g, g < 2 ? 4 : 5);
+        gpu[g]->AddDevice(d.first, NvLinkGpu::NO_PEER);
+        portOf[g] = sw[g < 2 ? 0 : 1]->AddPort(d.second);
+    }
+    auto trunk = link(4, 5);
+    const uint32_t aToB = sw[0]->AddPort(trunk.first);
+    const uint32_t bToA = sw[1]->AddPort(trunk.second);
+    for (uint32_t g = 0; g < 4; ++g)
+    {
+        sw[0]->SetRoute(g, {g < 2 ? portOf[g] : aToB});
+        sw[1]->SetRoute(g, {g < 2 ? bToA : portOf[g]});
+    }
+    sw[0]->RegisterNvlsGroup(5, {0, 1, 2, 3});
+
+    StoreArrivals arrivals;
+    std::vector<MemberState> state(4);
+    for (uint32_t g = 0; g < 4; ++g)
+    {
+        gpu[g]->NvlsExpect(5, 0, 4096, 4096, MakeBoundCallback(&OnDone, &state[g]));
+        gpu[g]->GetDevice(0)->TraceConnectWithoutContext("Rx",
+                                                         MakeBoundCallback(&OnStoreRx, &arrivals));
+    }
+    EXPECT_EQ(gpu[0]->NvlsStore(5, 0, 4096, 4096), 1u);
+    Simulator::Run();
+    for (uint32_t g = 0; g < 4; ++g)
+    {
+        EXPECT_EQ(state[g].done, 1u) << "GPU " << g;
+    }
+    ASSERT_EQ(arrivals.packets.size(), 4u);
+    std::vector<uint16_t> named;
+    std::set<const Packet*> objects(arrivals.packets.begin(), arrivals.packets.end());
+    for (uint16_t d : arrivals.destinations)
+    {
+        if (d != NvLinkHeader::ALL_MEMBERS)
+        {
+            named.push_back(d);
+        }
+    }
+    std::sort(named.begin(), named.end());
+    EXPECT_EQ(named, (std::vector<uint16_t>{0, 1, 2, 3}));
+    EXPECT_EQ(objects.size(), 4u);
 }
 
 // NVLS exists from NVSwitch gen3 (H100) on: DGX A100's gen2 switches refuse a group

@@ -297,7 +297,12 @@ CreditSwitch::Route(Ptr<const Packet> packet, uint32_t inPort, uint32_t vc)
     {
         return m_routeCallback(packet, inPort, vc);
     }
-    const uint32_t destination = ExtractDestination(packet);
+    return RouteTo(ExtractDestination(packet), inPort);
+}
+
+uint32_t
+CreditSwitch::RouteTo(uint32_t destination, uint32_t inPort)
+{
     if (destination >= m_routes.size() || m_routes[destination].empty())
     {
         Ptr<Node> node = m_ports[inPort]->GetNode();
@@ -398,6 +403,38 @@ CreditSwitch::Forward(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tai
              "no route for destination " + std::to_string(ExtractDestination(packet)));
         return;
     }
+    Enter(inPort, packet, vc, tail, holdsInput, out);
+}
+
+void
+CreditSwitch::ForwardTo(uint32_t inPort,
+                        Ptr<Packet> packet,
+                        uint32_t vc,
+                        Time tail,
+                        bool holdsInput,
+                        uint32_t destination)
+{
+    if (!m_frozen)
+    {
+        Freeze();
+    }
+    const uint32_t out = RouteTo(destination, inPort);
+    if (out == NO_ROUTE)
+    {
+        Drop(inPort, packet, vc, "no route for destination " + std::to_string(destination));
+        return;
+    }
+    Enter(inPort, packet, vc, tail, holdsInput, out);
+}
+
+void
+CreditSwitch::Enter(uint32_t inPort,
+                    Ptr<Packet> packet,
+                    uint32_t vc,
+                    Time tail,
+                    bool holdsInput,
+                    uint32_t out)
+{
     NS_ABORT_MSG_IF(out >= m_ports.size(),
                     "CreditSwitch: route gave port " << out << " of " << m_ports.size());
     const uint32_t outVc = SelectOutputVc(packet, inPort, vc, out);

@@ -124,6 +124,16 @@ class CreditSwitch : public Object
     /// As ReceiveFromPort, for a copy a technology made of a packet that already holds
     /// its input buffer (multicast): the copy holds none, so leaving releases nothing.
     void ForwardCopy(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail);
+    /// As ReceiveFromPort (\p holdsInput) or ForwardCopy, to \p destination by the routing
+    /// table whatever the packet's header names: for one packet a technology sends
+    /// unchanged to several destinations (multicast copies sharing it, so nothing on
+    /// their way may change it).
+    void ForwardTo(uint32_t inPort,
+                   Ptr<Packet> packet,
+                   uint32_t vc,
+                   Time tail,
+                   bool holdsInput,
+                   uint32_t destination);
 
     /// Destination id of a packet; default: the CreditLinkHeader's.
     virtual uint32_t ExtractDestination(Ptr<const Packet> packet) const;
@@ -184,6 +194,15 @@ class CreditSwitch : public Object
     static constexpr uint16_t NO_INPUT_BUFFER = 0x8000;
 
     void Forward(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tail, bool holdsInput);
+    /// The table's port for \p destination (adaptive among several), or NO_ROUTE.
+    uint32_t RouteTo(uint32_t destination, uint32_t inPort);
+    /// Queues \p packet for output \p out.
+    void Enter(uint32_t inPort,
+               Ptr<Packet> packet,
+               uint32_t vc,
+               Time tail,
+               bool holdsInput,
+               uint32_t out);
     void Freeze();
     uint32_t QueueIndex(uint32_t inPort, uint32_t inVc, uint32_t outPort) const;
     uint32_t RingIndex(uint32_t outPort, uint32_t outVc) const;

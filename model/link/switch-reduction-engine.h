@@ -50,6 +50,9 @@ class SwitchReductionEngine
         uint32_t vc{0};
         Time tail;
         bool holdsInput{true};
+        /// Where to: the header's destination when negative, else this one
+        /// (CreditSwitch::ForwardTo: one packet shared by several results).
+        int64_t destination{-1};
     };
 
     /// The switch's forwarding of results, once their latency is over.

@@ -28,7 +28,8 @@ class NvLinkHeader : public Header
 {
   public:
     static constexpr uint32_t SIZE_BYTES = 16;
-    /// NvlsReduce owner (and NVLS_REDUCE destination): the reduced chunk goes to all.
+    /// NvlsReduce owner (and NVLS_REDUCE destination): the reduced chunk goes to all;
+    /// NVLS_MULTICAST destination of a store's one packet for every member (NvSwitch).
     static constexpr uint16_t ALL_MEMBERS = 0xffff;
 
     enum Type : uint8_t

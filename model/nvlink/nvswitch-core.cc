@@ -3,6 +3,7 @@
  */
 #include "nvswitch-core.h"
 
+#include "nvlink-gpu.h"
 #include "nvlink-header.h"
 #include "nvlink-net-device.h"
 
@@ -73,6 +74,7 @@ NvSwitch::DoDispose()
     NS_LOG_FUNCTION(this);
     m_engine.Clear();
     m_gpuLinks.clear();
+    m_gpuDirect.clear();
     CreditSwitch::DoDispose();
 }
 
@@ -283,29 +285,75 @@ NvSwitch::ReceiveStore(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time ta
                                         << " is not a member of NVLS group " << header.tag);
     const uint32_t payload = packet->GetSize();
     std::vector<Result> results;
-    NvLinkHeader ownHeader;
+    bool direct = true;
     for (uint32_t member : g.members)
     {
-        NvLinkHeader h = header;
-        h.type = NvLinkHeader::NVLS_MULTICAST;
-        h.destination = static_cast<uint16_t>(member);
-        const bool own = member == header.source;
-        // The copies are taken before the original gets its header back.
-        Ptr<Packet> copy = own ? packet : packet->Copy();
-        if (!own)
-        {
-            copy->AddHeader(h);
-        }
-        else
-        {
-            ownHeader = h;
-        }
-        results.push_back(Result{copy, inPort, vc, EngineTail(member, payload, tail), own});
+        direct = direct && ReachesDirectly(member);
     }
-    packet->AddHeader(ownHeader);
+    if (direct)
+    {
+        // One packet for every member, the one back to the sender holding the input
+        // buffer: no copy, no header per member.
+        header.type = NvLinkHeader::NVLS_MULTICAST;
+        header.destination = NvLinkHeader::ALL_MEMBERS;
+        packet->AddHeader(header);
+        for (uint32_t member : g.members)
+        {
+            results.push_back(Result{packet,
+                                     inPort,
+                                     vc,
+                                     EngineTail(member, payload, tail),
+                                     member == header.source,
+                                     member});
+        }
+    }
+    else
+    {
+        NvLinkHeader ownHeader;
+        for (uint32_t member : g.members)
+        {
+            NvLinkHeader h = header;
+            h.type = NvLinkHeader::NVLS_MULTICAST;
+            h.destination = static_cast<uint16_t>(member);
+            const bool own = member == header.source;
+            // The copies are taken before the original gets its header back.
+            Ptr<Packet> copy = own ? packet : packet->Copy();
+            if (!own)
+            {
+                copy->AddHeader(h);
+            }
+            else
+            {
+                ownHeader = h;
+            }
+            results.push_back(Result{copy, inPort, vc, EngineTail(member, payload, tail), own});
+        }
+        packet->AddHeader(ownHeader);
+    }
     // One packet in, one out per member: the copies beyond the first are created here.
     m_absorbed -= static_cast<int64_t>(g.members.size()) - 1;
     Emit(std::move(results));
+}
+
+bool
+NvSwitch::ReachesDirectly(uint32_t gpu)
+{
+    if (gpu >= m_gpuDirect.size())
+    {
+        m_gpuDirect.resize(gpu + 1, -1);
+    }
+    if (m_gpuDirect[gpu] < 0)
+    {
+        const std::vector<uint32_t>& ports = GetRoute(gpu);
+        bool direct = !ports.empty();
+        for (uint32_t port : ports)
+        {
+            const Ptr<CreditLinkNetDevice> peer = GetPort(port)->GetPeer();
+            direct = direct && peer && peer->GetNode() && peer->GetNode()->GetObject<NvLinkGpu>();
+        }
+        m_gpuDirect[gpu] = direct ? 1 : 0;
+    }
+    return m_gpuDirect[gpu] == 1;
 }
 
 Time
@@ -347,7 +395,16 @@ NvSwitch::EmitNow(std::vector<Result>& results)
 {
     for (auto& r : results)
     {
-        if (r.holdsInput)
+        if (r.destination >= 0)
+        {
+            ForwardTo(r.inPort,
+                      r.packet,
+                      r.vc,
+                      r.tail,
+                      r.holdsInput,
+                      static_cast<uint32_t>(r.destination));
+        }
+        else if (r.holdsInput)
         {
             CreditSwitch::ReceiveFromPort(r.inPort, r.packet, r.vc, r.tail);
         }

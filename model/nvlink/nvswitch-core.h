@@ -37,7 +37,11 @@ namespace ns3
  * A contribution whose header names one member (multimem.ld_reduce) is reduced for that
  * member only: its own contribution's buffer carries the result back, the others' are
  * released at once.  An NVLS_STORE (multimem.st) is replicated to every member; the
- * copies hold no input buffer, the one back to its sender holds the original's.
+ * copies hold no input buffer, the one back to its sender holds the original's.  Where
+ * every member is at the end of its own port's link (a one-tier NVLink domain) the
+ * copies are one packet, queued at each member's port, with ALL_MEMBERS as destination
+ * (the multicast address): the GPUs only read it.  A member behind another switch gets a
+ * copy of its own that names it.
  *
  * Reduction-and-multicast engine: each output towards a member delivers NVLS results
  * (reduced chunks and multicast copies) at most at NvlsEngineRatePerLink times the
@@ -89,11 +93,14 @@ class NvSwitch : public CreditSwitch
     /// Forwards \p results now, or after NvlsEngineLatency in one event.
     void Emit(std::vector<Result>&& results);
     void EmitNow(std::vector<Result>& results);
+    /// Whether every port routed to \p gpu is its own link (no switch in between).
+    bool ReachesDirectly(uint32_t gpu);
 
     uint32_t m_generation;
     DataRate m_engineRatePerLink; //!< 0 = unlimited
     Time m_engineLatency;
     std::vector<uint32_t> m_gpuLinks; //!< by GPU id: links of its ports, 0 = not known yet
+    std::vector<int8_t> m_gpuDirect;  //!< by GPU id: ReachesDirectly, -1 = not known yet
     int64_t m_absorbed;
     SwitchReductionEngine m_engine;
 
