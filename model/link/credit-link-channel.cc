@@ -123,9 +123,17 @@ CreditLinkChannel::Push(uint32_t dir, InFlight&& frame)
     if (!d.scheduled)
     {
         d.scheduled = true;
-        Ptr<CreditLinkNetDevice> dst = m_devices[1 - dir];
-        const uint32_t context = dst->GetNode() ? dst->GetNode()->GetId() : 0;
-        d.delivery.ScheduleWithContext(context, arrival - Simulator::Now());
+        if (d.context == NO_CONTEXT)
+        {
+            const Ptr<Node> node = m_devices[1 - dir]->GetNode();
+            if (!node)
+            {
+                d.delivery.ScheduleWithContext(0, arrival - Simulator::Now());
+                return;
+            }
+            d.context = node->GetId();
+        }
+        d.delivery.ScheduleWithContext(d.context, arrival - Simulator::Now());
     }
 }
 

@@ -94,7 +94,12 @@ class CreditLinkChannel : public Channel
         std::deque<InFlight> wire;
         ReusableEvent delivery;
         bool scheduled{false};
+        /// The receiving node's id, the delivery's context (kept: its Node is another
+        /// object to load per packet at cluster scale); NO_CONTEXT until known.
+        uint32_t context{NO_CONTEXT};
     };
+
+    static constexpr uint32_t NO_CONTEXT = 0xffffffff;
 
     uint32_t IndexOf(const CreditLinkNetDevice* device) const;
     void Push(uint32_t dir, InFlight&& frame);

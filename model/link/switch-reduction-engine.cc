@@ -136,8 +136,16 @@ SwitchReductionEngine::EngineTail(uint32_t destination,
     {
         m_engineFree.resize(destination + 1, Time(0));
     }
+    // A transfer's packets repeat one (size, rate): Seconds(double) converts through
+    // long double and 128-bit integers, a few percent of an NVLS run when made per result.
+    if (payloadBytes != m_lastPayloadBytes || rate_bit_per_s != m_lastRate_bit_per_s)
+    {
+        m_lastPayloadBytes = payloadBytes;
+        m_lastRate_bit_per_s = rate_bit_per_s;
+        m_lastDuration = Seconds(payloadBytes * 8.0 / rate_bit_per_s);
+    }
     const Time begin = std::max(Simulator::Now(), m_engineFree[destination]);
-    const Time done = std::max(dataTail, begin + Seconds(payloadBytes * 8.0 / rate_bit_per_s));
+    const Time done = std::max(dataTail, begin + m_lastDuration);
     m_engineFree[destination] = done;
     return done;
 }

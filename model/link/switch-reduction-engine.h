@@ -128,8 +128,11 @@ class SwitchReductionEngine
     std::vector<Slot> m_slots; //!< reused, so a chunk allocates nothing once warm
     std::vector<uint32_t> m_freeSlots;
     std::vector<Time> m_engineFree; //!< by destination: the engine towards it is busy until
-    uint64_t m_held{0};             //!< contributions held
-    uint64_t m_inEngine{0};         //!< results waiting out the latency
+    uint32_t m_lastPayloadBytes{0}; //!< EngineTail's last (size, rate) and its duration
+    double m_lastRate_bit_per_s{0};
+    Time m_lastDuration;
+    uint64_t m_held{0};     //!< contributions held
+    uint64_t m_inEngine{0}; //!< results waiting out the latency
     uint64_t m_reducedChunks{0};
     uint32_t m_pendingChunks{0};
 };

@@ -192,18 +192,17 @@ NvSwitch::ReceiveNvls(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time tai
 {
     NvLinkHeader header;
     packet->PeekHeader(header);
-    const uint32_t nodeId = GetPort(inPort)->GetNode()->GetId();
     NS_ABORT_MSG_IF(!SupportsNvls(),
-                    "NvSwitch on node " << nodeId << " is gen" << m_generation
+                    "NvSwitch on node " << NodeIdOf(inPort) << " is gen" << m_generation
                                         << ": NVLS reduction needs gen3 or later");
     const SwitchReductionEngine::Group* group = m_engine.FindGroup(header.tag);
     NS_ABORT_MSG_IF(!group,
-                    "NvSwitch on node " << nodeId << ": NVLS group " << header.tag
+                    "NvSwitch on node " << NodeIdOf(inPort) << ": NVLS group " << header.tag
                                         << " is not registered");
     const SwitchReductionEngine::Group& g = *group;
     const int32_t memberIndex = SwitchReductionEngine::MemberIndex(g, header.source);
     NS_ABORT_MSG_IF(memberIndex < 0,
-                    "NvSwitch on node " << nodeId << ": GPU " << header.source
+                    "NvSwitch on node " << NodeIdOf(inPort) << ": GPU " << header.source
                                         << " is not a member of NVLS group " << header.tag);
     std::vector<SwitchReductionEngine::Held> all;
     const auto outcome = m_engine.Contribute(header.tag,
@@ -271,17 +270,16 @@ NvSwitch::ReceiveStore(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time ta
 {
     NvLinkHeader header;
     packet->RemoveHeader(header);
-    const uint32_t nodeId = GetPort(inPort)->GetNode()->GetId();
     NS_ABORT_MSG_IF(!SupportsNvls(),
-                    "NvSwitch on node " << nodeId << " is gen" << m_generation
+                    "NvSwitch on node " << NodeIdOf(inPort) << " is gen" << m_generation
                                         << ": NVLS multicast needs gen3 or later");
     const SwitchReductionEngine::Group* group = m_engine.FindGroup(header.tag);
     NS_ABORT_MSG_IF(!group,
-                    "NvSwitch on node " << nodeId << ": NVLS group " << header.tag
+                    "NvSwitch on node " << NodeIdOf(inPort) << ": NVLS group " << header.tag
                                         << " is not registered");
     const SwitchReductionEngine::Group& g = *group;
     NS_ABORT_MSG_IF(SwitchReductionEngine::MemberIndex(g, header.source) < 0,
-                    "NvSwitch on node " << nodeId << ": GPU " << header.source
+                    "NvSwitch on node " << NodeIdOf(inPort) << ": GPU " << header.source
                                         << " is not a member of NVLS group " << header.tag);
     const uint32_t payload = packet->GetSize();
     std::vector<Result> results;
@@ -333,6 +331,13 @@ NvSwitch::ReceiveStore(uint32_t inPort, Ptr<Packet> packet, uint32_t vc, Time ta
     // One packet in, one out per member: the copies beyond the first are created here.
     m_absorbed -= static_cast<int64_t>(g.members.size()) - 1;
     Emit(std::move(results));
+}
+
+uint32_t
+NvSwitch::NodeIdOf(uint32_t inPort) const
+{
+    // Only for error messages: the node is not loaded on every NVLS packet's way.
+    return GetPort(inPort)->GetNode()->GetId();
 }
 
 bool

@@ -93,6 +93,7 @@ class NvSwitch : public CreditSwitch
     /// Forwards \p results now, or after NvlsEngineLatency in one event.
     void Emit(std::vector<Result>&& results);
     void EmitNow(std::vector<Result>& results);
+    uint32_t NodeIdOf(uint32_t inPort) const;
     /// Whether every port routed to \p gpu is its own link (no switch in between).
     bool ReachesDirectly(uint32_t gpu);
 
