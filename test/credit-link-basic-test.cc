@@ -6,6 +6,7 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/credit-arbiter.h"
+#include "ns3/credit-link-channel.h"
 #include "ns3/credit-link-header.h"
 #include "ns3/credit-link-helper.h"
 #include "ns3/credit-link-net-device.h"
@@ -18,6 +19,7 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <array>
 #include <gtest/gtest.h>
 #include <vector>
@@ -67,6 +69,18 @@ struct Source
             }
             ++sent;
         }
+    }
+};
+
+struct UidLog
+{
+    std::vector<uint64_t> uids;
+    std::vector<Time> times;
+
+    void Rx(Ptr<const Packet> p, uint32_t)
+    {
+        uids.push_back(p->GetUid());
+        times.push_back(Simulator::Now());
     }
 };
 
@@ -161,6 +175,52 @@ TEST_F(CreditLinkTest, SinglePacketLatencyIsSerialisationPlusPropagation)
     Simulator::Run();
     ASSERT_EQ(log.times.size(), 1u);
     EXPECT_EQ(log.times[0] - NanoSeconds(1000), NanoSeconds(600)); // exact to the ns
+    ExpectCreditsRestored(devs);
+}
+
+// A long wire holds many frames at once: 1224 B + 26 B overhead at 100 Gb/s of data = 100 ns
+// each, 2 us of propagation, so 20 packets sent back to back are all on the wire together
+// (more than the channel keeps inline) and arrive in order, packet i at 100 (i + 1) + 2000 ns,
+// exact.  A second burst after the wire emptied arrives the same way.
+TEST_F(CreditLinkTest, ManyFramesInFlightArriveInOrderAtTheirTimes)
+{
+    CreditLinkHelper helper;
+    helper.SetDeviceAttribute("DataRate", DataRateValue(DataRate("103.125Gbps")));
+    helper.SetDeviceAttribute("EncodingEfficiency", DoubleValue(64.0 / 66.0));
+    helper.SetDeviceAttribute("OverheadBytes", UintegerValue(26));
+    helper.SetDeviceAttribute("ReceiveBufferBytes", UintegerValue(256 * 1024));
+    helper.SetDeviceAttribute("TxQueueBytes", UintegerValue(64 * 1024));
+    helper.SetChannelAttribute("Delay", TimeValue(MicroSeconds(2)));
+    NetDeviceContainer devs = Link(helper);
+    auto tx = DynamicCast<CreditLinkNetDevice>(devs.Get(0));
+    std::vector<uint64_t> sent;
+    UidLog log;
+    devs.Get(1)->TraceConnectWithoutContext("Rx", MakeCallback(&UidLog::Rx, &log));
+    size_t maxInFlight = 0;
+    auto channel = DynamicCast<CreditLinkChannel>(tx->GetChannel());
+    for (Time start : {NanoSeconds(1000), NanoSeconds(10000)})
+    {
+        Simulator::Schedule(start, [tx, &sent]() {
+            for (int i = 0; i < 20; ++i)
+            {
+                Ptr<Packet> p = MakeLinkPacket(1, 0, 1224);
+                sent.push_back(p->GetUid());
+                ASSERT_TRUE(tx->SendOnVc(p, 0));
+            }
+        });
+        Simulator::Schedule(start + NanoSeconds(1950), [&]() {
+            maxInFlight = std::max(maxInFlight, channel->GetFramesInFlight(PeekPointer(tx)).size());
+        });
+    }
+    Simulator::Run();
+    ASSERT_EQ(log.uids.size(), 40u);
+    EXPECT_EQ(log.uids, sent);
+    for (uint32_t i = 0; i < 40; ++i)
+    {
+        const Time start = NanoSeconds(i < 20 ? 1000 : 10000);
+        EXPECT_EQ(log.times[i] - start, NanoSeconds(100 * (i % 20 + 1) + 2000)) << "packet " << i;
+    }
+    EXPECT_EQ(maxInFlight, 20u); // 1950 ns into a burst all 20 have started, none arrived
     ExpectCreditsRestored(devs);
 }
 

@@ -104,6 +104,55 @@ CreditLinkChannel::GetDelay() const
 }
 
 void
+CreditLinkChannel::WireFifo::push_back(InFlight&& frame)
+{
+    if (m_size == Capacity())
+    {
+        std::vector<InFlight> bigger(2 * Capacity());
+        for (uint32_t i = 0; i < m_size; ++i)
+        {
+            bigger[i] = std::move(At(i));
+        }
+        m_spill.swap(bigger);
+        m_head = 0;
+    }
+    At(m_size) = std::move(frame);
+    ++m_size;
+}
+
+void
+CreditLinkChannel::WireFifo::insert_before_back(InFlight&& frame)
+{
+    push_back(std::move(frame));
+    std::swap(At(m_size - 1), At(m_size - 2));
+}
+
+void
+CreditLinkChannel::WireFifo::pop_front()
+{
+    At(0).packet = nullptr; // the delivered packet is not kept alive by its old slot
+    m_head = (m_head + 1) & (Capacity() - 1);
+    if (--m_size == 0)
+    {
+        m_head = 0;
+        if (!m_spill.empty())
+        {
+            m_spill.clear();
+            m_spill.shrink_to_fit();
+        }
+    }
+}
+
+void
+CreditLinkChannel::WireFifo::clear()
+{
+    while (!empty())
+    {
+        pop_front();
+    }
+}
+
+void
 CreditLinkChannel::Push(uint32_t dir, InFlight&& frame)
 {
     Direction& d = m_directions[dir];
@@ -115,7 +164,7 @@ CreditLinkChannel::Push(uint32_t dir, InFlight&& frame)
         NS_ASSERT_MSG(!frame.packet, "a data frame would overtake the frame before it");
         frame.arrival = d.wire.back().arrival;
         frame.tail = frame.arrival;
-        d.wire.insert(std::prev(d.wire.end()), std::move(frame));
+        d.wire.insert_before_back(std::move(frame));
         return;
     }
     const Time arrival = frame.arrival;
@@ -186,10 +235,9 @@ CreditLinkChannel::GetFramesInFlight(const CreditLinkNetDevice* from) const
     {
         return frames;
     }
-    for (const InFlight& f : m_directions[IndexOf(from)].wire)
-    {
+    m_directions[IndexOf(from)].wire.ForEach([&frames](const InFlight& f) {
         frames.push_back(WireFrame{f.packet, f.vc, f.credits});
-    }
+    });
     return frames;
 }
 

@@ -13,7 +13,6 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 namespace ns3
@@ -26,7 +25,7 @@ class CreditLinkNetDevice;
  * Full-duplex point-to-point wire between exactly two CreditLinkNetDevices.
  * Every interaction between the two ends (data, credit updates, initial
  * credits) goes through here, so a distributed variant can override it.
- * Deliveries on one direction are FIFO, so in-flight frames sit in a deque
+ * Deliveries on one direction are FIFO, so in-flight frames sit in a queue
  * with a single pending delivery event per direction.  A data frame is handed
  * to the receiver when its head is in (headTime + Delay: a cut-through switch
  * port) and carries the time its tail arrives (txTime + Delay); a receiver that
@@ -89,9 +88,66 @@ class CreditLinkChannel : public Channel
         uint32_t credits;
     };
 
+    /// The frames on one direction of the wire, oldest first.  A link has a few at once
+    /// (a data frame and credit updates), kept in the channel object; a deque's blocks
+    /// were one more allocation to load per frame at cluster scale.  Past kInline frames
+    /// they move to a vector (capacities are powers of two) until the wire is empty again.
+    class WireFifo
+    {
+      public:
+        bool empty() const
+        {
+            return m_size == 0;
+        }
+
+        InFlight& front()
+        {
+            return At(0);
+        }
+
+        const InFlight& back() const
+        {
+            return const_cast<WireFifo*>(this)->At(m_size - 1);
+        }
+
+        void push_back(InFlight&& frame);
+        /// Puts \p frame just before the newest frame.
+        void insert_before_back(InFlight&& frame);
+        void pop_front();
+        void clear();
+
+        template <typename F>
+        void ForEach(F f) const
+        {
+            for (uint32_t i = 0; i < m_size; ++i)
+            {
+                f(const_cast<WireFifo*>(this)->At(i));
+            }
+        }
+
+      private:
+        static constexpr uint32_t kInline = 4;
+
+        uint32_t Capacity() const
+        {
+            return m_spill.empty() ? kInline : static_cast<uint32_t>(m_spill.size());
+        }
+
+        InFlight& At(uint32_t i)
+        {
+            const uint32_t slot = (m_head + i) & (Capacity() - 1);
+            return m_spill.empty() ? m_inline[slot] : m_spill[slot];
+        }
+
+        std::array<InFlight, kInline> m_inline;
+        std::vector<InFlight> m_spill;
+        uint32_t m_head{0};
+        uint32_t m_size{0};
+    };
+
     struct Direction
     {
-        std::deque<InFlight> wire;
+        WireFifo wire;
         ReusableEvent delivery;
         bool scheduled{false};
         /// The receiving node's id, the delivery's context (kept: its Node is another
