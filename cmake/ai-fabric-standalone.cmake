@@ -137,6 +137,9 @@ if(AI_FABRIC_ALLOCATOR STREQUAL "jemalloc")
     )
   endif()
   link_libraries(-Wl,--no-as-needed ${AI_FABRIC_JEMALLOC_LIBRARY} -Wl,--as-needed)
+  # Its options (transparent huge pages) as the malloc_conf symbol every program defines.
+  add_library(ai-fabric-malloc-conf OBJECT ${CMAKE_CURRENT_LIST_DIR}/ai-fabric-malloc-conf.cc)
+  link_libraries(ai-fabric-malloc-conf)
 elseif(NOT AI_FABRIC_ALLOCATOR STREQUAL "system")
   message(FATAL_ERROR "ai-fabric: AI_FABRIC_ALLOCATOR must be jemalloc or system, "
                       "not '${AI_FABRIC_ALLOCATOR}'"
