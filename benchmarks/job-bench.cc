@@ -82,13 +82,14 @@ ReplayOnDgxH100(benchmark::State& state,
 
 // A trace of scenarios/traces; args: servers, NVLink granularity KiB (0: device default).
 void
-BM_ReplayTrace(benchmark::State& state, const std::string& file)
+BM_ReplayTrace(benchmark::State& state, const std::string& file, const std::string& fidelity)
 {
     const WorkloadTrace trace = NativeTraceParser::ParseFile(AI_FABRIC_TRACES_DIR "/" + file);
     ReplayOnDgxH100(state,
                     trace,
                     static_cast<uint32_t>(state.range(0)),
-                    static_cast<uint32_t>(state.range(1)) << 10);
+                    static_cast<uint32_t>(state.range(1)) << 10,
+                    fidelity);
 }
 
 // The cluster build at flow level, where it is most of the run: the 16-rank demo trace on a
@@ -220,13 +221,28 @@ BM_Llama70bIterationFlow(benchmark::State& state)
 // scripts/bench runs demo_tp8_dp2 and 2 servers by default, the 128- and 1024-GPU cases with
 // --full.  16 MiB on 128 and 1024 GPUs (same bytes per GPU): how the CPU per packet-hop grows
 // with the cluster (doc/performance.md, "Cost at scale").
-BENCHMARK_CAPTURE(BM_ReplayTrace, demo_tp8_dp2, std::string("demo-tp8-dp2.trace"))
+BENCHMARK_CAPTURE(BM_ReplayTrace,
+                  demo_tp8_dp2,
+                  std::string("demo-tp8-dp2.trace"),
+                  std::string("packet"))
     ->Args({2, 0})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
-BENCHMARK_CAPTURE(BM_ReplayTrace, gpt3_175b_tp8_pp8_dp2, std::string("gpt3-175b-tp8-pp8-dp2.trace"))
+BENCHMARK_CAPTURE(BM_ReplayTrace,
+                  gpt3_175b_tp8_pp8_dp2,
+                  std::string("gpt3-175b-tp8-pp8-dp2.trace"),
+                  std::string("packet"))
     ->Args({16, 0})
     ->Args({16, 64})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+// NVLink fluid, InfiniBand in packets (doc/flow-mode.md, "Hybrid"): target at least 5x less
+// CPU than the all-packet case above, its sim_ns within 3 %.
+BENCHMARK_CAPTURE(BM_ReplayTrace,
+                  gpt3_175b_tp8_pp8_dp2_hybrid,
+                  std::string("gpt3-175b-tp8-pp8-dp2.trace"),
+                  std::string("nvlink:flow,infiniband:packet"))
+    ->Args({16, 0})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 BENCHMARK(BM_DataParallelIteration)
