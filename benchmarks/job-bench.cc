@@ -4,9 +4,9 @@
  * Whole-job scale: one training iteration replayed on a dgx-h100 cluster, wall
  * time (cluster build + replay), events, packet-hops and peak RSS.  Targets: the
  * GPT-3-175B-like hybrid trace (TP 8 x PP 8 x DP 2) on 128 GPUs in under 10 min all-packet
- * (not met now: doc/performance.md), with NVLink fluid at least 5x
- * less CPU than all-packet and the iteration within 3 %; a 1024-GPU
- * data-parallel iteration with a 1 GiB gradient allreduce in under 30 min and 8 GiB.
+ * (not met now: doc/performance.md), with NVLink fluid at least 5x less CPU than all-packet
+ * and the iteration within 3 %; a 1024-GPU data-parallel iteration with a 1 GiB gradient
+ * allreduce in under 30 min and 8 GiB.
  * Peak RSS is the process's: scripts/bench runs every case in its own process.
  */
 #include "bench-meter.h"
