@@ -706,6 +706,60 @@ TEST_F(NcclEndpointTest, TunerPicksLl128ForAMegabyteRingAcrossNodes)
     EXPECT_EQ(e->Choose(in).protocol, P::Ll);
 }
 
+// NCCL's ncclTopoGetAlgoTime refines two predictions: a tree allreduce's bandwidth is scaled by
+// a static factor per protocol and log2(bytes / 64) (LL 0.4 at 256 KiB and 512 KiB, Simple 0.5
+// at 128 KiB-1 MiB; LL 1 from 32 MiB, Simple from 512 MiB), and a Simple ring allreduce across
+// nodes takes 1.4 x its latency once each channel has 64 B of a rank (bytes >= 32 channels x 16
+// ranks x 64 = 32 KiB). Exact (1e-9) against the formula with and without each refinement.
+TEST_F(NcclEndpointTest, TunerAppliesNcclsTreeCorrectionAndRingPlateau)
+{
+    Ptr<NcclEndpoint> e = H100Endpoint();
+    ASSERT_TRUE(e);
+    using P = NcclProtocolId;
+    EXPECT_EQ(NcclEndpoint::TreeCorrectionFactor(P::Ll, 256 * 1024), 0.4);
+    EXPECT_EQ(NcclEndpoint::TreeCorrectionFactor(P::Ll, 512 * 1024), 0.4);
+    EXPECT_EQ(NcclEndpoint::TreeCorrectionFactor(P::Simple, MiB), 0.5);
+    EXPECT_EQ(NcclEndpoint::TreeCorrectionFactor(P::Simple, 32), 1.0); // below 64 B
+    EXPECT_EQ(NcclEndpoint::TreeCorrectionFactor(P::Simple, 64), 0.9);
+    EXPECT_EQ(NcclEndpoint::TreeCorrectionFactor(P::Ll128, 64 * MiB), 0.9);
+    EXPECT_EQ(NcclEndpoint::TreeCorrectionFactor(P::Simple, 256 * MiB), 0.9);
+    EXPECT_EQ(NcclEndpoint::TreeCorrectionFactor(P::Simple, 512 * MiB), 1.0);
+    EXPECT_EQ(NcclEndpoint::TreeCorrectionFactor(P::Ll, 32 * MiB), 1.0);
+    EXPECT_EQ(NcclEndpoint::TreeCorrectionFactor(P::Simple, 1ull << 40), 1.0);
+
+    NcclTuneInput in = RingAcrossH100Nodes(CollectiveKind::AllReduce, 16, 2, 256 * 1024);
+    const double mb = in.bytes / 1e3; // bytes per (GB/s x us)
+    const double treeLat = e->PredictLatency_us(in, CollectiveAlgorithm::Tree, P::Ll);
+    const double treeBus = e->PredictBusBandwidth_gbyte_per_s(in, CollectiveAlgorithm::Tree, P::Ll);
+    EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Tree, P::Ll),
+                treeLat + mb / (treeBus * 0.5 * 0.4),
+                1e-9);
+    e->SetAttribute("TreeCorrection", BooleanValue(false));
+    EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Tree, P::Ll),
+                treeLat + mb / (treeBus * 0.5),
+                1e-9);
+
+    const double ringLat = e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Simple);
+    const double ringBus =
+        e->PredictBusBandwidth_gbyte_per_s(in, CollectiveAlgorithm::Ring, P::Simple);
+    const double ringData = mb / (ringBus * 16 / 30);
+    EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Ring, P::Simple),
+                1.4 * ringLat + ringData,
+                1e-9);
+    in.bytes = 32 * 1024 - 1; // a channel's share of a rank below 64 B: no plateau
+    EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Ring, P::Simple),
+                ringLat + in.bytes / 1e3 / (ringBus * 16 / 30),
+                1e-9);
+    in.nodes = 1; // one node: no plateau either
+    in.bytes = 256 * 1024;
+    EXPECT_NEAR(
+        e->PredictTime_us(in, CollectiveAlgorithm::Ring, P::Simple),
+        e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Simple) +
+            mb / (e->PredictBusBandwidth_gbyte_per_s(in, CollectiveAlgorithm::Ring, P::Simple) *
+                  16 / 30),
+        1e-9);
+}
+
 // At one rank per node NCCL's tuner takes the tree's network latency for the ring ("with
 // ppn=1 latencies are fully exposed"): 4 nodes x 1 GPU, allgather, 3 network steps: LL 6.6 +
 // 3 x 5.0, LL128 14 + 3 x 8.5, Simple 8.4 + 3 x 14 us (the proxy's 1 and 3 us below them).

@@ -324,6 +324,21 @@ NcclEndpoint::GetTypeId()
                           DoubleValue(0.85),
                           MakeDoubleAccessor(&NcclEndpoint::m_collNetEfficiency),
                           MakeDoubleChecker<double>(0, 1))
+            // NCCL src/graph/tuning.cc, ncclTopoGetAlgoTime (unchanged from 2.7 to 2.29).
+            .AddAttribute("TreeCorrection",
+                          "Scale the tree allreduce's predicted bandwidth by NCCL's static "
+                          "correction per protocol and power-of-two size from 64 B to 256 MiB "
+                          "(treeCorrectionFactor: 0.4-1.0), as NCCL's tuner does",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&NcclEndpoint::m_treeCorrection),
+                          MakeBooleanChecker())
+            .AddAttribute("RingPlateauLatencyFactor",
+                          "Factor on a Simple ring allreduce's predicted latency across nodes "
+                          "once a channel's share of a rank is 64 B or more (NCCL's 'plateau "
+                          "effect of ring': 1.4 from compute capability 8.0, 1.9 before)",
+                          DoubleValue(1.4),
+                          MakeDoubleAccessor(&NcclEndpoint::m_ringPlateauLatencyFactor),
+                          MakeDoubleChecker<double>(1))
             // NCCL 2.23+ PAT: baseLatencies PAT 8 us, the per-rank 2.8 us, the bandwidth
             // factor 0.75 (tuning.cc).
             .AddAttribute("PatBaseLatency",
@@ -446,6 +461,8 @@ NcclEndpoint::NcclEndpoint()
       m_nvlsEfficiency(0.85),
       m_collNetEfficiency(0.85),
       m_patEfficiency(0.75),
+      m_treeCorrection(true),
+      m_ringPlateauLatencyFactor(1.4),
       m_ringChunkSteps(4),
       m_ringSliceSteps(2),
       m_p2pChunkBytes(512 * 1024),
@@ -983,10 +1000,50 @@ NcclEndpoint::PredictTime_us(const NcclTuneInput& in,
     // and leaves PAT's allgather / reducescatter as they are.
     const bool halved = algorithm == Algo::Tree || algorithm == Algo::CollNetDirect ||
                         algorithm == Algo::CollNetChain;
-    const double algbw = halved                   ? busbw * 0.5
-                         : algorithm == Algo::Pat ? busbw
-                                                  : busbw / std::max(BusFactor(in.kind, n), 1e-9);
-    return PredictLatency_us(in, algorithm, protocol) + in.bytes / (1e3 * algbw);
+    double algbw = halved                   ? busbw * 0.5
+                   : algorithm == Algo::Pat ? busbw
+                                            : busbw / std::max(BusFactor(in.kind, n), 1e-9);
+    double latency = PredictLatency_us(in, algorithm, protocol);
+    if (in.kind == CollectiveKind::AllReduce)
+    {
+        if (algorithm == Algo::Tree && m_treeCorrection)
+        {
+            algbw *= TreeCorrectionFactor(protocol, in.bytes);
+        }
+        // NCCL compares the bytes per channel and rank with its communicator's channels.
+        if (algorithm == Algo::Ring && protocol == NcclProtocolId::Simple && in.nodes > 1 &&
+            in.bytes / (uint64_t(m_maxChannels) * n) >= 64)
+        {
+            latency *= m_ringPlateauLatencyFactor;
+        }
+    }
+    return latency + in.bytes / (1e3 * algbw);
+}
+
+double
+NcclEndpoint::TreeCorrectionFactor(NcclProtocolId protocol, uint64_t bytes)
+{
+    // NCCL src/graph/tuning.cc treeCorrectionFactor, indexed by log2(bytes / 64): trees fall
+    // behind their alpha-beta prediction at medium sizes, most (0.4-0.5) around 256 KiB-1 MiB.
+    static const double factors[kNcclNumProtocols][23] = {
+        {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6, .5,
+         .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0}, // LL
+        {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6, .6,
+         .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0}, // LL128
+        {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+         .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}, // Simple
+    };
+    const uint64_t units = bytes >> 6;
+    if (units == 0)
+    {
+        return 1.0;
+    }
+    uint32_t logSize = 0;
+    for (uint64_t u = units; u > 1; u >>= 1)
+    {
+        ++logSize;
+    }
+    return logSize < 23 ? factors[static_cast<uint32_t>(protocol)][logSize] : 1.0;
 }
 
 uint32_t

@@ -135,6 +135,9 @@ class NcclEndpoint : public Object
     double PredictTime_us(const NcclTuneInput& in,
                           CollectiveAlgorithm algorithm,
                           NcclProtocolId protocol) const;
+    /// NCCL's static factor on the tree allreduce's bandwidth for \p bytes (1 outside 64 B -
+    /// 256 MiB).
+    static double TreeCorrectionFactor(NcclProtocolId protocol, uint64_t bytes);
     /// Bus bandwidth (GB/s) the tuner assumes; 0 = cannot run.
     double PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
                                            CollectiveAlgorithm algorithm,
@@ -253,6 +256,8 @@ class NcclEndpoint : public Object
     Time m_patBaseLatency;
     Time m_patRankLatency;
     double m_patEfficiency;
+    bool m_treeCorrection;
+    double m_ringPlateauLatencyFactor;
     uint32_t m_ringChunkSteps;
     uint32_t m_ringSliceSteps;
     uint64_t m_p2pChunkBytes;
