@@ -272,6 +272,10 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
                  "flows on the same routes), for all planes or per plane: "
                  "nvlink:flow,infiniband:packet",
                  cli.fidelity);
+    cmd.AddValue("ncclVersion",
+                 "NCCL release whose tuner to model, e.g. 2.26.2 (2.21 on); empty = 2.29's "
+                 "constants",
+                 cli.ncclVersion);
     cmd.AddValue("servers",
                  "servers (DGX chassis or GB200 compute trays); -1 = preset",
                  cli.servers);
@@ -499,6 +503,10 @@ ClusterConfig::ApplyCommandLine(std::string* field)
     {
         fidelity = o.fidelity;
     }
+    if (!o.ncclVersion.empty())
+    {
+        ncclVersion = o.ncclVersion;
+    }
     ReadNcclEnvironment();
     return Validate(field);
 }
@@ -532,11 +540,17 @@ ClusterConfig::MakeEndpoint(std::string* error) const
     };
     const bool any = !nccl.algo.empty() || !nccl.proto.empty() || !nccl.nvlsEnable.empty() ||
                      !nccl.collNet.empty() || !nccl.minChannels.empty() ||
-                     !nccl.maxChannels.empty() || !nccl.pxnLevel.empty();
+                     !nccl.maxChannels.empty() || !nccl.pxnLevel.empty() || !ncclVersion.empty();
     if (set.ideal)
     {
         if (any)
         {
+            if (!ncclVersion.empty())
+            {
+                return refuse("ncclVersion=" + ncclVersion +
+                              ": the ideal endpoint has no NCCL tuner; use --endpoint=a100, "
+                              "h100 or b200 (or auto)");
+            }
             return refuse(std::string(!nccl.algo.empty() ? "NCCL_ALGO" : "NCCL_*") +
                           "=...: the ideal endpoint has no NCCL model to tune; use --endpoint="
                           "a100, h100 or b200 (or auto)");
@@ -613,6 +627,14 @@ ClusterConfig::MakeEndpoint(std::string* error) const
         e->SetAttribute("Pxn",
                         EnumValue(v == 0 ? NcclEndpoint::PXN_NEVER : NcclEndpoint::PXN_CROSS_RAIL));
     }
+    if (!ncclVersion.empty())
+    {
+        const std::string why = ApplyNcclTunerVersion(e, ncclVersion);
+        if (!why.empty())
+        {
+            return refuse("ncclVersion=" + ncclVersion + ": " + why);
+        }
+    }
     e->SetAttribute("Algorithms", StringValue(nccl.algo));
     e->SetAttribute("Protocols", StringValue(nccl.proto));
     const std::string bad = e->CheckOverrides();
@@ -653,6 +675,10 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
         p.Set("cluster.sharp", 1); // recorded only when on: runs without it keep their params
     }
     p.Set("cluster.fidelity", GetFidelityName());
+    if (!ncclVersion.empty())
+    {
+        p.Set("cluster.ncclVersion", ncclVersion); // only when set: other runs keep theirs
+    }
     if (scaleOut != "infiniband")
     {
         // Only when chosen: runs on InfiniBand keep the parameters they always had.

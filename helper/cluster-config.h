@@ -127,6 +127,9 @@ struct ClusterConfig
     /// "nvlink:flow,infiniband:packet" (a bare mode first sets the planes not listed);
     /// FlowTransportPlane, doc/flow-mode.md.
     std::string fidelity{"packet"};
+    /// The NCCL release whose tuner to model ("2.26.2"); "" = the release the endpoint's
+    /// defaults follow (2.29). ApplyNcclTunerVersion.
+    std::string ncclVersion;
 
     /// NCCL's environment overrides (NcclEndpoint attributes), as a user sets them on a real
     /// system; ApplyCommandLine reads them from the environment.  "" = unset.
@@ -253,6 +256,7 @@ struct ClusterConfig
         std::string endpoint;
         bool sharp{false};
         std::string fidelity;
+        std::string ncclVersion;
     };
 
     Overrides cli;

@@ -162,6 +162,26 @@ class FidelityScriptTest(unittest.TestCase):
         self.assertEqual(status, 1, line)
         self.assertIn("time < 64 KiB within 30 %: missed (worst 100.0 %)", line)
 
+    def test_simulate_keys_are_collective_bench_flags(self):
+        # ncclVersion passes to collective-bench as --ncclVersion; a key it has no flag for
+        # is refused naming the file.
+        fidelity = load_script()
+        ref = tempfile.mkdtemp(prefix="fidelity-ref-")
+        try:
+            def table(simulate):
+                path = os.path.join(ref, "t.csv")
+                with open(path, "w") as f:
+                    f.write(f"# simulate: {simulate}\n"
+                            "size_bytes,time_us,algbw_gbyte_per_s,busbw_gbyte_per_s\n"
+                            "1024,20.0,,\n")
+                return fidelity.Table(path)
+            t = table("preset=dgx-h100 servers=2 collective=allreduce ncclVersion=2.26.2")
+            self.assertEqual(t.simulate["ncclVersion"], "2.26.2")
+            with self.assertRaisesRegex(ValueError, "t.csv.*'nccl=2.26.2'"):
+                table("preset=dgx-h100 servers=2 collective=allreduce nccl=2.26.2")
+        finally:
+            shutil.rmtree(ref, ignore_errors=True)
+
     def test_runs_the_out_of_place_pass_only(self):
         # The published columns are out-of-place: the sweep does not run the in-place pass.
         db = sqlite3.connect(os.path.join(self.out, "fidelity.db"))

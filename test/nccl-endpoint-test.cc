@@ -362,6 +362,22 @@ TEST_F(NcclEndpointTest, OverridesAreRefusedNamingTheVariable)
         EXPECT_EQ(field, c.field) << error;
         EXPECT_NE(error.find(c.message), std::string::npos) << error;
     }
+    // The NCCL release of the tuner: a release whose constants are modelled, and a tuner.
+    for (auto [endpoint, version, message] :
+         {std::tuple<const char*, const char*, const char*>{"auto", "2.18.5", "2.21's and later"},
+          {"auto", "latest", "MAJOR.MINOR"},
+          {"ideal", "2.26.2", "no NCCL tuner"}})
+    {
+        SCOPED_TRACE(version);
+        ClusterConfig config;
+        ASSERT_EQ(config.ApplyPreset("dgx-h100"), "");
+        config.endpoint = endpoint;
+        config.ncclVersion = version;
+        std::string field;
+        const std::string error = config.Validate(&field);
+        EXPECT_EQ(field, "ncclVersion") << error;
+        EXPECT_NE(error.find(message), std::string::npos) << error;
+    }
     // NVLS on A100 (NVSwitch gen2): the fabric cannot run it.
     ClusterConfig a100;
     ASSERT_EQ(a100.ApplyPreset("dgx-a100"), "");
@@ -758,6 +774,42 @@ TEST_F(NcclEndpointTest, TunerAppliesNcclsTreeCorrectionAndRingPlateau)
             mb / (e->PredictBusBandwidth_gbyte_per_s(in, CollectiveAlgorithm::Ring, P::Simple) *
                   16 / 30),
         1e-9);
+}
+
+// NCCL 2.21-2.28's tuner took 14 us for an NVLS-tree network step (hwLatencies NET NVLSTree
+// Simple; 20.9 us from 2.29): on 2 x 8 H100 it predicts NVLS-tree at 25 + 2 x 14 = 53 us of
+// latency, 13.8 us less than 2.29's 25 + 2 x 20.9, and takes it for a 512 KiB allreduce where
+// 2.29 keeps the ring (LL, 65.2 us predicted). The step's own cost (NvlsTreeNetLatency)
+// stays. Exact (1e-9) latencies.
+TEST_F(NcclEndpointTest, NcclVersionSetsTheTunersNvlsTreeNetworkLatency)
+{
+    using P = NcclProtocolId;
+    using A = CollectiveAlgorithm;
+    NcclTuneInput in = RingAcrossH100Nodes(CollectiveKind::AllReduce, 16, 2, 512 * 1024);
+    in.multiRailRings = true;
+    in.runnable = {A::Ring, A::Tree, A::NvlsTree};
+    Ptr<NcclEndpoint> latest = H100Endpoint();
+    ASSERT_TRUE(latest);
+    EXPECT_NEAR(latest->PredictLatency_us(in, A::NvlsTree, P::Simple), 25 + 2 * 20.9, 1e-9);
+    EXPECT_EQ(latest->Choose(in).algorithm, A::Ring);
+
+    Ptr<NcclEndpoint> older = H100Endpoint();
+    EXPECT_EQ(ApplyNcclTunerVersion(older, "2.26.2"), "");
+    EXPECT_NEAR(older->PredictLatency_us(in, A::NvlsTree, P::Simple), 25 + 2 * 14.0, 1e-9);
+    EXPECT_EQ(older->Choose(in).algorithm, A::NvlsTree);
+    EXPECT_EQ(older->GetNvlsTreeNetLatency(), NanoSeconds(20900));
+    // Below 512 KiB the ring (LL) is ahead of NVLS-tree's latency in both.
+    in.bytes = 128 * 1024;
+    EXPECT_EQ(older->Choose(in).algorithm, A::Ring);
+
+    Ptr<NcclEndpoint> same = H100Endpoint();
+    EXPECT_EQ(ApplyNcclTunerVersion(same, "2.29"), "");
+    in.bytes = 512 * 1024;
+    EXPECT_NEAR(same->PredictLatency_us(in, A::NvlsTree, P::Simple), 25 + 2 * 20.9, 1e-9);
+    for (const char* bad : {"2.18.5", "2.20", "3.0", "2", "v2.26", "2.26.x"})
+    {
+        EXPECT_NE(ApplyNcclTunerVersion(same, bad), "") << bad;
+    }
 }
 
 // At one rank per node NCCL's tuner takes the tree's network latency for the ring ("with

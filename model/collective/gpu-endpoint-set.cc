@@ -4,8 +4,11 @@
 #include "ns3/gpu-endpoint-set.h"
 
 #include "ns3/double.h"
+#include "ns3/nstime.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
+
+#include <regex>
 
 namespace ns3
 {
@@ -141,6 +144,33 @@ MakeNcclEndpoint(const GpuEndpointSet& set)
     e->SetAttribute("NvlsTreeChannelBandwidth", DoubleValue(set.nvlsTreeChannel_gbyte_per_s));
     e->SetAttribute("NvlsTreeChannelBandwidthN4", DoubleValue(set.nvlsTreeChannelN4_gbyte_per_s));
     return e;
+}
+
+std::string
+ApplyNcclTunerVersion(const Ptr<NcclEndpoint>& endpoint, const std::string& version)
+{
+    static const std::regex form(R"((\d+)\.(\d+)(\.\d+)?)");
+    std::smatch m;
+    if (!std::regex_match(version, m, form))
+    {
+        return "expected an NCCL release as MAJOR.MINOR[.PATCH], e.g. 2.26.2";
+    }
+    const int major = std::stoi(m[1].str());
+    const int minor = std::stoi(m[2].str());
+    if (major != 2 || minor < 21)
+    {
+        // 2.18-2.20 also differ in the NVLink NVLS latencies (0 and 23 us, not 25).
+        return "the tuner constants modelled are NCCL 2.21's and later";
+    }
+    // src/graph/tuning.cc hwLatencies at the release tags v2.21.5-1 to v2.29.2-1: NVLINK
+    // NVLS / NVLSTree 25 us throughout; NET NVLSTree Simple 14 us up to 2.28, 20.9 us from
+    // 2.29 (the default). The tuner believed the lower figure while NVLS-tree's network steps
+    // cost what they cost: NCCL 2.21-2.28 take NVLS-tree from a smaller size than 2.29 does.
+    const double netLatency_us = minor <= 28 ? 14.0 : -1.0;
+    endpoint->SetAttribute(
+        "TunerNvlsTreeNetLatency",
+        TimeValue(netLatency_us < 0 ? NanoSeconds(-1) : NanoSeconds(netLatency_us * 1e3)));
+    return "";
 }
 
 } // namespace ns3

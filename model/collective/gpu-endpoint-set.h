@@ -52,6 +52,13 @@ std::vector<std::string> GpuEndpointSetNames();
 bool FindGpuEndpointSet(const std::string& name, GpuEndpointSet& out);
 /// The NCCL endpoint of \p set; null for the ideal set.
 Ptr<NcclEndpoint> MakeNcclEndpoint(const GpuEndpointSet& set);
+/**
+ * Gives \p endpoint's tuner the constants of NCCL release \p version ("2.26", "2.26.2")
+ * where they differ from the release the defaults follow (2.29); what a step costs stays.
+ * Returns "" or why the version is refused (not MAJOR.MINOR[.PATCH], or outside the
+ * releases whose constants are modelled, 2.21 on).
+ */
+std::string ApplyNcclTunerVersion(const Ptr<NcclEndpoint>& endpoint, const std::string& version);
 
 } // namespace ns3
 

@@ -274,6 +274,15 @@ NcclEndpoint::GetTypeId()
                           TimeValue(NanoSeconds(20900)),
                           MakeTimeAccessor(&NcclEndpoint::m_nvlsTreeNetLatency),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("TunerNvlsTreeNetLatency",
+                          "The NVLSTree network step latency NCCL's tuner assumes, where the "
+                          "NCCL version modelled differs from the step's cost "
+                          "(NvlsTreeNetLatency): hwLatencies NET NVLSTree Simple is 19 us in "
+                          "NCCL 2.18, 14 us in 2.19-2.28, 20.9 us from 2.29; negative = "
+                          "NvlsTreeNetLatency",
+                          TimeValue(NanoSeconds(-1)),
+                          MakeTimeAccessor(&NcclEndpoint::m_tunerNvlsTreeNetLatency),
+                          MakeTimeChecker())
             .AddAttribute("NvlsTreeChannelBandwidth",
                           "GB/s the tuner allows one NVLSTree channel on two nodes (NCCL "
                           "perChMaxNVLSTreeBws N2: Hopper 57.7, Blackwell 96); 0 = no cap",
@@ -847,7 +856,10 @@ NcclEndpoint::PredictLatency_us(const NcclTuneInput& in,
         return toUs(m_nvlsLatency);
     case Algo::NvlsTree:
         // NCCL: baseLatency 0 + intraLat (NVLS) + 2 log2i(nNodes) interLat.
-        return toUs(m_nvlsLatency) + 2.0 * FloorLog2(nodes) * toUs(m_nvlsTreeNetLatency);
+        return toUs(m_nvlsLatency) + 2.0 * FloorLog2(nodes) *
+                                         toUs(m_tunerNvlsTreeNetLatency.IsNegative()
+                                                  ? m_nvlsTreeNetLatency
+                                                  : m_tunerNvlsTreeNetLatency);
     case Algo::Hierarchical: {
         // Every rank of a rail passes all of its channels' steps through its own proxy.
         const double proxy = nodes > 1 ? toUs(ProxyStepTime(algorithm, protocol)) *

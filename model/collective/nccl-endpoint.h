@@ -239,6 +239,7 @@ class NcclEndpoint : public Object
     uint32_t m_maxSimulatedChannels;
     Time m_nvlsLatency;
     Time m_nvlsTreeNetLatency;
+    Time m_tunerNvlsTreeNetLatency;
     Time m_hostLaunchTime;
     Time m_hostChannelLaunchTime;
     Time m_netProxyStepTime;
