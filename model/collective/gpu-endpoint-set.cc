@@ -87,7 +87,7 @@ Sets()
         b200.ll128TreeChannel_gbyte_per_s = 55.6;
         b200.simpleTreeChannel_gbyte_per_s = 70.0;
         b200.nvlsTreeChannel_gbyte_per_s = 96.0;
-        b200.nvlsTreeChannelN4_gbyte_per_s = 80.0;
+        b200.nvlsTreeChannelN4_gbyte_per_s = 43.8;
         v.push_back(b200);
         return v;
     }();

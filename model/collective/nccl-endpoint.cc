@@ -291,7 +291,7 @@ NcclEndpoint::GetTypeId()
                           MakeDoubleChecker<double>(0))
             .AddAttribute("NvlsTreeChannelBandwidthN4",
                           "... on more than two nodes (perChMaxNVLSTreeBws N4: Hopper 45.5, "
-                          "Blackwell 80); 0 = no cap",
+                          "Blackwell 43.8); 0 = no cap",
                           DoubleValue(45.5),
                           MakeDoubleAccessor(&NcclEndpoint::m_nvlsTreeChannelN4_gbyte_per_s),
                           MakeDoubleChecker<double>(0))
