@@ -812,6 +812,46 @@ TEST_F(NcclEndpointTest, NcclVersionSetsTheTunersNvlsTreeNetworkLatency)
     }
 }
 
+// NCCL's per-channel and LL caps have a column per node count (tuning.cc index2: one node, two,
+// more): on H100 the Simple tree channel 38.7 / 41.4 / 36.0 GB/s, LL128's 36.7 / 36.7 / 29.0,
+// LL's whole-rank cap 141 / 39 / 20.4 (llMaxBws: the GPU row inside a node, the x86 Intel row
+// across); the b200 set's Blackwell figures 70 / 42.8 / 24 and 55.6 / 31.67 / 20. The LL cap
+// is what the tuner's ring LL busbw comes to across nodes. Exact (1e-9).
+TEST_F(NcclEndpointTest, ChannelCapsFollowNcclsNodeCountColumns)
+{
+    using P = NcclProtocolId;
+    Ptr<NcclEndpoint> e = H100Endpoint();
+    ASSERT_TRUE(e);
+    const auto simple = e->GetProtocol(P::Simple);
+    const auto ll128 = e->GetProtocol(P::Ll128);
+    const auto ll = e->GetProtocol(P::Ll);
+    EXPECT_NEAR(simple->GetTreeChannelBandwidth_gbyte_per_s(1), 38.7, 1e-9);
+    EXPECT_NEAR(simple->GetTreeChannelBandwidth_gbyte_per_s(2), 41.4, 1e-9);
+    EXPECT_NEAR(simple->GetTreeChannelBandwidth_gbyte_per_s(4), 36.0, 1e-9);
+    EXPECT_NEAR(simple->GetTreeChannelBandwidth_gbyte_per_s(64), 36.0, 1e-9);
+    EXPECT_NEAR(ll128->GetTreeChannelBandwidth_gbyte_per_s(2), 36.7, 1e-9);
+    EXPECT_NEAR(ll128->GetTreeChannelBandwidth_gbyte_per_s(3), 29.0, 1e-9);
+    EXPECT_NEAR(ll->GetMaxBandwidth_gbyte_per_s(1), 141.0, 1e-9);
+    EXPECT_NEAR(ll->GetMaxBandwidth_gbyte_per_s(2), 39.0, 1e-9);
+    EXPECT_NEAR(ll->GetMaxBandwidth_gbyte_per_s(3), 20.4, 1e-9);
+    for (uint32_t nodes : {2u, 4u})
+    {
+        NcclTuneInput in = RingAcrossH100Nodes(CollectiveKind::AllReduce, 8 * nodes, nodes, MiB);
+        in.multiRailRings = true;
+        EXPECT_NEAR(e->PredictBusBandwidth_gbyte_per_s(in, CollectiveAlgorithm::Ring, P::Ll),
+                    nodes == 2 ? 39.0 : 20.4,
+                    1e-9);
+    }
+    GpuEndpointSet b200;
+    ASSERT_TRUE(FindGpuEndpointSet("b200", b200));
+    Ptr<NcclEndpoint> b = MakeNcclEndpoint(b200);
+    EXPECT_NEAR(b->GetProtocol(P::Simple)->GetTreeChannelBandwidth_gbyte_per_s(1), 70.0, 1e-9);
+    EXPECT_NEAR(b->GetProtocol(P::Simple)->GetTreeChannelBandwidth_gbyte_per_s(2), 42.8, 1e-9);
+    EXPECT_NEAR(b->GetProtocol(P::Simple)->GetTreeChannelBandwidth_gbyte_per_s(8), 24.0, 1e-9);
+    EXPECT_NEAR(b->GetProtocol(P::Ll128)->GetTreeChannelBandwidth_gbyte_per_s(2), 31.67, 1e-9);
+    EXPECT_NEAR(b->GetProtocol(P::Ll128)->GetTreeChannelBandwidth_gbyte_per_s(8), 20.0, 1e-9);
+}
+
 // At one rank per node NCCL's tuner takes the tree's network latency for the ring ("with
 // ppn=1 latencies are fully exposed"): 4 nodes x 1 GPU, allgather, 3 network steps: LL 6.6 +
 // 3 x 5.0, LL128 14 + 3 x 8.5, Simple 8.4 + 3 x 14 us (the proxy's 1 and 3 us below them).

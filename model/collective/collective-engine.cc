@@ -837,7 +837,7 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
         ringChannel = ringChannel > 0 ? std::min(ringChannel, graph) : graph;
     }
     const double perLane =
-        tree ? p->GetTreeChannelBandwidth_gbyte_per_s() * run->how.channels / 2.0
+        tree ? p->GetTreeChannelBandwidth_gbyte_per_s(nodes) * run->how.channels / 2.0
              : ringChannel * run->how.channels / std::max<uint32_t>(run->how.simulatedChannels, 1);
     const double max = p->GetMaxBandwidth_gbyte_per_s(nodes);
     double gbyte = perLane;

@@ -24,8 +24,8 @@ namespace
 //  - src/transport/nvls.cc: NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100_NVL 24.
 //  - src/graph/tuning.cc: nvlsEfficiency (Hopper 0.85, Blackwell 0.74), llMaxBws,
 //    perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws, perChMaxNVLSTreeBws (rows per
-//    compute capability, column N1 = one node; llMaxBws' two-node figure is the Intel CPU row;
-//    perChMaxNVLSTreeBws' N2 (two nodes) and N4 (more) columns, NVLSTree having two at least);
+//    compute capability; columns N1 = one node, N2 = two, N4 = more; llMaxBws' figures across
+//    nodes are the x86 Intel CPU row's, 39.0 on two nodes and 20.4 beyond);
 //    hwLatencies NET NVLSTree Simple 20.9 us is NcclEndpoint's NvlsTreeNetLatency default.
 const std::vector<GpuEndpointSet>&
 Sets()
@@ -47,9 +47,14 @@ Sets()
         a100.collNetEfficiency = 1.0;
         a100.llMax_gbyte_per_s = 87.7;
         a100.llMaxNet_gbyte_per_s = 39.0;
+        a100.llMaxNetN4_gbyte_per_s = 20.4;
         a100.ll128RingChannel_gbyte_per_s = 20.0;
         a100.ll128TreeChannel_gbyte_per_s = 20.0;
+        a100.ll128TreeChannelN2_gbyte_per_s = 20.0;
+        a100.ll128TreeChannelN4_gbyte_per_s = 20.0;
         a100.simpleTreeChannel_gbyte_per_s = 24.0;
+        a100.simpleTreeChannelN2_gbyte_per_s = 23.6;
+        a100.simpleTreeChannelN4_gbyte_per_s = 17.8;
         a100.nvlsTreeChannel_gbyte_per_s = 23.6;
         a100.nvlsTreeChannelN4_gbyte_per_s = 17.8;
         v.push_back(a100);
@@ -65,9 +70,14 @@ Sets()
         h100.nvlsEfficiency = 0.85;
         h100.llMax_gbyte_per_s = 141.0;
         h100.llMaxNet_gbyte_per_s = 39.0;
+        h100.llMaxNetN4_gbyte_per_s = 20.4;
         h100.ll128RingChannel_gbyte_per_s = 36.7;
         h100.ll128TreeChannel_gbyte_per_s = 36.7;
+        h100.ll128TreeChannelN2_gbyte_per_s = 36.7;
+        h100.ll128TreeChannelN4_gbyte_per_s = 29.0;
         h100.simpleTreeChannel_gbyte_per_s = 38.7;
+        h100.simpleTreeChannelN2_gbyte_per_s = 41.4;
+        h100.simpleTreeChannelN4_gbyte_per_s = 36.0;
         h100.nvlsTreeChannel_gbyte_per_s = 57.7;
         h100.nvlsTreeChannelN4_gbyte_per_s = 45.5;
         v.push_back(h100);
@@ -83,9 +93,14 @@ Sets()
         b200.nvlsEfficiency = 0.74;
         b200.llMax_gbyte_per_s = 282.0;
         b200.llMaxNet_gbyte_per_s = 39.0;
+        b200.llMaxNetN4_gbyte_per_s = 20.4;
         b200.ll128RingChannel_gbyte_per_s = 40.0;
         b200.ll128TreeChannel_gbyte_per_s = 55.6;
+        b200.ll128TreeChannelN2_gbyte_per_s = 31.67;
+        b200.ll128TreeChannelN4_gbyte_per_s = 20.0;
         b200.simpleTreeChannel_gbyte_per_s = 70.0;
+        b200.simpleTreeChannelN2_gbyte_per_s = 42.8;
+        b200.simpleTreeChannelN4_gbyte_per_s = 24.0;
         b200.nvlsTreeChannel_gbyte_per_s = 96.0;
         b200.nvlsTreeChannelN4_gbyte_per_s = 43.8;
         v.push_back(b200);
@@ -136,11 +151,18 @@ MakeNcclEndpoint(const GpuEndpointSet& set)
     Ptr<NcclProtocol> ll = e->GetProtocol(NcclProtocolId::Ll);
     ll->SetAttribute("MaxBandwidth", DoubleValue(set.llMax_gbyte_per_s));
     ll->SetAttribute("MaxNetBandwidth", DoubleValue(set.llMaxNet_gbyte_per_s));
+    ll->SetAttribute("MaxNetBandwidthN4", DoubleValue(set.llMaxNetN4_gbyte_per_s));
     Ptr<NcclProtocol> ll128 = e->GetProtocol(NcclProtocolId::Ll128);
     ll128->SetAttribute("RingChannelBandwidth", DoubleValue(set.ll128RingChannel_gbyte_per_s));
     ll128->SetAttribute("TreeChannelBandwidth", DoubleValue(set.ll128TreeChannel_gbyte_per_s));
+    ll128->SetAttribute("TreeChannelBandwidthN2", DoubleValue(set.ll128TreeChannelN2_gbyte_per_s));
+    ll128->SetAttribute("TreeChannelBandwidthN4", DoubleValue(set.ll128TreeChannelN4_gbyte_per_s));
     Ptr<NcclProtocol> simple = e->GetProtocol(NcclProtocolId::Simple);
     simple->SetAttribute("TreeChannelBandwidth", DoubleValue(set.simpleTreeChannel_gbyte_per_s));
+    simple->SetAttribute("TreeChannelBandwidthN2",
+                         DoubleValue(set.simpleTreeChannelN2_gbyte_per_s));
+    simple->SetAttribute("TreeChannelBandwidthN4",
+                         DoubleValue(set.simpleTreeChannelN4_gbyte_per_s));
     e->SetAttribute("NvlsTreeChannelBandwidth", DoubleValue(set.nvlsTreeChannel_gbyte_per_s));
     e->SetAttribute("NvlsTreeChannelBandwidthN4", DoubleValue(set.nvlsTreeChannelN4_gbyte_per_s));
     return e;

@@ -40,8 +40,14 @@ struct GpuEndpointSet
     double llMax_gbyte_per_s{0};    //!< NCCL llMaxBws, one node (GPU row)
     double llMaxNet_gbyte_per_s{0}; //!< NCCL llMaxBws, two nodes (x86 CPU row)
     double ll128RingChannel_gbyte_per_s{0};
+    double llMaxNetN4_gbyte_per_s{0}; //!< ... more than two nodes
+    /// NCCL perChMaxTreeLL128Bws / perChMaxTreeBws, one node (N1), two (N2), more (N4).
     double ll128TreeChannel_gbyte_per_s{0};
+    double ll128TreeChannelN2_gbyte_per_s{0};
+    double ll128TreeChannelN4_gbyte_per_s{0};
     double simpleTreeChannel_gbyte_per_s{0};
+    double simpleTreeChannelN2_gbyte_per_s{0};
+    double simpleTreeChannelN4_gbyte_per_s{0};
     double nvlsTreeChannel_gbyte_per_s{0};   //!< NCCL perChMaxNVLSTreeBws, two nodes (N2)
     double nvlsTreeChannelN4_gbyte_per_s{0}; //!< ... more nodes (N4)
 };

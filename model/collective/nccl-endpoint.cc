@@ -921,7 +921,7 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
         break;
     case Algo::Tree:
         bw = nodes == 1 ? intra : std::min(intra, inter);
-        channelCap = p->GetTreeChannelBandwidth_gbyte_per_s();
+        channelCap = p->GetTreeChannelBandwidth_gbyte_per_s(nodes);
         break;
     case Algo::Nvls: {
         // NCCL: per-channel NVLink rate x nvlsEfficiency x (nCh - 1) / nCh, x 2 for

@@ -102,10 +102,20 @@ NcclProtocol::AddCostAttributes(TypeId tid, const Costs& d)
                       MakeDoubleAccessor(&NcclProtocol::m_ringChannel_gbyte_per_s),
                       MakeDoubleChecker<double>(0))
         .AddAttribute("TreeChannelBandwidth",
-                      "GB/s one tree channel reaches at most; 0 = no limit "
-                      "(NCCL perChMaxTreeBws, perChMaxTreeLL128Bws)",
+                      "GB/s one tree channel reaches at most on one node; 0 = no limit "
+                      "(NCCL perChMaxTreeBws, perChMaxTreeLL128Bws, column N1)",
                       DoubleValue(d.treeChannel_gbyte_per_s),
                       MakeDoubleAccessor(&NcclProtocol::m_treeChannel_gbyte_per_s),
+                      MakeDoubleChecker<double>(0))
+        .AddAttribute("TreeChannelBandwidthN2",
+                      "The same on two nodes (column N2)",
+                      DoubleValue(d.treeChannelN2_gbyte_per_s),
+                      MakeDoubleAccessor(&NcclProtocol::m_treeChannelN2_gbyte_per_s),
+                      MakeDoubleChecker<double>(0))
+        .AddAttribute("TreeChannelBandwidthN4",
+                      "The same on more than two nodes (column N4)",
+                      DoubleValue(d.treeChannelN4_gbyte_per_s),
+                      MakeDoubleAccessor(&NcclProtocol::m_treeChannelN4_gbyte_per_s),
                       MakeDoubleChecker<double>(0))
         .AddAttribute("MaxBandwidth",
                       "GB/s all channels of a rank reach together inside one node; 0 = no "
@@ -114,9 +124,16 @@ NcclProtocol::AddCostAttributes(TypeId tid, const Costs& d)
                       MakeDoubleAccessor(&NcclProtocol::m_max_gbyte_per_s),
                       MakeDoubleChecker<double>(0))
         .AddAttribute("MaxNetBandwidth",
-                      "The same across nodes; 0 = no limit (NCCL llMaxBws, CPU rows)",
+                      "The same on two nodes; 0 = no limit (NCCL llMaxBws, CPU rows, "
+                      "column N2)",
                       DoubleValue(d.maxNet_gbyte_per_s),
                       MakeDoubleAccessor(&NcclProtocol::m_maxNet_gbyte_per_s),
+                      MakeDoubleChecker<double>(0))
+        .AddAttribute("MaxNetBandwidthN4",
+                      "The same on more than two nodes (llMaxBws column N4: 20.4 on x86 "
+                      "Intel hosts)",
+                      DoubleValue(d.maxNetN4_gbyte_per_s),
+                      MakeDoubleAccessor(&NcclProtocol::m_maxNetN4_gbyte_per_s),
                       MakeDoubleChecker<double>(0))
         .AddAttribute("ThreadsPerChannel",
                       "Threads of one channel (NCCL_*_MAX_NTHREADS)",
@@ -142,8 +159,11 @@ NcclProtocol::AddCostAttributes(TypeId tid, const Costs& d)
 NcclProtocol::NcclProtocol()
     : m_ringChannel_gbyte_per_s(0),
       m_treeChannel_gbyte_per_s(0),
+      m_treeChannelN2_gbyte_per_s(0),
+      m_treeChannelN4_gbyte_per_s(0),
       m_max_gbyte_per_s(0),
       m_maxNet_gbyte_per_s(0),
+      m_maxNetN4_gbyte_per_s(0),
       m_threads(512),
       m_threadThreshold(64),
       m_chunkBytes(512 * 1024)
@@ -206,15 +226,20 @@ NcclProtocol::GetRingChannelBandwidth_gbyte_per_s() const
 }
 
 double
-NcclProtocol::GetTreeChannelBandwidth_gbyte_per_s() const
+NcclProtocol::GetTreeChannelBandwidth_gbyte_per_s(uint32_t nodes) const
 {
-    return m_treeChannel_gbyte_per_s;
+    // NCCL's column: nNodes <= 2 ? nNodes - 1 : 2 (tuning.cc index2).
+    return nodes <= 1   ? m_treeChannel_gbyte_per_s
+           : nodes == 2 ? m_treeChannelN2_gbyte_per_s
+                        : m_treeChannelN4_gbyte_per_s;
 }
 
 double
 NcclProtocol::GetMaxBandwidth_gbyte_per_s(uint32_t nodes) const
 {
-    return nodes <= 1 ? m_max_gbyte_per_s : m_maxNet_gbyte_per_s;
+    return nodes <= 1   ? m_max_gbyte_per_s
+           : nodes == 2 ? m_maxNet_gbyte_per_s
+                        : m_maxNetN4_gbyte_per_s;
 }
 
 uint32_t
@@ -235,9 +260,9 @@ NcclProtocol::GetChunkBytes() const
     return m_chunkBytes;
 }
 
-// Defaults: NCCL src/graph/tuning.cc (ncclTunerConstantsDefaults, Hopper rows, one or two
-// nodes) and src/include/device.h, comm.h (threads, thread thresholds).  Other GPU
-// generations are NcclEndpoint presets.
+// Defaults: NCCL src/graph/tuning.cc (ncclTunerConstantsDefaults, Hopper rows; llMaxBws' x86
+// Intel row across nodes; the N1, N2 and N4 columns: one node, two, more) and src/include/device.h,
+// comm.h (threads, thread thresholds).  Other GPU generations are NcclEndpoint presets.
 
 TypeId
 NcclLlProtocol::GetTypeId()
@@ -247,7 +272,7 @@ NcclLlProtocol::GetTypeId()
             .SetParent<NcclProtocol>()
             .SetGroupName("AiFabric")
             .AddConstructor<NcclLlProtocol>(),
-        Costs{6.6, 6.8, 0.6, 2.7, 0.6, 5.0, 0, 0, 141.0, 39.0, 512, 8, 32 * 1024});
+        Costs{6.6, 6.8, 0.6, 2.7, 0.6, 5.0, 0, 0, 0, 0, 141.0, 39.0, 20.4, 512, 8, 32 * 1024});
     return tid;
 }
 
@@ -266,12 +291,12 @@ NcclLlProtocol::WireBytes(uint64_t payloadBytes) const
 TypeId
 NcclLl128Protocol::GetTypeId()
 {
-    static TypeId tid =
-        AddCostAttributes(TypeId("ns3::NcclLl128Protocol")
-                              .SetParent<NcclProtocol>()
-                              .SetGroupName("AiFabric")
-                              .AddConstructor<NcclLl128Protocol>(),
-                          Costs{14.0, 14.0, 1.9, 4.0, 1.25, 8.5, 36.7, 36.7, 0, 0, 640, 8, 576000});
+    static TypeId tid = AddCostAttributes(
+        TypeId("ns3::NcclLl128Protocol")
+            .SetParent<NcclProtocol>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<NcclLl128Protocol>(),
+        Costs{14.0, 14.0, 1.9, 4.0, 1.25, 8.5, 36.7, 36.7, 36.7, 29.0, 0, 0, 0, 640, 8, 576000});
     return tid;
 }
 
@@ -295,7 +320,7 @@ NcclSimpleProtocol::GetTypeId()
             .SetParent<NcclProtocol>()
             .SetGroupName("AiFabric")
             .AddConstructor<NcclSimpleProtocol>(),
-        Costs{8.4, 8.4, 3.4, 14.0, 4.0, 14.0, 0, 38.7, 0, 0, 512, 64, 512 * 1024});
+        Costs{8.4, 8.4, 3.4, 14.0, 4.0, 14.0, 0, 38.7, 41.4, 36.0, 0, 0, 0, 512, 64, 512 * 1024});
     return tid;
 }
 

@@ -67,7 +67,8 @@ class NcclProtocol : public Object
     Time GetTreeNetHopLatency() const;
     /// GB/s; 0 = no limit.
     double GetRingChannelBandwidth_gbyte_per_s() const;
-    double GetTreeChannelBandwidth_gbyte_per_s() const;
+    /// NCCL's per-channel tree cap, per node count as its tables (one node, two, more).
+    double GetTreeChannelBandwidth_gbyte_per_s(uint32_t nodes) const;
     /// NCCL's threads per channel and per-thread threshold (enqueue.cc channel tuning).
     uint32_t GetThreadsPerChannel() const;
     uint32_t GetThreadThresholdBytes() const;
@@ -86,8 +87,11 @@ class NcclProtocol : public Object
         double treeNetHop_us;
         double ringChannel_gbyte_per_s;
         double treeChannel_gbyte_per_s;
+        double treeChannelN2_gbyte_per_s;
+        double treeChannelN4_gbyte_per_s;
         double max_gbyte_per_s;
         double maxNet_gbyte_per_s;
+        double maxNetN4_gbyte_per_s;
         uint32_t threads;
         uint32_t threadThreshold;
         uint64_t chunkBytes;
@@ -110,8 +114,11 @@ class NcclProtocol : public Object
     Time m_treeNetHop;
     double m_ringChannel_gbyte_per_s;
     double m_treeChannel_gbyte_per_s;
+    double m_treeChannelN2_gbyte_per_s;
+    double m_treeChannelN4_gbyte_per_s;
     double m_max_gbyte_per_s;
     double m_maxNet_gbyte_per_s;
+    double m_maxNetN4_gbyte_per_s;
     uint32_t m_threads;
     uint32_t m_threadThreshold;
     uint64_t m_chunkBytes;
