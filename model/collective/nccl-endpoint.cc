@@ -984,7 +984,7 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
         bw = nodes == 1 ? intra : std::min(intra, inter);
         break;
     }
-    bw *= p->GetWireEfficiency();
+    bw *= TunerBandwidthFactor(algorithm, protocol, in.kind, nodes);
     if (channelCap > 0)
     {
         bw = std::min(bw, nc * channelCap);
@@ -1030,6 +1030,35 @@ NcclEndpoint::PredictTime_us(const NcclTuneInput& in,
         }
     }
     return latency + in.bytes / (1e3 * algbw);
+}
+
+double
+NcclEndpoint::TunerBandwidthFactor(CollectiveAlgorithm algorithm,
+                                   NcclProtocolId protocol,
+                                   CollectiveKind kind,
+                                   uint32_t nodes) const
+{
+    // NCCL src/graph/tuning.cc "various model refinements": the ring's LL128 at 0.92 (not
+    // its 120/128 line format); the tree allreduce at 0.92, its LL at 1/3.8 and its LL128 at
+    // 7/9 inside one node, 120/128 across. Elsewhere the protocol's line format.
+    const double wire = GetProtocol(protocol)->GetWireEfficiency();
+    if (algorithm == Algo::Ring && protocol == NcclProtocolId::Ll128)
+    {
+        return 0.92;
+    }
+    if (algorithm == Algo::Tree && kind == CollectiveKind::AllReduce)
+    {
+        switch (protocol)
+        {
+        case NcclProtocolId::Ll:
+            return 0.92 / 3.8;
+        case NcclProtocolId::Ll128:
+            return 0.92 * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0);
+        case NcclProtocolId::Simple:
+            return 0.92;
+        }
+    }
+    return wire;
 }
 
 double

@@ -135,6 +135,11 @@ class NcclEndpoint : public Object
     double PredictTime_us(const NcclTuneInput& in,
                           CollectiveAlgorithm algorithm,
                           NcclProtocolId protocol) const;
+    /// The share of its bandwidth NCCL's tuner expects of \p algorithm in \p protocol.
+    double TunerBandwidthFactor(CollectiveAlgorithm algorithm,
+                                NcclProtocolId protocol,
+                                CollectiveKind kind,
+                                uint32_t nodes) const;
     /// NCCL's static factor on the tree allreduce's bandwidth for \p bytes (1 outside 64 B -
     /// 256 MiB).
     static double TreeCorrectionFactor(NcclProtocolId protocol, uint64_t bytes);
