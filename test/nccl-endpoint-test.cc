@@ -743,6 +743,18 @@ TEST_F(NcclEndpointTest, TunerAppliesNcclsTreeCorrectionAndRingPlateau)
     EXPECT_EQ(NcclEndpoint::TreeCorrectionFactor(P::Simple, 1ull << 40), 1.0);
 
     NcclTuneInput in = RingAcrossH100Nodes(CollectiveKind::AllReduce, 16, 2, 256 * 1024);
+    // Its bandwidth refinements: the tree allreduce at 0.92, LL at 1/3.8, LL128 at 7/9 in one
+    // node; the ring's LL128 at 0.92 (two nodes: the tree at the HCA's 48 GB/s).
+    using A = CollectiveAlgorithm;
+    EXPECT_NEAR(e->PredictBusBandwidth_gbyte_per_s(in, A::Tree, P::Ll), 48 * 0.92 / 3.8, 1e-9);
+    EXPECT_NEAR(e->PredictBusBandwidth_gbyte_per_s(in, A::Tree, P::Simple), 48 * 0.92, 1e-9);
+    NcclTuneInput one = in;
+    one.nodes = 1;
+    one.ranks = 8;
+    EXPECT_NEAR(e->PredictBusBandwidth_gbyte_per_s(one, A::Tree, P::Ll128),
+                370.8 * 0.92 * 7 / 9,
+                1e-9);
+    EXPECT_NEAR(e->PredictBusBandwidth_gbyte_per_s(one, A::Ring, P::Ll128), 370.8 * 0.92, 1e-9);
     const double mb = in.bytes / 1e3; // bytes per (GB/s x us)
     const double treeLat = e->PredictLatency_us(in, CollectiveAlgorithm::Tree, P::Ll);
     const double treeBus = e->PredictBusBandwidth_gbyte_per_s(in, CollectiveAlgorithm::Tree, P::Ll);
