@@ -37,10 +37,10 @@ struct GpuEndpointSet
     double nvlsStepLatency_us{0};
     /// tuning.cc: CollNetDirect x 0.85 from compute capability 9.0 on, else 1.
     double collNetEfficiency{0.85};
-    double llMax_gbyte_per_s{0};    //!< NCCL llMaxBws, one node (GPU row)
-    double llMaxNet_gbyte_per_s{0}; //!< NCCL llMaxBws, two nodes (x86 CPU row)
-    double ll128RingChannel_gbyte_per_s{0};
+    double llMax_gbyte_per_s{0};      //!< NCCL llMaxBws, one node (GPU row)
+    double llMaxNet_gbyte_per_s{0};   //!< NCCL llMaxBws, two nodes (x86 CPU row)
     double llMaxNetN4_gbyte_per_s{0}; //!< ... more than two nodes
+    double ll128RingChannel_gbyte_per_s{0};
     /// NCCL perChMaxTreeLL128Bws / perChMaxTreeBws, one node (N1), two (N2), more (N4).
     double ll128TreeChannel_gbyte_per_s{0};
     double ll128TreeChannelN2_gbyte_per_s{0};
