@@ -140,7 +140,7 @@ Steps(CollectiveKind kind, uint32_t n)
 
 // NCCL's log2i: floor.
 uint32_t
-FloorLog2(uint32_t n)
+FloorLog2(uint64_t n)
 {
     uint32_t l = 0;
     while (n >>= 1)
@@ -1079,11 +1079,7 @@ NcclEndpoint::TreeCorrectionFactor(NcclProtocolId protocol, uint64_t bytes)
     {
         return 1.0;
     }
-    uint32_t logSize = 0;
-    for (uint64_t u = units; u > 1; u >>= 1)
-    {
-        ++logSize;
-    }
+    const uint32_t logSize = FloorLog2(units);
     return logSize < 23 ? factors[static_cast<uint32_t>(protocol)][logSize] : 1.0;
 }
 
