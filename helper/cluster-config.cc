@@ -524,6 +524,8 @@ ClusterConfig::ReadNcclEnvironment()
     nccl.collNet = get("NCCL_COLLNET_ENABLE");
     nccl.minChannels = get("NCCL_MIN_NCHANNELS");
     nccl.maxChannels = get("NCCL_MAX_NCHANNELS");
+    nccl.minCtas = get("NCCL_MIN_CTAS");
+    nccl.maxCtas = get("NCCL_MAX_CTAS");
     nccl.pxnLevel = get("NCCL_P2P_PXN_LEVEL");
 }
 
@@ -540,7 +542,8 @@ ClusterConfig::MakeEndpoint(std::string* error) const
     };
     const bool any = !nccl.algo.empty() || !nccl.proto.empty() || !nccl.nvlsEnable.empty() ||
                      !nccl.collNet.empty() || !nccl.minChannels.empty() ||
-                     !nccl.maxChannels.empty() || !nccl.pxnLevel.empty() || !ncclVersion.empty();
+                     !nccl.maxChannels.empty() || !nccl.minCtas.empty() || !nccl.maxCtas.empty() ||
+                     !nccl.pxnLevel.empty() || !ncclVersion.empty();
     if (set.ideal)
     {
         if (any)
@@ -600,21 +603,33 @@ ClusterConfig::MakeEndpoint(std::string* error) const
         }
         e->SetAttribute("CollNetEnable", BooleanValue(v == 1));
     }
-    for (auto [name, text, attribute] :
-         {std::tuple<const char*, const std::string*, const char*>{"NCCL_MIN_NCHANNELS",
-                                                                   &nccl.minChannels,
-                                                                   "MinChannels"},
-          {"NCCL_MAX_NCHANNELS", &nccl.maxChannels, "MaxChannels"}})
+    // The communicator's channels as NCCL sets them (src/graph/connect.cc, src/init.cc): the
+    // search's, at most NCCL_MAX_NCHANNELS and maxCTAs, then copied up to the larger of
+    // NCCL_MIN_NCHANNELS and minCTAs, where minCTAs above maxCTAs is lowered to it.
+    int64_t limits[4] = {1, 64, 1, 64}; // min, max channels; min, max CTAs
+    for (auto [name, text, limit] :
+         {std::tuple<const char*, const std::string*, int64_t*>{"NCCL_MIN_NCHANNELS",
+                                                                &nccl.minChannels,
+                                                                &limits[0]},
+          {"NCCL_MAX_NCHANNELS", &nccl.maxChannels, &limits[1]},
+          {"NCCL_MIN_CTAS", &nccl.minCtas, &limits[2]},
+          {"NCCL_MAX_CTAS", &nccl.maxCtas, &limits[3]}})
     {
-        if (text->empty())
-        {
-            continue;
-        }
-        if (!number(*text, 1, 64, v))
+        if (!text->empty() && !number(*text, 1, 64, *limit))
         {
             return refuse(std::string(name) + "=" + *text + ": expected a channel count 1-64");
         }
-        e->SetAttribute(attribute, UintegerValue(v));
+    }
+    if (!nccl.minChannels.empty() || !nccl.maxChannels.empty() || !nccl.minCtas.empty() ||
+        !nccl.maxCtas.empty())
+    {
+        UintegerValue found;
+        e->GetAttribute("MaxChannels", found);
+        const int64_t minCtas = std::min(limits[2], limits[3]);
+        e->SetAttribute(
+            "MaxChannels",
+            UintegerValue(std::min({static_cast<int64_t>(found.Get()), limits[1], limits[3]})));
+        e->SetAttribute("MinChannels", UintegerValue(std::max(limits[0], minCtas)));
     }
     if (!nccl.pxnLevel.empty())
     {
@@ -699,6 +714,8 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
                                {"NCCL_COLLNET_ENABLE", &nccl.collNet},
                                {"NCCL_MIN_NCHANNELS", &nccl.minChannels},
                                {"NCCL_MAX_NCHANNELS", &nccl.maxChannels},
+                               {"NCCL_MIN_CTAS", &nccl.minCtas},
+                               {"NCCL_MAX_CTAS", &nccl.maxCtas},
                                {"NCCL_P2P_PXN_LEVEL", &nccl.pxnLevel}})
     {
         if (!value->empty())

@@ -141,6 +141,8 @@ struct ClusterConfig
         std::string collNet;     //!< NCCL_COLLNET_ENABLE
         std::string minChannels; //!< NCCL_MIN_NCHANNELS
         std::string maxChannels; //!< NCCL_MAX_NCHANNELS
+        std::string minCtas;     //!< NCCL_MIN_CTAS
+        std::string maxCtas;     //!< NCCL_MAX_CTAS
         std::string pxnLevel;    //!< NCCL_P2P_PXN_LEVEL
     } nccl;
 

@@ -6,6 +6,7 @@ database rows, outliers are left out, --max-bytes caps the run and --check judge
 targets. Runs collective-bench of AI_FABRIC_BUILD_DIR (default: build/)."""
 import importlib.machinery
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -181,6 +182,33 @@ class FidelityScriptTest(unittest.TestCase):
                 table("preset=dgx-h100 servers=2 collective=allreduce nccl=2.26.2")
         finally:
             shutil.rmtree(ref, ignore_errors=True)
+
+    def test_nccl_items_are_the_benchs_environment(self):
+        # An NCCL_* item of the '# simulate:' line reaches collective-bench as its environment
+        # variable (recorded in the run's params); one of the caller's environment does not.
+        ref = tempfile.mkdtemp(prefix="fidelity-ref-")
+        out = tempfile.mkdtemp(prefix="fidelity-out-")
+        try:
+            with open(os.path.join(ref, "env.csv"), "w") as f:
+                f.write("# source: made-up figures, for the test\n"
+                        "# simulate: preset=dgx-h100 servers=1 ranks=0-3 collective=allreduce "
+                        "NCCL_MIN_CTAS=24\n"
+                        "size_bytes,time_us,algbw_gbyte_per_s,busbw_gbyte_per_s\n"
+                        "1024,20.0,,\n")
+            env = dict(os.environ, NCCL_MAX_NCHANNELS="2")
+            proc = subprocess.run([sys.executable, SCRIPT, "--build", BUILD, "--reference", ref,
+                                   "--out", out], capture_output=True, text=True, env=env)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertIn("NCCL_MIN_CTAS=24 collective-bench", proc.stdout)
+            db = sqlite3.connect(os.path.join(out, "fidelity.db"))
+            params = [json.loads(p) for (p,) in db.execute("SELECT params FROM runs")]
+            db.close()
+            self.assertEqual(len(params), 1)
+            self.assertEqual(params[0].get("cluster.NCCL_MIN_CTAS"), "24")
+            self.assertNotIn("cluster.NCCL_MAX_NCHANNELS", params[0])
+        finally:
+            shutil.rmtree(ref, ignore_errors=True)
+            shutil.rmtree(out, ignore_errors=True)
 
     def test_runs_the_out_of_place_pass_only(self):
         # The published columns are out-of-place: the sweep does not run the in-place pass.

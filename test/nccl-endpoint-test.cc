@@ -199,7 +199,7 @@ TEST_F(NcclEndpointTest, TunerCrossoversFollowItsPredictedTimes)
         EXPECT_EQ(e->Choose(in).protocol, b) << NcclProtocolName(b) << " above " << s << " B";
     }
     // Channels: NCCL drops one while bytes < channels x threads x threshold: Simple (512
-    // threads x 64 B) keeps all 32 from 1 MiB, 4 at 128 KiB; the floor is MinChannels.
+    // threads x 64 B) keeps all 32 from 1 MiB, 4 at 128 KiB, down to one.
     EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, P::Simple, MiB, 8), 32u);
     EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, P::Simple, 128 * 1024, 8), 4u);
     EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, P::Simple, 8, 8), 1u);
@@ -341,14 +341,9 @@ TEST_F(NcclEndpointTest, OverridesAreRefusedNamingTheVariable)
         {"dgx-h100", env([](auto& e) { e.algo = "ring;tree"; }), "NCCL_ALGO", "prefix"},
         {"dgx-h100", env([](auto& e) { e.nvlsEnable = "yes"; }), "NCCL_NVLS_ENABLE", "0, 1 or 2"},
         {"dgx-h100", env([](auto& e) { e.collNet = "1"; }), "NCCL_COLLNET_ENABLE", "SHARP"},
-        {"dgx-h100",
-         env([](auto& e) {
-             e.minChannels = "16";
-             e.maxChannels = "8";
-         }),
-         "NCCL_MIN_NCHANNELS",
-         "above NCCL_MAX_NCHANNELS"},
         {"dgx-h100", env([](auto& e) { e.maxChannels = "65"; }), "NCCL_MAX_NCHANNELS", "1-64"},
+        {"dgx-h100", env([](auto& e) { e.minCtas = "0"; }), "NCCL_MIN_CTAS", "1-64"},
+        {"dgx-h100", env([](auto& e) { e.maxCtas = "8x"; }), "NCCL_MAX_CTAS", "1-64"},
         {"dgx-h100", env([](auto& e) { e.pxnLevel = "3"; }), "NCCL_P2P_PXN_LEVEL", "0, 1 or 2"},
     };
     for (const Case& c : cases)
@@ -400,6 +395,59 @@ TEST_F(NcclEndpointTest, OverridesAreRefusedNamingTheVariable)
         const std::string what = e.what();
         EXPECT_NE(what.find("NCCL_ALGO=\"NVLS\""), std::string::npos) << what;
         EXPECT_NE(what.find("NVSwitch gen3"), std::string::npos) << what;
+    }
+}
+
+// The communicator's channels as src/graph/connect.cc sets them from the search's 32 on a
+// dgx-h100: capped by NCCL_MAX_NCHANNELS and NCCL_MAX_CTAS, which cannot add channels, then
+// copied up to the larger of NCCL_MIN_NCHANNELS and NCCL_MIN_CTAS (the latter lowered to
+// NCCL_MAX_CTAS, src/init.cc); small buffers still drop to one channel (src/enqueue.cc).
+TEST_F(NcclEndpointTest, ChannelVariablesSetTheCommunicatorsChannelsAsNcclDoes)
+{
+    struct Case
+    {
+        const char* minChannels;
+        const char* maxChannels;
+        const char* minCtas;
+        const char* maxCtas;
+        uint32_t channels;
+    };
+
+    for (const Case& c : {Case{"", "", "", "", 32},
+                          Case{"", "", "24", "", 32},
+                          Case{"", "", "40", "", 40},
+                          Case{"40", "", "", "", 40},
+                          Case{"", "64", "", "", 32},
+                          Case{"", "16", "", "", 16},
+                          Case{"", "", "", "8", 8},
+                          Case{"", "", "16", "8", 8},
+                          Case{"16", "8", "", "", 16},
+                          Case{"4", "", "12", "", 32},
+                          Case{"", "8", "12", "", 12}})
+    {
+        SCOPED_TRACE(std::string("min ") + c.minChannels + " max " + c.maxChannels + " minCtas " +
+                     c.minCtas + " maxCtas " + c.maxCtas);
+        ClusterConfig config;
+        ASSERT_EQ(config.ApplyPreset("dgx-h100"), "");
+        config.nccl.minChannels = c.minChannels;
+        config.nccl.maxChannels = c.maxChannels;
+        config.nccl.minCtas = c.minCtas;
+        config.nccl.maxCtas = c.maxCtas;
+        std::string error;
+        Ptr<NcclEndpoint> e = config.MakeEndpoint(&error);
+        ASSERT_TRUE(e) << error;
+        EXPECT_EQ(e->GetMaxChannels(), c.channels);
+        // p2p channels: the communicator's, rounded up to a power of two.
+        uint32_t p2p = 1;
+        while (p2p < c.channels)
+        {
+            p2p *= 2;
+        }
+        EXPECT_EQ(e->GetP2pChannelCount(), p2p);
+        // An 8-byte ring still runs on one channel, whatever the minimum.
+        EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, NcclProtocolId::Simple, 8, 16), 1u);
+        EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, NcclProtocolId::Simple, 1024 * MiB, 16),
+                  c.channels);
     }
 }
 

@@ -186,13 +186,18 @@ NcclEndpoint::GetTypeId()
                           MakePointerAccessor(&NcclEndpoint::m_simple),
                           MakePointerChecker<NcclProtocol>())
             .AddAttribute("MinChannels",
-                          "Fewest ring/tree channels (NCCL_MIN_NCHANNELS)",
+                          "Ring/tree channels the communicator is raised to at least, copying "
+                          "its rings (NCCL_MIN_NCHANNELS, or NCCL_MIN_CTAS where larger: "
+                          "src/graph/connect.cc copyChannels).  Small buffers still run on "
+                          "fewer (src/enqueue.cc reduces to one channel whatever the minimum)",
                           UintegerValue(1),
                           MakeUintegerAccessor(&NcclEndpoint::m_minChannels),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("MaxChannels",
-                          "Ring/tree channels of a communicator (NCCL_MAX_NCHANNELS; NCCL "
-                          "prints them as 'coll channels' at init: 32 on 8 x H100)",
+                          "Ring/tree channels of a communicator, as NCCL's topology search "
+                          "gives them (it prints them as 'coll channels' at init: 32 on 8 x "
+                          "H100); NCCL_MAX_NCHANNELS and NCCL_MAX_CTAS only lower it "
+                          "(src/graph/connect.cc)",
                           UintegerValue(32),
                           MakeUintegerAccessor(&NcclEndpoint::m_maxChannels),
                           MakeUintegerChecker<uint32_t>(1, 64))
@@ -517,7 +522,9 @@ NcclEndpoint::GetProtocol(NcclProtocolId id) const
 uint32_t
 NcclEndpoint::GetMaxChannels() const
 {
-    return m_maxChannels;
+    // src/graph/connect.cc: the rings are copied up to the minimum after the maximum caps
+    // them, so a minimum above the maximum wins.
+    return std::max(m_maxChannels, m_minChannels);
 }
 
 uint32_t
@@ -766,11 +773,6 @@ NcclEndpoint::CheckOverrides() const
     {
         e = ParseList(m_protocolList, "NCCL_PROTO", ProtoNames(), scratch);
     }
-    if (e.empty() && m_minChannels > m_maxChannels)
-    {
-        e = "NCCL_MIN_NCHANNELS=" + std::to_string(m_minChannels) +
-            " is above NCCL_MAX_NCHANNELS=" + std::to_string(m_maxChannels);
-    }
     return e;
 }
 
@@ -903,7 +905,7 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
     const double big = 1e9;
     const double intra = in.intra_gbyte_per_s > 0 ? in.intra_gbyte_per_s : big;
     const double inter = in.inter_gbyte_per_s > 0 ? in.inter_gbyte_per_s : big;
-    const uint32_t nc = m_maxChannels;
+    const uint32_t nc = GetMaxChannels();
     const bool simpleOnly = algorithm == Algo::Nvls || algorithm == Algo::NvlsTree ||
                             algorithm == Algo::CollNetDirect || algorithm == Algo::CollNetChain ||
                             algorithm == Algo::Pat;
@@ -1024,7 +1026,7 @@ NcclEndpoint::PredictTime_us(const NcclTuneInput& in,
         }
         // NCCL compares the bytes per channel and rank with its communicator's channels.
         if (algorithm == Algo::Ring && protocol == NcclProtocolId::Simple && in.nodes > 1 &&
-            in.bytes / (uint64_t(m_maxChannels) * n) >= 64)
+            in.bytes / (uint64_t(GetMaxChannels()) * n) >= 64)
         {
             latency *= m_ringPlateauLatencyFactor;
         }
@@ -1100,8 +1102,8 @@ NcclEndpoint::Channels(CollectiveAlgorithm algorithm,
         threshold *= ranks; // NCCL: threadThresholds[RING][LL] *= nRanks
     }
     const uint64_t perChannel = uint64_t(p->GetThreadsPerChannel()) * threshold;
-    uint32_t nc = std::max(m_maxChannels, m_minChannels);
-    while (nc > m_minChannels && bytes < nc * perChannel)
+    uint32_t nc = GetMaxChannels();
+    while (nc > 1 && bytes < nc * perChannel)
     {
         --nc;
     }
@@ -1164,7 +1166,7 @@ NcclEndpoint::GetP2pChannelCount() const
 {
     // src/graph/paths.cc ncclTopoComputeP2pChannels: the communicator's, a power of two.
     uint32_t p2p = 1;
-    while (p2p < m_maxChannels)
+    while (p2p < GetMaxChannels())
     {
         p2p *= 2;
     }
@@ -1214,7 +1216,7 @@ NcclEndpoint::RingRate_gbyte_per_s(const NcclTuneInput& in) const
     }
     const double inter = in.inter_gbyte_per_s > 0 ? in.inter_gbyte_per_s : big;
     const uint32_t ppn = std::max<uint32_t>(in.ranks / nodes, 1);
-    return std::min(intra, in.multiRailRings ? inter * std::min(m_maxChannels, ppn) : inter);
+    return std::min(intra, in.multiRailRings ? inter * std::min(GetMaxChannels(), ppn) : inter);
 }
 
 double

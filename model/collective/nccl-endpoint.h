@@ -52,7 +52,8 @@ struct NcclChoice
  * overrides users set on real systems are attributes with NCCL's syntax: Algorithms
  * (NCCL_ALGO, e.g. "ring,tree", "^nvls", "allreduce:tree;broadcast:ring"), Protocols
  * (NCCL_PROTO), NvlsEnable (NCCL_NVLS_ENABLE), CollNetEnable (NCCL_COLLNET_ENABLE),
- * MinChannels / MaxChannels (NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS).
+ * MinChannels (NCCL_MIN_NCHANNELS / NCCL_MIN_CTAS) and MaxChannels (the search's channels,
+ * lowered by NCCL_MAX_NCHANNELS / NCCL_MAX_CTAS).
  *
  * The bandwidths the tuner uses are the fabric's own (TransportPlane rank rates), so a
  * prediction is NCCL's formula over this simulator's links; the simulated time comes
@@ -66,6 +67,7 @@ class NcclEndpoint : public Object
     NcclEndpoint();
 
     Ptr<NcclProtocol> GetProtocol(NcclProtocolId id) const;
+    /// The communicator's ring/tree channels: MaxChannels, raised to MinChannels.
     uint32_t GetMaxChannels() const;
     uint32_t GetNvlsChannels() const;
     Time GetNvlsLatency() const;
@@ -119,8 +121,8 @@ class NcclEndpoint : public Object
 
     /**
      * Refusals of the override attributes as NCCL would refuse them, naming the
-     * environment variable: an unknown algorithm or protocol, a bad prefix, MinChannels
-     * above MaxChannels.  "" when they are valid.
+     * environment variable: an unknown algorithm or protocol, a bad prefix.  "" when they
+     * are valid.
      */
     std::string CheckOverrides() const;
     /// True when the overrides allow \p algorithm / \p protocol for \p kind.
@@ -157,8 +159,8 @@ class NcclEndpoint : public Object
      * protocol available").
      */
     NcclChoice Choose(const NcclTuneInput& in) const;
-    /// Channels NCCL runs \p bytes on: MaxChannels, one fewer while bytes < channels ×
-    /// threads × threshold (× ranks for ring LL), not below MinChannels; NvlsChannels for NVLS.
+    /// Channels NCCL runs \p bytes on: GetMaxChannels(), one fewer while bytes < channels ×
+    /// threads × threshold (× ranks for ring LL), down to one; NvlsChannels for NVLS.
     uint32_t Channels(CollectiveAlgorithm algorithm,
                       NcclProtocolId protocol,
                       uint64_t bytes,
@@ -213,7 +215,7 @@ class NcclEndpoint : public Object
      * of 32 channels up to P2pChannelsPerPeer for parts above 32 chunks.
      */
     uint32_t P2pChannels(uint64_t bytes, uint32_t ranks) const;
-    /// NCCL's p2p channels: MaxChannels rounded up to a power of two.
+    /// NCCL's p2p channels: GetMaxChannels() rounded up to a power of two.
     uint32_t GetP2pChannelCount() const;
     /**
      * GB/s a rank takes NVLSTree's network messages at: NCCL's per-head cap
