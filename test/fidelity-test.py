@@ -4,6 +4,7 @@
 line reaches collective-bench, the printed errors and summary are the arithmetic on the
 database rows, outliers are left out, --max-bytes caps the run and --check judges the
 targets. Runs collective-bench of AI_FABRIC_BUILD_DIR (default: build/)."""
+import contextlib
 import importlib.machinery
 import importlib.util
 import json
@@ -40,9 +41,27 @@ def load_script():
     return module
 
 
-def run(args):
+def run(args, env=None):
     return subprocess.run([sys.executable, SCRIPT, "--build", BUILD] + args,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
+
+
+@contextlib.contextmanager
+def one_table(name, simulate, rows):
+    """A reference folder holding one made-up table (its '# simulate:' line and the
+    "size,time_us,," rows) and an output folder, both removed afterwards."""
+    ref = tempfile.mkdtemp(prefix="fidelity-ref-")
+    out = tempfile.mkdtemp(prefix="fidelity-out-")
+    try:
+        with open(os.path.join(ref, f"{name}.csv"), "w") as f:
+            f.write("# source: made-up figures, for the test\n"
+                    f"# simulate: {simulate}\n"
+                    "size_bytes,time_us,algbw_gbyte_per_s,busbw_gbyte_per_s\n")
+            f.writelines(rows)
+        yield ref, out
+    finally:
+        shutil.rmtree(ref, ignore_errors=True)
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def printed_rows(stdout, table):
@@ -138,20 +157,12 @@ class FidelityScriptTest(unittest.TestCase):
 
     def check_status(self, time_scale):
         """--check on a table whose published times are the simulated ones x time_scale."""
-        ref = tempfile.mkdtemp(prefix="fidelity-ref-")
-        out = tempfile.mkdtemp(prefix="fidelity-out-")
-        try:
-            with open(os.path.join(ref, "scaled.csv"), "w") as f:
-                f.write("# source: simulated times scaled, for the test\n"
-                        "# simulate: preset=dgx-h100 servers=1 ranks=0-3 collective=allreduce "
-                        "algorithm=ring gpusPerThread=4 iters=50\nsize_bytes,time_us,algbw_gbyte_per_s,busbw_gbyte_per_s\n")
-                for size in (1024, 4096):
-                    f.write(f"{size},{self.sim[size][0] * time_scale:.4f},,\n")
+        with one_table("scaled", "preset=dgx-h100 servers=1 ranks=0-3 collective=allreduce "
+                       "algorithm=ring gpusPerThread=4 iters=50",
+                       [f"{size},{self.sim[size][0] * time_scale:.4f},,\n"
+                        for size in (1024, 4096)]) as (ref, out):
             proc = run(["--reference", ref, "--out", out, "--check"])
             return proc.returncode, summary_line(proc.stdout, "scaled")
-        finally:
-            shutil.rmtree(ref, ignore_errors=True)
-            shutil.rmtree(out, ignore_errors=True)
 
     def test_check_judges_the_time_target(self):
         # published 1.25 x simulated: error -20 %, inside the 30 % time target
@@ -186,18 +197,10 @@ class FidelityScriptTest(unittest.TestCase):
     def test_nccl_items_are_the_benchs_environment(self):
         # An NCCL_* item of the '# simulate:' line reaches collective-bench as its environment
         # variable (recorded in the run's params); one of the caller's environment does not.
-        ref = tempfile.mkdtemp(prefix="fidelity-ref-")
-        out = tempfile.mkdtemp(prefix="fidelity-out-")
-        try:
-            with open(os.path.join(ref, "env.csv"), "w") as f:
-                f.write("# source: made-up figures, for the test\n"
-                        "# simulate: preset=dgx-h100 servers=1 ranks=0-3 collective=allreduce "
-                        "NCCL_MIN_CTAS=24\n"
-                        "size_bytes,time_us,algbw_gbyte_per_s,busbw_gbyte_per_s\n"
-                        "1024,20.0,,\n")
-            env = dict(os.environ, NCCL_MAX_NCHANNELS="2")
-            proc = subprocess.run([sys.executable, SCRIPT, "--build", BUILD, "--reference", ref,
-                                   "--out", out], capture_output=True, text=True, env=env)
+        with one_table("env", "preset=dgx-h100 servers=1 ranks=0-3 collective=allreduce "
+                       "NCCL_MIN_CTAS=24", ["1024,20.0,,\n"]) as (ref, out):
+            proc = run(["--reference", ref, "--out", out],
+                       env=dict(os.environ, NCCL_MAX_NCHANNELS="2"))
             self.assertEqual(proc.returncode, 0, proc.stderr)
             self.assertIn("NCCL_MIN_CTAS=24 collective-bench", proc.stdout)
             db = sqlite3.connect(os.path.join(out, "fidelity.db"))
@@ -206,9 +209,6 @@ class FidelityScriptTest(unittest.TestCase):
             self.assertEqual(len(params), 1)
             self.assertEqual(params[0].get("cluster.NCCL_MIN_CTAS"), "24")
             self.assertNotIn("cluster.NCCL_MAX_NCHANNELS", params[0])
-        finally:
-            shutil.rmtree(ref, ignore_errors=True)
-            shutil.rmtree(out, ignore_errors=True)
 
     def test_runs_the_out_of_place_pass_only(self):
         # The published columns are out-of-place: the sweep does not run the in-place pass.
