@@ -451,6 +451,70 @@ TEST_F(NcclEndpointTest, ChannelVariablesSetTheCommunicatorsChannelsAsNcclDoes)
     }
 }
 
+// Inside one node NCCL's tuner weighs NVLS for allgather and reducescatter too, at NVLS's
+// bus bandwidth, which it does not convert to algorithm bandwidth (tuning.cc): on 8 x H100,
+// 16 NVLS channels, 25 us + S / (370.8 x 0.85 x 15/16 x 7/8 = 258.5 GB/s), 284.6 us for 64
+// MiB, against the ring's 190.6 us, so the ring runs; on 32 GPUs of a GB200 NVL72 NVLS's
+// flat latency beats the 31-step ring at 2 MiB, and from 33 GPUs (NCCL_MAX_NVLS_ARITY = 32)
+// or with NCCL_NVLS_ENABLE=0 it is not weighed.  Predictions to 1e-9 relative.
+TEST_F(NcclEndpointTest, TunerWeighsNvlsForAllGatherAndReduceScatterInsideANode)
+{
+    Ptr<NcclEndpoint> e = H100Endpoint();
+    ASSERT_TRUE(e);
+    for (CollectiveKind kind : {CollectiveKind::AllGather, CollectiveKind::ReduceScatter})
+    {
+        NcclTuneInput in;
+        in.kind = kind;
+        in.ranks = 8;
+        in.nodes = 1;
+        in.bytes = 64 * MiB;
+        in.intra_gbyte_per_s = 370.8;
+        in.runnable = {CollectiveAlgorithm::Ring, CollectiveAlgorithm::Nvls};
+        const double busbw = 370.8 * 0.85 * 15 / 16 * 7 / 8;
+        EXPECT_NEAR(e->PredictBusBandwidth_gbyte_per_s(in,
+                                                       CollectiveAlgorithm::Nvls,
+                                                       NcclProtocolId::Simple),
+                    busbw,
+                    1e-9 * busbw);
+        const double nvls_us =
+            e->PredictLatency_us(in, CollectiveAlgorithm::Nvls, NcclProtocolId::Simple) +
+            in.bytes / (busbw * 1e3);
+        EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Nvls, NcclProtocolId::Simple),
+                    nvls_us,
+                    1e-9 * nvls_us);
+        EXPECT_NEAR(nvls_us, 284.6, 0.1);
+        const NcclChoice choice = e->Choose(in);
+        EXPECT_EQ(choice.algorithm, CollectiveAlgorithm::Ring);
+        EXPECT_LT(choice.predicted_us, nvls_us);
+    }
+
+    ClusterConfig c;
+    ASSERT_EQ(c.ApplyPreset("gb200-nvl72"), "");
+    ClusterHelper cluster(c);
+    cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
+    ASSERT_EQ(cluster.TryBuild(), "");
+    Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(cluster.InstallTransport());
+    auto resolve = [&engine](CollectiveKind kind, uint32_t ranks) {
+        CollectiveCall call;
+        call.kind = kind;
+        call.bytes = 2 * MiB;
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            call.ranks.push_back(r);
+        }
+        return engine->Resolve(call);
+    };
+    for (CollectiveKind kind : {CollectiveKind::AllGather, CollectiveKind::ReduceScatter})
+    {
+        const CollectiveResolution nvls = resolve(kind, 32);
+        EXPECT_EQ(nvls.algorithm, CollectiveAlgorithm::Nvls);
+        EXPECT_EQ(nvls.channels, engine->GetEndpoint()->GetNvlsChannels());
+        EXPECT_NE(resolve(kind, 33).algorithm, CollectiveAlgorithm::Nvls);
+    }
+    engine->GetEndpoint()->SetAttribute("NvlsEnable", UintegerValue(0));
+    EXPECT_EQ(resolve(CollectiveKind::AllGather, 32).algorithm, CollectiveAlgorithm::Ring);
+}
+
 // NCCL's list syntax: a per-function prefix after the first entry, "^" negates.
 TEST_F(NcclEndpointTest, AlgorithmListFollowsNcclSyntax)
 {

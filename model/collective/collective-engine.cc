@@ -622,6 +622,24 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
             // NCCL 2.23+ considers PAT at one GPU per node (ncclPatEnable: nNodes == nRanks).
             runnable = {Algo::Ring, Algo::Pat};
         }
+        else if ((call.kind == CollectiveKind::AllGather ||
+                  call.kind == CollectiveKind::ReduceScatter) &&
+                 domains.size() <= 1)
+        {
+            // Inside one node NCCL also weighs NVLS, the switch's multicast (allgather) and
+            // reduction (reducescatter), up to NCCL_MAX_NVLS_ARITY = 32 local ranks
+            // (src/enqueue.cc updateCollCostTable; src/graph/tuning.cc, its bandwidth times
+            // (ppn - 1) / ppn).  Across nodes it needs CollNet, which these do not model.
+            runnable = {Algo::Ring};
+            if (p >= m_nvlsMinRanks && p <= 32)
+            {
+                nvlsPlane = FindInSwitchPlane(call.ranks);
+            }
+            if (nvlsPlane >= 0)
+            {
+                runnable.push_back(Algo::Nvls);
+            }
+        }
         else if (call.kind == CollectiveKind::AllToAll || call.kind == CollectiveKind::SendRecv)
         {
             runnable.push_back(Algo::Direct);

@@ -1010,13 +1010,16 @@ NcclEndpoint::PredictTime_us(const NcclTuneInput& in,
         return -1;
     }
     const uint32_t n = std::max<uint32_t>(in.ranks, 1);
-    // Bus to algorithm bandwidth: nccl-tests' factor; NCCL halves the tree's and CollNet's,
-    // and leaves PAT's allgather / reducescatter as they are.
+    // Bus to algorithm bandwidth (tuning.cc): nccl-tests' factor for rings and NVLS; NCCL
+    // halves the tree's and CollNet's, and leaves an allgather or reducescatter of any
+    // algorithm but the ring (NVLS, CollNet, PAT) as it is.
+    const bool gatherOrScatter =
+        in.kind == CollectiveKind::AllGather || in.kind == CollectiveKind::ReduceScatter;
     const bool halved = algorithm == Algo::Tree || algorithm == Algo::CollNetDirect ||
                         algorithm == Algo::CollNetChain;
-    double algbw = halved                   ? busbw * 0.5
-                   : algorithm == Algo::Pat ? busbw
-                                            : busbw / std::max(BusFactor(in.kind, n), 1e-9);
+    double algbw = algorithm == Algo::Pat || (gatherOrScatter && algorithm != Algo::Ring) ? busbw
+                   : halved ? busbw * 0.5
+                            : busbw / std::max(BusFactor(in.kind, n), 1e-9);
     double latency = PredictLatency_us(in, algorithm, protocol);
     if (in.kind == CollectiveKind::AllReduce)
     {
