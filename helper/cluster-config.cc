@@ -620,12 +620,12 @@ ClusterConfig::MakeEndpoint(std::string* error) const
             return refuse(std::string(name) + "=" + *text + ": expected a channel count 1-64");
         }
     }
+    const int64_t minCtas = std::min(limits[2], limits[3]);
     if (!nccl.minChannels.empty() || !nccl.maxChannels.empty() || !nccl.minCtas.empty() ||
         !nccl.maxCtas.empty())
     {
         UintegerValue found;
         e->GetAttribute("MaxChannels", found);
-        const int64_t minCtas = std::min(limits[2], limits[3]);
         e->SetAttribute(
             "MaxChannels",
             UintegerValue(std::min({static_cast<int64_t>(found.Get()), limits[1], limits[3]})));
@@ -648,6 +648,20 @@ ClusterConfig::MakeEndpoint(std::string* error) const
         if (!why.empty())
         {
             return refuse("ncclVersion=" + ncclVersion + ": " + why);
+        }
+    }
+    if (!nccl.minCtas.empty() || !nccl.maxCtas.empty())
+    {
+        // src/transport/nvls.cc: NVLS runs max(minCTAs, min(maxCTAs, its channels)); with
+        // fewer than two the tuner gives it no bandwidth (tuning.cc), so it is not taken.
+        for (const char* attribute : {"NvlsChannels", "NvlsChannelsAcrossNodes"})
+        {
+            UintegerValue nvls;
+            e->GetAttribute(attribute, nvls);
+            e->SetAttribute(
+                attribute,
+                UintegerValue(
+                    std::max(minCtas, std::min(limits[3], static_cast<int64_t>(nvls.Get())))));
         }
     }
     e->SetAttribute("Algorithms", StringValue(nccl.algo));

@@ -451,6 +451,70 @@ TEST_F(NcclEndpointTest, ChannelVariablesSetTheCommunicatorsChannelsAsNcclDoes)
     }
 }
 
+// NVLS channels (src/transport/nvls.cc): Hopper 16; Blackwell 24 for a communicator inside one
+// node or NVLink domain and 32 for one across several, and 32 everywhere before NCCL 2.27;
+// NCCL_MIN_CTAS / NCCL_MAX_CTAS bound them.  The engine runs a 2 x dgx-b200 allreduce's
+// NVLSTree on 32 channels and one dgx-b200's NVLS on 24.
+TEST_F(NcclEndpointTest, NvlsChannelsFollowNcclsGenerationAndNodeRule)
+{
+    struct Case
+    {
+        const char* endpoint;
+        const char* version;
+        const char* minCtas;
+        const char* maxCtas;
+        uint32_t inside;
+        uint32_t across;
+    };
+
+    for (const Case& c : {Case{"h100", "", "", "", 16, 16},
+                          Case{"b200", "", "", "", 24, 32},
+                          Case{"b200", "2.26.2", "", "", 32, 32},
+                          Case{"b200", "2.27.3", "", "", 24, 32},
+                          Case{"h100", "", "20", "", 20, 20},
+                          Case{"b200", "", "", "28", 24, 28},
+                          Case{"b200", "", "40", "8", 8, 8}})
+    {
+        SCOPED_TRACE(std::string(c.endpoint) + " " + c.version + " minCtas " + c.minCtas +
+                     " maxCtas " + c.maxCtas);
+        ClusterConfig config;
+        ASSERT_EQ(config.ApplyPreset("dgx-b200"), "");
+        config.endpoint = c.endpoint;
+        config.ncclVersion = c.version;
+        config.nccl.minCtas = c.minCtas;
+        config.nccl.maxCtas = c.maxCtas;
+        std::string error;
+        Ptr<NcclEndpoint> e = config.MakeEndpoint(&error);
+        ASSERT_TRUE(e) << error;
+        EXPECT_EQ(e->GetNvlsChannels(1), c.inside);
+        EXPECT_EQ(e->GetNvlsChannels(2), c.across);
+        EXPECT_EQ(e->Channels(CollectiveAlgorithm::NvlsTree, NcclProtocolId::Simple, MiB, 16, 2),
+                  c.across);
+    }
+    for (auto [servers, algorithm, channels] :
+         {std::tuple<uint32_t, CollectiveAlgorithm, uint32_t>{1, CollectiveAlgorithm::Nvls, 24},
+          {2, CollectiveAlgorithm::NvlsTree, 32}})
+    {
+        Reset();
+        ClusterConfig c;
+        ASSERT_EQ(c.ApplyPreset("dgx-b200"), "");
+        c.servers = servers;
+        ClusterHelper cluster(c);
+        cluster.SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
+        ASSERT_EQ(cluster.TryBuild(), "");
+        Ptr<CollectiveEngine> engine = cluster.InstallCollectiveEngine(cluster.InstallTransport());
+        CollectiveCall call;
+        call.bytes = 256 * MiB;
+        for (uint32_t r = 0; r < 8 * servers; ++r)
+        {
+            call.ranks.push_back(r);
+        }
+        const CollectiveResolution how = engine->Resolve(call);
+        EXPECT_EQ(how.algorithm, algorithm) << servers;
+        EXPECT_EQ(how.channels, channels) << servers;
+    }
+}
+
 // Inside one node NCCL's tuner weighs NVLS for allgather and reducescatter too, at NVLS's
 // bus bandwidth, which it does not convert to algorithm bandwidth (tuning.cc): on 8 x H100,
 // 16 NVLS channels, 25 us + S / (370.8 x 0.85 x 15/16 x 7/8 = 258.5 GB/s), 284.6 us for 64

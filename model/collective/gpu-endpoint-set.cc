@@ -42,6 +42,7 @@ Sets()
         a100.nicPath_gbyte_per_s = 24.0; // PCIe Gen4 x16
         a100.maxChannels = 24;           // 12 ring channels found, doubled [unconfirmed]
         a100.nvlsChannels = 16;
+        a100.nvlsChannelsAcrossNodes = 16;
         a100.nvlsStepLatency_us = 3.4;
         a100.nvlsEfficiency = 0.0; // no NVLS before NVSwitch gen3
         a100.collNetEfficiency = 1.0;
@@ -65,7 +66,8 @@ Sets()
         h100.nvlinkPerLink_gbyte_per_s = 20.6;
         h100.nicPath_gbyte_per_s = 48.0; // PCIe Gen5 x16
         h100.maxChannels = 32;
-        h100.nvlsChannels = 16;
+        h100.nvlsChannels = 16; // NVLS_NCHANNELS_SM90
+        h100.nvlsChannelsAcrossNodes = 16;
         h100.nvlsStepLatency_us = 3.4;
         h100.nvlsEfficiency = 0.85;
         h100.llMax_gbyte_per_s = 141.0;
@@ -87,8 +89,9 @@ Sets()
         b200.ideal = false;
         b200.nvlinkPerLink_gbyte_per_s = 40.1;
         b200.nicPath_gbyte_per_s = 48.0; // ConnectX-7 on PCIe Gen5 x16
-        b200.maxChannels = 32;           // [unconfirmed]
-        b200.nvlsChannels = 24;
+        b200.maxChannels = 32;  // DGX B200 prints "32 coll channels": NVIDIA/nccl issue #1646
+        b200.nvlsChannels = 24; // NVLS_NCHANNELS_SM100_NVL
+        b200.nvlsChannelsAcrossNodes = 32; // NVLS_NCHANNELS_SM100
         b200.nvlsStepLatency_us = 3.4;
         b200.nvlsEfficiency = 0.74;
         b200.llMax_gbyte_per_s = 282.0;
@@ -146,6 +149,7 @@ MakeNcclEndpoint(const GpuEndpointSet& set)
     e->SetAttribute("Generation", StringValue(set.name));
     e->SetAttribute("MaxChannels", UintegerValue(set.maxChannels));
     e->SetAttribute("NvlsChannels", UintegerValue(set.nvlsChannels));
+    e->SetAttribute("NvlsChannelsAcrossNodes", UintegerValue(set.nvlsChannelsAcrossNodes));
     e->SetAttribute("NvlsEfficiency", DoubleValue(set.nvlsEfficiency));
     e->SetAttribute("CollNetEfficiency", DoubleValue(set.collNetEfficiency));
     Ptr<NcclProtocol> ll = e->GetProtocol(NcclProtocolId::Ll);
@@ -192,6 +196,14 @@ ApplyNcclTunerVersion(const Ptr<NcclEndpoint>& endpoint, const std::string& vers
     endpoint->SetAttribute(
         "TunerNvlsTreeNetLatency",
         TimeValue(netLatency_us < 0 ? NanoSeconds(-1) : NanoSeconds(netLatency_us * 1e3)));
+    // src/transport/nvls.cc: before 2.27 Blackwell ran NVLS_NCHANNELS_SM100 (32) inside one
+    // node too; 2.27 brought NVLS_NCHANNELS_SM100_NVL (24) there.
+    if (minor < 27)
+    {
+        UintegerValue across;
+        endpoint->GetAttribute("NvlsChannelsAcrossNodes", across);
+        endpoint->SetAttribute("NvlsChannels", across);
+    }
     return "";
 }
 

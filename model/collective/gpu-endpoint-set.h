@@ -29,7 +29,10 @@ struct GpuEndpointSet
     /// GB/s of the GPU-NIC path, GPUDirect RDMA over PCIe (NCCL topo.cc PCI width x speed).
     double nicPath_gbyte_per_s{0};
     uint32_t maxChannels{32};
+    /// NVLS channels of a communicator inside one node or NVLink domain, and of one that
+    /// spans several (src/transport/nvls.cc: Blackwell 24 and 32 from NCCL 2.27, Hopper 16).
     uint32_t nvlsChannels{16};
+    uint32_t nvlsChannelsAcrossNodes{16};
     double nvlsEfficiency{0.85};
     /// Per NVLS channel and loop, and once for the scatter and the gather stage: NCCL's
     /// NVLink Simple step latency (tuning.cc hwLatencies NVLINK Ring Simple, 3.4 us, one

@@ -202,11 +202,19 @@ NcclEndpoint::GetTypeId()
                           MakeUintegerAccessor(&NcclEndpoint::m_maxChannels),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("NvlsChannels",
-                          "Channels of an NVLS collective (NCCL_NVLS_NCHANNELS, 16 by default "
-                          "on Hopper: src/transport/nvls.cc)",
+                          "Channels of an NVLS collective of a communicator inside one node or "
+                          "NVLink domain (src/transport/nvls.cc: 16 on Hopper, 24 on Blackwell "
+                          "from NCCL 2.27; NCCL_MIN_CTAS / NCCL_MAX_CTAS bound it)",
                           UintegerValue(16),
                           MakeUintegerAccessor(&NcclEndpoint::m_nvlsChannels),
-                          MakeUintegerChecker<uint32_t>(2, 64))
+                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("NvlsChannelsAcrossNodes",
+                          "Channels of an NVLS or NVLSTree collective of a communicator that "
+                          "spans several nodes or NVLink domains (src/transport/nvls.cc: 16 on "
+                          "Hopper, 32 on Blackwell)",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&NcclEndpoint::m_nvlsChannelsAcrossNodes),
+                          MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("MaxSimulatedChannels",
                           "Simulation cost, not NCCL: a schedule runs at most this many channels "
                           "(but at least the ranks of a domain), each standing for several of "
@@ -467,6 +475,7 @@ NcclEndpoint::NcclEndpoint()
     : m_minChannels(1),
       m_maxChannels(32),
       m_nvlsChannels(16),
+      m_nvlsChannelsAcrossNodes(16),
       m_maxSimulatedChannels(8),
       m_tunerProxyPerChannel(false),
       m_simpleRingProxyFactor(3.0),
@@ -528,9 +537,9 @@ NcclEndpoint::GetMaxChannels() const
 }
 
 uint32_t
-NcclEndpoint::GetNvlsChannels() const
+NcclEndpoint::GetNvlsChannels(uint32_t nodes) const
 {
-    return m_nvlsChannels;
+    return nodes > 1 ? m_nvlsChannelsAcrossNodes : m_nvlsChannels;
 }
 
 Time
@@ -928,7 +937,7 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
     case Algo::Nvls: {
         // NCCL: per-channel NVLink rate x nvlsEfficiency x (nCh - 1) / nCh, x 2 for
         // allreduce (reduce-scatter and all-gather pipelined), summed over channels.
-        const double c = m_nvlsChannels;
+        const double c = GetNvlsChannels(nodes);
         bw = intra * m_nvlsEfficiency * (c - 1) / c *
              (in.kind == CollectiveKind::AllReduce ? 2.0 : (ppn - 1.0) / ppn);
         break;
@@ -1092,11 +1101,12 @@ uint32_t
 NcclEndpoint::Channels(CollectiveAlgorithm algorithm,
                        NcclProtocolId protocol,
                        uint64_t bytes,
-                       uint32_t ranks) const
+                       uint32_t ranks,
+                       uint32_t nodes) const
 {
     if (algorithm == Algo::Nvls || algorithm == Algo::NvlsTree)
     {
-        return m_nvlsChannels;
+        return GetNvlsChannels(nodes);
     }
     const Ptr<NcclProtocol> p = GetProtocol(protocol);
     uint64_t threshold = p->GetThreadThresholdBytes();
@@ -1333,7 +1343,7 @@ NcclEndpoint::Choose(const NcclTuneInput& in) const
                                     ", NCCL_COLLNET_ENABLE=" + (m_collNetEnable ? "1" : "0") +
                                     " leave none of what this fabric can run (" + runnable + ")");
     }
-    best.channels = Channels(best.algorithm, best.protocol, in.bytes, in.ranks);
+    best.channels = Channels(best.algorithm, best.protocol, in.bytes, in.ranks, in.nodes);
     NS_LOG_LOGIC("tuner: " << CollectiveAlgorithmName(best.algorithm) << "/"
                            << NcclProtocolName(best.protocol) << " on " << best.channels
                            << " channels, predicted " << best.predicted_us << " us");

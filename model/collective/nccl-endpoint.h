@@ -69,7 +69,8 @@ class NcclEndpoint : public Object
     Ptr<NcclProtocol> GetProtocol(NcclProtocolId id) const;
     /// The communicator's ring/tree channels: MaxChannels, raised to MinChannels.
     uint32_t GetMaxChannels() const;
-    uint32_t GetNvlsChannels() const;
+    /// NVLS channels of a communicator over \p nodes nodes (NVLink domains).
+    uint32_t GetNvlsChannels(uint32_t nodes = 1) const;
     Time GetNvlsLatency() const;
     /// One network step of NVLSTree (NCCL hwLatencies NET NVLSTree Simple).
     Time GetNvlsTreeNetLatency() const;
@@ -160,11 +161,13 @@ class NcclEndpoint : public Object
      */
     NcclChoice Choose(const NcclTuneInput& in) const;
     /// Channels NCCL runs \p bytes on: GetMaxChannels(), one fewer while bytes < channels ×
-    /// threads × threshold (× ranks for ring LL), down to one; NvlsChannels for NVLS.
+    /// threads × threshold (× ranks for ring LL), down to one; GetNvlsChannels(nodes) for
+    /// NVLS and NVLSTree.
     uint32_t Channels(CollectiveAlgorithm algorithm,
                       NcclProtocolId protocol,
                       uint64_t bytes,
-                      uint32_t ranks) const;
+                      uint32_t ranks,
+                      uint32_t nodes = 1) const;
 
     /**
      * Channels the simulated schedule runs for NCCL's \p channels: at most
@@ -243,6 +246,7 @@ class NcclEndpoint : public Object
     uint32_t m_minChannels;
     uint32_t m_maxChannels;
     uint32_t m_nvlsChannels;
+    uint32_t m_nvlsChannelsAcrossNodes;
     uint32_t m_maxSimulatedChannels;
     Time m_nvlsLatency;
     Time m_nvlsTreeNetLatency;
