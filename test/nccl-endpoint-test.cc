@@ -577,6 +577,20 @@ TEST_F(NcclEndpointTest, TunerWeighsNvlsForAllGatherAndReduceScatterInsideANode)
     }
     engine->GetEndpoint()->SetAttribute("NvlsEnable", UintegerValue(0));
     EXPECT_EQ(resolve(CollectiveKind::AllGather, 32).algorithm, CollectiveAlgorithm::Ring);
+    // NCCL_ALGO=NVLS on the whole rack: NCCL has no algorithm left, and says why.
+    engine->GetEndpoint()->SetAttribute("NvlsEnable", UintegerValue(2));
+    engine->GetEndpoint()->SetAttribute("Algorithms", StringValue("NVLS"));
+    try
+    {
+        resolve(CollectiveKind::AllGather, 72);
+        ADD_FAILURE() << "NCCL_ALGO=NVLS resolved a 72-rank allgather";
+    }
+    catch (const CollectiveError& e)
+    {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("NCCL_ALGO=\"NVLS\""), std::string::npos) << what;
+        EXPECT_NE(what.find("NCCL_MAX_NVLS_ARITY"), std::string::npos) << what;
+    }
 }
 
 // NCCL's list syntax: a per-function prefix after the first entry, "^" negates.

@@ -639,6 +639,14 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
             {
                 runnable.push_back(Algo::Nvls);
             }
+            else
+            {
+                why += p > 32 ? "; NVLS runs an allgather or reducescatter of at most 32 ranks "
+                                "(NCCL_MAX_NVLS_ARITY)"
+                              : "; NVLS needs in-switch reduction (NVSwitch gen3+) over all "
+                                "ranks, in one NVLink domain of at least " +
+                                    std::to_string(m_nvlsMinRanks) + " ranks";
+            }
         }
         else if (call.kind == CollectiveKind::AllToAll || call.kind == CollectiveKind::SendRecv)
         {
