@@ -411,19 +411,20 @@ TEST_F(NcclEndpointTest, ChannelVariablesSetTheCommunicatorsChannelsAsNcclDoes)
         const char* minCtas;
         const char* maxCtas;
         uint32_t channels;
+        uint32_t p2p; // the communicator's channels rounded up to a power of two (paths.cc)
     };
 
-    for (const Case& c : {Case{"", "", "", "", 32},
-                          Case{"", "", "24", "", 32},
-                          Case{"", "", "40", "", 40},
-                          Case{"40", "", "", "", 40},
-                          Case{"", "64", "", "", 32},
-                          Case{"", "16", "", "", 16},
-                          Case{"", "", "", "8", 8},
-                          Case{"", "", "16", "8", 8},
-                          Case{"16", "8", "", "", 16},
-                          Case{"4", "", "12", "", 32},
-                          Case{"", "8", "12", "", 12}})
+    for (const Case& c : {Case{"", "", "", "", 32, 32},
+                          Case{"", "", "24", "", 32, 32},
+                          Case{"", "", "40", "", 40, 64},
+                          Case{"40", "", "", "", 40, 64},
+                          Case{"", "64", "", "", 32, 32},
+                          Case{"", "16", "", "", 16, 16},
+                          Case{"", "", "", "8", 8, 8},
+                          Case{"", "", "16", "8", 8, 8},
+                          Case{"16", "8", "", "", 16, 16},
+                          Case{"4", "", "12", "", 32, 32},
+                          Case{"", "8", "12", "", 12, 16}})
     {
         SCOPED_TRACE(std::string("min ") + c.minChannels + " max " + c.maxChannels + " minCtas " +
                      c.minCtas + " maxCtas " + c.maxCtas);
@@ -437,13 +438,7 @@ TEST_F(NcclEndpointTest, ChannelVariablesSetTheCommunicatorsChannelsAsNcclDoes)
         Ptr<NcclEndpoint> e = config.MakeEndpoint(&error);
         ASSERT_TRUE(e) << error;
         EXPECT_EQ(e->GetMaxChannels(), c.channels);
-        // p2p channels: the communicator's, rounded up to a power of two.
-        uint32_t p2p = 1;
-        while (p2p < c.channels)
-        {
-            p2p *= 2;
-        }
-        EXPECT_EQ(e->GetP2pChannelCount(), p2p);
+        EXPECT_EQ(e->GetP2pChannelCount(), c.p2p);
         // An 8-byte ring still runs on one channel, whatever the minimum.
         EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, NcclProtocolId::Simple, 8, 16), 1u);
         EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, NcclProtocolId::Simple, 1024 * MiB, 16),
