@@ -24,6 +24,7 @@
 #include <gtest/gtest.h>
 #include <iostream>
 #include <memory>
+#include <numeric>
 
 using namespace ns3;
 
@@ -132,6 +133,9 @@ Us(const CollectiveResult& r)
 // Tolerance 3 % + 1 us: the wire's own latency and the last piece's serialisation.
 TEST_F(NcclEndpointTest, EachProtocolOnTwoRanksIsLatencyPlusBytesOverItsBandwidth)
 {
+    // The channel's loop is one send and the copy of what it received (all_gather.h
+    // directRecv) at the protocol's per-channel tree rate (LL128 36.7, Simple 38.7; LL has
+    // none): the two in series, 1 / (1 / rate + 1 / copy).
     struct Case
     {
         const char* proto;
@@ -140,8 +144,8 @@ TEST_F(NcclEndpointTest, EachProtocolOnTwoRanksIsLatencyPlusBytesOverItsBandwidt
     };
 
     for (const Case& c : {Case{"LL", 6.6 + 0.6, 141.0},
-                          Case{"LL128", 14.0 + 1.9, 36.7},
-                          Case{"Simple", 8.4 + 4 * 1.7, 370.8}})
+                          Case{"LL128", 14.0 + 1.9, 1 / (1 / 36.7 + 1 / 36.7)},
+                          Case{"Simple", 8.4 + 4 * 1.7, 1 / (1 / 370.8 + 1 / 38.7)}})
 
     {
         SCOPED_TRACE(c.proto);
@@ -241,15 +245,19 @@ TEST_F(NcclEndpointTest, NicBehindPcieCapsAGpusNetworkRate)
 
 // The SMs drive NVLink at 20.6 GB/s per link (NCCL SM90_NVLINK_BW): a 256 MiB ring allreduce
 // over 8 GPUs levels off below 18 x 20.6 = 370.8 GB/s busbw, not at the 423 GB/s of payload
-// the links carry (ideal set).  With h100 each of the 32 channels moves 1 MiB chunks in two
-// 512 KiB slices at 370.8 / 32 GB/s (45.2 us), each followed by its fence and flag, half of
-// NCCL's 3.4 us ring step (a step's chunk is two slices): 370.8 x 45.2 / (45.2 + 1.7) =
-// 357.4 GB/s.  Within -3 % / +0.5 % of each.
+// the links carry (ideal set).  With h100 each of the 32 channels sends 14 chunks a loop at
+// 370.8 / 32 GB/s and then copies the last one received at 38.7 GB/s (all_reduce.h
+// directRecv): 1 / (32 / 370.8 + 1 / (14 x 38.7)) = 11.34 GB/s a channel, 363.0 together.
+// It moves 1 MiB chunks in two 512 KiB slices (46.2 us each at that rate), each followed by
+// its fence and flag, half of NCCL's 3.4 us ring step (a step's chunk is two slices):
+// 363.0 x 46.2 / (46.2 + 1.7) = 350.2 GB/s.  Within -3 % / +0.5 % of each.
 TEST_F(NcclEndpointTest, RingBusBandwidthStopsAtTheGpusNvlinkRate)
 {
-    const double slice_us = 512.0 * 1024 / (370.8 / 32 * 1e3);
+    const double channel_gbyte_per_s = 1 / (32 / 370.8 + 1 / (14 * 38.7));
+    const double slice_us = 512.0 * 1024 / (channel_gbyte_per_s * 1e3);
     for (auto [endpoint, gbyte] :
-         {std::pair<const char*, double>{"h100", 370.8 * slice_us / (slice_us + 1.7)},
+         {std::pair<const char*, double>{"h100",
+                                         32 * channel_gbyte_per_s * slice_us / (slice_us + 1.7)},
           std::pair<const char*, double>{"ideal", 423.5}})
     {
         SCOPED_TRACE(endpoint);
@@ -263,6 +271,39 @@ TEST_F(NcclEndpointTest, RingBusBandwidthStopsAtTheGpusNvlinkRate)
         EXPECT_GT(r.busbw_gbyte_per_s, 0.97 * gbyte);
         EXPECT_LT(r.busbw_gbyte_per_s, 1.005 * gbyte);
         Reset();
+    }
+}
+
+// Each loop of a ring channel ends with a receive that only copies the chunk it got last
+// (all_gather.h directRecv), at one SM's copy rate, 38.7 GB/s (perChMaxTreeBws): a channel
+// moves 1 / (1 / 11.59 + 1 / ((n - 1) x 38.7)) GB/s, 10.54 on 4 GPUs and 11.11 on 8.  A 1 GiB
+// allgather cuts 2 MiB chunks in 1 MiB slices, each followed by its 1.7 us fence and flag:
+// busbw 32 x rate x slice / (slice + 1.7 us) = 331.5 GB/s on 4 GPUs, 349.3 on 8, where
+// without that copy both would reach 364.0.  Within -2 % / +0.5 % of each.
+TEST_F(NcclEndpointTest, RingLoopEndsWithTheChannelsCopy)
+{
+    for (const bool copy : {true, false})
+    {
+        for (const uint32_t n : {4u, 8u})
+        {
+            SCOPED_TRACE(std::to_string(n) + (copy ? " GPUs with the copy" : " GPUs without"));
+            Fabric f(1);
+            f.engine->GetEndpoint()->SetAttribute("RingFinalCopy", BooleanValue(copy));
+            std::vector<uint32_t> ranks(n);
+            std::iota(ranks.begin(), ranks.end(), 0);
+            const CollectiveResult r =
+                f.Run(CollectiveKind::AllGather, ranks, 1024 * MiB, CollectiveAlgorithm::Ring);
+            EXPECT_EQ(r.protocol, "simple");
+            const double rate = copy ? 1 / (32 / 370.8 + 1 / ((n - 1) * 38.7)) : 370.8 / 32;
+            const double slice_us = 1024.0 * 1024 / (rate * 1e3);
+            const double busbw = 32 * rate * slice_us / (slice_us + 1.7);
+            std::cout << "[endpoint] " << n << "-GPU 1 GiB ring allgather"
+                      << (copy ? "" : " without the final copy") << ": busbw "
+                      << r.busbw_gbyte_per_s << " GB/s, model " << busbw << " GB/s\n";
+            EXPECT_GT(r.busbw_gbyte_per_s, 0.98 * busbw);
+            EXPECT_LT(r.busbw_gbyte_per_s, 1.005 * busbw);
+            Reset();
+        }
     }
 }
 
@@ -294,10 +335,12 @@ TEST_F(NcclEndpointTest, SmallAllReduceHasTheProtocolsLatencyFloor)
 // channels, 370.8 / 32 = 11.59 GB/s on one dgx-h100 (0.1 %).  An 8-GPU allgather of 32 MiB is
 // one loop of the ring: each of NCCL's 32 channels moves a 128 KiB chunk per rank and step,
 // in two 64 KiB slices (prims_simple.h: half a chunk, at least 32 KiB); a simulated channel
-// stands for 4 of them (46.35 GB/s, slices of 256 KiB).  Each receiving channel takes 7 steps
+// stands for 4 of them, slices of 256 KiB.  After its 7 sends the channel copies the chunk it
+// received last at 38.7 GB/s (all_gather.h directRecv), so it moves 1 / (1 / 11.59 + 1 / (7
+// x 38.7)) = 11.11 GB/s (44.45 a simulated channel).  Each receiving channel takes 7 steps
 // x 2 slices one after the other, each slice its data and then its fence and flag (NCCL's
 // 3.4 us ring step over its two slices: 1.7 us), so the call takes at least base + 14 x
-// (1.7 + 256 KiB / 46.35 GB/s) = 8.4 + 14 x (1.7 + 5.66) = 111.4 us, against 79.2 us of
+// (1.7 + 256 KiB / 44.45 GB/s) = 8.4 + 14 x (1.7 + 5.90) = 114.8 us, against 79.2 us of
 // bandwidth alone (7/8 x 32 MiB / 370.8 GB/s).  Within 0 / +12 % of it.
 TEST_F(NcclEndpointTest, RingChannelsMoveTheirShareOfTheGraph)
 {
@@ -311,7 +354,8 @@ TEST_F(NcclEndpointTest, RingChannelsMoveTheirShareOfTheGraph)
     EXPECT_EQ(how.simulatedChannels, 8u);
     EXPECT_NEAR(how.graphChannel_gbyte_per_s, 370.8 / 32, 0.001 * 370.8 / 32);
     const CollectiveResult r = f.Run(CollectiveKind::AllGather, call.ranks, call.bytes);
-    const double model_us = 8.4 + 14 * (1.7 + 256.0 * 1024 / (4 * 370.8 / 32 * 1e3));
+    const double channel_gbyte_per_s = 1 / (32 / 370.8 + 1 / (7 * 38.7));
+    const double model_us = 8.4 + 14 * (1.7 + 256.0 * 1024 / (4 * channel_gbyte_per_s * 1e3));
 
     std::cout << "[endpoint] 32 MiB allgather, 8 GPUs: " << Us(r) << " us, model " << model_us
               << " us\n";

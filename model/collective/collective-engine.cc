@@ -862,6 +862,21 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     {
         ringChannel = ringChannel > 0 ? std::min(ringChannel, graph) : graph;
     }
+    const CollectiveKind kind = run->call.kind;
+    const double copy = p->GetTreeChannelBandwidth_gbyte_per_s(1);
+    if (run->how.algorithm == Algo::Ring && m_endpoint->GetRingFinalCopy() && ringChannel > 0 &&
+        copy > 0 && run->call.ranks.size() > 1 &&
+        (kind == CollectiveKind::AllReduce || kind == CollectiveKind::AllGather ||
+         kind == CollectiveKind::ReduceScatter))
+    {
+        // Each loop of a channel sends one chunk per ring step and then only copies the
+        // chunk it received last, at one SM's copy rate: the lockstep ring (every rank at
+        // the same step of its loop) pauses so long once per loop, which comes to a channel
+        // rate of hops chunks over their sends plus that copy.
+        const double hops =
+            double(run->call.ranks.size() - 1) * (kind == CollectiveKind::AllReduce ? 2.0 : 1.0);
+        ringChannel = 1.0 / (1.0 / ringChannel + 1.0 / (hops * copy));
+    }
     const double perLane =
         tree ? p->GetTreeChannelBandwidth_gbyte_per_s(nodes) * run->how.channels / 2.0
              : ringChannel * run->how.channels / std::max<uint32_t>(run->how.simulatedChannels, 1);

@@ -379,6 +379,17 @@ NcclEndpoint::GetTypeId()
                           MakeDoubleAccessor(&NcclEndpoint::m_patEfficiency),
                           MakeDoubleChecker<double>(0, 1))
             // Simple's step structure inside one NVLink domain (doc/endpoint.md).
+            .AddAttribute("RingFinalCopy",
+                          "A ring channel ends each loop with a receive that only copies "
+                          "(all_gather.h, all_reduce.h directRecv; reduce_scatter.h "
+                          "recvReduceCopy): its SM copies the loop's last chunk from the "
+                          "FIFO at the protocol's per-channel rate (TreeChannelBandwidth, "
+                          "NCCL's perChMaxTreeBws / perChMaxTreeLL128Bws: one SM's copy "
+                          "when no link binds it) and sends nothing meanwhile.  false: the "
+                          "channel sends without that pause",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&NcclEndpoint::m_ringFinalCopy),
+                          MakeBooleanChecker())
             .AddAttribute("RingChunkSteps",
                           "Simple ring chunk of one channel per ring step, in protocol steps "
                           "(NCCL src/include/collectives.h ALLGATHER_CHUNKSTEPS, "
@@ -486,6 +497,7 @@ NcclEndpoint::NcclEndpoint()
       m_patEfficiency(0.75),
       m_treeCorrection(true),
       m_ringPlateauLatencyFactor(1.4),
+      m_ringFinalCopy(true),
       m_ringChunkSteps(4),
       m_ringSliceSteps(2),
       m_p2pChunkBytes(512 * 1024),
@@ -1136,6 +1148,12 @@ NcclEndpoint::SimulatedChannels(CollectiveAlgorithm algorithm,
     }
     return std::max<uint32_t>(1,
                               std::min(channels, std::max(m_maxSimulatedChannels, ranksPerDomain)));
+}
+
+bool
+NcclEndpoint::GetRingFinalCopy() const
+{
+    return m_ringFinalCopy;
 }
 
 uint32_t

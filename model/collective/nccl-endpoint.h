@@ -193,6 +193,8 @@ class NcclEndpoint : public Object
                                         CollectiveAlgorithm algorithm,
                                         uint32_t channels) const;
 
+    /// Whether a ring channel's loop ends with its local copy (RingFinalCopy).
+    bool GetRingFinalCopy() const;
     /// Simple ring chunk and slice of one channel, in protocol steps (ChunkBytes each).
     uint32_t GetRingChunkSteps() const;
     uint32_t GetRingSliceSteps() const;
@@ -270,6 +272,7 @@ class NcclEndpoint : public Object
     double m_patEfficiency;
     bool m_treeCorrection;
     double m_ringPlateauLatencyFactor;
+    bool m_ringFinalCopy;
     uint32_t m_ringChunkSteps;
     uint32_t m_ringSliceSteps;
     uint64_t m_p2pChunkBytes;
