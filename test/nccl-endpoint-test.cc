@@ -1050,6 +1050,9 @@ TEST_F(NcclEndpointTest, NcclVersionSetsTheTunersNvlsTreeNetworkLatency)
     {
         EXPECT_NE(ApplyNcclTunerVersion(same, bad), "") << bad;
     }
+    EXPECT_NE(ApplyNcclTunerVersion(same, "3.0").find("no release 3.x is modelled"),
+              std::string::npos);
+    EXPECT_NE(ApplyNcclTunerVersion(same, "2.20").find("2.21's and later"), std::string::npos);
 }
 
 // NCCL's per-channel and LL caps have a column per node count (tuning.cc index2: one node, two,

@@ -183,7 +183,12 @@ ApplyNcclTunerVersion(const Ptr<NcclEndpoint>& endpoint, const std::string& vers
     }
     const int major = std::stoi(m[1].str());
     const int minor = std::stoi(m[2].str());
-    if (major != 2 || minor < 21)
+    if (major > 2)
+    {
+        return "the tuner constants modelled are NCCL 2's, from 2.21 on; no release " + m[1].str() +
+               ".x is modelled";
+    }
+    if (major < 2 || minor < 21)
     {
         // 2.18-2.20 also differ in the NVLink NVLS latencies (0 and 23 us, not 25).
         return "the tuner constants modelled are NCCL 2.21's and later";
