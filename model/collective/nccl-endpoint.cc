@@ -378,7 +378,6 @@ NcclEndpoint::GetTypeId()
                           DoubleValue(0.75),
                           MakeDoubleAccessor(&NcclEndpoint::m_patEfficiency),
                           MakeDoubleChecker<double>(0, 1))
-            // Simple's step structure inside one NVLink domain (doc/endpoint.md).
             .AddAttribute("RingFinalCopy",
                           "A ring channel ends each loop with a receive that only copies "
                           "(all_gather.h, all_reduce.h directRecv; reduce_scatter.h "
@@ -390,6 +389,7 @@ NcclEndpoint::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&NcclEndpoint::m_ringFinalCopy),
                           MakeBooleanChecker())
+            // Simple's step structure inside one NVLink domain (doc/endpoint.md).
             .AddAttribute("RingChunkSteps",
                           "Simple ring chunk of one channel per ring step, in protocol steps "
                           "(NCCL src/include/collectives.h ALLGATHER_CHUNKSTEPS, "
