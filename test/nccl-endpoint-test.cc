@@ -307,6 +307,38 @@ TEST_F(NcclEndpointTest, RingLoopEndsWithTheChannelsCopy)
     }
 }
 
+// A broadcast is a chain from the root (broadcast.h: directSend, directRecvCopyDirectSend,
+// directRecv) whose Simple chunk is one protocol step, 512 KiB (BROADCAST_CHUNKSTEPS =
+// BROADCAST_SLICESTEPS = 1), forwarded once all of it arrived (one slice per chunk, its fence
+// and flag after it).  8 GPUs, 8 channels, 64 MiB: a channel carries 8 MiB in 16 chunks over 7
+// hops, 7 + 15 = 22 chunk times of 512 KiB at the channel's 370.8 / 8 GB/s plus the ring's
+// 3.4 us Simple step each, after the 8.4 us base: 22 x (11.31 + 3.4) + 8.4 = 332.0 us.  The
+// allreduce's 4-step chunk would give 4 chunks of 2 MiB, 10 x (45.24 + 3.4) + 8.4 = 494.8 us.
+// Within -2 % / +8 % of the first.
+TEST_F(NcclEndpointTest, BroadcastForwardsOneStepChunks)
+{
+    Fabric f(1);
+    Ptr<NcclEndpoint> e = f.engine->GetEndpoint();
+    e->SetAttribute("Protocols", StringValue("Simple"));
+    e->SetAttribute("MinChannels", UintegerValue(8));
+    e->SetAttribute("MaxChannels", UintegerValue(8));
+    EXPECT_EQ(e->GetRingChunkSteps(CollectiveKind::Broadcast), 1u);
+    EXPECT_EQ(e->GetRingChunkSteps(CollectiveKind::Reduce), 1u);
+    EXPECT_EQ(e->GetRingChunkSteps(CollectiveKind::AllReduce), 4u);
+    const CollectiveResult r = f.Run(CollectiveKind::Broadcast,
+                                     {0, 1, 2, 3, 4, 5, 6, 7},
+                                     64 * MiB,
+                                     CollectiveAlgorithm::Ring);
+    EXPECT_EQ(r.protocol, "simple");
+    EXPECT_EQ(r.channels, 8u);
+    const double chunk_us = 512.0 * 1024 / (370.8 / 8 * 1e3);
+    const double model_us = 22 * (chunk_us + 3.4) + 8.4;
+    std::cout << "[endpoint] 8-GPU 64 MiB broadcast on 8 channels: " << Us(r) << " us, model "
+              << model_us << " us\n";
+    EXPECT_GT(Us(r), 0.98 * model_us);
+    EXPECT_LT(Us(r), 1.08 * model_us);
+}
+
 // A small allreduce costs NCCL's base latency plus one hop latency per ring step: 8 GPUs,
 // ring LL, 2 x 7 steps: 6.6 + 14 x 0.6 = 15.0 us (plus 14 wire hops of ~0.1 us: tolerance
 // +2 us); the ideal set has no such floor (below 2 us).

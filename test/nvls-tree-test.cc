@@ -54,7 +54,8 @@ class NvlsTreeTest : public ::testing::Test
         m_cluster = std::make_unique<ClusterHelper>(c);
         m_cluster->SetIbDeviceAttribute("ComputeCrcs", BooleanValue(false));
         ASSERT_EQ(m_cluster->TryBuild(), "");
-        m_engine = m_cluster->InstallCollectiveEngine(m_cluster->InstallTransport("world"));
+        m_transport = m_cluster->InstallTransport("world");
+        m_engine = m_cluster->InstallCollectiveEngine(m_transport);
     }
 
     static CollectiveCall Call(uint32_t ranks, uint64_t bytes, CollectiveAlgorithm algorithm)
@@ -79,6 +80,7 @@ class NvlsTreeTest : public ::testing::Test
     }
 
     std::unique_ptr<ClusterHelper> m_cluster;
+    Ptr<GpuTransport> m_transport;
     Ptr<CollectiveEngine> m_engine;
 };
 
@@ -314,10 +316,11 @@ TEST_F(NvlsTreeTest, RefusedWithoutInSwitchReduction)
     Simulator::Destroy();
     Names::Clear();
     Build(2, "auto", "dgx-a100", "NVLSTree");
-    // NCCL_ALGO=NVLSTree there gets the hierarchical allreduce (ring phases inside), its
-    // stand-in where the switches cannot reduce.
-    EXPECT_EQ(m_engine->Resolve(Call(16, 64 * MiB, CollectiveAlgorithm::Auto)).algorithm,
-              CollectiveAlgorithm::Hierarchical);
+    // NCCL_ALGO=NVLSTree there leaves NCCL nothing to run (nvlsSupport 0 disables it): refused,
+    // naming the variable and what is missing.
+    why = refusal(Call(16, 64 * MiB, CollectiveAlgorithm::Auto));
+    EXPECT_NE(why.find("NCCL_ALGO=\"NVLSTree\""), std::string::npos) << why;
+    EXPECT_NE(why.find("NVLSTree needs in-switch reduction"), std::string::npos) << why;
     Simulator::Destroy();
     Names::Clear();
     Build(1, "ideal");
@@ -355,7 +358,8 @@ TEST_F(NvlsTreeTest, TunerPicksNvlsTreeForBulkAllReduceOnTwoNodes)
     how = m_engine->Resolve(Call(16, 8, CollectiveAlgorithm::Auto));
     EXPECT_NE(how.algorithm, nt);
     EXPECT_NE(how.protocol, NcclProtocolId::Simple);
-    // NCCL_ALGO=^NVLSTree turns off nvlstree and its hierarchical stand-in: ring or tree.
+    // NCCL_ALGO=^NVLSTree turns off nvlstree (and the hierarchical allreduce its element also
+    // governs when asked for by name): ring or tree.
     EXPECT_TRUE(e->AlgorithmEnabled(CollectiveKind::AllReduce, nt));
     e->SetAttribute("Algorithms", StringValue("^NVLSTree"));
     EXPECT_FALSE(e->AlgorithmEnabled(CollectiveKind::AllReduce, nt));
@@ -364,6 +368,65 @@ TEST_F(NvlsTreeTest, TunerPicksNvlsTreeForBulkAllReduceOnTwoNodes)
     EXPECT_TRUE(how.algorithm == CollectiveAlgorithm::Ring ||
                 how.algorithm == CollectiveAlgorithm::Tree)
         << CollectiveAlgorithmName(how.algorithm);
+}
+
+// Without NVLS (dgx-a100's NVSwitch gen2 cannot reduce; NCCL_NVLS_ENABLE=0 on dgx-h100) NCCL's
+// tuner weighs ring and tree alone (tuning.cc: NVLS and NVLSTree disabled, no other
+// multi-level allreduce without CollNet): at every size the choice is the one of those two
+// algorithms and three protocols with the least predicted time (exactly: the same formula),
+// and never the engine's hierarchical allreduce.
+TEST_F(NvlsTreeTest, WithoutNvlsTheTunerWeighsRingAndTreeAlone)
+{
+    for (const std::string preset : {"dgx-a100", "dgx-h100"})
+    {
+        if (preset == "dgx-h100")
+        {
+            Config::SetDefault("ns3::NcclEndpoint::NvlsEnable", UintegerValue(0));
+        }
+        Build(2, "auto", preset);
+        Ptr<NcclEndpoint> e = m_engine->GetEndpoint();
+        ASSERT_TRUE(e);
+        for (uint64_t bytes = 8; bytes <= 8192 * MiB; bytes *= 16)
+        {
+            const CollectiveCall call = Call(16, bytes, CollectiveAlgorithm::Auto);
+            const CollectiveResolution how = m_engine->Resolve(call);
+            EXPECT_TRUE(how.algorithm == CollectiveAlgorithm::Ring ||
+                        how.algorithm == CollectiveAlgorithm::Tree)
+                << preset << " " << bytes << " B: " << CollectiveAlgorithmName(how.algorithm);
+            // The tuner's input as the engine forms it: ranks 0-7 one node, 8-15 the other;
+            // per-rank rates of the NVLink plane (0 to 1) and the network (0 to 8).
+            NcclTuneInput in;
+            in.kind = CollectiveKind::AllReduce;
+            in.ranks = 16;
+            in.nodes = 2;
+            in.bytes = bytes;
+            in.intra_gbyte_per_s =
+                m_transport->GetPlane(m_transport->SelectPlane(0, 1))->GetRankRate_gbyte_per_s(0);
+            in.inter_gbyte_per_s =
+                m_transport->GetPlane(m_transport->SelectPlane(0, 8))->GetRankRate_gbyte_per_s(0);
+            in.runnable = {CollectiveAlgorithm::Ring, CollectiveAlgorithm::Tree};
+            in.multiRailRings = true;
+            double best = -1;
+            for (auto a : {CollectiveAlgorithm::Ring, CollectiveAlgorithm::Tree})
+            {
+                for (auto p : {NcclProtocolId::Ll, NcclProtocolId::Ll128, NcclProtocolId::Simple})
+                {
+                    const double t = e->PredictTime_us(in, a, p);
+                    if (t > 0 && (best < 0 || t < best))
+                    {
+                        best = t;
+                    }
+                }
+            }
+            EXPECT_NEAR(how.predicted_us, best, 1e-9 * best) << preset << " " << bytes << " B";
+        }
+        // Bulk: the ring (tree's busbw is halved and capped per channel).
+        EXPECT_EQ(m_engine->Resolve(Call(16, 1024 * MiB, CollectiveAlgorithm::Auto)).algorithm,
+                  CollectiveAlgorithm::Ring)
+            << preset;
+        Simulator::Destroy();
+        Names::Clear();
+    }
 }
 
 } // namespace

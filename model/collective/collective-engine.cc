@@ -582,8 +582,10 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
                        "NVLink domain of at least " +
                        std::to_string(m_nvlsMinRanks) + " ranks";
             }
-            // NVLSTree: NVLS inside each domain where the switches reduce, else the
-            // hierarchical allreduce with ring phases inside stands for it.
+            // NVLSTree only where every domain's switches reduce.  Without NVLS NCCL has no
+            // multi-level allreduce but CollNet: its tuner weighs ring and tree alone
+            // (tuning.cc disables NVLS and NVLSTree when nvlsSupport is 0), so the engine's
+            // hierarchical allreduce runs only when asked for by name.
             const std::string nvlsTree = m_endpoint->GetNvlsEnable() == 0
                                              ? std::string("is off (NCCL_NVLS_ENABLE=0)")
                                              : NvlsTreeRefusal(call, domains);
@@ -591,14 +593,9 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
             {
                 runnable.push_back(Algo::NvlsTree);
             }
-            else if (equalDomains)
+            else
             {
-                runnable.push_back(Algo::Hierarchical);
-            }
-            if (!nvlsTree.empty())
-            {
-                why += "; NVLSTree " + nvlsTree +
-                       (equalDomains ? "" : " (hierarchical needs at least two equal domains)");
+                why += "; NVLSTree " + nvlsTree;
             }
             // CollNet only where NCCL_COLLNET_ENABLE=1 and the network's switches reduce.
             if (m_endpoint->GetCollNetEnable())
@@ -907,9 +904,10 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
             // A ring message is one slice; NCCL's hop latency is a ring step's, whose chunk
             // is cut in RingChunkSteps / RingSliceSteps slices, each ending with its fence
             // and flag.
-            const uint32_t chunkSteps = m_endpoint->GetRingChunkSteps();
-            const uint32_t sliceSteps =
-                std::max<uint32_t>(std::min(m_endpoint->GetRingSliceSteps(), chunkSteps), 1);
+            const uint32_t chunkSteps = m_endpoint->GetRingChunkSteps(run->call.kind);
+            const uint32_t sliceSteps = std::max<uint32_t>(
+                std::min(m_endpoint->GetRingSliceSteps(run->call.kind), chunkSteps),
+                1);
             run->channelStep = run->ringHop[0] /
                                static_cast<int64_t>(std::max<uint32_t>(chunkSteps / sliceSteps, 1));
         }
@@ -1001,8 +999,9 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
             // channels it stands for side by side.
             const double k = double(std::max<uint32_t>(how.channels, 1)) / split.numChannels;
             const uint64_t step = split.chunkBytes;
-            const uint32_t chunkSteps = m_endpoint->GetRingChunkSteps();
-            const uint32_t sliceSteps = std::min(m_endpoint->GetRingSliceSteps(), chunkSteps);
+            const uint32_t chunkSteps = m_endpoint->GetRingChunkSteps(call.kind);
+            const uint32_t sliceSteps =
+                std::min(m_endpoint->GetRingSliceSteps(call.kind), chunkSteps);
             split.chunkBytes = static_cast<uint64_t>(k * step * chunkSteps);
             split.slicesPerChunk = chunkSteps / sliceSteps;
             split.minSliceBytes = static_cast<uint64_t>(k * step * sliceSteps / 32);

@@ -405,6 +405,20 @@ NcclEndpoint::GetTypeId()
                           UintegerValue(2),
                           MakeUintegerAccessor(&NcclEndpoint::m_ringSliceSteps),
                           MakeUintegerChecker<uint32_t>(1, 8))
+            .AddAttribute("BroadcastChunkSteps",
+                          "Simple chunk of one channel of a broadcast or reduce, the ring's "
+                          "chain from or to the root, in protocol steps (collectives.h "
+                          "BROADCAST_CHUNKSTEPS, REDUCE_CHUNKSTEPS: 1); each hop forwards a "
+                          "chunk once all of it has arrived",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&NcclEndpoint::m_broadcastChunkSteps),
+                          MakeUintegerChecker<uint32_t>(1, 8))
+            .AddAttribute("BroadcastSliceSteps",
+                          "Simple slice of a broadcast or reduce, in protocol steps "
+                          "(BROADCAST_SLICESTEPS, REDUCE_SLICESTEPS: 1)",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&NcclEndpoint::m_broadcastSliceSteps),
+                          MakeUintegerChecker<uint32_t>(1, 8))
             .AddAttribute("P2pChunkBytes",
                           "Bytes of one point-to-point step over NVLink (NCCL "
                           "NCCL_P2P_NVL_CHUNKSIZE, src/init.cc: 512 KiB)",
@@ -500,6 +514,8 @@ NcclEndpoint::NcclEndpoint()
       m_ringFinalCopy(true),
       m_ringChunkSteps(4),
       m_ringSliceSteps(2),
+      m_broadcastChunkSteps(1),
+      m_broadcastSliceSteps(1),
       m_p2pChunkBytes(512 * 1024),
       m_p2pChannelsPerPeer(32),
       m_pxn(PXN_UNREACHABLE),
@@ -1156,16 +1172,27 @@ NcclEndpoint::GetRingFinalCopy() const
     return m_ringFinalCopy;
 }
 
-uint32_t
-NcclEndpoint::GetRingChunkSteps() const
+namespace
 {
-    return m_ringChunkSteps;
+// NCCL's broadcast and reduce are chains from or to the root (src/device/broadcast.h,
+// reduce.h), with their own chunk and slice steps.
+bool
+IsChain(CollectiveKind kind)
+{
+    return kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce;
+}
+} // namespace
+
+uint32_t
+NcclEndpoint::GetRingChunkSteps(CollectiveKind kind) const
+{
+    return IsChain(kind) ? m_broadcastChunkSteps : m_ringChunkSteps;
 }
 
 uint32_t
-NcclEndpoint::GetRingSliceSteps() const
+NcclEndpoint::GetRingSliceSteps(CollectiveKind kind) const
 {
-    return m_ringSliceSteps;
+    return IsChain(kind) ? m_broadcastSliceSteps : m_ringSliceSteps;
 }
 
 uint64_t

@@ -195,9 +195,10 @@ class NcclEndpoint : public Object
 
     /// Whether a ring channel's loop ends with its local copy (RingFinalCopy).
     bool GetRingFinalCopy() const;
-    /// Simple ring chunk and slice of one channel, in protocol steps (ChunkBytes each).
-    uint32_t GetRingChunkSteps() const;
-    uint32_t GetRingSliceSteps() const;
+    /// Simple ring chunk and slice of one channel for a collective of \p kind, in protocol
+    /// steps (ChunkBytes each): NCCL's per-collective CHUNKSTEPS and SLICESTEPS.
+    uint32_t GetRingChunkSteps(CollectiveKind kind) const;
+    uint32_t GetRingSliceSteps(CollectiveKind kind) const;
     /// Bytes of one point-to-point step over NVLink.
     uint64_t GetP2pChunkBytes() const;
 
@@ -275,6 +276,8 @@ class NcclEndpoint : public Object
     bool m_ringFinalCopy;
     uint32_t m_ringChunkSteps;
     uint32_t m_ringSliceSteps;
+    uint32_t m_broadcastChunkSteps;
+    uint32_t m_broadcastSliceSteps;
     uint64_t m_p2pChunkBytes;
     uint32_t m_p2pChannelsPerPeer;
     PxnMode m_pxn;
