@@ -339,6 +339,44 @@ TEST_F(NcclEndpointTest, BroadcastForwardsOneStepChunks)
     EXPECT_LT(Us(r), 1.08 * model_us);
 }
 
+// LL128 passes each line on as its flag arrives (prims_ll128.h): a broadcast hop holds one
+// round of the channel's 640 threads, 8 words each, 38400 data bytes, where Simple holds a
+// step.  8 GPUs, 8 channels, 2 MiB: a channel's 256 KiB crosses 7 hops at 36.7 GB/s
+// (perChMaxRingLL128Bws), pipelined in rounds: 6 x 38400 / 36.7 + 262144 / 36.7 = 13.4 us of
+// data; forwarded whole (ForwardBytes 0: its share is under one LL128 step, 576000 B) it takes
+// 7 x 262144 / 36.7 = 50.0 us.  The latencies are the same in both: the difference, 36.6 us,
+// within 5 %.
+TEST_F(NcclEndpointTest, Ll128BroadcastForwardsLinesNotSteps)
+{
+    double us[2] = {0, 0};
+    for (const bool whole : {false, true})
+    {
+        Fabric f(1);
+        Ptr<NcclEndpoint> e = f.engine->GetEndpoint();
+        e->SetAttribute("Protocols", StringValue("LL128"));
+        e->SetAttribute("MinChannels", UintegerValue(8));
+        e->SetAttribute("MaxChannels", UintegerValue(8));
+        Ptr<NcclProtocol> ll128 = e->GetProtocol(NcclProtocolId::Ll128);
+        EXPECT_EQ(ll128->GetForwardBytes(), 38400u);
+        if (whole)
+        {
+            ll128->SetAttribute("ForwardBytes", UintegerValue(0));
+        }
+        const CollectiveResult r = f.Run(CollectiveKind::Broadcast,
+                                         {0, 1, 2, 3, 4, 5, 6, 7},
+                                         2 * MiB,
+                                         CollectiveAlgorithm::Ring);
+        EXPECT_EQ(r.protocol, "ll128");
+        EXPECT_EQ(r.channels, 8u);
+        us[whole ? 1 : 0] = Us(r);
+        Reset();
+    }
+    const double model_us = 6 * (262144.0 - 38400) / (36.7 * 1e3);
+    std::cout << "[endpoint] 8-GPU 2 MiB LL128 broadcast: " << us[0] << " us by rounds, " << us[1]
+              << " us by whole pieces; difference model " << model_us << " us\n";
+    EXPECT_NEAR(us[1] - us[0], model_us, 0.05 * model_us);
+}
+
 // A small allreduce costs NCCL's base latency plus one hop latency per ring step: 8 GPUs,
 // ring LL, 2 x 7 steps: 6.6 + 14 x 0.6 = 15.0 us (plus 14 wire hops of ~0.1 us: tolerance
 // +2 us); the ideal set has no such floor (below 2 us).

@@ -1006,6 +1006,16 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
             split.slicesPerChunk = chunkSteps / sliceSteps;
             split.minSliceBytes = static_cast<uint64_t>(k * step * sliceSteps / 32);
         }
+        const uint64_t forward = m_endpoint->GetProtocol(how.protocol)->GetForwardBytes();
+        if ((call.kind == CollectiveKind::Broadcast || call.kind == CollectiveKind::Reduce) &&
+            forward > 0)
+        {
+            // LL and LL128 pass each line on once its flag arrives: a hop of the chain holds
+            // one round of each channel's threads, for the channels a simulated one stands for.
+            const uint64_t k =
+                (std::max<uint32_t>(how.channels, 1) + split.numChannels - 1) / split.numChannels;
+            split.chunkBytes = std::min<uint64_t>(split.chunkBytes, k * forward);
+        }
     }
     // NCCL relays every point-to-point transfer so (an alltoall's peers, a sendrecv's).
     if (m_endpoint && m_endpoint->GetPxn() != NcclEndpoint::PXN_NEVER && m_transport &&

@@ -153,7 +153,17 @@ NcclProtocol::AddCostAttributes(TypeId tid, const Costs& d)
                       "(half data), LL128 4.9 MB of 128-byte lines / 8 (120/128 data)",
                       UintegerValue(d.chunkBytes),
                       MakeUintegerAccessor(&NcclProtocol::m_chunkBytes),
-                      MakeUintegerChecker<uint64_t>(1));
+                      MakeUintegerChecker<uint64_t>(1))
+        .AddAttribute("ForwardBytes",
+                      "Data a chain hop (broadcast, reduce) passes on at once: LL and LL128 "
+                      "forward each line as soon as its flag arrives, so a hop holds one round "
+                      "of the channel's threads, not a step (src/device/prims_ll.h: a 16-byte "
+                      "line of 8 data bytes per thread, 512 threads; prims_ll128.h: "
+                      "NCCL_LL128_SHMEM_ELEMS_PER_THREAD = 8 words per thread, 120/128 data, 640 "
+                      "threads).  0: whole slices (Simple waits for a slice's flag)",
+                      UintegerValue(d.forwardBytes),
+                      MakeUintegerAccessor(&NcclProtocol::m_forwardBytes),
+                      MakeUintegerChecker<uint64_t>());
 }
 
 NcclProtocol::NcclProtocol()
@@ -166,7 +176,8 @@ NcclProtocol::NcclProtocol()
       m_maxNetN4_gbyte_per_s(0),
       m_threads(512),
       m_threadThreshold(64),
-      m_chunkBytes(512 * 1024)
+      m_chunkBytes(512 * 1024),
+      m_forwardBytes(0)
 {
 }
 
@@ -260,19 +271,34 @@ NcclProtocol::GetChunkBytes() const
     return m_chunkBytes;
 }
 
+uint64_t
+NcclProtocol::GetForwardBytes() const
+{
+    return m_forwardBytes;
+}
+
 // Defaults: NCCL src/graph/tuning.cc (ncclTunerConstantsDefaults, Hopper rows; llMaxBws' x86
 // Intel row across nodes; the N1, N2 and N4 columns: one node, two, more) and src/include/device.h,
 // comm.h (threads, thread thresholds).  Other GPU generations are NcclEndpoint presets.
+// The last two figures: a step of data (ChunkBytes), a round of lines (ForwardBytes).
+namespace
+{
+const NcclProtocol::Costs kLlCosts =
+    {6.6, 6.8, 0.6, 2.7, 0.6, 5.0, 0, 0, 0, 0, 141.0, 39.0, 20.4, 512, 8, 32 * 1024, 512 * 8};
+const NcclProtocol::Costs kLl128Costs =
+    {14.0, 14.0, 1.9, 4.0, 1.25, 8.5, 36.7, 36.7, 36.7, 29.0, 0, 0, 0, 640, 8, 576000, 38400};
+const NcclProtocol::Costs kSimpleCosts =
+    {8.4, 8.4, 3.4, 14.0, 4.0, 14.0, 0, 38.7, 41.4, 36.0, 0, 0, 0, 512, 64, 512 * 1024, 0};
+} // namespace
 
 TypeId
 NcclLlProtocol::GetTypeId()
 {
-    static TypeId tid = AddCostAttributes(
-        TypeId("ns3::NcclLlProtocol")
-            .SetParent<NcclProtocol>()
-            .SetGroupName("AiFabric")
-            .AddConstructor<NcclLlProtocol>(),
-        Costs{6.6, 6.8, 0.6, 2.7, 0.6, 5.0, 0, 0, 0, 0, 141.0, 39.0, 20.4, 512, 8, 32 * 1024});
+    static TypeId tid = AddCostAttributes(TypeId("ns3::NcclLlProtocol")
+                                              .SetParent<NcclProtocol>()
+                                              .SetGroupName("AiFabric")
+                                              .AddConstructor<NcclLlProtocol>(),
+                                          kLlCosts);
     return tid;
 }
 
@@ -291,12 +317,11 @@ NcclLlProtocol::WireBytes(uint64_t payloadBytes) const
 TypeId
 NcclLl128Protocol::GetTypeId()
 {
-    static TypeId tid = AddCostAttributes(
-        TypeId("ns3::NcclLl128Protocol")
-            .SetParent<NcclProtocol>()
-            .SetGroupName("AiFabric")
-            .AddConstructor<NcclLl128Protocol>(),
-        Costs{14.0, 14.0, 1.9, 4.0, 1.25, 8.5, 36.7, 36.7, 36.7, 29.0, 0, 0, 0, 640, 8, 576000});
+    static TypeId tid = AddCostAttributes(TypeId("ns3::NcclLl128Protocol")
+                                              .SetParent<NcclProtocol>()
+                                              .SetGroupName("AiFabric")
+                                              .AddConstructor<NcclLl128Protocol>(),
+                                          kLl128Costs);
     return tid;
 }
 
@@ -315,12 +340,11 @@ NcclLl128Protocol::WireBytes(uint64_t payloadBytes) const
 TypeId
 NcclSimpleProtocol::GetTypeId()
 {
-    static TypeId tid = AddCostAttributes(
-        TypeId("ns3::NcclSimpleProtocol")
-            .SetParent<NcclProtocol>()
-            .SetGroupName("AiFabric")
-            .AddConstructor<NcclSimpleProtocol>(),
-        Costs{8.4, 8.4, 3.4, 14.0, 4.0, 14.0, 0, 38.7, 41.4, 36.0, 0, 0, 0, 512, 64, 512 * 1024});
+    static TypeId tid = AddCostAttributes(TypeId("ns3::NcclSimpleProtocol")
+                                              .SetParent<NcclProtocol>()
+                                              .SetGroupName("AiFabric")
+                                              .AddConstructor<NcclSimpleProtocol>(),
+                                          kSimpleCosts);
     return tid;
 }
 

@@ -74,6 +74,8 @@ class NcclProtocol : public Object
     uint32_t GetThreadThresholdBytes() const;
     /// Bytes of a ring/chain piece: the unit the simulator stores and forwards per hop.
     uint64_t GetChunkBytes() const;
+    /// Data one round of a channel's threads passes on in a chain (0: whole slices only).
+    uint64_t GetForwardBytes() const;
 
     /// The cost figures of a protocol; each subclass declares them as its own attributes
     /// (AddCostAttributes) so that each has its own NCCL defaults.
@@ -95,6 +97,7 @@ class NcclProtocol : public Object
         uint32_t threads;
         uint32_t threadThreshold;
         uint64_t chunkBytes;
+        uint64_t forwardBytes;
     };
 
     /// GB/s a rank's channels reach together in this protocol on \p nodes nodes; 0 = no limit.
@@ -122,6 +125,7 @@ class NcclProtocol : public Object
     uint32_t m_threads;
     uint32_t m_threadThreshold;
     uint64_t m_chunkBytes;
+    uint64_t m_forwardBytes;
 };
 
 /// LL: 16-byte FIFO lines of two 4-byte data words, each with its 4-byte flag
