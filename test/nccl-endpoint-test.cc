@@ -377,6 +377,56 @@ TEST_F(NcclEndpointTest, Ll128BroadcastForwardsLinesNotSteps)
     EXPECT_NEAR(us[1] - us[0], model_us, 0.05 * model_us);
 }
 
+// Across nodes a broadcast runs along each channel's ring (broadcast.h: ring->userRanks),
+// and the rings leave a node on different HCAs: 2 x dgx-h100, 1 GiB, Simple: each of the 8
+// HCAs carries 4 of the 32 channels' shares, so the call is bound by 8 x 48 GB/s (the NIC
+// behind PCIe) = 384 GB/s; a chain in group order for every channel would put all of them
+// on one HCA, 48 GB/s.  Within -15 % / +0.5 % of 384.
+TEST_F(NcclEndpointTest, BroadcastAcrossNodesFollowsEachChannelsRing)
+{
+    Fabric f(2);
+    f.engine->GetEndpoint()->SetAttribute("Protocols", StringValue("Simple"));
+    std::vector<uint32_t> ranks(16);
+    std::iota(ranks.begin(), ranks.end(), 0);
+    const CollectiveResult r =
+        f.Run(CollectiveKind::Broadcast, ranks, 1024 * MiB, CollectiveAlgorithm::Ring);
+    EXPECT_EQ(r.channels, 32u);
+    std::cout << "[endpoint] 2 x dgx-h100 1 GiB broadcast: busbw " << r.busbw_gbyte_per_s
+              << " GB/s, bound 384\n";
+    EXPECT_GT(r.busbw_gbyte_per_s, 0.85 * 384);
+    EXPECT_LT(r.busbw_gbyte_per_s, 1.005 * 384);
+}
+
+// NCCL's tuner charges a broadcast or reduce one hardware latency when every channel is the
+// same ring (one NVSwitch node), else one per step at the network's latency, Simple's at the
+// tree's (tuning.cc): one node LL 6.6 + 0.6 = 7.2 us, LL128 14 + 1.9 = 15.9, Simple 8.4 + 3.4
+// = 11.8; 16 ranks on two nodes LL 6.6 + 16 x 2.7 = 49.8, Simple 8.4 + 16 x 14 = 232.4
+// (exact).  So on one node LL128, slower and later than Simple, never wins: LL, then Simple.
+TEST_F(NcclEndpointTest, ChainLatencyAsNcclsTuner)
+{
+    Fabric f(1);
+    Ptr<NcclEndpoint> e = f.engine->GetEndpoint();
+    NcclTuneInput in;
+    in.kind = CollectiveKind::Broadcast;
+    in.ranks = 8;
+    in.nodes = 1;
+    const auto ring = CollectiveAlgorithm::Ring;
+    EXPECT_NEAR(e->PredictLatency_us(in, ring, NcclProtocolId::Ll), 7.2, 1e-9);
+    EXPECT_NEAR(e->PredictLatency_us(in, ring, NcclProtocolId::Ll128), 15.9, 1e-9);
+    EXPECT_NEAR(e->PredictLatency_us(in, ring, NcclProtocolId::Simple), 11.8, 1e-9);
+    in.kind = CollectiveKind::Reduce;
+    in.ranks = 16;
+    in.nodes = 2;
+    EXPECT_NEAR(e->PredictLatency_us(in, ring, NcclProtocolId::Ll), 49.8, 1e-9);
+    EXPECT_NEAR(e->PredictLatency_us(in, ring, NcclProtocolId::Simple), 232.4, 1e-9);
+    for (uint64_t bytes = 8; bytes <= 1024 * MiB; bytes *= 8)
+    {
+        const CollectiveResult r =
+            f.Run(CollectiveKind::Broadcast, {0, 1, 2, 3, 4, 5, 6, 7}, bytes);
+        EXPECT_NE(r.protocol, "ll128") << bytes << " B";
+    }
+}
+
 // A small allreduce costs NCCL's base latency plus one hop latency per ring step: 8 GPUs,
 // ring LL, 2 x 7 steps: 6.6 + 14 x 0.6 = 15.0 us (plus 14 wire hops of ~0.1 us: tolerance
 // +2 us); the ideal set has no such floor (below 2 us).

@@ -1162,10 +1162,10 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         DirectAllToAll(s, ranks, bytes, split, {});
         break;
     case CollectiveKind::Broadcast:
-        ChainBroadcast(s, ranks, bytes, rootPos, split, {});
+        ChainBroadcast(s, ranks, bytes, rootPos, split, {}, rings);
         break;
     case CollectiveKind::Reduce:
-        ChainReduce(s, ranks, bytes, rootPos, split, {});
+        ChainReduce(s, ranks, bytes, rootPos, split, {}, rings);
         break;
     case CollectiveKind::SendRecv:
         RingSendRecv(s, ranks, bytes, split, {});

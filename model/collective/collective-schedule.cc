@@ -1151,37 +1151,67 @@ DirectReduceScatter(CollectiveSchedule& s,
     return DirectAllToAll(s, ranks, bytes, split, entry);
 }
 
+namespace
+{
+// A pipelined chain per channel along its ring (group order without \p rings), starting
+// \p offset places after \p root: the root itself (broadcast) or its successor, so that the
+// chain ends at the root (reduce).
 PerRank
-ChainBroadcast(CollectiveSchedule& s,
-               const std::vector<uint32_t>& ranks,
-               uint64_t bytes,
-               uint32_t rootPosition,
-               const CollectiveSplit& split,
-               const PerRank& entry)
+Chain(CollectiveSchedule& s,
+      const std::vector<uint32_t>& ranks,
+      uint64_t bytes,
+      uint32_t root,
+      uint32_t offset,
+      const CollectiveSplit& split,
+      const PerRank& entry,
+      const ChannelRings& rings)
 {
     const uint32_t p = ranks.size();
     std::vector<std::vector<int64_t>> recv(p);
     const uint64_t chunk = std::max<uint64_t>(split.chunkBytes, 1);
     // One chain per channel, each over its share of the buffer (NCCL's ring broadcast
-    // splits the buffer over its channels as the ring collectives do).
+    // splits the buffer over its channels as the ring collectives do), along the channel's
+    // ring (broadcast.h, reduce.h: ring->userRanks).
     const std::vector<uint64_t> share =
         SplitEven(bytes, std::max<uint32_t>(split.numChannels, 1), split.elementBytes);
-    for (uint32_t c = 0; c < share.size(); ++c)
+    std::unordered_map<uint32_t, uint32_t> position;
+    for (uint32_t i = 0; i < p; ++i)
     {
-        for (uint64_t off = 0; off < share[c] && p > 1; off += chunk)
+        position[ranks[i]] = i;
+    }
+    for (uint32_t c = 0; c < share.size() && p > 1; ++c)
+    {
+        const std::vector<uint32_t>& ring = rings.empty() ? ranks : rings[c % rings.size()];
+        const uint32_t start =
+            (std::find(ring.begin(), ring.end(), root) - ring.begin() + offset) % p;
+        for (uint64_t off = 0; off < share[c]; off += chunk)
         {
             const uint64_t n = std::min(chunk, share[c] - off);
             int64_t prev = NONE;
             for (uint32_t h = 1; h < p; ++h)
             {
-                const uint32_t from = (rootPosition + h - 1) % p;
-                const uint32_t to = (rootPosition + h) % p;
+                const uint32_t from = position.at(ring[(start + h - 1) % p]);
+                const uint32_t to = position.at(ring[(start + h) % p]);
                 prev = s.AddMessage(ranks[from], ranks[to], n, c, {EntryOf(entry, from), prev});
                 recv[to].push_back(prev);
             }
         }
     }
     return Exits(s, ranks, recv, entry);
+}
+} // namespace
+
+PerRank
+ChainBroadcast(CollectiveSchedule& s,
+               const std::vector<uint32_t>& ranks,
+               uint64_t bytes,
+               uint32_t rootPosition,
+               const CollectiveSplit& split,
+               const PerRank& entry,
+               const ChannelRings& rings)
+{
+    const uint32_t p = ranks.size();
+    return Chain(s, ranks, bytes, p > 0 ? ranks[rootPosition % p] : 0, 0, split, entry, rings);
 }
 
 PerRank
@@ -1190,11 +1220,11 @@ ChainReduce(CollectiveSchedule& s,
             uint64_t bytes,
             uint32_t rootPosition,
             const CollectiveSplit& split,
-            const PerRank& entry)
+            const PerRank& entry,
+            const ChannelRings& rings)
 {
-    // The same pipelined chain, started one position after the root so that it ends there.
     const uint32_t p = ranks.size();
-    return ChainBroadcast(s, ranks, bytes, p > 0 ? (rootPosition + 1) % p : 0, split, entry);
+    return Chain(s, ranks, bytes, p > 0 ? ranks[rootPosition % p] : 0, 1, split, entry, rings);
 }
 
 PerRank

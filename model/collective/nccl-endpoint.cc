@@ -863,6 +863,21 @@ NcclEndpoint::PredictLatency_us(const NcclTuneInput& in,
     {
     case Algo::Ring: {
         const uint32_t steps = Steps(in.kind, n);
+        if (in.kind == CollectiveKind::Broadcast || in.kind == CollectiveKind::Reduce)
+        {
+            // NCCL (tuning.cc) charges a chain one hardware latency when every channel of the
+            // ring graph is the same ring (sameChannels: the search's first try, which an
+            // NVSwitch node meets), else one per step, Simple's at the tree's figure.  Across
+            // nodes each channel leaves on its own NIC, so the channels differ; every step
+            // then takes the network's latency (hw = NET there).
+            if (nodes == 1)
+            {
+                return toUs(p->GetRingBaseLatency()) + toUs(p->GetRingNvlinkHopLatency());
+            }
+            return toUs(p->GetRingBaseLatency()) + steps * toUs(protocol == NcclProtocolId::Simple
+                                                                    ? p->GetTreeNetHopLatency()
+                                                                    : p->GetRingNetHopLatency());
+        }
         const uint32_t inter = nodes == 1                             ? 0
                                : in.kind == CollectiveKind::AllReduce ? 2 * (nodes - 1)
                                                                       : nodes - 1;
