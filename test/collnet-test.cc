@@ -23,6 +23,7 @@
 #include <iostream>
 #include <memory>
 #include <numeric>
+#include <tuple>
 
 using namespace ns3;
 
@@ -319,8 +320,11 @@ TEST_F(CollNetTest, CollNetAtTheSharpEngineCapOnTwoAndFourServers)
 // the HCA 48 GB/s behind PCIe):
 //   CollNetDirect latency 2 (3.7 + 7 x 0.4) + 31 = 44.0 us, busbw 8 x 48 x 0.85 = 326.4 GB/s
 //   CollNetChain  latency 2 x 7 x 2.8 + 30 = 69.2 us, busbw min(370.8, 2 x 8 x 48) = 370.8
-// (algbw = busbw / 2, tuning.cc's ratio 0.5), and takes the fastest of every candidate; off,
-// it never takes CollNet.  Predictions exact to 1e-9; choices against the candidates' minimum.
+// (algbw = busbw / 2, tuning.cc's ratio 0.5), and NVLS across the nodes (NVLS with CollNet)
+//   latency 25 + 18 = 43.0 us, busbw min(370.8 x 0.85 x 15/16 x 2 = 591.0, 8 x 48) = 384
+// (algbw = busbw x 16 / 30), and takes the fastest of every candidate; off, it never takes
+// CollNet nor NVLS across nodes.  Predictions exact to 1e-9; choices against the candidates'
+// minimum.
 TEST_F(CollNetTest, TunerTakesCollNetOnlyWhenEnabledByItsPredictedTimes)
 {
     ClusterConfig plain;
@@ -357,18 +361,22 @@ TEST_F(CollNetTest, TunerTakesCollNetOnlyWhenEnabledByItsPredictedTimes)
     EXPECT_NEAR(e->PredictTime_us(in, Algo::CollNetDirect, s),
                 44.0 + MiB / (1e3 * 326.4 / 2),
                 1e-9 * 60);
+    EXPECT_NEAR(e->PredictLatency_us(in, Algo::Nvls, s), 43.0, 1e-9 * 43);
+    EXPECT_NEAR(e->PredictBusBandwidth_gbyte_per_s(in, Algo::Nvls, s), 384.0, 1e-9 * 384);
     const std::vector<Algo> candidates = {Algo::Ring,
                                           Algo::Tree,
                                           Algo::NvlsTree,
                                           Algo::CollNetDirect,
-                                          Algo::CollNetChain};
+                                          Algo::CollNetChain,
+                                          Algo::Nvls};
     auto fastest = [&](uint64_t bytes, bool collNet) {
         NcclTuneInput x = in;
         x.bytes = bytes;
         double best = -1;
         for (Algo a : candidates)
         {
-            if (!collNet && (a == Algo::CollNetDirect || a == Algo::CollNetChain))
+            if (!collNet &&
+                (a == Algo::CollNetDirect || a == Algo::CollNetChain || a == Algo::Nvls))
             {
                 continue;
             }
@@ -390,11 +398,13 @@ TEST_F(CollNetTest, TunerTakesCollNetOnlyWhenEnabledByItsPredictedTimes)
         const CollectiveResolution how =
             m_engine->Resolve(Call(CollectiveKind::AllReduce, 16, bytes, Algo::Auto));
         EXPECT_NEAR(how.predicted_us, fastest(bytes, true), 1e-9 * how.predicted_us);
-        tookCollNet |= how.algorithm == Algo::CollNetDirect || how.algorithm == Algo::CollNetChain;
+        tookCollNet |= how.algorithm == Algo::CollNetDirect ||
+                       how.algorithm == Algo::CollNetChain || how.algorithm == Algo::Nvls;
     }
     EXPECT_TRUE(tookCollNet);
+    // 43.0 + 1 MiB / 204.8 GB/s = 48.1 us against CollNetDirect's 50.4, NVLSTree's 71.1.
     EXPECT_EQ(m_engine->Resolve(Call(CollectiveKind::AllReduce, 16, MiB, Algo::Auto)).algorithm,
-              Algo::CollNetDirect); // 50.4 us against NVLSTree's 71.1
+              Algo::Nvls);
     e->SetAttribute("CollNetEnable", BooleanValue(false));
     for (uint64_t bytes = 8; bytes <= 1024 * MiB; bytes *= 8)
     {
@@ -403,6 +413,7 @@ TEST_F(CollNetTest, TunerTakesCollNetOnlyWhenEnabledByItsPredictedTimes)
             m_engine->Resolve(Call(CollectiveKind::AllReduce, 16, bytes, Algo::Auto));
         EXPECT_NE(how.algorithm, Algo::CollNetDirect);
         EXPECT_NE(how.algorithm, Algo::CollNetChain);
+        EXPECT_NE(how.algorithm, Algo::Nvls);
         EXPECT_NEAR(how.predicted_us, fastest(bytes, false), 1e-9 * how.predicted_us);
     }
     try
@@ -425,6 +436,45 @@ TEST_F(CollNetTest, TunerTakesCollNetOnlyWhenEnabledByItsPredictedTimes)
     catch (const CollectiveError& err)
     {
         EXPECT_NE(std::string(err.what()).find("SHARP"), std::string::npos) << err.what();
+    }
+}
+
+// NVLS across nodes (NCCL's NVLS with CollNet): per slice the NVSwitches reduce-scatter, the
+// SHARP switches reduce each head's share over its rail, the NVSwitches gather it back, all
+// in switches (no message between GPUs).  4 x dgx-h100, 1 GiB: the phases overlap slice by
+// slice, so the slowest binds, the NVSwitch engine's 0.85 x 20.6 GB/s x 18 links = 315.2 GB/s
+// a GPU (the heads' NICs, 8 x 48 = 384, do not); one after the other the call could not pass
+// 1 / (1 / 315.2 + 1 / 384) = 173.1 GB/s algbw.  algbw within 70-100 % of 315.2, above 1.2 x
+// 173.1.  Without NCCL_COLLNET_ENABLE it is refused, and for allgather across nodes.
+TEST_F(CollNetTest, NvlsAcrossNodesReducesInBothSwitchesPipelined)
+{
+    Build(4, true, "auto", "1");
+    const CollectiveResult r = Run(Call(CollectiveKind::AllReduce, 32, 1024 * MiB, Algo::Nvls));
+    EXPECT_EQ(r.algorithm, "nvls");
+    EXPECT_EQ(r.messages, 0u);
+    EXPECT_GT(SharpReducedChunks(), 0u);
+    std::cout << "[collnet] nvls across 4 x dgx-h100, 1 GiB: algbw " << r.algbw_gbyte_per_s
+              << " GB/s, busbw " << r.busbw_gbyte_per_s << " GB/s\n";
+    EXPECT_GT(r.algbw_gbyte_per_s, 0.7 * 315.2);
+    EXPECT_LT(r.algbw_gbyte_per_s, 315.2);
+    EXPECT_GT(r.algbw_gbyte_per_s, 1.2 * 173.1);
+    for (const auto& [kind, collNet, why] :
+         {std::tuple<CollectiveKind, const char*, const char*>{CollectiveKind::AllReduce,
+                                                               "",
+                                                               "NCCL_COLLNET_ENABLE"},
+          {CollectiveKind::AllGather, "1", "allreduce only"}})
+    {
+        Reset();
+        Build(4, true, "auto", collNet);
+        try
+        {
+            m_engine->Resolve(Call(kind, 32, 1024 * MiB, Algo::Nvls));
+            ADD_FAILURE() << "nvls across nodes resolved: " << why;
+        }
+        catch (const CollectiveError& err)
+        {
+            EXPECT_NE(std::string(err.what()).find(why), std::string::npos) << err.what();
+        }
     }
 }
 

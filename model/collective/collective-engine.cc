@@ -490,7 +490,30 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
     how.algorithm = call.algorithm;
     how.channels = m_numChannels;
     how.simulatedChannels = m_numChannels;
-    if (call.algorithm == Algo::Nvls)
+    if (call.algorithm == Algo::Nvls && domains.size() >= 2)
+    {
+        // NVLS across nodes: each domain's switches reduce-scatter and gather, the network's
+        // reduce every rail in between (NCCL's NVLS with CollNet).
+        std::string why = call.kind == CollectiveKind::AllReduce
+                              ? NvlsTreeRefusal(call, domains)
+                              : std::string("across domains runs allreduce only (NCCL's NVLS "
+                                            "allgather and reducescatter across nodes are "
+                                            "CollNet's, not modelled)");
+        if (why.empty() && !(m_endpoint && m_endpoint->GetCollNetEnable()))
+        {
+            why = "across domains needs CollNet: NCCL_COLLNET_ENABLE is not 1 (NcclEndpoint "
+                  "CollNetEnable)";
+        }
+        if (why.empty())
+        {
+            why = CollNetRefusal(call, domains);
+        }
+        if (!why.empty())
+        {
+            Reject("algorithm nvls " + why);
+        }
+    }
+    else if (call.algorithm == Algo::Nvls)
     {
         how.inSwitchPlane = FindInSwitchPlane(call.ranks);
         if (how.inSwitchPlane < 0)
@@ -597,7 +620,9 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
             {
                 why += "; NVLSTree " + nvlsTree;
             }
-            // CollNet only where NCCL_COLLNET_ENABLE=1 and the network's switches reduce.
+            // CollNet only where NCCL_COLLNET_ENABLE=1 and the network's switches reduce; with
+            // NVLS in every domain NCCL then also runs NVLS across nodes (tuning.cc disables
+            // NVLS on several nodes only without CollNet).
             if (m_endpoint->GetCollNetEnable())
             {
                 const std::string collNet = CollNetRefusal(call, domains);
@@ -605,6 +630,10 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
                 {
                     runnable.push_back(Algo::CollNetDirect);
                     runnable.push_back(Algo::CollNetChain);
+                    if (nvlsTree.empty())
+                    {
+                        runnable.push_back(Algo::Nvls);
+                    }
                 }
                 else
                 {
@@ -1101,6 +1130,22 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
                                            TreeRailAllReduce(),
                                            std::numeric_limits<uint32_t>::max());
         }
+        else if (algorithm == Algo::Nvls)
+        {
+            // NVLS across domains (NCCL's NVLS with CollNet, all_reduce.h NVLS !oneNode):
+            // per slice the switches reduce-scatter, each head's share is reduced in the
+            // network over its rail, the switches gather it back, slice after slice.
+            using Op = InSwitchReductionPlane::Op;
+            const auto domains = Domains(call);
+            PipelinedHierarchicalAllReduce(s,
+                                           domains,
+                                           bytes,
+                                           Sliced(split, bytes, domains.front().size()),
+                                           InSwitchDomainPhase(Op::ReduceScatter),
+                                           InSwitchDomainPhase(Op::AllGather),
+                                           1,
+                                           InSwitchRailAllReduce());
+        }
         else if (algorithm == Algo::CollNetDirect)
         {
             // NCCL's CollNetDirect: NVLink scatter to every head, SHARP across, NVLink gather,
@@ -1199,7 +1244,7 @@ CollectiveSchedule
 CollectiveEngine::BuildSchedule(const CollectiveCall& call) const
 {
     const CollectiveResolution how = Resolve(call);
-    if (how.algorithm == Algo::Nvls)
+    if (how.algorithm == Algo::Nvls && how.inSwitchPlane >= 0)
     {
         Reject("nvls runs in the switches: it has no message schedule");
     }
@@ -1256,7 +1301,9 @@ CollectiveEngine::Start(const CollectiveCall& call,
         }
     }
     r->partsPending = r->others.size();
-    if (how.algorithm != Algo::Nvls)
+    // NVLS inside one domain runs in its switches alone; across domains it has a schedule.
+    const bool oneSwitchPlane = how.algorithm == Algo::Nvls && how.inSwitchPlane >= 0;
+    if (!oneSwitchPlane)
     {
         r->schedule = Build(call, how);
     }
@@ -1271,7 +1318,7 @@ CollectiveEngine::Start(const CollectiveCall& call,
     NS_LOG_INFO("collective " << r->id << " " << kind << " " << algorithm << " on "
                               << call.ranks.size() << " ranks, " << call.bytes << " B, "
                               << r->schedule.GetNumMessages() << " messages");
-    if (how.algorithm == Algo::Nvls)
+    if (oneSwitchPlane)
     {
         // An NVLink domain is never split over processes: all of it is here.
         r->remaining = call.ranks.size();
@@ -1331,6 +1378,8 @@ CollectiveEngine::Start(const CollectiveCall& call,
         const auto domains = static_cast<uint32_t>(Domains(call).size());
         base = how.algorithm == Algo::Tree       ? p->GetTreeBaseLatency()
                : how.algorithm == Algo::NvlsTree ? m_endpoint->GetNvlsLatency()
+               : how.algorithm == Algo::Nvls
+                   ? m_endpoint->GetNvlsLatency() + m_endpoint->GetNvlsNetLatency()
                : how.algorithm == Algo::CollNetDirect || how.algorithm == Algo::CollNetChain ||
                        how.algorithm == Algo::Pat
                    ? m_endpoint->GetStartLatency(how.algorithm, call.ranks.size(), domains)

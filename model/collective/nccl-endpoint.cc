@@ -287,6 +287,12 @@ NcclEndpoint::GetTypeId()
                           TimeValue(NanoSeconds(20900)),
                           MakeTimeAccessor(&NcclEndpoint::m_nvlsTreeNetLatency),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("NvlsNetLatency",
+                          "Latency NVLS adds across nodes, where the heads' shares are reduced "
+                          "in the network (NVLS with CollNet: NCCL hwLatencies NET NVLS Simple)",
+                          TimeValue(NanoSeconds(18000)),
+                          MakeTimeAccessor(&NcclEndpoint::m_nvlsNetLatency),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("TunerNvlsTreeNetLatency",
                           "The NVLSTree network step latency NCCL's tuner assumes, where the "
                           "NCCL version modelled differs from the step's cost "
@@ -574,6 +580,12 @@ Time
 NcclEndpoint::GetNvlsLatency() const
 {
     return m_nvlsLatency;
+}
+
+Time
+NcclEndpoint::GetNvlsNetLatency() const
+{
+    return m_nvlsNetLatency;
 }
 
 Time
@@ -907,7 +919,8 @@ NcclEndpoint::PredictLatency_us(const NcclTuneInput& in,
                                                     net * toUs(p->GetTreeNetHopLatency()));
     }
     case Algo::Nvls:
-        return toUs(m_nvlsLatency);
+        // NCCL: intraLat (NVLS), + interLat across nodes (NVLS with CollNet).
+        return toUs(m_nvlsLatency) + (nodes > 1 ? toUs(m_nvlsNetLatency) : 0.0);
     case Algo::NvlsTree:
         // NCCL: baseLatency 0 + intraLat (NVLS) + 2 log2i(nNodes) interLat.
         return toUs(m_nvlsLatency) + 2.0 * FloorLog2(nodes) *
@@ -983,6 +996,12 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
         const double c = GetNvlsChannels(nodes);
         bw = intra * m_nvlsEfficiency * (c - 1) / c *
              (in.kind == CollectiveKind::AllReduce ? 2.0 : (ppn - 1.0) / ppn);
+        if (nodes > 1)
+        {
+            // Across nodes (NVLS with CollNet) the heads' NICs bound it too: bwInter per
+            // channel, one channel per head.
+            bw = std::min(bw, inter * ppn);
+        }
         break;
     }
     case Algo::NvlsTree: {

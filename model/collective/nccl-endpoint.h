@@ -72,6 +72,8 @@ class NcclEndpoint : public Object
     /// NVLS channels of a communicator over \p nodes nodes (NVLink domains).
     uint32_t GetNvlsChannels(uint32_t nodes = 1) const;
     Time GetNvlsLatency() const;
+    /// The network part of an NVLS allreduce across nodes (NVLS with CollNet).
+    Time GetNvlsNetLatency() const;
     /// One network step of NVLSTree (NCCL hwLatencies NET NVLSTree Simple).
     Time GetNvlsTreeNetLatency() const;
     /**
@@ -253,6 +255,7 @@ class NcclEndpoint : public Object
     uint32_t m_maxSimulatedChannels;
     Time m_nvlsLatency;
     Time m_nvlsTreeNetLatency;
+    Time m_nvlsNetLatency;
     Time m_tunerNvlsTreeNetLatency;
     Time m_hostLaunchTime;
     Time m_hostChannelLaunchTime;
