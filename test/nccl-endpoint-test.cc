@@ -121,6 +121,18 @@ Us(const CollectiveResult& r)
     return (r.end - r.start).GetSeconds() * 1e6;
 }
 
+// \p f's endpoint restricted to \p protocol on exactly \p channels channels.
+template <typename F>
+Ptr<NcclEndpoint>
+Pin(F& f, const char* protocol, uint32_t channels)
+{
+    Ptr<NcclEndpoint> e = f.engine->GetEndpoint();
+    e->SetAttribute("Protocols", StringValue(protocol));
+    e->SetAttribute("MinChannels", UintegerValue(channels));
+    e->SetAttribute("MaxChannels", UintegerValue(channels));
+    return e;
+}
+
 // Two GPUs of one dgx-h100, one channel, allgather of 8 MiB: each rank receives 4 MiB in one
 // step.  Time = base latency + one NVLink hop + 4 MiB / the rate that binds:
 //   LL     6.6 + 0.6 us, 141 GB/s (llMaxBws; its 2x wire bytes, 282 GB/s, fit the 370.8 GB/s
@@ -318,10 +330,7 @@ TEST_F(NcclEndpointTest, RingLoopEndsWithTheChannelsCopy)
 TEST_F(NcclEndpointTest, BroadcastForwardsOneStepChunks)
 {
     Fabric f(1);
-    Ptr<NcclEndpoint> e = f.engine->GetEndpoint();
-    e->SetAttribute("Protocols", StringValue("Simple"));
-    e->SetAttribute("MinChannels", UintegerValue(8));
-    e->SetAttribute("MaxChannels", UintegerValue(8));
+    Ptr<NcclEndpoint> e = Pin(f, "Simple", 8);
     EXPECT_EQ(e->GetRingChunkSteps(CollectiveKind::Broadcast), 1u);
     EXPECT_EQ(e->GetRingChunkSteps(CollectiveKind::Reduce), 1u);
     EXPECT_EQ(e->GetRingChunkSteps(CollectiveKind::AllReduce), 4u);
@@ -352,11 +361,7 @@ TEST_F(NcclEndpointTest, Ll128BroadcastForwardsLinesNotSteps)
     for (const bool whole : {false, true})
     {
         Fabric f(1);
-        Ptr<NcclEndpoint> e = f.engine->GetEndpoint();
-        e->SetAttribute("Protocols", StringValue("LL128"));
-        e->SetAttribute("MinChannels", UintegerValue(8));
-        e->SetAttribute("MaxChannels", UintegerValue(8));
-        Ptr<NcclProtocol> ll128 = e->GetProtocol(NcclProtocolId::Ll128);
+        Ptr<NcclProtocol> ll128 = Pin(f, "LL128", 8)->GetProtocol(NcclProtocolId::Ll128);
         EXPECT_EQ(ll128->GetForwardBytes(), 38400u);
         if (whole)
         {

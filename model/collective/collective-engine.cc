@@ -1210,7 +1210,7 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         ChainBroadcast(s, ranks, bytes, rootPos, split, {}, rings);
         break;
     case CollectiveKind::Reduce:
-        ChainReduce(s, ranks, bytes, rootPos, split, {}, rings);
+        ChainBroadcast(s, ranks, bytes, rootPos, split, {}, rings, true);
         break;
     case CollectiveKind::SendRecv:
         RingSendRecv(s, ranks, bytes, split, {});

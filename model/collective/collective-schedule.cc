@@ -1151,22 +1151,20 @@ DirectReduceScatter(CollectiveSchedule& s,
     return DirectAllToAll(s, ranks, bytes, split, entry);
 }
 
-namespace
-{
-// A pipelined chain per channel along its ring (group order without \p rings), starting
-// \p offset places after \p root: the root itself (broadcast) or its successor, so that the
-// chain ends at the root (reduce).
 PerRank
-Chain(CollectiveSchedule& s,
-      const std::vector<uint32_t>& ranks,
-      uint64_t bytes,
-      uint32_t root,
-      uint32_t offset,
-      const CollectiveSplit& split,
-      const PerRank& entry,
-      const ChannelRings& rings)
+ChainBroadcast(CollectiveSchedule& s,
+               const std::vector<uint32_t>& ranks,
+               uint64_t bytes,
+               uint32_t rootPosition,
+               const CollectiveSplit& split,
+               const PerRank& entry,
+               const ChannelRings& rings,
+               bool toRoot)
 {
     const uint32_t p = ranks.size();
+    const uint32_t root = p > 0 ? ranks[rootPosition % p] : 0;
+    // A reduce's chain starts after the root in each ring, so that it ends there.
+    const uint32_t offset = toRoot ? 1 : 0;
     std::vector<std::vector<int64_t>> recv(p);
     const uint64_t chunk = std::max<uint64_t>(split.chunkBytes, 1);
     // One chain per channel, each over its share of the buffer (NCCL's ring broadcast
@@ -1198,33 +1196,6 @@ Chain(CollectiveSchedule& s,
         }
     }
     return Exits(s, ranks, recv, entry);
-}
-} // namespace
-
-PerRank
-ChainBroadcast(CollectiveSchedule& s,
-               const std::vector<uint32_t>& ranks,
-               uint64_t bytes,
-               uint32_t rootPosition,
-               const CollectiveSplit& split,
-               const PerRank& entry,
-               const ChannelRings& rings)
-{
-    const uint32_t p = ranks.size();
-    return Chain(s, ranks, bytes, p > 0 ? ranks[rootPosition % p] : 0, 0, split, entry, rings);
-}
-
-PerRank
-ChainReduce(CollectiveSchedule& s,
-            const std::vector<uint32_t>& ranks,
-            uint64_t bytes,
-            uint32_t rootPosition,
-            const CollectiveSplit& split,
-            const PerRank& entry,
-            const ChannelRings& rings)
-{
-    const uint32_t p = ranks.size();
-    return Chain(s, ranks, bytes, p > 0 ? ranks[rootPosition % p] : 0, 1, split, entry, rings);
 }
 
 PerRank

@@ -287,22 +287,16 @@ PerRank DirectReduceScatter(CollectiveSchedule& s,
                             uint64_t bytes,
                             const CollectiveSplit& split,
                             const PerRank& entry);
-/// Pipelined chain root -> root+1 -> ... (broadcast) or root+1 -> ... -> root (reduce), in
-/// group order or, given \p rings, along channel c's ring (rings[c mod size]).
+/// Pipelined chain root -> root+1 -> ... (broadcast) or, \p toRoot, root+1 -> ... -> root
+/// (reduce), in group order or, given \p rings, along channel c's ring (rings[c mod size]).
 PerRank ChainBroadcast(CollectiveSchedule& s,
                        const std::vector<uint32_t>& ranks,
                        uint64_t bytes,
                        uint32_t rootPosition,
                        const CollectiveSplit& split,
                        const PerRank& entry,
-                       const ChannelRings& rings = {});
-PerRank ChainReduce(CollectiveSchedule& s,
-                    const std::vector<uint32_t>& ranks,
-                    uint64_t bytes,
-                    uint32_t rootPosition,
-                    const CollectiveSplit& split,
-                    const PerRank& entry,
-                    const ChannelRings& rings = {});
+                       const ChannelRings& rings = {},
+                       bool toRoot = false);
 /// nccl-tests sendrecv: every rank sends \p bytes to the next and receives from the previous.
 PerRank RingSendRecv(CollectiveSchedule& s,
                      const std::vector<uint32_t>& ranks,
