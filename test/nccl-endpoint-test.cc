@@ -121,6 +121,17 @@ Us(const CollectiveResult& r)
     return (r.end - r.start).GetSeconds() * 1e6;
 }
 
+constexpr CollectiveAlgorithm Ring = CollectiveAlgorithm::Ring;
+
+// Ranks 0 to n - 1.
+std::vector<uint32_t>
+Gpus(uint32_t n)
+{
+    std::vector<uint32_t> ranks(n);
+    std::iota(ranks.begin(), ranks.end(), 0);
+    return ranks;
+}
+
 // \p f's endpoint restricted to \p protocol on exactly \p channels channels.
 template <typename F>
 Ptr<NcclEndpoint>
@@ -334,10 +345,7 @@ TEST_F(NcclEndpointTest, BroadcastForwardsOneStepChunks)
     EXPECT_EQ(e->GetRingChunkSteps(CollectiveKind::Broadcast), 1u);
     EXPECT_EQ(e->GetRingChunkSteps(CollectiveKind::Reduce), 1u);
     EXPECT_EQ(e->GetRingChunkSteps(CollectiveKind::AllReduce), 4u);
-    const CollectiveResult r = f.Run(CollectiveKind::Broadcast,
-                                     {0, 1, 2, 3, 4, 5, 6, 7},
-                                     64 * MiB,
-                                     CollectiveAlgorithm::Ring);
+    const CollectiveResult r = f.Run(CollectiveKind::Broadcast, Gpus(8), 64 * MiB, Ring);
     EXPECT_EQ(r.protocol, "simple");
     EXPECT_EQ(r.channels, 8u);
     const double chunk_us = 512.0 * 1024 / (370.8 / 8 * 1e3);
@@ -367,10 +375,7 @@ TEST_F(NcclEndpointTest, Ll128BroadcastForwardsLinesNotSteps)
         {
             ll128->SetAttribute("ForwardBytes", UintegerValue(0));
         }
-        const CollectiveResult r = f.Run(CollectiveKind::Broadcast,
-                                         {0, 1, 2, 3, 4, 5, 6, 7},
-                                         2 * MiB,
-                                         CollectiveAlgorithm::Ring);
+        const CollectiveResult r = f.Run(CollectiveKind::Broadcast, Gpus(8), 2 * MiB, Ring);
         EXPECT_EQ(r.protocol, "ll128");
         EXPECT_EQ(r.channels, 8u);
         us[whole ? 1 : 0] = Us(r);
