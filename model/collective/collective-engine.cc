@@ -1036,8 +1036,7 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
             split.minSliceBytes = static_cast<uint64_t>(k * step * sliceSteps / 32);
         }
         const uint64_t forward = m_endpoint->GetProtocol(how.protocol)->GetForwardBytes();
-        if ((call.kind == CollectiveKind::Broadcast || call.kind == CollectiveKind::Reduce) &&
-            forward > 0)
+        if (CollectiveHasRoot(call.kind) && forward > 0)
         {
             // LL and LL128 pass each line on once its flag arrives: a hop of the chain holds
             // one round of each channel's threads, for the channels a simulated one stands for.

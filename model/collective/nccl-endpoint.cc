@@ -875,7 +875,7 @@ NcclEndpoint::PredictLatency_us(const NcclTuneInput& in,
     {
     case Algo::Ring: {
         const uint32_t steps = Steps(in.kind, n);
-        if (in.kind == CollectiveKind::Broadcast || in.kind == CollectiveKind::Reduce)
+        if (CollectiveHasRoot(in.kind))
         {
             // NCCL (tuning.cc) charges a chain one hardware latency when every channel of the
             // ring graph is the same ring (sameChannels: the search's first try, which an
@@ -1206,27 +1206,18 @@ NcclEndpoint::GetRingFinalCopy() const
     return m_ringFinalCopy;
 }
 
-namespace
-{
-// NCCL's broadcast and reduce are chains from or to the root (src/device/broadcast.h,
-// reduce.h), with their own chunk and slice steps.
-bool
-IsChain(CollectiveKind kind)
-{
-    return kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce;
-}
-} // namespace
-
+// NCCL's broadcast and reduce, the collectives with a root, are chains from or to it
+// (src/device/broadcast.h, reduce.h), with their own chunk and slice steps.
 uint32_t
 NcclEndpoint::GetRingChunkSteps(CollectiveKind kind) const
 {
-    return IsChain(kind) ? m_broadcastChunkSteps : m_ringChunkSteps;
+    return CollectiveHasRoot(kind) ? m_broadcastChunkSteps : m_ringChunkSteps;
 }
 
 uint32_t
 NcclEndpoint::GetRingSliceSteps(CollectiveKind kind) const
 {
-    return IsChain(kind) ? m_broadcastSliceSteps : m_ringSliceSteps;
+    return CollectiveHasRoot(kind) ? m_broadcastSliceSteps : m_ringSliceSteps;
 }
 
 uint64_t
