@@ -624,11 +624,14 @@ ClusterConfig::MakeEndpoint(std::string* error) const
     if (!nccl.minChannels.empty() || !nccl.maxChannels.empty() || !nccl.minCtas.empty() ||
         !nccl.maxCtas.empty())
     {
-        UintegerValue found;
-        e->GetAttribute("MaxChannels", found);
-        e->SetAttribute(
-            "MaxChannels",
-            UintegerValue(std::min({static_cast<int64_t>(found.Get()), limits[1], limits[3]})));
+        for (const char* attribute : {"MaxChannels", "MaxChannelsAcrossNodes"})
+        {
+            UintegerValue found;
+            e->GetAttribute(attribute, found);
+            e->SetAttribute(
+                attribute,
+                UintegerValue(std::min({static_cast<int64_t>(found.Get()), limits[1], limits[3]})));
+        }
         e->SetAttribute("MinChannels", UintegerValue(std::max(limits[0], minCtas)));
     }
     if (!nccl.pxnLevel.empty())

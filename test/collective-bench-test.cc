@@ -384,7 +384,7 @@ TEST_F(CollectiveBenchTest, RejectsBadInputWithOnlyAFailedRun)
     const std::string complete =
         " WHERE run_id IN (SELECT run_id FROM runs WHERE status='complete')";
     // 1, 2, 4 MiB ring on 8 GPUs with the h100 endpoint: the tuner's Simple ring runs all
-    // 32 channels from 1 MiB (32 x 512 threads x 64 B thread threshold = 1 MiB), simulated
+    // 24 channels from 768 KiB (24 x 512 threads x 64 B thread threshold), simulated
     // as 8 (MaxSimulatedChannels), so 1 loop of 8 x 8 pieces x 14 hops per size: 3 x 896
     // messages per pass, and two passes (out-of-place, in-place) per size.
     EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM collectives" + complete + " AND algorithm='ring'"),
@@ -484,10 +484,10 @@ TEST_F(CollectiveBenchTest, PrintsOutOfPlaceAndInPlaceColumnsAndTheAverage)
         EXPECT_EQ(f[8], "N/A");
         EXPECT_EQ(f[12], "N/A");
         EXPECT_EQ(f[13], "ring");
-        // The h100 endpoint's tuner: a protocol of NCCL's, 1 to 32 channels.
+        // The h100 endpoint's tuner: a protocol of NCCL's, 1 to 24 channels.
         EXPECT_TRUE(f[14] == "ll" || f[14] == "ll128" || f[14] == "simple") << f[14];
         EXPECT_GE(std::stoul(f[15]), 1u);
-        EXPECT_LE(std::stoul(f[15]), 32u);
+        EXPECT_LE(std::stoul(f[15]), 24u);
         for (std::size_t pass : {5, 9})
         {
             // busbw = algbw x 2(p−1)/p = 1.75 algbw, within the printed rounding: 0.005 on

@@ -226,8 +226,10 @@ TEST_F(NcclEndpointTest, TunerCrossoversFollowItsPredictedTimes)
         EXPECT_EQ(e->Choose(in).protocol, b) << NcclProtocolName(b) << " above " << s << " B";
     }
     // Channels: NCCL drops one while bytes < channels x threads x threshold: Simple (512
-    // threads x 64 B) keeps all 32 from 1 MiB, 4 at 128 KiB, down to one.
-    EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, P::Simple, MiB, 8), 32u);
+    // threads x 64 B) keeps all 24 from 768 KiB, 4 at 128 KiB, down to one.
+    EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, P::Simple, MiB, 8), 24u);
+    EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, P::Simple, 768 * 1024, 8), 24u);
+    EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, P::Simple, 768 * 1024 - 1, 8), 23u);
     EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, P::Simple, 128 * 1024, 8), 4u);
     EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, P::Simple, 8, 8), 1u);
     EXPECT_EQ(e->Channels(CollectiveAlgorithm::Nvls, P::Simple, 8, 8), 16u);
@@ -268,19 +270,19 @@ TEST_F(NcclEndpointTest, NicBehindPcieCapsAGpusNetworkRate)
 
 // The SMs drive NVLink at 20.6 GB/s per link (NCCL SM90_NVLINK_BW): a 256 MiB ring allreduce
 // over 8 GPUs levels off below 18 x 20.6 = 370.8 GB/s busbw, not at the 423 GB/s of payload
-// the links carry (ideal set).  With h100 each of the 32 channels sends 14 chunks a loop at
-// 370.8 / 32 GB/s and then copies the last one received at 38.7 GB/s (all_reduce.h
-// directRecv): 1 / (32 / 370.8 + 1 / (14 x 38.7)) = 11.34 GB/s a channel, 363.0 together.
-// It moves 1 MiB chunks in two 512 KiB slices (46.2 us each at that rate), each followed by
+// the links carry (ideal set).  With h100 each of the 24 channels sends 14 chunks a loop at
+// 370.8 / 24 GB/s and then copies the last one received at 38.7 GB/s (all_reduce.h
+// directRecv): 1 / (24 / 370.8 + 1 / (14 x 38.7)) = 15.02 GB/s a channel, 360.5 together.
+// It moves 1 MiB chunks in two 512 KiB slices (34.9 us each at that rate), each followed by
 // its fence and flag, half of NCCL's 3.4 us ring step (a step's chunk is two slices):
-// 363.0 x 46.2 / (46.2 + 1.7) = 350.2 GB/s.  Within -3 % / +0.5 % of each.
+// 360.5 x 34.9 / (34.9 + 1.7) = 343.8 GB/s.  Within -3 % / +0.5 % of each.
 TEST_F(NcclEndpointTest, RingBusBandwidthStopsAtTheGpusNvlinkRate)
 {
-    const double channel_gbyte_per_s = 1 / (32 / 370.8 + 1 / (14 * 38.7));
+    const double channel_gbyte_per_s = 1 / (24 / 370.8 + 1 / (14 * 38.7));
     const double slice_us = 512.0 * 1024 / (channel_gbyte_per_s * 1e3);
     for (auto [endpoint, gbyte] :
          {std::pair<const char*, double>{"h100",
-                                         32 * channel_gbyte_per_s * slice_us / (slice_us + 1.7)},
+                                         24 * channel_gbyte_per_s * slice_us / (slice_us + 1.7)},
           std::pair<const char*, double>{"ideal", 423.5}})
     {
         SCOPED_TRACE(endpoint);
@@ -299,10 +301,10 @@ TEST_F(NcclEndpointTest, RingBusBandwidthStopsAtTheGpusNvlinkRate)
 
 // Each loop of a ring channel ends with a receive that only copies the chunk it got last
 // (all_gather.h directRecv), at one SM's copy rate, 38.7 GB/s (perChMaxTreeBws): a channel
-// moves 1 / (1 / 11.59 + 1 / ((n - 1) x 38.7)) GB/s, 10.54 on 4 GPUs and 11.11 on 8.  A 1 GiB
+// moves 1 / (1 / 15.45 + 1 / ((n - 1) x 38.7)) GB/s, 13.63 on 4 GPUs and 14.62 on 8.  A 1 GiB
 // allgather cuts 2 MiB chunks in 1 MiB slices, each followed by its 1.7 us fence and flag:
-// busbw 32 x rate x slice / (slice + 1.7 us) = 331.5 GB/s on 4 GPUs, 349.3 on 8, where
-// without that copy both would reach 364.0.  Within -2 % / +0.5 % of each.
+// busbw 24 x rate x slice / (slice + 1.7 us) = 320.1 GB/s on 4 GPUs, 342.7 on 8, where
+// without that copy both would reach 361.7.  Within -2 % / +0.5 % of each.
 TEST_F(NcclEndpointTest, RingLoopEndsWithTheChannelsCopy)
 {
     for (const bool copy : {true, false})
@@ -317,9 +319,9 @@ TEST_F(NcclEndpointTest, RingLoopEndsWithTheChannelsCopy)
             const CollectiveResult r =
                 f.Run(CollectiveKind::AllGather, ranks, 1024 * MiB, CollectiveAlgorithm::Ring);
             EXPECT_EQ(r.protocol, "simple");
-            const double rate = copy ? 1 / (32 / 370.8 + 1 / ((n - 1) * 38.7)) : 370.8 / 32;
+            const double rate = copy ? 1 / (24 / 370.8 + 1 / ((n - 1) * 38.7)) : 370.8 / 24;
             const double slice_us = 1024.0 * 1024 / (rate * 1e3);
-            const double busbw = 32 * rate * slice_us / (slice_us + 1.7);
+            const double busbw = 24 * rate * slice_us / (slice_us + 1.7);
             std::cout << "[endpoint] " << n << "-GPU 1 GiB ring allgather"
                       << (copy ? "" : " without the final copy") << ": busbw "
                       << r.busbw_gbyte_per_s << " GB/s, model " << busbw << " GB/s\n";
@@ -389,7 +391,7 @@ TEST_F(NcclEndpointTest, Ll128BroadcastForwardsLinesNotSteps)
 
 // Across nodes a broadcast runs along each channel's ring (broadcast.h: ring->userRanks),
 // and the rings leave a node on different HCAs: 2 x dgx-h100, 1 GiB, Simple: each of the 8
-// HCAs carries 4 of the 32 channels' shares, so the call is bound by 8 x 48 GB/s (the NIC
+// HCAs carries 2 of the 16 channels' shares, so the call is bound by 8 x 48 GB/s (the NIC
 // behind PCIe) = 384 GB/s; a chain in group order for every channel would put all of them
 // on one HCA, 48 GB/s.  Within -15 % / +0.5 % of 384.
 TEST_F(NcclEndpointTest, BroadcastAcrossNodesFollowsEachChannelsRing)
@@ -400,7 +402,7 @@ TEST_F(NcclEndpointTest, BroadcastAcrossNodesFollowsEachChannelsRing)
     std::iota(ranks.begin(), ranks.end(), 0);
     const CollectiveResult r =
         f.Run(CollectiveKind::Broadcast, ranks, 1024 * MiB, CollectiveAlgorithm::Ring);
-    EXPECT_EQ(r.channels, 32u);
+    EXPECT_EQ(r.channels, 16u);
     std::cout << "[endpoint] 2 x dgx-h100 1 GiB broadcast: busbw " << r.busbw_gbyte_per_s
               << " GB/s, bound 384\n";
     EXPECT_GT(r.busbw_gbyte_per_s, 0.85 * 384);
@@ -462,15 +464,15 @@ TEST_F(NcclEndpointTest, SmallAllReduceHasTheProtocolsLatencyFloor)
 }
 
 // A ring channel moves at most its share of NCCL's ring graph: the ring's rate / the call's
-// channels, 370.8 / 32 = 11.59 GB/s on one dgx-h100 (0.1 %).  An 8-GPU allgather of 32 MiB is
-// one loop of the ring: each of NCCL's 32 channels moves a 128 KiB chunk per rank and step,
-// in two 64 KiB slices (prims_simple.h: half a chunk, at least 32 KiB); a simulated channel
-// stands for 4 of them, slices of 256 KiB.  After its 7 sends the channel copies the chunk it
-// received last at 38.7 GB/s (all_gather.h directRecv), so it moves 1 / (1 / 11.59 + 1 / (7
-// x 38.7)) = 11.11 GB/s (44.45 a simulated channel).  Each receiving channel takes 7 steps
+// channels, 370.8 / 24 = 15.45 GB/s on one dgx-h100 (0.1 %).  An 8-GPU allgather of 32 MiB is
+// one loop of the ring: each of NCCL's 24 channels moves a 170.7 KiB chunk per rank and step,
+// in two 85.3 KiB slices (prims_simple.h: half a chunk, at least 32 KiB); a simulated channel
+// stands for 3 of them, slices of 256 KiB.  After its 7 sends the channel copies the chunk it
+// received last at 38.7 GB/s (all_gather.h directRecv), so it moves 1 / (1 / 15.45 + 1 / (7
+// x 38.7)) = 14.62 GB/s (43.85 a simulated channel).  Each receiving channel takes 7 steps
 // x 2 slices one after the other, each slice its data and then its fence and flag (NCCL's
 // 3.4 us ring step over its two slices: 1.7 us), so the call takes at least base + 14 x
-// (1.7 + 256 KiB / 44.45 GB/s) = 8.4 + 14 x (1.7 + 5.90) = 114.8 us, against 79.2 us of
+// (1.7 + 256 KiB / 43.85 GB/s) = 8.4 + 14 x (1.7 + 5.98) = 115.9 us, against 79.2 us of
 // bandwidth alone (7/8 x 32 MiB / 370.8 GB/s).  Within 0 / +12 % of it.
 TEST_F(NcclEndpointTest, RingChannelsMoveTheirShareOfTheGraph)
 {
@@ -480,12 +482,12 @@ TEST_F(NcclEndpointTest, RingChannelsMoveTheirShareOfTheGraph)
     call.ranks = {0, 1, 2, 3, 4, 5, 6, 7};
     call.bytes = 32 * MiB;
     const CollectiveResolution how = f.engine->Resolve(call);
-    EXPECT_EQ(how.channels, 32u);
+    EXPECT_EQ(how.channels, 24u);
     EXPECT_EQ(how.simulatedChannels, 8u);
-    EXPECT_NEAR(how.graphChannel_gbyte_per_s, 370.8 / 32, 0.001 * 370.8 / 32);
+    EXPECT_NEAR(how.graphChannel_gbyte_per_s, 370.8 / 24, 0.001 * 370.8 / 24);
     const CollectiveResult r = f.Run(CollectiveKind::AllGather, call.ranks, call.bytes);
-    const double channel_gbyte_per_s = 1 / (32 / 370.8 + 1 / (7 * 38.7));
-    const double model_us = 8.4 + 14 * (1.7 + 256.0 * 1024 / (4 * channel_gbyte_per_s * 1e3));
+    const double channel_gbyte_per_s = 1 / (24 / 370.8 + 1 / (7 * 38.7));
+    const double model_us = 8.4 + 14 * (1.7 + 256.0 * 1024 / (3 * channel_gbyte_per_s * 1e3));
 
     std::cout << "[endpoint] 32 MiB allgather, 8 GPUs: " << Us(r) << " us, model " << model_us
               << " us\n";
@@ -572,10 +574,11 @@ TEST_F(NcclEndpointTest, OverridesAreRefusedNamingTheVariable)
     }
 }
 
-// The communicator's channels as src/graph/connect.cc sets them from the search's 32 on a
-// dgx-h100: capped by NCCL_MAX_NCHANNELS and NCCL_MAX_CTAS, which cannot add channels, then
-// copied up to the larger of NCCL_MIN_NCHANNELS and NCCL_MIN_CTAS (the latter lowered to
-// NCCL_MAX_CTAS, src/init.cc); small buffers still drop to one channel (src/enqueue.cc).
+// The communicator's channels as src/graph/connect.cc sets them from the search's on a
+// dgx-h100 (24 inside one node, 16 across nodes): capped by NCCL_MAX_NCHANNELS and
+// NCCL_MAX_CTAS, which cannot add channels, then copied up to the larger of NCCL_MIN_NCHANNELS
+// and NCCL_MIN_CTAS (the latter lowered to NCCL_MAX_CTAS, src/init.cc); small buffers still
+// drop to one channel (src/enqueue.cc).
 TEST_F(NcclEndpointTest, ChannelVariablesSetTheCommunicatorsChannelsAsNcclDoes)
 {
     struct Case
@@ -584,21 +587,22 @@ TEST_F(NcclEndpointTest, ChannelVariablesSetTheCommunicatorsChannelsAsNcclDoes)
         const char* maxChannels;
         const char* minCtas;
         const char* maxCtas;
-        uint32_t channels;
-        uint32_t p2p; // the communicator's channels rounded up to a power of two (paths.cc)
+        uint32_t channels; // inside one node
+        uint32_t across;   // across nodes
+        uint32_t p2p;      // the channels of one node rounded up to a power of two (paths.cc)
     };
 
-    for (const Case& c : {Case{"", "", "", "", 32, 32},
-                          Case{"", "", "24", "", 32, 32},
-                          Case{"", "", "40", "", 40, 64},
-                          Case{"40", "", "", "", 40, 64},
-                          Case{"", "64", "", "", 32, 32},
-                          Case{"", "16", "", "", 16, 16},
-                          Case{"", "", "", "8", 8, 8},
-                          Case{"", "", "16", "8", 8, 8},
-                          Case{"16", "8", "", "", 16, 16},
-                          Case{"4", "", "12", "", 32, 32},
-                          Case{"", "8", "12", "", 12, 16}})
+    for (const Case& c : {Case{"", "", "", "", 24, 16, 32},
+                          Case{"", "", "24", "", 24, 24, 32},
+                          Case{"", "", "40", "", 40, 40, 64},
+                          Case{"40", "", "", "", 40, 40, 64},
+                          Case{"", "64", "", "", 24, 16, 32},
+                          Case{"", "16", "", "", 16, 16, 16},
+                          Case{"", "", "", "8", 8, 8, 8},
+                          Case{"", "", "16", "8", 8, 8, 8},
+                          Case{"16", "8", "", "", 16, 16, 16},
+                          Case{"4", "", "12", "", 24, 16, 32},
+                          Case{"", "8", "12", "", 12, 12, 16}})
     {
         SCOPED_TRACE(std::string("min ") + c.minChannels + " max " + c.maxChannels + " minCtas " +
                      c.minCtas + " maxCtas " + c.maxCtas);
@@ -612,11 +616,34 @@ TEST_F(NcclEndpointTest, ChannelVariablesSetTheCommunicatorsChannelsAsNcclDoes)
         Ptr<NcclEndpoint> e = config.MakeEndpoint(&error);
         ASSERT_TRUE(e) << error;
         EXPECT_EQ(e->GetMaxChannels(), c.channels);
+        EXPECT_EQ(e->GetMaxChannels(2), c.across);
         EXPECT_EQ(e->GetP2pChannelCount(), c.p2p);
         // An 8-byte ring still runs on one channel, whatever the minimum.
         EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, NcclProtocolId::Simple, 8, 16), 1u);
         EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, NcclProtocolId::Simple, 1024 * MiB, 16),
                   c.channels);
+        EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, NcclProtocolId::Simple, 1024 * MiB, 16, 2),
+                  c.across);
+    }
+}
+
+// NCCL's search gives each GPU generation its channels from the NVLink bandwidth inside one
+// node and from the NICs across nodes (src/graph/search.cc, connect.cc; the arithmetic is in
+// gpu-endpoint-set.cc): exact figures, as NCCL prints them ("N coll channels").
+TEST_F(NcclEndpointTest, ChannelsAsNcclsSearchGivesThemPerGeneration)
+{
+    for (const auto& [name, inside, across] :
+         {std::tuple<const char*, uint32_t, uint32_t>{"a100", 24, 16},
+          {"h100", 24, 16},
+          {"b200", 32, 16}})
+    {
+        SCOPED_TRACE(name);
+        GpuEndpointSet set;
+        ASSERT_TRUE(FindGpuEndpointSet(name, set));
+        Ptr<NcclEndpoint> e = MakeNcclEndpoint(set);
+        EXPECT_EQ(e->GetMaxChannels(1), inside);
+        EXPECT_EQ(e->GetMaxChannels(2), across);
+        EXPECT_EQ(e->GetMaxChannels(4), across);
     }
 }
 
@@ -846,18 +873,18 @@ TEST_F(NcclEndpointTest, HostBoundLoopSetsTheFourGpuFloor)
     EXPECT_EQ(plain.loopTime, plain.end - plain.start);
 }
 
-// Each further channel adds HostChannelLaunchTime (40 ns) to a GPU's launch: a 32-channel
-// launch takes 5.3 + 31 x 0.04 = 6.54 us, so 4 GPUs per thread bind the loop at 26.16 us per
-// iteration.  A 4-GPU 1 MiB reducescatter (ring LL on 32 channels: 1 MiB < 33 x 512 threads x
-// 8 B x 4 ranks) in a -g 4 -n 50 loop is host-bound at 26.16 us + its own time / 50, 4.8 us
+// Each further channel adds HostChannelLaunchTime (54 ns) to a GPU's launch: a 24-channel
+// launch takes 5.3 + 23 x 0.054 = 6.542 us, so 4 GPUs per thread bind the loop at 26.168 us per
+// iteration.  A 4-GPU 1 MiB reducescatter (ring LL on 24 channels: 1 MiB >= 24 x 512 threads x
+// 8 B x 4 ranks) in a -g 4 -n 50 loop is host-bound at 26.168 us + its own time / 50, 4.8 us
 // above the 1-channel 8 B floor.  Exact to 1 ns (integer time arithmetic).
 TEST_F(NcclEndpointTest, EveryChannelAddsToTheHostLaunch)
 {
     Ptr<NcclEndpoint> e = CreateObject<NcclEndpoint>();
     EXPECT_EQ(e->HostIssueTime(1), NanoSeconds(5300));
-    EXPECT_EQ(e->HostIssueTime(32), NanoSeconds(5300 + 31 * 40));
-    EXPECT_NEAR(e->LoopIterationTime(MicroSeconds(9), 4, 50, 32).GetNanoSeconds(),
-                4 * 6540 + 9000 / 50,
+    EXPECT_EQ(e->HostIssueTime(24), NanoSeconds(5300 + 23 * 54));
+    EXPECT_NEAR(e->LoopIterationTime(MicroSeconds(9), 4, 50, 24).GetNanoSeconds(),
+                4 * 6542 + 9000 / 50,
                 1);
     Fabric f(1);
     CollectiveCall call;
@@ -871,12 +898,12 @@ TEST_F(NcclEndpointTest, EveryChannelAddsToTheHostLaunch)
                     CollectiveEngine::DoneCallback([&r](const CollectiveResult& x) { r = x; }));
     Simulator::Run();
     EXPECT_EQ(r.protocol, "ll");
-    EXPECT_EQ(r.channels, 32u);
+    EXPECT_EQ(r.channels, 24u);
     const double collective_ns = (r.end - r.start).GetNanoSeconds();
     std::cout << "[endpoint] 4-GPU 1 MiB reducescatter: " << collective_ns / 1e3 << " us, loop of "
               << r.loopTime.GetNanoSeconds() / 1e3 << " us per iteration\n";
-    EXPECT_LT(collective_ns, 26160.0); // the host binds
-    EXPECT_NEAR(r.loopTime.GetNanoSeconds(), 26160.0 + collective_ns / 50, 1.0);
+    EXPECT_LT(collective_ns, 26168.0); // the host binds
+    EXPECT_NEAR(r.loopTime.GetNanoSeconds(), 26168.0 + collective_ns / 50, 1.0);
 }
 
 // A channel's fixed time per message (Simple's fence and flag) follows the message's bytes
@@ -1006,12 +1033,12 @@ TEST_F(NcclEndpointTest, AllToAllRunsOnItsPeersP2pChannels)
 // Across nodes every network step goes through the sending GPU's proxy thread, which posts
 // the steps of all the channels crossing at that GPU one after the other (NetProxyStepTime,
 // NCCL's 1 us netOverhead; x 3 for a Simple ring).  16 ranks on 2 nodes, multi-rail rings:
-// the 32 channels cross at the 8 GPUs of a node, 4 per proxy, so a ring step costs at least
-// 4 us (LL128, LL), 12 us (Simple); LL at 1 MiB runs 16 channels (NCCL's thread threshold
-// x ranks), 2 per proxy.  NCCL's tuner (the default) charges one netOverhead per NVLink step
-// and the network steps at their hop latency: LL128 14 + 28 x max(1.9, 1) + 2 x 4.0 = 75.2 us;
-// with TunerProxyPerChannel the ring allreduce's 30 steps take 30 x 4 us after LL128's 14 us
-// base.  Exact (1e-9): these are the tuner's formulas.
+// the communicator's 16 channels across nodes cross at the 8 GPUs of a node, 2 per proxy, so a
+// ring step costs at least 2 us (LL128, LL), 6 us (Simple); LL at 1 MiB also runs 16 channels
+// (NCCL's thread threshold x ranks: 64 KiB a channel).  NCCL's tuner (the default) charges one
+// netOverhead per NVLink step and the network steps at their hop latency: LL128 14 + 28 x
+// max(1.9, 1) + 2 x 4.0 = 75.2 us; with TunerProxyPerChannel every step at least the proxy's
+// 2 us: 14 + 28 x 2 + 2 x 4.0 = 78 us.  Exact (1e-9): these are the tuner's formulas.
 TEST_F(NcclEndpointTest, RingAcrossNodesIsPacedByTheProxies)
 {
     Ptr<NcclEndpoint> e = H100Endpoint();
@@ -1020,8 +1047,8 @@ TEST_F(NcclEndpointTest, RingAcrossNodesIsPacedByTheProxies)
     in.multiRailRings = true;
     in.runnable = {CollectiveAlgorithm::Ring};
     using P = NcclProtocolId;
-    EXPECT_NEAR(e->RingProxyStep_us(in, P::Ll128), 4.0, 1e-9);
-    EXPECT_NEAR(e->RingProxyStep_us(in, P::Simple), 12.0, 1e-9);
+    EXPECT_NEAR(e->RingProxyStep_us(in, P::Ll128), 2.0, 1e-9);
+    EXPECT_NEAR(e->RingProxyStep_us(in, P::Simple), 6.0, 1e-9);
     EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll128),
                 14.0 + 28 * 1.9 + 2 * 4.0,
                 1e-9);
@@ -1031,15 +1058,15 @@ TEST_F(NcclEndpointTest, RingAcrossNodesIsPacedByTheProxies)
                 1e-9);
     e->SetAttribute("TunerProxyPerChannel", BooleanValue(true));
     EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll128),
-                14.0 + 30 * 4.0,
+                14.0 + 28 * 2.0 + 2 * 4.0,
                 1e-9);
     in.bytes = MiB;
     EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, P::Ll, MiB, 16), 16u);
     EXPECT_NEAR(e->RingProxyStep_us(in, P::Ll), 2.0, 1e-9);
-    // One ring for every channel crossing at one GPU: all 32 on its proxy.
+    // One ring for every channel crossing at one GPU: all 16 on its proxy.
     in.bytes = 4 * MiB;
     in.multiRailRings = false;
-    EXPECT_NEAR(e->RingProxyStep_us(in, P::Ll128), 32.0, 1e-9);
+    EXPECT_NEAR(e->RingProxyStep_us(in, P::Ll128), 16.0, 1e-9);
     // One node: no network, no proxy.
     in.nodes = 1;
     EXPECT_EQ(e->RingProxyStep_us(in, P::Ll128), 0.0);
@@ -1057,8 +1084,10 @@ TEST_F(NcclEndpointTest, RingAcrossNodesIsPacedByTheProxies)
 // The protocol NCCL's tuner picks for a 1 MiB ring allreduce over 2 x 8 H100 (the forced-ring
 // table's smallest size): LL 6.6 + 28 x max(0.6, 1) + 2 x 2.7 = 40 us + 1 MiB / (39 GB/s
 // llMaxBw x 16/30) = 90.4 us; LL128 75.2 us + 1 MiB / (370.8 x 0.92 x 16/30 GB/s) = 81.0 us
-// (tuning.cc: the ring's LL128 at 0.92 of the graph): LL128.  With the proxy charged per
-// channel the tuner would take LL (68 + 50.4 = 118.4 against 134 + 5.8 us).  Within 1 ns.
+// (tuning.cc: the ring's LL128 at 0.92 of the graph): LL128, on the 16 channels of a
+// communicator across nodes.  With the proxy charged per channel (2 us a step) it stays LL128
+// (LL 6.6 + 28 x 2 + 2 x 2.7 + 50.4 = 118.4 against 14 + 28 x 2 + 2 x 4.0 + 5.8 = 83.8 us).
+// Within 1 ns.
 TEST_F(NcclEndpointTest, TunerPicksLl128ForAMegabyteRingAcrossNodes)
 {
     Ptr<NcclEndpoint> e = H100Endpoint();
@@ -1074,17 +1103,23 @@ TEST_F(NcclEndpointTest, TunerPicksLl128ForAMegabyteRingAcrossNodes)
     EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Ring, P::Ll128), ll128_us, 1e-3);
     NcclChoice c = e->Choose(in);
     EXPECT_EQ(c.protocol, P::Ll128);
-    EXPECT_EQ(c.channels, 32u);
+    EXPECT_EQ(c.channels, 16u);
     EXPECT_NEAR(c.predicted_us, ll128_us, 1e-3);
     e->SetAttribute("TunerProxyPerChannel", BooleanValue(true));
-    EXPECT_EQ(e->Choose(in).protocol, P::Ll);
+    EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Ring, P::Ll),
+                6.6 + 28 * 2.0 + 2 * 2.7 + mb / (39.0 * 16 / 30),
+                1e-3);
+    EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Ring, P::Ll128),
+                14.0 + 28 * 2.0 + 2 * 4.0 + mb / (370.8 * 0.92 * 16 / 30),
+                1e-3);
+    EXPECT_EQ(e->Choose(in).protocol, P::Ll128);
 }
 
 // NCCL's ncclTopoGetAlgoTime refines two predictions: a tree allreduce's bandwidth is scaled by
 // a static factor per protocol and log2(bytes / 64) (LL 0.4 at 256 KiB and 512 KiB, Simple 0.5
 // at 128 KiB-1 MiB; LL 1 from 32 MiB, Simple from 512 MiB), and a Simple ring allreduce across
-// nodes takes 1.4 x its latency once each channel has 64 B of a rank (bytes >= 32 channels x 16
-// ranks x 64 = 32 KiB). Exact (1e-9) against the formula with and without each refinement.
+// nodes takes 1.4 x its latency once each channel has 64 B of a rank (bytes >= 16 channels x 16
+// ranks x 64 = 16 KiB). Exact (1e-9) against the formula with and without each refinement.
 TEST_F(NcclEndpointTest, TunerAppliesNcclsTreeCorrectionAndRingPlateau)
 {
     Ptr<NcclEndpoint> e = H100Endpoint();
@@ -1132,7 +1167,7 @@ TEST_F(NcclEndpointTest, TunerAppliesNcclsTreeCorrectionAndRingPlateau)
     EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Ring, P::Simple),
                 1.4 * ringLat + ringData,
                 1e-9);
-    in.bytes = 32 * 1024 - 1; // a channel's share of a rank below 64 B: no plateau
+    in.bytes = 16 * 1024 - 1; // a channel's share of a rank below 64 B: no plateau
     EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Ring, P::Simple),
                 ringLat + in.bytes / 1e3 / (ringBus * 16 / 30),
                 1e-9);
@@ -1252,13 +1287,14 @@ TEST_F(NcclEndpointTest, TunerRingAtOneRankPerNodeTakesTheTreesNetworkLatency)
 }
 
 // The simulated ring charges the proxy as the tuner predicts it: a 4 MiB LL128 ring allreduce
-// over 2 x dgx-h100 (8 simulated channels, each standing for 4 of NCCL's 32, each crossing at
-// its own GPU) has each boundary GPU post 30 steps x 4 channels x 1 us, so it takes 14 + 30 x 4
-// = 134 us (the tuner's latency; its bytes move while the proxies post: +4 %, -1 %).  Without
-// the proxy the same call runs in NCCL's latency 75.2 us + 4 MiB / 185.4 GB/s algbw (370.8 x
-// 120/128 x 16/30) = 97.8 us, +15 % for the store-and-forward fill of LL128's pieces.  At 1 GiB
-// (Simple: 12 us a step for 2 MiB of four channels' steps, 175 GB/s a proxy) the proxies
-// hide behind the 48 GB/s HCAs: the same busbw with and without them, 1 %.
+// over 2 x dgx-h100 on 32 channels (NCCL_MIN_NCHANNELS=32; 8 simulated channels, each standing
+// for 4 of NCCL's, each crossing at its own GPU) has each boundary GPU post 30 steps x 4
+// channels x 1 us, so it takes 14 + 30 x 4 = 134 us (the tuner's latency; its bytes move while the
+// proxies post: +4 %, -1 %).  Without the proxy the same call runs in NCCL's latency 75.2 us + 4
+// MiB / 185.4 GB/s algbw (370.8 x 120/128 x 16/30) = 97.8 us, +15 % for the store-and-forward fill
+// of LL128's pieces.  At 1 GiB (Simple on 16 channels: 6 us a step for 1 MiB of two channels'
+// steps, 175 GB/s a proxy) the proxies hide behind the 48 GB/s HCAs: the same busbw with and
+// without them, 1 %.
 TEST_F(NcclEndpointTest, ProxyStepsPaceTheSimulatedRingAcrossNodes)
 {
     std::vector<uint32_t> ranks;
@@ -1275,6 +1311,7 @@ TEST_F(NcclEndpointTest, ProxyStepsPaceTheSimulatedRingAcrossNodes)
         Ptr<NcclEndpoint> e = f.engine->GetEndpoint();
         ASSERT_TRUE(e);
         e->SetAttribute("Protocols", StringValue("LL128"));
+        e->SetAttribute("MinChannels", UintegerValue(32));
         if (!proxy)
         {
             e->SetAttribute("NetProxyStepTime", TimeValue(Time(0)));

@@ -707,7 +707,7 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
         how.graphChannel_gbyte_per_s = m_endpoint->RingChannelShare_gbyte_per_s(
             input,
             how.algorithm,
-            how.algorithm == Algo::Direct ? m_endpoint->GetMaxChannels() : how.channels);
+            how.algorithm == Algo::Direct ? m_endpoint->GetP2pChannelCount() : how.channels);
         uint32_t perDomain = 0;
         for (const auto& d : domains)
         {

@@ -20,7 +20,16 @@ namespace
 //    per NVLink, what NCCL's topology search assumes an SM-driven link delivers.
 //  - src/graph/topo.cc: a PCI link is width x speed / 80 GB/s with speed 120 (Gen4) or
 //    240 (Gen5) in 100 Mb/s per lane: x16 = 24 or 48 GB/s.  The HCA sits behind it.
-//  - src/graph/connect.cc doubles the channels of the ring graph (16 on 8 x H100 -> 32).
+//  - src/graph/search.cc finds the rings at the fastest speed of its table (sm80: 40, 30,
+//    20 GB/s ...; sm90: 60, 50, 40, 30 ...; sm100: 90, 80, ...) whose rings fit a GPU's
+//    NVLink bandwidth, and doubles them at half the speed where that speed is 25 GB/s or
+//    more (on sm90 and later only where it is 50 or more, or the rings are at most 4);
+//    src/graph/connect.cc doubles them again.  One node: A100 240 GB/s -> 6 at 40 -> 12
+//    -> 24; H100 370.8 -> 6 at 60 -> 12 -> 24; B200 721.8 -> 8 at 90 -> 16 -> 32.  Across
+//    nodes the rings enter and leave on the NICs, one ring per NIC at the GPU-NIC path's
+//    48 GB/s (24 on A100's PCIe Gen4), not doubled below 50 (25 on sm80): 8 NICs -> 8 ->
+//    16.  Public logs print "24 coll channels" on 8 x A100 and 8 x H100 in one node and
+//    "16 coll channels" on 2 x 8 H100.
 //  - src/transport/nvls.cc: NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100_NVL 24.
 //  - src/graph/tuning.cc: nvlsEfficiency (Hopper 0.85, Blackwell 0.74), llMaxBws,
 //    perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws, perChMaxNVLSTreeBws (rows per
@@ -40,7 +49,8 @@ Sets()
         a100.ideal = false;
         a100.nvlinkPerLink_gbyte_per_s = 20.0;
         a100.nicPath_gbyte_per_s = 24.0; // PCIe Gen4 x16
-        a100.maxChannels = 24;           // 12 ring channels found, doubled [unconfirmed]
+        a100.maxChannels = 24;
+        a100.maxChannelsAcrossNodes = 16;
         a100.nvlsChannels = 16;
         a100.nvlsChannelsAcrossNodes = 16;
         a100.nvlsStepLatency_us = 3.4;
@@ -65,7 +75,8 @@ Sets()
         h100.ideal = false;
         h100.nvlinkPerLink_gbyte_per_s = 20.6;
         h100.nicPath_gbyte_per_s = 48.0; // PCIe Gen5 x16
-        h100.maxChannels = 32;
+        h100.maxChannels = 24;
+        h100.maxChannelsAcrossNodes = 16;
         h100.nvlsChannels = 16; // NVLS_NCHANNELS_SM90
         h100.nvlsChannelsAcrossNodes = 16;
         h100.nvlsStepLatency_us = 3.4;
@@ -89,8 +100,9 @@ Sets()
         b200.ideal = false;
         b200.nvlinkPerLink_gbyte_per_s = 40.1;
         b200.nicPath_gbyte_per_s = 48.0; // ConnectX-7 on PCIe Gen5 x16
-        b200.maxChannels = 32;  // DGX B200 prints "32 coll channels": NVIDIA/nccl issue #1646
-        b200.nvlsChannels = 24; // NVLS_NCHANNELS_SM100_NVL
+        b200.maxChannels = 32; // DGX B200 prints "32 coll channels": NVIDIA/nccl issue #1646
+        b200.maxChannelsAcrossNodes = 16;
+        b200.nvlsChannels = 24;            // NVLS_NCHANNELS_SM100_NVL
         b200.nvlsChannelsAcrossNodes = 32; // NVLS_NCHANNELS_SM100
         b200.nvlsStepLatency_us = 3.4;
         b200.nvlsEfficiency = 0.74;
@@ -148,6 +160,7 @@ MakeNcclEndpoint(const GpuEndpointSet& set)
     Ptr<NcclEndpoint> e = CreateObject<NcclEndpoint>();
     e->SetAttribute("Generation", StringValue(set.name));
     e->SetAttribute("MaxChannels", UintegerValue(set.maxChannels));
+    e->SetAttribute("MaxChannelsAcrossNodes", UintegerValue(set.maxChannelsAcrossNodes));
     e->SetAttribute("NvlsChannels", UintegerValue(set.nvlsChannels));
     e->SetAttribute("NvlsChannelsAcrossNodes", UintegerValue(set.nvlsChannelsAcrossNodes));
     e->SetAttribute("NvlsEfficiency", DoubleValue(set.nvlsEfficiency));

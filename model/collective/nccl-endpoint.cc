@@ -194,12 +194,24 @@ NcclEndpoint::GetTypeId()
                           MakeUintegerAccessor(&NcclEndpoint::m_minChannels),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("MaxChannels",
-                          "Ring/tree channels of a communicator, as NCCL's topology search "
-                          "gives them (it prints them as 'coll channels' at init: 32 on 8 x "
-                          "H100); NCCL_MAX_NCHANNELS and NCCL_MAX_CTAS only lower it "
-                          "(src/graph/connect.cc)",
-                          UintegerValue(32),
+                          "Ring/tree channels of a communicator inside one node or NVLink "
+                          "domain, as NCCL sets them (it prints them as 'coll channels' at "
+                          "init): the topology search's rings (src/graph/search.cc: the "
+                          "fastest of its speeds whose rings fit the GPU's NVLink bandwidth, "
+                          "doubled at half the speed where that speed is 50 GB/s or more), "
+                          "doubled again (src/graph/connect.cc).  24 on H100: 6 rings at 60 "
+                          "GB/s -> 12 -> 24.  NCCL_MAX_NCHANNELS and NCCL_MAX_CTAS only lower it",
+                          UintegerValue(24),
                           MakeUintegerAccessor(&NcclEndpoint::m_maxChannels),
+                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("MaxChannelsAcrossNodes",
+                          "Ring/tree channels of a communicator that spans several nodes or "
+                          "NVLink domains: the search's rings at its inter-node speeds, one "
+                          "per NIC of a node at 48 GB/s (no doubling below 50 GB/s), doubled "
+                          "in src/graph/connect.cc.  16 with 8 NICs per node (NCCL prints "
+                          "'16 coll channels' on 2 x 8 H100)",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&NcclEndpoint::m_maxChannelsAcrossNodes),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("NvlsChannels",
                           "Channels of an NVLS collective of a communicator inside one node or "
@@ -239,11 +251,11 @@ NcclEndpoint::GetTypeId()
             .AddAttribute("HostChannelLaunchTime",
                           "Host time each further channel adds to issuing one GPU's "
                           "collective: NCCL plans and uploads one work batch per channel "
-                          "(src/enqueue.cc scheduleCollTasksToPlan, uploadWork).  40 ns: the "
+                          "(src/enqueue.cc scheduleCollTasksToPlan, uploadWork).  54 ns: the "
                           "published one-thread 4-GPU H100 loops rise by 4.6 (reducescatter), "
                           "5.0 (allreduce) and 5.7 us (allgather) from their 1-channel floors "
-                          "to 32 channels, over 4 GPUs x 31 channels (doc/endpoint.md)",
-                          TimeValue(NanoSeconds(40)),
+                          "to 24 channels, over 4 GPUs x 23 channels (doc/endpoint.md)",
+                          TimeValue(NanoSeconds(54)),
                           MakeTimeAccessor(&NcclEndpoint::m_hostChannelLaunchTime),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("NetProxyStepTime",
@@ -504,7 +516,8 @@ NcclEndpoint::GetTypeId()
 
 NcclEndpoint::NcclEndpoint()
     : m_minChannels(1),
-      m_maxChannels(32),
+      m_maxChannels(24),
+      m_maxChannelsAcrossNodes(16),
       m_nvlsChannels(16),
       m_nvlsChannelsAcrossNodes(16),
       m_maxSimulatedChannels(8),
@@ -563,11 +576,11 @@ NcclEndpoint::GetProtocol(NcclProtocolId id) const
 }
 
 uint32_t
-NcclEndpoint::GetMaxChannels() const
+NcclEndpoint::GetMaxChannels(uint32_t nodes) const
 {
     // src/graph/connect.cc: the rings are copied up to the minimum after the maximum caps
     // them, so a minimum above the maximum wins.
-    return std::max(m_maxChannels, m_minChannels);
+    return std::max(nodes > 1 ? m_maxChannelsAcrossNodes : m_maxChannels, m_minChannels);
 }
 
 uint32_t
@@ -633,7 +646,7 @@ NcclEndpoint::RingProxyStep_us(const NcclTuneInput& in, NcclProtocolId protocol)
     }
     // Multi-rail rings cross between the domains at a different GPU per channel (up to the
     // GPUs of a domain); otherwise every channel crosses at the same one.
-    const uint32_t channels = Channels(Algo::Ring, protocol, in.bytes, n);
+    const uint32_t channels = Channels(Algo::Ring, protocol, in.bytes, n, nodes);
     const uint32_t ppn = std::max<uint32_t>(n / nodes, 1);
     const uint32_t gpus = in.multiRailRings ? std::min(channels, ppn) : 1;
     return ProxyStepTime(Algo::Ring, protocol).GetSeconds() * 1e6 * ((channels + gpus - 1) / gpus);
@@ -930,7 +943,7 @@ NcclEndpoint::PredictLatency_us(const NcclTuneInput& in,
     case Algo::Hierarchical: {
         // Every rank of a rail passes all of its channels' steps through its own proxy.
         const double proxy = nodes > 1 ? toUs(ProxyStepTime(algorithm, protocol)) *
-                                             Channels(Algo::Ring, protocol, in.bytes, n)
+                                             Channels(Algo::Ring, protocol, in.bytes, n, nodes)
                                        : 0;
         return toUs(p->GetRingBaseLatency()) + 2 * (ppn - 1) * toUs(p->GetRingNvlinkHopLatency()) +
                2 * (nodes - 1) * std::max(toUs(p->GetRingNetHopLatency()), proxy);
@@ -970,7 +983,7 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
     const double big = 1e9;
     const double intra = in.intra_gbyte_per_s > 0 ? in.intra_gbyte_per_s : big;
     const double inter = in.inter_gbyte_per_s > 0 ? in.inter_gbyte_per_s : big;
-    const uint32_t nc = GetMaxChannels();
+    const uint32_t nc = GetMaxChannels(nodes);
     const bool simpleOnly = algorithm == Algo::Nvls || algorithm == Algo::NvlsTree ||
                             algorithm == Algo::CollNetDirect || algorithm == Algo::CollNetChain ||
                             algorithm == Algo::Pat;
@@ -1100,7 +1113,7 @@ NcclEndpoint::PredictTime_us(const NcclTuneInput& in,
         }
         // NCCL compares the bytes per channel and rank with its communicator's channels.
         if (algorithm == Algo::Ring && protocol == NcclProtocolId::Simple && in.nodes > 1 &&
-            in.bytes / (uint64_t(GetMaxChannels()) * n) >= 64)
+            in.bytes / (uint64_t(GetMaxChannels(in.nodes)) * n) >= 64)
         {
             latency *= m_ringPlateauLatencyFactor;
         }
@@ -1177,7 +1190,7 @@ NcclEndpoint::Channels(CollectiveAlgorithm algorithm,
         threshold *= ranks; // NCCL: threadThresholds[RING][LL] *= nRanks
     }
     const uint64_t perChannel = uint64_t(p->GetThreadsPerChannel()) * threshold;
-    uint32_t nc = GetMaxChannels();
+    uint32_t nc = GetMaxChannels(nodes);
     while (nc > 1 && bytes < nc * perChannel)
     {
         --nc;
@@ -1299,7 +1312,8 @@ NcclEndpoint::RingRate_gbyte_per_s(const NcclTuneInput& in) const
     }
     const double inter = in.inter_gbyte_per_s > 0 ? in.inter_gbyte_per_s : big;
     const uint32_t ppn = std::max<uint32_t>(in.ranks / nodes, 1);
-    return std::min(intra, in.multiRailRings ? inter * std::min(GetMaxChannels(), ppn) : inter);
+    return std::min(intra,
+                    in.multiRailRings ? inter * std::min(GetMaxChannels(nodes), ppn) : inter);
 }
 
 double

@@ -67,8 +67,9 @@ class NcclEndpoint : public Object
     NcclEndpoint();
 
     Ptr<NcclProtocol> GetProtocol(NcclProtocolId id) const;
-    /// The communicator's ring/tree channels: MaxChannels, raised to MinChannels.
-    uint32_t GetMaxChannels() const;
+    /// The ring/tree channels of a communicator over \p nodes nodes (NVLink domains):
+    /// MaxChannels on one, MaxChannelsAcrossNodes on several, raised to MinChannels.
+    uint32_t GetMaxChannels(uint32_t nodes = 1) const;
     /// NVLS channels of a communicator over \p nodes nodes (NVLink domains).
     uint32_t GetNvlsChannels(uint32_t nodes = 1) const;
     Time GetNvlsLatency() const;
@@ -162,7 +163,7 @@ class NcclEndpoint : public Object
      * protocol available").
      */
     NcclChoice Choose(const NcclTuneInput& in) const;
-    /// Channels NCCL runs \p bytes on: GetMaxChannels(), one fewer while bytes < channels ×
+    /// Channels NCCL runs \p bytes on: GetMaxChannels(nodes), one fewer while bytes < channels ×
     /// threads × threshold (× ranks for ring LL), down to one; GetNvlsChannels(nodes) for
     /// NVLS and NVLSTree.
     uint32_t Channels(CollectiveAlgorithm algorithm,
@@ -223,7 +224,7 @@ class NcclEndpoint : public Object
      * of 32 channels up to P2pChannelsPerPeer for parts above 32 chunks.
      */
     uint32_t P2pChannels(uint64_t bytes, uint32_t ranks) const;
-    /// NCCL's p2p channels: GetMaxChannels() rounded up to a power of two.
+    /// NCCL's p2p channels inside one node: GetMaxChannels() rounded up to a power of two.
     uint32_t GetP2pChannelCount() const;
     /**
      * GB/s a rank takes NVLSTree's network messages at: NCCL's per-head cap
@@ -250,6 +251,7 @@ class NcclEndpoint : public Object
     Ptr<NcclProtocol> m_simple;
     uint32_t m_minChannels;
     uint32_t m_maxChannels;
+    uint32_t m_maxChannelsAcrossNodes;
     uint32_t m_nvlsChannels;
     uint32_t m_nvlsChannelsAcrossNodes;
     uint32_t m_maxSimulatedChannels;
