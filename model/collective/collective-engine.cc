@@ -890,6 +890,13 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     }
     const CollectiveKind kind = run->call.kind;
     const double copy = p->GetTreeChannelBandwidth_gbyte_per_s(1);
+    if (run->how.algorithm == Algo::Ring && run->how.protocol == NcclProtocolId::Simple && copy > 0)
+    {
+        // A Simple ring channel is one SM too, which copies no faster than a tree channel's
+        // (NCCL's per-channel figure): it binds only with few channels (NCCL_MAX_NCHANNELS),
+        // where the graph's share would exceed it.
+        ringChannel = ringChannel > 0 ? std::min(ringChannel, copy) : copy;
+    }
     if (run->how.algorithm == Algo::Ring && m_endpoint->GetRingFinalCopy() && ringChannel > 0 &&
         copy > 0 && run->call.ranks.size() > 1 &&
         (kind == CollectiveKind::AllReduce || kind == CollectiveKind::AllGather ||
