@@ -632,21 +632,42 @@ TEST_F(NcclEndpointTest, ChannelVariablesSetTheCommunicatorsChannelsAsNcclDoes)
 
 // NCCL's search gives each GPU generation its channels from the NVLink bandwidth inside one
 // node and from the NICs across nodes (src/graph/search.cc, connect.cc; the arithmetic is in
-// gpu-endpoint-set.cc): exact figures, as NCCL prints them ("N coll channels").
+// gpu-endpoint-set.cc and NcclEndpoint::GetMaxChannels): exact figures, as NCCL prints them
+// ("N coll channels").  Across nodes one ring per NIC of the communicator's GPUs in a node: at
+// 48 GB/s (PCIe Gen5) up to 4 rings are doubled and connect.cc doubles them, 1, 2, 4 GPUs a node
+// give 4, 8, 16 channels, 8 GPUs 16; A100's 24 GB/s rings are never doubled: 2, 4, 8, 16.
 TEST_F(NcclEndpointTest, ChannelsAsNcclsSearchGivesThemPerGeneration)
 {
-    for (const auto& [name, inside, across] :
-         {std::tuple<const char*, uint32_t, uint32_t>{"a100", 24, 16},
-          {"h100", 24, 16},
-          {"b200", 32, 16}})
+    struct Case
     {
-        SCOPED_TRACE(name);
+        const char* name;
+        uint32_t inside;
+        std::vector<uint32_t> acrossByPpn; // 1, 2, 4, 8 GPUs a node
+    };
+
+    for (const Case& c : {Case{"a100", 24, {2, 4, 8, 16}},
+                          Case{"h100", 24, {4, 8, 16, 16}},
+                          Case{"b200", 32, {4, 8, 16, 16}}})
+    {
+        SCOPED_TRACE(c.name);
         GpuEndpointSet set;
-        ASSERT_TRUE(FindGpuEndpointSet(name, set));
+        ASSERT_TRUE(FindGpuEndpointSet(c.name, set));
         Ptr<NcclEndpoint> e = MakeNcclEndpoint(set);
-        EXPECT_EQ(e->GetMaxChannels(1), inside);
-        EXPECT_EQ(e->GetMaxChannels(2), across);
-        EXPECT_EQ(e->GetMaxChannels(4), across);
+        EXPECT_EQ(e->GetMaxChannels(1), c.inside);
+        EXPECT_EQ(e->GetMaxChannels(2), 16u); // a full node
+        EXPECT_EQ(e->GetMaxChannels(4), 16u);
+        const uint32_t ppns[] = {1, 2, 4, 8};
+        for (std::size_t i = 0; i < 4; ++i)
+        {
+            EXPECT_EQ(e->GetMaxChannels(2, ppns[i]), c.acrossByPpn[i]) << ppns[i] << " a node";
+            // What a large ring of that many GPUs on 2 nodes runs on.
+            EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring,
+                                  NcclProtocolId::Simple,
+                                  1024 * MiB,
+                                  2 * ppns[i],
+                                  2),
+                      c.acrossByPpn[i]);
+        }
     }
 }
 

@@ -29,7 +29,8 @@ namespace
 //    nodes the rings enter and leave on the NICs, one ring per NIC at the GPU-NIC path's
 //    48 GB/s (24 on A100's PCIe Gen4), not doubled below 50 (25 on sm80): 8 NICs -> 8 ->
 //    16.  Public logs print "24 coll channels" on 8 x A100 and 8 x H100 in one node and
-//    "16 coll channels" on 2 x 8 H100.
+//    "16 coll channels" on 2 x 8 H100.  Fewer GPUs of a node have fewer NICs, so fewer
+//    rings (NcclEndpoint::GetMaxChannels): one GPU a node on H100, 1 -> 2 -> 4.
 //  - src/transport/nvls.cc: NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100_NVL 24.
 //  - src/graph/tuning.cc: nvlsEfficiency (Hopper 0.85, Blackwell 0.74), llMaxBws,
 //    perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws, perChMaxNVLSTreeBws (rows per
@@ -161,6 +162,8 @@ MakeNcclEndpoint(const GpuEndpointSet& set)
     e->SetAttribute("Generation", StringValue(set.name));
     e->SetAttribute("MaxChannels", UintegerValue(set.maxChannels));
     e->SetAttribute("MaxChannelsAcrossNodes", UintegerValue(set.maxChannelsAcrossNodes));
+    // NCCL's inter-node ring speed: its table's fastest within the GPU-NIC path (48, 24).
+    e->SetAttribute("NetRingBandwidth", DoubleValue(set.nicPath_gbyte_per_s));
     e->SetAttribute("NvlsChannels", UintegerValue(set.nvlsChannels));
     e->SetAttribute("NvlsChannelsAcrossNodes", UintegerValue(set.nvlsChannelsAcrossNodes));
     e->SetAttribute("NvlsEfficiency", DoubleValue(set.nvlsEfficiency));

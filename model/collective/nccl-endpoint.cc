@@ -206,13 +206,26 @@ NcclEndpoint::GetTypeId()
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("MaxChannelsAcrossNodes",
                           "Ring/tree channels of a communicator that spans several nodes or "
-                          "NVLink domains: the search's rings at its inter-node speeds, one "
-                          "per NIC of a node at 48 GB/s (no doubling below 50 GB/s), doubled "
-                          "in src/graph/connect.cc.  16 with 8 NICs per node (NCCL prints "
-                          "'16 coll channels' on 2 x 8 H100)",
+                          "NVLink domains with all GPUs of a node (8 NICs): the search's rings "
+                          "at its inter-node speed, one per NIC, not doubled at 48 GB/s, "
+                          "doubled in src/graph/connect.cc: 16 (NCCL prints '16 coll channels' "
+                          "on 2 x 8 H100).  Fewer GPUs of a node give fewer rings "
+                          "(GetMaxChannels); this stays the most, which NCCL_MAX_NCHANNELS and "
+                          "NCCL_MAX_CTAS lower",
                           UintegerValue(16),
                           MakeUintegerAccessor(&NcclEndpoint::m_maxChannelsAcrossNodes),
                           MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("NetRingBandwidth",
+                          "GB/s of one ring across nodes in NCCL's search: the fastest speed of "
+                          "its inter-node table within the GPU-NIC path (src/graph/search.cc "
+                          "sm90SpeedArrayInter, sm100SpeedArrayInter: 48 on PCIe Gen5; "
+                          "speedArrayInter: 24 on A100's Gen4).  Rings of 25 GB/s or more are "
+                          "doubled at half the speed when there are at most 4 "
+                          "(ncclTopoDupChannels), and above 45 GB/s connect.cc doubles fewer "
+                          "than 16 channels once more",
+                          DoubleValue(48.0),
+                          MakeDoubleAccessor(&NcclEndpoint::m_netRing_gbyte_per_s),
+                          MakeDoubleChecker<double>(0))
             .AddAttribute("NvlsChannels",
                           "Channels of an NVLS collective of a communicator inside one node or "
                           "NVLink domain (src/transport/nvls.cc: 16 on Hopper, 24 on Blackwell "
@@ -518,6 +531,7 @@ NcclEndpoint::NcclEndpoint()
     : m_minChannels(1),
       m_maxChannels(24),
       m_maxChannelsAcrossNodes(16),
+      m_netRing_gbyte_per_s(48.0),
       m_nvlsChannels(16),
       m_nvlsChannelsAcrossNodes(16),
       m_maxSimulatedChannels(8),
@@ -576,11 +590,38 @@ NcclEndpoint::GetProtocol(NcclProtocolId id) const
 }
 
 uint32_t
-NcclEndpoint::GetMaxChannels(uint32_t nodes) const
+NcclEndpoint::GetMaxChannels(uint32_t nodes, uint32_t ppn) const
 {
+    uint32_t found = m_maxChannels;
+    if (nodes > 1)
+    {
+        found = m_maxChannelsAcrossNodes;
+        if (ppn > 0)
+        {
+            // src/graph/search.cc: one ring per NIC of the communicator's GPUs in a node (a
+            // full node's rings give MaxChannelsAcrossNodes); ncclTopoDupChannels doubles
+            // rings of 25 GB/s or more at half the speed, on Hopper and later only up to 4
+            // of them below 50 GB/s; connect.cc doubles the channels, and on Hopper and later
+            // once more while fewer than 16 run above 45 GB/s ("4 compute channels per
+            // search channel ... on <8 PPN").  One GPU a node: 1 -> 2 -> 4 channels.
+            uint32_t rings = std::min(ppn, std::max<uint32_t>(m_maxChannelsAcrossNodes / 2, 1));
+            double speed = m_netRing_gbyte_per_s;
+            if (speed >= 25 && !(speed < 50 && rings > 4))
+            {
+                rings *= 2;
+                speed /= 2;
+            }
+            uint32_t channels = 2 * rings;
+            if (speed > 45 && channels < 16)
+            {
+                channels *= 2;
+            }
+            found = std::min(found, channels);
+        }
+    }
     // src/graph/connect.cc: the rings are copied up to the minimum after the maximum caps
     // them, so a minimum above the maximum wins.
-    return std::max(nodes > 1 ? m_maxChannelsAcrossNodes : m_maxChannels, m_minChannels);
+    return std::max(found, m_minChannels);
 }
 
 uint32_t
@@ -983,7 +1024,7 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
     const double big = 1e9;
     const double intra = in.intra_gbyte_per_s > 0 ? in.intra_gbyte_per_s : big;
     const double inter = in.inter_gbyte_per_s > 0 ? in.inter_gbyte_per_s : big;
-    const uint32_t nc = GetMaxChannels(nodes);
+    const uint32_t nc = GetMaxChannels(nodes, ppn);
     const bool simpleOnly = algorithm == Algo::Nvls || algorithm == Algo::NvlsTree ||
                             algorithm == Algo::CollNetDirect || algorithm == Algo::CollNetChain ||
                             algorithm == Algo::Pat;
@@ -1113,7 +1154,9 @@ NcclEndpoint::PredictTime_us(const NcclTuneInput& in,
         }
         // NCCL compares the bytes per channel and rank with its communicator's channels.
         if (algorithm == Algo::Ring && protocol == NcclProtocolId::Simple && in.nodes > 1 &&
-            in.bytes / (uint64_t(GetMaxChannels(in.nodes)) * n) >= 64)
+            in.bytes /
+                    (uint64_t(GetMaxChannels(in.nodes, n / std::max<uint32_t>(in.nodes, 1))) * n) >=
+                64)
         {
             latency *= m_ringPlateauLatencyFactor;
         }
@@ -1190,7 +1233,8 @@ NcclEndpoint::Channels(CollectiveAlgorithm algorithm,
         threshold *= ranks; // NCCL: threadThresholds[RING][LL] *= nRanks
     }
     const uint64_t perChannel = uint64_t(p->GetThreadsPerChannel()) * threshold;
-    uint32_t nc = GetMaxChannels(nodes);
+    uint32_t nc =
+        GetMaxChannels(nodes, std::max<uint32_t>(ranks / std::max<uint32_t>(nodes, 1), 1));
     while (nc > 1 && bytes < nc * perChannel)
     {
         --nc;
@@ -1313,7 +1357,7 @@ NcclEndpoint::RingRate_gbyte_per_s(const NcclTuneInput& in) const
     const double inter = in.inter_gbyte_per_s > 0 ? in.inter_gbyte_per_s : big;
     const uint32_t ppn = std::max<uint32_t>(in.ranks / nodes, 1);
     return std::min(intra,
-                    in.multiRailRings ? inter * std::min(GetMaxChannels(nodes), ppn) : inter);
+                    in.multiRailRings ? inter * std::min(GetMaxChannels(nodes, ppn), ppn) : inter);
 }
 
 double

@@ -67,9 +67,10 @@ class NcclEndpoint : public Object
     NcclEndpoint();
 
     Ptr<NcclProtocol> GetProtocol(NcclProtocolId id) const;
-    /// The ring/tree channels of a communicator over \p nodes nodes (NVLink domains):
-    /// MaxChannels on one, MaxChannelsAcrossNodes on several, raised to MinChannels.
-    uint32_t GetMaxChannels(uint32_t nodes = 1) const;
+    /// The ring/tree channels of a communicator over \p nodes nodes (NVLink domains) with
+    /// \p ppn ranks on each (0: a full node): MaxChannels on one; across nodes the search's
+    /// rings over the NICs of ppn GPUs, at most MaxChannelsAcrossNodes; raised to MinChannels.
+    uint32_t GetMaxChannels(uint32_t nodes = 1, uint32_t ppn = 0) const;
     /// NVLS channels of a communicator over \p nodes nodes (NVLink domains).
     uint32_t GetNvlsChannels(uint32_t nodes = 1) const;
     Time GetNvlsLatency() const;
@@ -252,6 +253,7 @@ class NcclEndpoint : public Object
     uint32_t m_minChannels;
     uint32_t m_maxChannels;
     uint32_t m_maxChannelsAcrossNodes;
+    double m_netRing_gbyte_per_s;
     uint32_t m_nvlsChannels;
     uint32_t m_nvlsChannelsAcrossNodes;
     uint32_t m_maxSimulatedChannels;
