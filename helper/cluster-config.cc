@@ -7,6 +7,7 @@
 #include "ns3/boolean.h"
 #include "ns3/cluster-layout.h"
 #include "ns3/command-line.h"
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/infiniband-routing-engine.h"
 #include "ns3/nvlink-net-device.h"
@@ -561,6 +562,8 @@ ClusterConfig::MakeEndpoint(std::string* error) const
         return nullptr;
     }
     Ptr<NcclEndpoint> e = MakeNcclEndpoint(set);
+    // NCCL's search sees the GPU-NIC path the InfiniBand plane's endpoint is scaled to.
+    e->SetAttribute("NicPathBandwidth", DoubleValue(set.nicPath_gbyte_per_s * ibEndpointScale));
     // A whole number in [lo, hi], as NCCL's integer parameters.
     auto number = [](const std::string& text, int64_t lo, int64_t hi, int64_t& out) {
         char* end = nullptr;

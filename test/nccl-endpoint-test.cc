@@ -619,7 +619,7 @@ TEST_F(NcclEndpointTest, ChannelVariablesSetTheCommunicatorsChannelsAsNcclDoes)
         Ptr<NcclEndpoint> e = config.MakeEndpoint(&error);
         ASSERT_TRUE(e) << error;
         EXPECT_EQ(e->GetMaxChannels(), c.channels);
-        EXPECT_EQ(e->GetMaxChannels(2), c.across);
+        EXPECT_EQ(e->GetMaxChannels(2, 8), c.across);
         EXPECT_EQ(e->GetP2pChannelCount(), c.p2p);
         // An 8-byte ring still runs on one channel, whatever the minimum.
         EXPECT_EQ(e->Channels(CollectiveAlgorithm::Ring, NcclProtocolId::Simple, 8, 16), 1u);
@@ -654,8 +654,7 @@ TEST_F(NcclEndpointTest, ChannelsAsNcclsSearchGivesThemPerGeneration)
         ASSERT_TRUE(FindGpuEndpointSet(c.name, set));
         Ptr<NcclEndpoint> e = MakeNcclEndpoint(set);
         EXPECT_EQ(e->GetMaxChannels(1), c.inside);
-        EXPECT_EQ(e->GetMaxChannels(2), 16u); // a full node
-        EXPECT_EQ(e->GetMaxChannels(4), 16u);
+        EXPECT_EQ(e->GetMaxChannels(4, 8), 16u);
         const uint32_t ppns[] = {1, 2, 4, 8};
         for (std::size_t i = 0; i < 4; ++i)
         {
@@ -669,6 +668,20 @@ TEST_F(NcclEndpointTest, ChannelsAsNcclsSearchGivesThemPerGeneration)
                       c.acrossByPpn[i]);
         }
     }
+    // A faster NIC path holds more rings (a Hopper node's 48 GB/s rings): at 2 x 48 GB/s one
+    // GPU a node gets 2 rings, doubled at 24, doubled again: 8; at 4 x, 4 rings: 16; a full
+    // node of 8 GPUs 32 rings, not doubled, 64 channels (MAXCHANNELS).
+    GpuEndpointSet h100;
+    ASSERT_TRUE(FindGpuEndpointSet("h100", h100));
+    Ptr<NcclEndpoint> e = MakeNcclEndpoint(h100);
+    e->SetAttribute("NicPathBandwidth", DoubleValue(96.0));
+    EXPECT_EQ(e->GetMaxChannels(2, 1), 8u);
+    e->SetAttribute("NicPathBandwidth", DoubleValue(192.0));
+    EXPECT_EQ(e->GetMaxChannels(2, 1), 16u);
+    EXPECT_EQ(e->GetMaxChannels(2, 8), 64u);
+    // NCCL_MAX_NCHANNELS lowers the most a communicator across nodes gets.
+    e->SetAttribute("MaxChannelsAcrossNodes", UintegerValue(24));
+    EXPECT_EQ(e->GetMaxChannels(2, 8), 24u);
 }
 
 // NVLS channels (src/transport/nvls.cc): Hopper 16; Blackwell 24 for a communicator inside one

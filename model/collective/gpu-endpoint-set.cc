@@ -51,7 +51,6 @@ Sets()
         a100.nvlinkPerLink_gbyte_per_s = 20.0;
         a100.nicPath_gbyte_per_s = 24.0; // PCIe Gen4 x16
         a100.maxChannels = 24;
-        a100.maxChannelsAcrossNodes = 16;
         a100.nvlsChannels = 16;
         a100.nvlsChannelsAcrossNodes = 16;
         a100.nvlsStepLatency_us = 3.4;
@@ -77,7 +76,6 @@ Sets()
         h100.nvlinkPerLink_gbyte_per_s = 20.6;
         h100.nicPath_gbyte_per_s = 48.0; // PCIe Gen5 x16
         h100.maxChannels = 24;
-        h100.maxChannelsAcrossNodes = 16;
         h100.nvlsChannels = 16; // NVLS_NCHANNELS_SM90
         h100.nvlsChannelsAcrossNodes = 16;
         h100.nvlsStepLatency_us = 3.4;
@@ -101,9 +99,8 @@ Sets()
         b200.ideal = false;
         b200.nvlinkPerLink_gbyte_per_s = 40.1;
         b200.nicPath_gbyte_per_s = 48.0; // ConnectX-7 on PCIe Gen5 x16
-        b200.maxChannels = 32; // DGX B200 prints "32 coll channels": NVIDIA/nccl issue #1646
-        b200.maxChannelsAcrossNodes = 16;
-        b200.nvlsChannels = 24;            // NVLS_NCHANNELS_SM100_NVL
+        b200.maxChannels = 32;  // DGX B200 prints "32 coll channels": NVIDIA/nccl issue #1646
+        b200.nvlsChannels = 24; // NVLS_NCHANNELS_SM100_NVL
         b200.nvlsChannelsAcrossNodes = 32; // NVLS_NCHANNELS_SM100
         b200.nvlsStepLatency_us = 3.4;
         b200.nvlsEfficiency = 0.74;
@@ -161,9 +158,10 @@ MakeNcclEndpoint(const GpuEndpointSet& set)
     Ptr<NcclEndpoint> e = CreateObject<NcclEndpoint>();
     e->SetAttribute("Generation", StringValue(set.name));
     e->SetAttribute("MaxChannels", UintegerValue(set.maxChannels));
-    e->SetAttribute("MaxChannelsAcrossNodes", UintegerValue(set.maxChannelsAcrossNodes));
-    // NCCL's inter-node ring speed: its table's fastest within the GPU-NIC path (48, 24).
+    // NCCL's inter-node ring speed, its table's fastest within the GPU-NIC path (48, 24), and
+    // that path (ClusterConfig scales it with the InfiniBand plane).
     e->SetAttribute("NetRingBandwidth", DoubleValue(set.nicPath_gbyte_per_s));
+    e->SetAttribute("NicPathBandwidth", DoubleValue(set.nicPath_gbyte_per_s));
     e->SetAttribute("NvlsChannels", UintegerValue(set.nvlsChannels));
     e->SetAttribute("NvlsChannelsAcrossNodes", UintegerValue(set.nvlsChannelsAcrossNodes));
     e->SetAttribute("NvlsEfficiency", DoubleValue(set.nvlsEfficiency));

@@ -28,10 +28,9 @@ struct GpuEndpointSet
     double nvlinkPerLink_gbyte_per_s{0};
     /// GB/s of the GPU-NIC path, GPUDirect RDMA over PCIe (NCCL topo.cc PCI width x speed).
     double nicPath_gbyte_per_s{0};
-    /// Ring/tree channels of a communicator inside one node or NVLink domain and across
-    /// several (NcclEndpoint MaxChannels, MaxChannelsAcrossNodes).
+    /// Ring/tree channels of a communicator inside one node or NVLink domain (NcclEndpoint
+    /// MaxChannels); across several they follow the NICs (NcclEndpoint::GetMaxChannels).
     uint32_t maxChannels{24};
-    uint32_t maxChannelsAcrossNodes{16};
     /// NVLS channels of a communicator inside one node or NVLink domain, and of one that
     /// spans several (src/transport/nvls.cc: Blackwell 24 and 32 from NCCL 2.27, Hopper 16).
     uint32_t nvlsChannels{16};

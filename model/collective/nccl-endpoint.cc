@@ -205,14 +205,12 @@ NcclEndpoint::GetTypeId()
                           MakeUintegerAccessor(&NcclEndpoint::m_maxChannels),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("MaxChannelsAcrossNodes",
-                          "Ring/tree channels of a communicator that spans several nodes or "
-                          "NVLink domains with all GPUs of a node (8 NICs): the search's rings "
-                          "at its inter-node speed, one per NIC, not doubled at 48 GB/s, "
-                          "doubled in src/graph/connect.cc: 16 (NCCL prints '16 coll channels' "
-                          "on 2 x 8 H100).  Fewer GPUs of a node give fewer rings "
-                          "(GetMaxChannels); this stays the most, which NCCL_MAX_NCHANNELS and "
-                          "NCCL_MAX_CTAS lower",
-                          UintegerValue(16),
+                          "Most ring/tree channels of a communicator that spans several nodes "
+                          "or NVLink domains (MAXCHANNELS); NCCL_MAX_NCHANNELS and "
+                          "NCCL_MAX_CTAS lower it.  The search gives fewer: its rings over the "
+                          "NICs (GetMaxChannels), 16 on 8 GPUs a node with one NIC each (NCCL "
+                          "prints '16 coll channels' on 2 x 8 H100), 4 on one",
+                          UintegerValue(64),
                           MakeUintegerAccessor(&NcclEndpoint::m_maxChannelsAcrossNodes),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("NetRingBandwidth",
@@ -225,6 +223,13 @@ NcclEndpoint::GetTypeId()
                           "than 16 channels once more",
                           DoubleValue(48.0),
                           MakeDoubleAccessor(&NcclEndpoint::m_netRing_gbyte_per_s),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("NicPathBandwidth",
+                          "GB/s of a GPU's path to its NIC as NCCL's search sees it (the HCA "
+                          "behind PCIe, 48 on Gen5 x16): as many rings of NetRingBandwidth "
+                          "cross one NIC as fit in it",
+                          DoubleValue(48.0),
+                          MakeDoubleAccessor(&NcclEndpoint::m_nicPath_gbyte_per_s),
                           MakeDoubleChecker<double>(0))
             .AddAttribute("NvlsChannels",
                           "Channels of an NVLS collective of a communicator inside one node or "
@@ -530,8 +535,9 @@ NcclEndpoint::GetTypeId()
 NcclEndpoint::NcclEndpoint()
     : m_minChannels(1),
       m_maxChannels(24),
-      m_maxChannelsAcrossNodes(16),
+      m_maxChannelsAcrossNodes(64),
       m_netRing_gbyte_per_s(48.0),
+      m_nicPath_gbyte_per_s(48.0),
       m_nvlsChannels(16),
       m_nvlsChannelsAcrossNodes(16),
       m_maxSimulatedChannels(8),
@@ -595,29 +601,27 @@ NcclEndpoint::GetMaxChannels(uint32_t nodes, uint32_t ppn) const
     uint32_t found = m_maxChannels;
     if (nodes > 1)
     {
-        found = m_maxChannelsAcrossNodes;
-        if (ppn > 0)
+        // src/graph/search.cc: as many rings at NetRingBandwidth as fit in the NIC of each of
+        // the communicator's GPUs in a node, at most MAXCHANNELS / 2; ncclTopoDupChannels
+        // doubles rings of 25 GB/s or more at half the speed, on Hopper and later only up to
+        // 4 of them below 50 GB/s; connect.cc doubles the channels, and on Hopper and later
+        // once more while fewer than 16 run above 45 GB/s ("4 compute channels per search
+        // channel ... on <8 PPN").  H100, one GPU a node: 1 -> 2 -> 4; eight: 8 -> 16.
+        double speed = m_netRing_gbyte_per_s;
+        const uint32_t perNic =
+            speed > 0 ? std::max<uint32_t>(1, uint32_t(m_nicPath_gbyte_per_s / speed + 1e-9)) : 1;
+        uint32_t rings = std::min<uint32_t>(std::max<uint32_t>(ppn, 1) * perNic, 32);
+        if (speed >= 25 && !(speed < 50 && rings > 4))
         {
-            // src/graph/search.cc: one ring per NIC of the communicator's GPUs in a node (a
-            // full node's rings give MaxChannelsAcrossNodes); ncclTopoDupChannels doubles
-            // rings of 25 GB/s or more at half the speed, on Hopper and later only up to 4
-            // of them below 50 GB/s; connect.cc doubles the channels, and on Hopper and later
-            // once more while fewer than 16 run above 45 GB/s ("4 compute channels per
-            // search channel ... on <8 PPN").  One GPU a node: 1 -> 2 -> 4 channels.
-            uint32_t rings = std::min(ppn, std::max<uint32_t>(m_maxChannelsAcrossNodes / 2, 1));
-            double speed = m_netRing_gbyte_per_s;
-            if (speed >= 25 && !(speed < 50 && rings > 4))
-            {
-                rings *= 2;
-                speed /= 2;
-            }
-            uint32_t channels = 2 * rings;
-            if (speed > 45 && channels < 16)
-            {
-                channels *= 2;
-            }
-            found = std::min(found, channels);
+            rings *= 2;
+            speed /= 2;
         }
+        uint32_t channels = std::min<uint32_t>(2 * rings, 64);
+        if (speed > 45 && channels < 16)
+        {
+            channels *= 2;
+        }
+        found = std::min(m_maxChannelsAcrossNodes, channels);
     }
     // src/graph/connect.cc: the rings are copied up to the minimum after the maximum caps
     // them, so a minimum above the maximum wins.

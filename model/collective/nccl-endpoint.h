@@ -68,9 +68,9 @@ class NcclEndpoint : public Object
 
     Ptr<NcclProtocol> GetProtocol(NcclProtocolId id) const;
     /// The ring/tree channels of a communicator over \p nodes nodes (NVLink domains) with
-    /// \p ppn ranks on each (0: a full node): MaxChannels on one; across nodes the search's
-    /// rings over the NICs of ppn GPUs, at most MaxChannelsAcrossNodes; raised to MinChannels.
-    uint32_t GetMaxChannels(uint32_t nodes = 1, uint32_t ppn = 0) const;
+    /// \p ppn ranks on each: MaxChannels on one; across nodes the search's rings over the
+    /// NICs of those GPUs, at most MaxChannelsAcrossNodes; raised to MinChannels.
+    uint32_t GetMaxChannels(uint32_t nodes = 1, uint32_t ppn = 1) const;
     /// NVLS channels of a communicator over \p nodes nodes (NVLink domains).
     uint32_t GetNvlsChannels(uint32_t nodes = 1) const;
     Time GetNvlsLatency() const;
@@ -254,6 +254,7 @@ class NcclEndpoint : public Object
     uint32_t m_maxChannels;
     uint32_t m_maxChannelsAcrossNodes;
     double m_netRing_gbyte_per_s;
+    double m_nicPath_gbyte_per_s;
     uint32_t m_nvlsChannels;
     uint32_t m_nvlsChannelsAcrossNodes;
     uint32_t m_maxSimulatedChannels;
