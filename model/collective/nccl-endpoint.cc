@@ -198,9 +198,10 @@ NcclEndpoint::GetTypeId()
                           "domain, as NCCL sets them (it prints them as 'coll channels' at "
                           "init): the topology search's rings (src/graph/search.cc: the "
                           "fastest of its speeds whose rings fit the GPU's NVLink bandwidth, "
-                          "doubled at half the speed where that speed is 50 GB/s or more), "
-                          "doubled again (src/graph/connect.cc).  24 on H100: 6 rings at 60 "
-                          "GB/s -> 12 -> 24.  NCCL_MAX_NCHANNELS and NCCL_MAX_CTAS only lower it",
+                          "doubled at half the speed from 25 GB/s, on Hopper and later from 50 "
+                          "or where they are at most 4), doubled again (src/graph/connect.cc).  "
+                          "24 on H100: 6 rings at 60 GB/s -> 12 -> 24.  NCCL_MAX_NCHANNELS and "
+                          "NCCL_MAX_CTAS only lower it",
                           UintegerValue(24),
                           MakeUintegerAccessor(&NcclEndpoint::m_maxChannels),
                           MakeUintegerChecker<uint32_t>(1, 64))
