@@ -682,6 +682,19 @@ TEST_F(NcclEndpointTest, ChannelsAsNcclsSearchGivesThemPerGeneration)
     // NCCL_MAX_NCHANNELS lowers the most a communicator across nodes gets.
     e->SetAttribute("MaxChannelsAcrossNodes", UintegerValue(24));
     EXPECT_EQ(e->GetMaxChannels(2, 8), 24u);
+    // Every ring passes every GPU of a node, so its NVLink bounds them too: 8 x H100 (370.8 GB/s)
+    // fit 7 rings at 48 GB/s and 8 at 45 (360, the search's choice): 16 channels; with 4 x the
+    // NIC path still 8 at 45.  72 B200 of an NVL72 domain (721.8 GB/s) fit 15 at 48 (720, 16 at
+    // 45 ties it): 30.  One GPU a node passes no NVLink.
+    Ptr<NcclEndpoint> h = MakeNcclEndpoint(h100);
+    EXPECT_EQ(h->GetMaxChannels(2, 8, 370.8), 16u);
+    EXPECT_EQ(h->GetMaxChannels(2, 1, 370.8), 4u);
+    EXPECT_EQ(h->GetMaxChannels(2, 4, 370.8), 16u);
+    h->SetAttribute("NicPathBandwidth", DoubleValue(192.0));
+    EXPECT_EQ(h->GetMaxChannels(2, 8, 370.8), 16u);
+    GpuEndpointSet b200;
+    ASSERT_TRUE(FindGpuEndpointSet("b200", b200));
+    EXPECT_EQ(MakeNcclEndpoint(b200)->GetMaxChannels(2, 72, 721.8), 30u);
 }
 
 // NVLS channels (src/transport/nvls.cc): Hopper 16; Blackwell 24 for a communicator inside one

@@ -27,8 +27,9 @@ namespace
 //    src/graph/connect.cc doubles them again.  One node: A100 240 GB/s -> 6 at 40 -> 12
 //    -> 24; H100 370.8 -> 6 at 60 -> 12 -> 24; B200 721.8 -> 8 at 90 -> 16 -> 32.  Across
 //    nodes the rings enter and leave on the NICs, one ring per NIC at the GPU-NIC path's
-//    48 GB/s (24 on A100's PCIe Gen4), not doubled below 50 (25 on sm80): 8 NICs -> 8 ->
-//    16.  Public logs print "24 coll channels" on 8 x A100 and 8 x H100 in one node and
+//    48 GB/s (24 on A100's PCIe Gen4) as far as the GPUs' NVLink holds them (every ring
+//    passes every GPU: 8 x H100 fit 8 at 45), not doubled below 50 (25 on sm80): 8 NICs ->
+//    8 -> 16.  Public logs print "24 coll channels" on 8 x A100 and 8 x H100 in one node and
 //    "16 coll channels" on 2 x 8 H100.  Fewer GPUs of a node have fewer NICs, so fewer
 //    rings (NcclEndpoint::GetMaxChannels): one GPU a node on H100, 1 -> 2 -> 4.
 //  - src/transport/nvls.cc: NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100_NVL 24.

@@ -597,21 +597,47 @@ NcclEndpoint::GetProtocol(NcclProtocolId id) const
 }
 
 uint32_t
-NcclEndpoint::GetMaxChannels(uint32_t nodes, uint32_t ppn) const
+NcclEndpoint::GetMaxChannels(uint32_t nodes, uint32_t ppn, double nvlink_gbyte_per_s) const
 {
     uint32_t found = m_maxChannels;
     if (nodes > 1)
     {
-        // src/graph/search.cc: as many rings at NetRingBandwidth as fit in the NIC of each of
-        // the communicator's GPUs in a node, at most MAXCHANNELS / 2; ncclTopoDupChannels
-        // doubles rings of 25 GB/s or more at half the speed, on Hopper and later only up to
-        // 4 of them below 50 GB/s; connect.cc doubles the channels, and on Hopper and later
-        // once more while fewer than 16 run above 45 GB/s ("4 compute channels per search
-        // channel ... on <8 PPN").  H100, one GPU a node: 1 -> 2 -> 4; eight: 8 -> 16.
-        double speed = m_netRing_gbyte_per_s;
-        const uint32_t perNic =
-            speed > 0 ? std::max<uint32_t>(1, uint32_t(m_nicPath_gbyte_per_s / speed + 1e-9)) : 1;
-        uint32_t rings = std::min<uint32_t>(std::max<uint32_t>(ppn, 1) * perNic, 32);
+        // src/graph/search.cc, across nodes: from the fastest speed of its inter-node table
+        // within the GPU-NIC path (NetRingBandwidth) down while a speed is above 0.49 of the
+        // best found, as many rings as fit in the NIC of each of the communicator's GPUs in a
+        // node and, with more than one, in each GPU's NVLink (every ring passes every GPU),
+        // at most MAXCHANNELS / 2; the most rings x speed wins, the faster on a tie.  8 x H100
+        // a node: 7 rings at 48 GB/s (370.8), 8 at 45.  ncclTopoDupChannels then doubles
+        // rings of 25 GB/s or more at half the speed, on Hopper and later only up to 4 of
+        // them below 50 GB/s; connect.cc doubles the channels, and on Hopper and later once
+        // more while fewer than 16 run above 45 GB/s ("4 compute channels per search channel
+        // ... on <8 PPN").  H100, one GPU a node: 1 -> 2 -> 4; eight: 8 -> 16.
+        static const double kSpeeds[] = {96, 48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3};
+        const uint32_t gpus = std::max<uint32_t>(ppn, 1);
+        uint32_t rings = 0;
+        double speed = 0;
+        for (double s : kSpeeds)
+        {
+            if (s > m_netRing_gbyte_per_s + 1e-9 || s > m_nicPath_gbyte_per_s + 1e-9)
+            {
+                continue;
+            }
+            if (rings > 0 && s / speed <= 0.49)
+            {
+                break;
+            }
+            uint32_t r = std::min<uint32_t>(gpus * uint32_t(m_nicPath_gbyte_per_s / s + 1e-9), 32);
+            if (gpus > 1 && nvlink_gbyte_per_s > 0)
+            {
+                r = std::min<uint32_t>(r, uint32_t(nvlink_gbyte_per_s / s + 1e-9));
+            }
+            if (r * s > rings * speed + 1e-9)
+            {
+                rings = r;
+                speed = s;
+            }
+        }
+        rings = std::max<uint32_t>(rings, 1);
         if (speed >= 25 && !(speed < 50 && rings > 4))
         {
             rings *= 2;
@@ -692,7 +718,8 @@ NcclEndpoint::RingProxyStep_us(const NcclTuneInput& in, NcclProtocolId protocol)
     }
     // Multi-rail rings cross between the domains at a different GPU per channel (up to the
     // GPUs of a domain); otherwise every channel crosses at the same one.
-    const uint32_t channels = Channels(Algo::Ring, protocol, in.bytes, n, nodes);
+    const uint32_t channels =
+        Channels(Algo::Ring, protocol, in.bytes, n, nodes, in.intra_gbyte_per_s);
     const uint32_t ppn = std::max<uint32_t>(n / nodes, 1);
     const uint32_t gpus = in.multiRailRings ? std::min(channels, ppn) : 1;
     return ProxyStepTime(Algo::Ring, protocol).GetSeconds() * 1e6 * ((channels + gpus - 1) / gpus);
@@ -988,9 +1015,10 @@ NcclEndpoint::PredictLatency_us(const NcclTuneInput& in,
                                                   : m_tunerNvlsTreeNetLatency);
     case Algo::Hierarchical: {
         // Every rank of a rail passes all of its channels' steps through its own proxy.
-        const double proxy = nodes > 1 ? toUs(ProxyStepTime(algorithm, protocol)) *
-                                             Channels(Algo::Ring, protocol, in.bytes, n, nodes)
-                                       : 0;
+        const double proxy =
+            nodes > 1 ? toUs(ProxyStepTime(algorithm, protocol)) *
+                            Channels(Algo::Ring, protocol, in.bytes, n, nodes, in.intra_gbyte_per_s)
+                      : 0;
         return toUs(p->GetRingBaseLatency()) + 2 * (ppn - 1) * toUs(p->GetRingNvlinkHopLatency()) +
                2 * (nodes - 1) * std::max(toUs(p->GetRingNetHopLatency()), proxy);
     }
@@ -1029,7 +1057,7 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
     const double big = 1e9;
     const double intra = in.intra_gbyte_per_s > 0 ? in.intra_gbyte_per_s : big;
     const double inter = in.inter_gbyte_per_s > 0 ? in.inter_gbyte_per_s : big;
-    const uint32_t nc = GetMaxChannels(nodes, ppn);
+    const uint32_t nc = GetMaxChannels(nodes, ppn, in.intra_gbyte_per_s);
     const bool simpleOnly = algorithm == Algo::Nvls || algorithm == Algo::NvlsTree ||
                             algorithm == Algo::CollNetDirect || algorithm == Algo::CollNetChain ||
                             algorithm == Algo::Pat;
@@ -1159,8 +1187,10 @@ NcclEndpoint::PredictTime_us(const NcclTuneInput& in,
         }
         // NCCL compares the bytes per channel and rank with its communicator's channels.
         if (algorithm == Algo::Ring && protocol == NcclProtocolId::Simple && in.nodes > 1 &&
-            in.bytes /
-                    (uint64_t(GetMaxChannels(in.nodes, n / std::max<uint32_t>(in.nodes, 1))) * n) >=
+            in.bytes / (uint64_t(GetMaxChannels(in.nodes,
+                                                n / std::max<uint32_t>(in.nodes, 1),
+                                                in.intra_gbyte_per_s)) *
+                        n) >=
                 64)
         {
             latency *= m_ringPlateauLatencyFactor;
@@ -1225,7 +1255,8 @@ NcclEndpoint::Channels(CollectiveAlgorithm algorithm,
                        NcclProtocolId protocol,
                        uint64_t bytes,
                        uint32_t ranks,
-                       uint32_t nodes) const
+                       uint32_t nodes,
+                       double nvlink_gbyte_per_s) const
 {
     if (algorithm == Algo::Nvls || algorithm == Algo::NvlsTree)
     {
@@ -1238,8 +1269,9 @@ NcclEndpoint::Channels(CollectiveAlgorithm algorithm,
         threshold *= ranks; // NCCL: threadThresholds[RING][LL] *= nRanks
     }
     const uint64_t perChannel = uint64_t(p->GetThreadsPerChannel()) * threshold;
-    uint32_t nc =
-        GetMaxChannels(nodes, std::max<uint32_t>(ranks / std::max<uint32_t>(nodes, 1), 1));
+    uint32_t nc = GetMaxChannels(nodes,
+                                 std::max<uint32_t>(ranks / std::max<uint32_t>(nodes, 1), 1),
+                                 nvlink_gbyte_per_s);
     while (nc > 1 && bytes < nc * perChannel)
     {
         --nc;
@@ -1362,7 +1394,9 @@ NcclEndpoint::RingRate_gbyte_per_s(const NcclTuneInput& in) const
     const double inter = in.inter_gbyte_per_s > 0 ? in.inter_gbyte_per_s : big;
     const uint32_t ppn = std::max<uint32_t>(in.ranks / nodes, 1);
     return std::min(intra,
-                    in.multiRailRings ? inter * std::min(GetMaxChannels(nodes, ppn), ppn) : inter);
+                    in.multiRailRings
+                        ? inter * std::min(GetMaxChannels(nodes, ppn, in.intra_gbyte_per_s), ppn)
+                        : inter);
 }
 
 double
@@ -1476,7 +1510,8 @@ NcclEndpoint::Choose(const NcclTuneInput& in) const
                                     ", NCCL_COLLNET_ENABLE=" + (m_collNetEnable ? "1" : "0") +
                                     " leave none of what this fabric can run (" + runnable + ")");
     }
-    best.channels = Channels(best.algorithm, best.protocol, in.bytes, in.ranks, in.nodes);
+    best.channels =
+        Channels(best.algorithm, best.protocol, in.bytes, in.ranks, in.nodes, in.intra_gbyte_per_s);
     NS_LOG_LOGIC("tuner: " << CollectiveAlgorithmName(best.algorithm) << "/"
                            << NcclProtocolName(best.protocol) << " on " << best.channels
                            << " channels, predicted " << best.predicted_us << " us");

@@ -69,8 +69,11 @@ class NcclEndpoint : public Object
     Ptr<NcclProtocol> GetProtocol(NcclProtocolId id) const;
     /// The ring/tree channels of a communicator over \p nodes nodes (NVLink domains) with
     /// \p ppn ranks on each: MaxChannels on one; across nodes the search's rings over the
-    /// NICs of those GPUs, at most MaxChannelsAcrossNodes; raised to MinChannels.
-    uint32_t GetMaxChannels(uint32_t nodes = 1, uint32_t ppn = 1) const;
+    /// NICs of those GPUs and, where known (> 0), within each GPU's \p nvlink_gbyte_per_s, at
+    /// most MaxChannelsAcrossNodes; raised to MinChannels.
+    uint32_t GetMaxChannels(uint32_t nodes = 1,
+                            uint32_t ppn = 1,
+                            double nvlink_gbyte_per_s = 0) const;
     /// NVLS channels of a communicator over \p nodes nodes (NVLink domains).
     uint32_t GetNvlsChannels(uint32_t nodes = 1) const;
     Time GetNvlsLatency() const;
@@ -171,7 +174,8 @@ class NcclEndpoint : public Object
                       NcclProtocolId protocol,
                       uint64_t bytes,
                       uint32_t ranks,
-                      uint32_t nodes = 1) const;
+                      uint32_t nodes = 1,
+                      double nvlink_gbyte_per_s = 0) const;
 
     /**
      * Channels the simulated schedule runs for NCCL's \p channels: at most
