@@ -167,9 +167,9 @@ class NcclEndpoint : public Object
      * protocol available").
      */
     NcclChoice Choose(const NcclTuneInput& in) const;
-    /// Channels NCCL runs \p bytes on: GetMaxChannels(nodes), one fewer while bytes < channels ×
-    /// threads × threshold (× ranks for ring LL), down to one; GetNvlsChannels(nodes) for
-    /// NVLS and NVLSTree.
+    /// Channels NCCL runs \p bytes on: GetMaxChannels(nodes, ranks / nodes,
+    /// nvlink_gbyte_per_s), one fewer while bytes < channels × threads × threshold (× ranks
+    /// for ring LL), down to one; GetNvlsChannels(nodes) for NVLS and NVLSTree.
     uint32_t Channels(CollectiveAlgorithm algorithm,
                       NcclProtocolId protocol,
                       uint64_t bytes,
