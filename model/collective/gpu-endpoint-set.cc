@@ -100,8 +100,9 @@ Sets()
         b200.ideal = false;
         b200.nvlinkPerLink_gbyte_per_s = 40.1;
         b200.nicPath_gbyte_per_s = 48.0; // ConnectX-7 on PCIe Gen5 x16
-        b200.maxChannels = 32;  // DGX B200 prints "32 coll channels": NVIDIA/nccl issue #1646
-        b200.nvlsChannels = 24; // NVLS_NCHANNELS_SM100_NVL
+        // DGX B200 prints "32 coll channels": github.com/NVIDIA/nccl/issues/1646
+        b200.maxChannels = 32;
+        b200.nvlsChannels = 24;            // NVLS_NCHANNELS_SM100_NVL
         b200.nvlsChannelsAcrossNodes = 32; // NVLS_NCHANNELS_SM100
         b200.nvlsStepLatency_us = 3.4;
         b200.nvlsEfficiency = 0.74;

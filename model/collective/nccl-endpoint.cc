@@ -29,11 +29,13 @@ namespace
 {
 using Algo = CollectiveAlgorithm;
 constexpr uint32_t kKinds = 7;
+// NCCL's MAXCHANNELS; its ring graph searches at most half of them (src/init.cc).
+constexpr uint32_t kNcclMaxChannels = 64;
 
 // NCCL_ALGO's element names (src/include/device.h ncclAlgoStr) and what the engine runs
 // for each: NVLSTree is nvlstree (NVLS reduce-scatter inside each NVLink domain, the
-// network across, NVLS all-gather) and, where the switches cannot reduce, the engine's
-// hierarchical allreduce (ring phases inside) in its place.
+// network across, NVLS all-gather); the engine's hierarchical allreduce (ring phases
+// inside), which runs only when asked for by name, passes NCCL_ALGO's filter as NVLSTree.
 const std::vector<std::string>&
 AlgoNames()
 {
@@ -626,7 +628,8 @@ NcclEndpoint::GetMaxChannels(uint32_t nodes, uint32_t ppn, double nvlink_gbyte_p
             {
                 break;
             }
-            uint32_t r = std::min<uint32_t>(gpus * uint32_t(m_nicPath_gbyte_per_s / s + 1e-9), 32);
+            uint32_t r = std::min<uint32_t>(gpus * uint32_t(m_nicPath_gbyte_per_s / s + 1e-9),
+                                            kNcclMaxChannels / 2);
             if (gpus > 1 && nvlink_gbyte_per_s > 0)
             {
                 r = std::min<uint32_t>(r, uint32_t(nvlink_gbyte_per_s / s + 1e-9));
@@ -643,7 +646,7 @@ NcclEndpoint::GetMaxChannels(uint32_t nodes, uint32_t ppn, double nvlink_gbyte_p
             rings *= 2;
             speed /= 2;
         }
-        uint32_t channels = std::min<uint32_t>(2 * rings, 64);
+        uint32_t channels = std::min<uint32_t>(2 * rings, kNcclMaxChannels);
         if (speed > 45 && channels < 16)
         {
             channels *= 2;
@@ -653,6 +656,13 @@ NcclEndpoint::GetMaxChannels(uint32_t nodes, uint32_t ppn, double nvlink_gbyte_p
     // src/graph/connect.cc: the rings are copied up to the minimum after the maximum caps
     // them, so a minimum above the maximum wins.
     return std::max(found, m_minChannels);
+}
+
+uint32_t
+NcclEndpoint::GetMaxChannels(const NcclTuneInput& in) const
+{
+    const uint32_t nodes = std::max<uint32_t>(in.nodes, 1);
+    return GetMaxChannels(nodes, std::max<uint32_t>(in.ranks / nodes, 1), in.intra_gbyte_per_s);
 }
 
 uint32_t
@@ -1057,7 +1067,7 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
     const double big = 1e9;
     const double intra = in.intra_gbyte_per_s > 0 ? in.intra_gbyte_per_s : big;
     const double inter = in.inter_gbyte_per_s > 0 ? in.inter_gbyte_per_s : big;
-    const uint32_t nc = GetMaxChannels(nodes, ppn, in.intra_gbyte_per_s);
+    const uint32_t nc = GetMaxChannels(in);
     const bool simpleOnly = algorithm == Algo::Nvls || algorithm == Algo::NvlsTree ||
                             algorithm == Algo::CollNetDirect || algorithm == Algo::CollNetChain ||
                             algorithm == Algo::Pat;
@@ -1187,11 +1197,7 @@ NcclEndpoint::PredictTime_us(const NcclTuneInput& in,
         }
         // NCCL compares the bytes per channel and rank with its communicator's channels.
         if (algorithm == Algo::Ring && protocol == NcclProtocolId::Simple && in.nodes > 1 &&
-            in.bytes / (uint64_t(GetMaxChannels(in.nodes,
-                                                n / std::max<uint32_t>(in.nodes, 1),
-                                                in.intra_gbyte_per_s)) *
-                        n) >=
-                64)
+            in.bytes / (uint64_t(GetMaxChannels(in)) * n) >= 64)
         {
             latency *= m_ringPlateauLatencyFactor;
         }
@@ -1393,10 +1399,7 @@ NcclEndpoint::RingRate_gbyte_per_s(const NcclTuneInput& in) const
     }
     const double inter = in.inter_gbyte_per_s > 0 ? in.inter_gbyte_per_s : big;
     const uint32_t ppn = std::max<uint32_t>(in.ranks / nodes, 1);
-    return std::min(intra,
-                    in.multiRailRings
-                        ? inter * std::min(GetMaxChannels(nodes, ppn, in.intra_gbyte_per_s), ppn)
-                        : inter);
+    return std::min(intra, in.multiRailRings ? inter * std::min(GetMaxChannels(in), ppn) : inter);
 }
 
 double

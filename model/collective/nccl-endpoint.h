@@ -74,6 +74,8 @@ class NcclEndpoint : public Object
     uint32_t GetMaxChannels(uint32_t nodes = 1,
                             uint32_t ppn = 1,
                             double nvlink_gbyte_per_s = 0) const;
+    /// GetMaxChannels for the communicator \p in describes.
+    uint32_t GetMaxChannels(const NcclTuneInput& in) const;
     /// NVLS channels of a communicator over \p nodes nodes (NVLink domains).
     uint32_t GetNvlsChannels(uint32_t nodes = 1) const;
     Time GetNvlsLatency() const;
