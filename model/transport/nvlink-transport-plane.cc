@@ -56,6 +56,13 @@ NvLinkTransportPlane::GetTypeId()
                           UintegerValue(256),
                           MakeUintegerAccessor(&NvLinkTransportPlane::m_nvlsMinPackets),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("NvlsMinWindow",
+                          "NCCL NVLS allreduce: loops a member keeps in flight at least when "
+                          "one simulated loop stands for several of NCCL's (fewer events, the "
+                          "same bytes in flight); 0 = one simulated loop per NCCL loop",
+                          UintegerValue(4),
+                          MakeUintegerAccessor(&NvLinkTransportPlane::m_nvlsMinWindow),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("NvlsGroupBase",
                           "First NVLS group id this plane registers on the switches (keep "
                           "clear of groups registered through NvLinkHelper)",
@@ -106,6 +113,7 @@ NvLinkTransportPlane::NvLinkTransportPlane()
       m_nvlsChunkBytes(128 * 1024),
       m_nvlsChunksInFlight(16),
       m_nvlsMinPackets(256),
+      m_nvlsMinWindow(4),
       m_nvlsGroupBase(0x40000000),
       m_nvlsAllReduce(NVLS_MULTICAST),
       m_nvlsChunkRule(NVLS_CHUNK_FIXED),
@@ -594,6 +602,7 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
     uint64_t buffers = 0;
     uint32_t switchLinks = 0;
     uint32_t fewestLinks = std::numeric_limits<uint32_t>::max();
+    uint32_t mostLinks = 0;
     if (const NvLinkFlowDomain* described = d.described)
     {
         engineRate = DataRate(described->nvlsEngineRatePerLink_bps);
@@ -604,6 +613,7 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
         {
             switchLinks += bundles[i];
             fewestLinks = std::min(fewestLinks, bundles[i]);
+            mostLinks = std::max(mostLinks, bundles[i]);
         }
     }
     else
@@ -625,25 +635,56 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
                     const uint32_t links = gpu0->GetDevice(i)->GetLinks();
                     switchLinks += links;
                     fewestLinks = std::min(fewestLinks, links);
+                    mostLinks = std::max(mostLinks, links);
                 }
             }
         }
     }
-    const uint64_t loopBytes = plan.pieceBytes * p;
-    plan.window =
-        static_cast<uint32_t>(std::clamp<uint64_t>(buffers / loopBytes, 1, m_nvlsChunksInFlight));
     // One packet per plane while the narrowest plane's still fills a Granularity unit;
     // finer pieces (many planes, small chunks) keep the sprayed bursts, whose loops span
     // the planes many times over.
     plan.perPlane = ncclKernel && m_nvlsPacketsPerPlane && switchLinks > 0 &&
                     plan.pieceBytes * fewestLinks / switchLinks >= m_granularity;
+    uint64_t loopBytes = plan.pieceBytes * p;
+    plan.window =
+        static_cast<uint32_t>(std::clamp<uint64_t>(buffers / loopBytes, 1, m_nvlsChunksInFlight));
+    // Event cost, not a mechanism: once a member has many NCCL loops, one simulated loop
+    // stands for several consecutive ones, their step latencies charged together.  The
+    // bytes in flight stay the same (the window shrinks by as much), at least
+    // NvlsMinWindow loops stay in flight, and a plane's share stays within one burst.
+    uint32_t group = 1;
+    if (ncclKernel && m_nvlsMinWindow > 0)
+    {
+        const uint64_t planeBytes =
+            plan.perPlane ? plan.pieceBytes * mostLinks / switchLinks : plan.pieceBytes;
+        const uint64_t burstGroups = GetMaxBurstBytes() / std::max<uint64_t>(planeBytes, 1);
+        // Each slot keeps 8 loops at least: the last, larger loop's drain stays a small part.
+        while (group * 2 <= burstGroups && plan.window % 2 == 0 &&
+               plan.window / 2 >= m_nvlsMinWindow && plan.loops / 2 >= 8 * (plan.window / 2))
+        {
+            group *= 2;
+            plan.window /= 2;
+            plan.pieceBytes *= 2;
+            plan.loops = static_cast<uint32_t>((plan.shareBytes[0] + plan.pieceBytes - 1) /
+                                               plan.pieceBytes);
+        }
+        if (group > 1)
+        {
+            plan.packetBytes = AdaptivePacketBytes(
+                bytes,
+                m_granularity,
+                static_cast<uint32_t>(std::min<uint64_t>(GetMaxBurstBytes(), plan.pieceBytes)),
+                m_nvlsMinPackets);
+        }
+    }
     // A slot stands for channels / window of NCCL's channels, each running its own loops
     // one after the other: their step latencies over the slot's loops, and their share of
     // the engine's rate towards the GPU.
     if (ncclKernel && m_nvlsStepLatency.IsStrictlyPositive())
     {
         plan.stepDelay =
-            PicoSeconds(m_nvlsStepLatency.GetPicoSeconds() * plan.window / m_nvlsChunksInFlight);
+            PicoSeconds(m_nvlsStepLatency.GetPicoSeconds() * group * plan.window /
+                        m_nvlsChunksInFlight);
         // Without registered buffers the kernel copies the input into the NVLS buffer
         // (scatter warps) and the result out of it (gather warps), each stage handing its
         // steps on by flag: the first reduction waits for the scatter's first step, the

@@ -271,6 +271,7 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     uint64_t m_nvlsChunkBytes;
     uint32_t m_nvlsChunksInFlight;
     uint32_t m_nvlsMinPackets;
+    uint32_t m_nvlsMinWindow;
     uint32_t m_nvlsGroupBase;
     NvlsAllReduce m_nvlsAllReduce;
     NvlsChunkRule m_nvlsChunkRule;
