@@ -645,7 +645,7 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
     // the planes many times over.
     plan.perPlane = ncclKernel && m_nvlsPacketsPerPlane && switchLinks > 0 &&
                     plan.pieceBytes * fewestLinks / switchLinks >= m_granularity;
-    uint64_t loopBytes = plan.pieceBytes * p;
+    const uint64_t loopBytes = plan.pieceBytes * p;
     plan.window =
         static_cast<uint32_t>(std::clamp<uint64_t>(buffers / loopBytes, 1, m_nvlsChunksInFlight));
     // Event cost, not a mechanism: once a member has many NCCL loops, one simulated loop
@@ -665,8 +665,8 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
             group *= 2;
             plan.window /= 2;
             plan.pieceBytes *= 2;
-            plan.loops = static_cast<uint32_t>((plan.shareBytes[0] + plan.pieceBytes - 1) /
-                                               plan.pieceBytes);
+            plan.loops =
+                static_cast<uint32_t>((plan.shareBytes[0] + plan.pieceBytes - 1) / plan.pieceBytes);
         }
         if (group > 1)
         {
@@ -682,9 +682,8 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
     // the engine's rate towards the GPU.
     if (ncclKernel && m_nvlsStepLatency.IsStrictlyPositive())
     {
-        plan.stepDelay =
-            PicoSeconds(m_nvlsStepLatency.GetPicoSeconds() * group * plan.window /
-                        m_nvlsChunksInFlight);
+        plan.stepDelay = PicoSeconds(m_nvlsStepLatency.GetPicoSeconds() * group * plan.window /
+                                     m_nvlsChunksInFlight);
         // Without registered buffers the kernel copies the input into the NVLS buffer
         // (scatter warps) and the result out of it (gather warps), each stage handing its
         // steps on by flag: the first reduction waits for the scatter's first step, the

@@ -129,8 +129,9 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
         /// flow model.
         bool perPlane{false};
         /// Between a loop's end at a member and the next loop of its window slot: the
-        /// step latency of the NCCL channels the slot stands for (NvlsStepLatency x
-        /// window / channels).
+        /// step latency of the NCCL channels the slot stands for over the NCCL loops the
+        /// simulated loop stands for (NvlsStepLatency x window / channels x NCCL loops per
+        /// loop, NvlsMinWindow).
         Time stepDelay{0};
         /// What the NCCL channels of one window slot move at most (their share of the
         /// engine's rate towards the GPU), in bytes the member receives; 0 = no limit.
