@@ -695,6 +695,16 @@ TEST_F(NcclEndpointTest, ChannelsAsNcclsSearchGivesThemPerGeneration)
     GpuEndpointSet b200;
     ASSERT_TRUE(FindGpuEndpointSet("b200", b200));
     EXPECT_EQ(MakeNcclEndpoint(b200)->GetMaxChannels(2, 72, 721.8), 30u);
+    // 5, 6 and 7 H100s a node: 5, 6, 7 rings at 48 GB/s (7 within the GPU's 370.8 / 48), not
+    // duplicated (48 < 50 GB/s with more than 4 rings), connect.cc's doubling 10, 12, 14, and
+    // below 16 channels above 45 GB/s doubled again: 20, 24, 28.  NCCL's rules as read in
+    // search.cc and connect.cc; no published log of such a node checks them.
+    Ptr<NcclEndpoint> h48 = MakeNcclEndpoint(h100);
+    for (const auto& [ppn, channels] :
+         std::vector<std::pair<uint32_t, uint32_t>>{{5, 20}, {6, 24}, {7, 28}})
+    {
+        EXPECT_EQ(h48->GetMaxChannels(2, ppn, 370.8), channels) << ppn << " a node";
+    }
 }
 
 // NVLS channels (src/transport/nvls.cc): Hopper 16; Blackwell 24 for a communicator inside one
