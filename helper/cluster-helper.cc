@@ -11,6 +11,7 @@
 #include "ns3/flow-transport-plane.h"
 #include "ns3/log.h"
 #include "ns3/names.h"
+#include "ns3/nccl-endpoint.h"
 #include "ns3/nvlink-transport-plane.h"
 #include "ns3/results-database.h"
 #include "ns3/uinteger.h"
@@ -715,8 +716,15 @@ ClusterHelper::ApplyEndpointRate(ClusterPlane plane, Ptr<TransportPlane> tp) con
         // NCCL's NVLS kernel: each owner's share pulled reduced, then stored to all.
         tp->SetAttribute("NvlsAllReduce",
                          EnumValue(NvLinkTransportPlane::NVLS_REDUCESCATTER_ALLGATHER));
-        // NCCL's NVLS channels, chunks and per-step synchronisation (doc/endpoint.md).
-        tp->SetAttribute("NvlsChunksInFlight", UintegerValue(set.nvlsChannels));
+        // NCCL's NVLS channels, chunks and per-step synchronisation (doc/endpoint.md): the
+        // channels inside one domain as the endpoint counts them (the modelled release's,
+        // NCCL_MIN_CTAS / NCCL_MAX_CTAS), so the kernel runs what the tuner assumed.
+        uint32_t nvlsChannels = set.nvlsChannels;
+        if (const Ptr<NcclEndpoint> endpoint = m_config.MakeEndpoint())
+        {
+            nvlsChannels = endpoint->GetNvlsChannels(1);
+        }
+        tp->SetAttribute("NvlsChunksInFlight", UintegerValue(nvlsChannels));
         tp->SetAttribute("NvlsChunkRule", EnumValue(NvLinkTransportPlane::NVLS_CHUNK_NCCL));
         tp->SetAttribute("NvlsStepLatency",
                          TimeValue(NanoSeconds(std::llround(set.nvlsStepLatency_us * 1e3))));

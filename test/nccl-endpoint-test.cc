@@ -17,6 +17,7 @@
 #include "ns3/gpu-transport.h"
 #include "ns3/names.h"
 #include "ns3/nccl-endpoint.h"
+#include "ns3/nvlink-transport-plane.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -768,6 +769,35 @@ TEST_F(NcclEndpointTest, NvlsChannelsFollowNcclsGenerationAndNodeRule)
         const CollectiveResolution how = engine->Resolve(call);
         EXPECT_EQ(how.algorithm, algorithm) << servers;
         EXPECT_EQ(how.channels, channels) << servers;
+    }
+    // The NVLink plane runs NCCL's NVLS kernel on the channels the tuner counts: 24 on one
+    // dgx-b200, 32 with NCCL 2.26's constants, 8 with NCCL_MAX_CTAS=8.
+    for (const auto& [version, maxCtas, inFlight] :
+         {std::tuple<const char*, const char*, uint32_t>{"", "", 24},
+          {"2.26.2", "", 32},
+          {"", "8", 8}})
+    {
+        Reset();
+        ClusterConfig c;
+        ASSERT_EQ(c.ApplyPreset("dgx-b200"), "");
+        c.servers = 1;
+        c.ncclVersion = version;
+        c.nccl.maxCtas = maxCtas;
+        ClusterHelper cluster(c);
+        ASSERT_EQ(cluster.TryBuild(), "");
+        Ptr<GpuTransport> transport = cluster.InstallTransport();
+        uint32_t planes = 0;
+        for (uint32_t i = 0; i < transport->GetNPlanes(); ++i)
+        {
+            if (auto nvlink = DynamicCast<NvLinkTransportPlane>(transport->GetPlane(i)))
+            {
+                UintegerValue chunks;
+                nvlink->GetAttribute("NvlsChunksInFlight", chunks);
+                EXPECT_EQ(chunks.Get(), inFlight) << version << " " << maxCtas;
+                ++planes;
+            }
+        }
+        EXPECT_EQ(planes, 1u);
     }
 }
 
