@@ -575,12 +575,16 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
                                                     m_nvlsChunksInFlight,
                                                     m_nvlsChunkBytes)
                                : m_nvlsChunkBytes;
+    // Packets of the buffer, each within a burst and within the piece.
+    const auto packetBytes = [this, bytes](uint64_t pieceBytes) {
+        return AdaptivePacketBytes(
+            bytes,
+            m_granularity,
+            static_cast<uint32_t>(std::min<uint64_t>(GetMaxBurstBytes(), pieceBytes)),
+            m_nvlsMinPackets);
+    };
     plan.pieceBytes = std::max<uint64_t>(chunk, m_granularity);
-    plan.packetBytes = AdaptivePacketBytes(
-        bytes,
-        m_granularity,
-        static_cast<uint32_t>(std::min<uint64_t>(GetMaxBurstBytes(), plan.pieceBytes)),
-        m_nvlsMinPackets);
+    plan.packetBytes = packetBytes(plan.pieceBytes);
     if (plan.toAll)
     {
         plan.loops = static_cast<uint32_t>((bytes + plan.pieceBytes - 1) / plan.pieceBytes);
@@ -668,14 +672,7 @@ NvLinkTransportPlane::GetNvlsPlan(Op op, const std::vector<uint32_t>& ranks, uin
             plan.loops =
                 static_cast<uint32_t>((plan.shareBytes[0] + plan.pieceBytes - 1) / plan.pieceBytes);
         }
-        if (group > 1)
-        {
-            plan.packetBytes = AdaptivePacketBytes(
-                bytes,
-                m_granularity,
-                static_cast<uint32_t>(std::min<uint64_t>(GetMaxBurstBytes(), plan.pieceBytes)),
-                m_nvlsMinPackets);
-        }
+        plan.packetBytes = packetBytes(plan.pieceBytes);
     }
     // A slot stands for channels / window of NCCL's channels, each running its own loops
     // one after the other: their step latencies over the slot's loops, and their share of
