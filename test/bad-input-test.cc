@@ -10,6 +10,7 @@
 #include "ns3/results-database.h"
 #include "ns3/scenario-run.h"
 #include "ns3/workload-trace.h"
+#include "scratch-dir.h"
 
 #include <csignal>
 #include <cstdlib>
@@ -172,18 +173,12 @@ class BadInputTest : public ::testing::TestWithParam<BadInput>
   protected:
     void SetUp() override
     {
-        char tmpl[] = "/tmp/ai-fabric-bad-input-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        m_dir = tmpl;
+        m_dir = m_scratch.Path();
         m_db = m_dir + "/runs.db";
         WriteEarlierRun(m_db);
     }
 
-    void TearDown() override
-    {
-        std::system(("rm -rf '" + m_dir + "'").c_str());
-    }
-
+    const test_util::ScratchDir m_scratch{"bad-input"};
     std::string m_dir;
     std::string m_db;
 };
@@ -266,9 +261,8 @@ TEST_P(BadInputTest, FailsCleanlyWithOnlyAFailedRunRow)
 // only the failed run row, with the error in its params; the earlier run keeps its rows.
 TEST(ScenarioRunTest, InputErrorAfterBeginRunRemovesTheRunsRows)
 {
-    char tmpl[] = "/tmp/ai-fabric-scenario-run-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    const std::string dir = tmpl;
+    const test_util::ScratchDir scratch("scenario-run");
+    const std::string& dir = scratch.Path();
     const std::string path = dir + "/runs.db";
     WriteEarlierRun(path);
     std::ostringstream err;
@@ -306,7 +300,6 @@ TEST(ScenarioRunTest, InputErrorAfterBeginRunRemovesTheRunsRows)
             << table;
     }
     sqlite3_close_v2(db);
-    std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 // kill -9 of a scenario mid-run (database under faults): the file stays sound, the
@@ -319,9 +312,8 @@ TEST(ScenarioFaults, KillNineMidRunLeavesSoundDatabase)
         ASSERT_NE(ProgramDir().substr(ProgramDir().size() - 4), "/bin") << program << " missing";
         GTEST_SKIP() << program << " is not beside the test executable";
     }
-    char tmpl[] = "/tmp/ai-fabric-kill-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    const std::string dir = tmpl;
+    const test_util::ScratchDir scratch("kill");
+    const std::string& dir = scratch.Path();
     const std::string path = dir + "/runs.db";
     WriteEarlierRun(path);
     {
@@ -354,7 +346,6 @@ TEST(ScenarioFaults, KillNineMidRunLeavesSoundDatabase)
     EXPECT_EQ(Query(db, "SELECT status FROM runs WHERE label='killed'"), "running");
     EXPECT_EQ(Query(db, "SELECT count(*) FROM runs"), "2");
     sqlite3_close_v2(db);
-    std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 // Two sweeps of cluster-replay writing to one database at the same time: every run
@@ -367,9 +358,8 @@ TEST(ScenarioFaults, TwoConcurrentSweepsLoseNoRow)
         ASSERT_NE(ProgramDir().substr(ProgramDir().size() - 4), "/bin") << program << " missing";
         GTEST_SKIP() << program << " is not beside the test executable";
     }
-    char tmpl[] = "/tmp/ai-fabric-sweeps-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    const std::string dir = tmpl;
+    const test_util::ScratchDir scratch("sweeps");
+    const std::string& dir = scratch.Path();
     const std::string path = dir + "/runs.db";
     WriteEarlierRun(path);
     {
@@ -429,7 +419,6 @@ TEST(ScenarioFaults, TwoConcurrentSweepsLoseNoRow)
         EXPECT_NE(Query(db, "SELECT min(n) FROM (" + perRun + ")"), "0") << table;
     }
     sqlite3_close_v2(db);
-    std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 const std::string kHead = "fabric-trace 1\nranks 4\ngroup all 0-3\ngroup pair 0,1\n";

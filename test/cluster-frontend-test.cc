@@ -15,6 +15,7 @@
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/udp-echo-helper.h"
 #include "ns3/uinteger.h"
+#include "scratch-dir.h"
 
 #include <cstdlib>
 #include <gtest/gtest.h>
@@ -293,9 +294,8 @@ TEST_F(ClusterFrontEnd, DataLoadingReachesGpusThroughCpuAtPcieRate)
     }
 
     // nodes and links rows; the CPU -> GPU direction of rank 3's PCIe link carried the data.
-    char dir[] = "/tmp/ai-fabric-cluster-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    const std::string path = std::string(dir) + "/results.db";
+    const test_util::ScratchDir scratch("cluster");
+    const std::string path = scratch.File("results.db");
     Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
     db->Open(path);
     db->BeginRun("test", "cluster-frontend-test", 1, "{}");
@@ -356,7 +356,6 @@ TEST_F(ClusterFrontEnd, DataLoadingReachesGpusThroughCpuAtPcieRate)
     EXPECT_GT(scalar("SELECT busy_ns FROM links WHERE src_node=" + cpu + " AND dst_node=" + gpu),
               static_cast<int64_t>(bytes * 8)); // > 8 ns per byte at 1 Gb/s
     sqlite3_close(sql);
-    std::system(("rm -rf '" + std::string(dir) + "'").c_str());
 }
 
 } // namespace

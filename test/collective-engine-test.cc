@@ -17,6 +17,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
+#include "scratch-dir.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -805,9 +806,8 @@ TEST(CollectiveKindText, ParsedOnceAtTheEdge)
 
 TEST_F(CollectiveTest, CollectivesAndFlowsRows)
 {
-    char tmpl[] = "/tmp/ai-fabric-collective-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    const std::string path = std::string(tmpl) + "/results.db";
+    const test_util::ScratchDir scratch("collective");
+    const std::string path = scratch.File("results.db");
     Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
     db->Open(path);
     db->BeginRun("collective-test", "collective-engine-test", 1, "{}");
@@ -860,7 +860,6 @@ TEST_F(CollectiveTest, CollectivesAndFlowsRows)
     EXPECT_NEAR(busbw, expected, 1e-6 * expected);
     EXPECT_NEAR(busbw, r.busbw_gbyte_per_s, 1e-6 * expected);
     sqlite3_close_v2(h);
-    std::remove(path.c_str());
 }
 
 } // namespace

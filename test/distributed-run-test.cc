@@ -10,6 +10,7 @@
 #include "ns3/nstime.h"
 #include "ns3/results-database.h"
 #include "ns3/simulator.h"
+#include "scratch-dir.h"
 
 #include <cstdlib>
 #include <gtest/gtest.h>
@@ -79,15 +80,8 @@ class MergeDb : public ::testing::Test
   protected:
     void SetUp() override
     {
-        char tmpl[] = "/tmp/ai-fabric-merge-db-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        m_dir = tmpl;
+        m_dir = m_scratch.Path();
         m_db = m_dir + "/run.db";
-    }
-
-    void TearDown() override
-    {
-        std::system(("rm -rf '" + m_dir + "'").c_str());
     }
 
     /// Rank \p k's file: node k, link k, flow k (flow \p dupFlow instead when >= 0).
@@ -142,6 +136,7 @@ class MergeDb : public ::testing::Test
         return v;
     }
 
+    const test_util::ScratchDir m_scratch{"merge-db"};
     std::string m_dir;
     std::string m_db;
 };

@@ -16,6 +16,7 @@
 #include "ns3/names.h"
 #include "ns3/results-database.h"
 #include "ns3/simulator.h"
+#include "scratch-dir.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -491,9 +492,8 @@ TEST_F(FlowModeTest, HybridRunWritesEachFlowsFidelityAndAFlowMovesAtTheLineRate)
     ClusterHelper cluster(c);
     ASSERT_EQ(cluster.TryBuild(), "");
     Ptr<GpuTransport> transport = cluster.InstallTransport("world");
-    char tmpl[] = "/tmp/ai-fabric-flow-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    const std::string path = std::string(tmpl) + "/results.db";
+    const test_util::ScratchDir scratch("flow");
+    const std::string path = scratch.File("results.db");
     Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
     db->Open(path);
     db->BeginRun("flow-mode", "flow-mode-test", 1, "{}");
@@ -534,7 +534,6 @@ TEST_F(FlowModeTest, HybridRunWritesEachFlowsFidelityAndAFlowMovesAtTheLineRate)
                     "AND packets>1"),
               1);
     sqlite3_close(h);
-    std::remove(path.c_str());
 }
 
 TEST_F(FlowModeTest, MessagesToOneDestinationDrainInOrderThroughTheSourceQueue)

@@ -6,6 +6,8 @@
 #ifndef AI_FABRIC_TEST_RESULTS_DB_FIXTURE_H
 #define AI_FABRIC_TEST_RESULTS_DB_FIXTURE_H
 
+#include "scratch-dir.h"
+
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -27,15 +29,8 @@ class ResultsDb : public ::testing::Test
   protected:
     void SetUp() override
     {
-        char tmpl[] = "/tmp/ai-fabric-results-db-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        m_dir = tmpl;
+        m_dir = m_scratch.Path();
         m_path = m_dir + "/results.db";
-    }
-
-    void TearDown() override
-    {
-        std::system(("rm -rf '" + m_dir + "'").c_str());
     }
 
     // Writes \p sql into m_path by hand, as another (older) program would.
@@ -49,6 +44,7 @@ class ResultsDb : public ::testing::Test
         sqlite3_close(raw);
     }
 
+    const test_util::ScratchDir m_scratch{"results-db"};
     std::string m_dir;
     std::string m_path;
 };

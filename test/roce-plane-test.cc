@@ -17,6 +17,7 @@
 #include "ns3/roce-transport-plane.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+#include "scratch-dir.h"
 
 #include <cstdio>
 #include <fstream>
@@ -145,9 +146,8 @@ TEST_F(RocePlane, LinksRowsCarryPfcAndEcnCounters)
     const RoceClusterPlane::Totals totals = roce.GetTotals();
     ASSERT_GT(totals.pauseFrames, 0u);
 
-    char dir[] = "/tmp/ai-fabric-roce-links-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    const std::string path = std::string(dir) + "/results.db";
+    const test_util::ScratchDir scratch("roce-links");
+    const std::string path = scratch.File("results.db");
     Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
     db->Open(path);
     db->BeginRun("test", "roce-plane-test", 1, "{}");
@@ -168,7 +168,6 @@ TEST_F(RocePlane, LinksRowsCarryPfcAndEcnCounters)
                     "NULL OR pfc_pause_frames IS NOT NULL OR ecn_marked_packets IS NOT NULL)"),
               0);
     EXPECT_GT(r.Int("SELECT count(*) FROM links WHERE plane<>'roce'"), 0);
-    std::system(("rm -rf '" + std::string(dir) + "'").c_str());
 }
 
 // --pcap on a cluster: rank 0's NIC capture is Ethernet (link type 1) with one record per

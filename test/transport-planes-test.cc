@@ -18,6 +18,7 @@
 #include "ns3/string.h"
 #include "ns3/transport-packet-tag.h"
 #include "ns3/uinteger.h"
+#include "scratch-dir.h"
 
 #include <cmath>
 #include <cstdio>
@@ -463,9 +464,8 @@ TEST_F(TransportPlaneTest, TwoPlanesRouteEachPairAndReportFlows)
     EXPECT_EQ(transport->SelectPlane(0, 9), static_cast<int32_t>(ibIndex));
     EXPECT_EQ(transport->SelectPlane(15, 2), static_cast<int32_t>(ibIndex));
 
-    char tmpl[] = "/tmp/ai-fabric-planes-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    const std::string path = std::string(tmpl) + "/results.db";
+    const test_util::ScratchDir scratch("planes");
+    const std::string path = scratch.File("results.db");
     Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
     db->Open(path);
     db->BeginRun("transport-planes", "transport-planes-test", 1, "{}");
@@ -534,7 +534,6 @@ TEST_F(TransportPlaneTest, TwoPlanesRouteEachPairAndReportFlows)
     EXPECT_EQ(scalar("SELECT dst_node FROM flows WHERE src_rank=0 AND dst_rank=9"),
               static_cast<double>(fabric.hosts.Get(9)->GetId()));
     sqlite3_close_v2(h);
-    std::remove(path.c_str());
 }
 
 // AdaptivePacketBytes: ceil(bytes / minPackets) rounded up to whole fine units, within

@@ -10,6 +10,7 @@
 #include "ns3/trace-chakra.h"
 #include "ns3/trace-native.h"
 #include "ns3/trace-transformer-gen.h"
+#include "scratch-dir.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -362,9 +363,8 @@ TEST(WorkloadChakra, RoundTripGivesTheSameRows)
     {
         GTEST_SKIP() << "no " << bin << " (in-tree build)";
     }
-    char tmpl[] = "/tmp/ai-fabric-chakra-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    const std::string dir = tmpl;
+    const test_util::ScratchDir scratch("chakra");
+    const std::string& dir = scratch.Path();
     const std::string prefix = kData + "gen-tp2-pp2-dp2";
     const std::string common = " --servers=1 --seed=3 >/dev/null 2>&1";
     ASSERT_EQ(
@@ -384,7 +384,6 @@ TEST(WorkloadChakra, RoundTripGivesTheSameRows)
             EXPECT_EQ(native.size(), 192u); // every op of the 8 ranks
         }
     }
-    std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 } // namespace

@@ -27,6 +27,7 @@
 #include "ns3/trace-transformer-gen.h"
 #include "ns3/uinteger.h"
 #include "ns3/workload-replay.h"
+#include "scratch-dir.h"
 
 #include <cmath>
 #include <fstream>
@@ -938,9 +939,8 @@ TEST_F(ReplayTest, TraceLargerThanClusterIsRefused)
 // the allreduce after both; the p2p flow's op_id is the send's ops.op_id.
 TEST_F(ReplayTest, OpsRowsCarryTheTimeline)
 {
-    char tmpl[] = "/tmp/ai-fabric-replay-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    const std::string path = std::string(tmpl) + "/results.db";
+    const test_util::ScratchDir scratch("replay");
+    const std::string path = scratch.File("results.db");
     Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
     db->Open(path);
     db->BeginRun("replay-test", "workload-replay-test", 1, "{}");
@@ -1022,7 +1022,6 @@ TEST_F(ReplayTest, OpsRowsCarryTheTimeline)
                      "f.run_id = o.run_id WHERE o.label='act' AND o.rank=0 AND f.src_rank=0"),
               1);
     sqlite3_close_v2(h);
-    std::remove(path.c_str());
 }
 
 } // namespace
