@@ -7,10 +7,11 @@
  * that holds nothing of the refused run but its `failed` run row, the earlier run intact.
  * One table of cases and the one check they share: its length is the number of cases.
  */
+#include "scratch-dir.h"
+
 #include "ns3/results-database.h"
 #include "ns3/scenario-run.h"
 #include "ns3/workload-trace.h"
-#include "scratch-dir.h"
 
 #include <csignal>
 #include <cstdlib>

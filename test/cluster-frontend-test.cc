@@ -1,6 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "scratch-dir.h"
+
 #include "ns3/bulk-send-helper.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/config.h"
@@ -15,7 +17,6 @@
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/udp-echo-helper.h"
 #include "ns3/uinteger.h"
-#include "scratch-dir.h"
 
 #include <cstdlib>
 #include <gtest/gtest.h>

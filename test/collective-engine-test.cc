@@ -3,6 +3,8 @@
  */
 // Collectives over GpuTransport on CreditSwitch stars, against the alpha-beta
 // model with α and β derived from the simulated links (CollectiveCostModel).
+#include "scratch-dir.h"
+
 #include "ns3/boolean.h"
 #include "ns3/collective-bandwidth.h"
 #include "ns3/collective-cost-model.h"
@@ -17,7 +19,6 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
-#include "scratch-dir.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -4,13 +4,14 @@
 // Distributed runs without MPI: the partition of NVLink domains over processes, the
 // single-process answers of DistributedRun, and scripts/merge-db on per-rank databases.
 // The runs across processes themselves are checked by scripts/check-mpi.
+#include "scratch-dir.h"
+
 #include "ns3/cluster-config.h"
 #include "ns3/distributed-run.h"
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/results-database.h"
 #include "ns3/simulator.h"
-#include "scratch-dir.h"
 
 #include <cstdlib>
 #include <gtest/gtest.h>

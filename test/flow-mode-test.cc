@@ -6,6 +6,7 @@
 // refills, --fidelity parsing and refusals, a hybrid cluster's planes and NVLink path, and
 // collectives in flow mode against the same collectives in packet mode (doc/flow-mode.md).
 #include "dgx-collective-run.h"
+#include "scratch-dir.h"
 
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
@@ -16,7 +17,6 @@
 #include "ns3/names.h"
 #include "ns3/results-database.h"
 #include "ns3/simulator.h"
-#include "scratch-dir.h"
 
 #include <cmath>
 #include <cstdlib>

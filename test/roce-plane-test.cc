@@ -6,6 +6,7 @@
 // carries messages over it (plane 'roce'), a message takes the wire time its per-packet
 // framing predicts against InfiniBand's, and bad flags are refused naming the flag.
 #include "results-db-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/cluster-helper.h"
 #include "ns3/command-line.h"
@@ -17,7 +18,6 @@
 #include "ns3/roce-transport-plane.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
-#include "scratch-dir.h"
 
 #include <cstdio>
 #include <fstream>

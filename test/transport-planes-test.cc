@@ -4,6 +4,8 @@
 // GpuTransport over the NVLink and InfiniBand planes: per-GPU NVLink bandwidth and
 // plane split, NDR goodput through a fat tree, ring allreduce against the alpha-beta
 // model, NVLS against ring, a two-plane cluster and its flows rows.
+#include "scratch-dir.h"
+
 #include "ns3/collective-cost-model.h"
 #include "ns3/collective-engine.h"
 #include "ns3/config.h"
@@ -18,7 +20,6 @@
 #include "ns3/string.h"
 #include "ns3/transport-packet-tag.h"
 #include "ns3/uinteger.h"
-#include "scratch-dir.h"
 
 #include <cmath>
 #include <cstdio>

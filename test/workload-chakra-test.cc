@@ -7,10 +7,11 @@
  * generator -> ChakraTraceWriter -> ChakraTraceImporter giving the same trace and the same
  * replay rows as the native file.
  */
+#include "scratch-dir.h"
+
 #include "ns3/trace-chakra.h"
 #include "ns3/trace-native.h"
 #include "ns3/trace-transformer-gen.h"
-#include "scratch-dir.h"
 
 #include <cstdlib>
 #include <fstream>

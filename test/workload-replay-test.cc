@@ -4,6 +4,8 @@
 // WorkloadReplay over GpuTransport + CollectiveEngine on a CreditSwitch star:
 // iteration times against compute plus the collective run alone, overlap,
 // the 1F1B bubble, the SimAI MICRO sweep, a GOAL ring, stuck reports, ops rows.
+#include "scratch-dir.h"
+
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-engine.h"
@@ -27,7 +29,6 @@
 #include "ns3/trace-transformer-gen.h"
 #include "ns3/uinteger.h"
 #include "ns3/workload-replay.h"
-#include "scratch-dir.h"
 
 #include <cmath>
 #include <fstream>
