@@ -3,6 +3,7 @@
  */
 // Collectives over GpuTransport on CreditSwitch stars, against the alpha-beta
 // model with α and β derived from the simulated links (CollectiveCostModel).
+#include "results-db-fixture.h"
 #include "scratch-dir.h"
 
 #include "ns3/boolean.h"
@@ -832,19 +833,8 @@ TEST_F(CollectiveTest, CollectivesAndFlowsRows)
     db->EndRun("complete", Simulator::Now());
     db->Close();
 
-    sqlite3* h = nullptr;
-    ASSERT_EQ(sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-    auto scalar = [h](const std::string& sql) {
-        sqlite3_stmt* st = nullptr;
-        EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
-        double v = std::nan("");
-        if (st && sqlite3_step(st) == SQLITE_ROW)
-        {
-            v = sqlite3_column_double(st, 0);
-        }
-        sqlite3_finalize(st);
-        return v;
-    };
+    results_db_test::Reader reader(path);
+    auto scalar = [&reader](const std::string& sql) { return reader.Real(sql); };
     // 8 MiB ring on 8 ranks, 512 KiB chunks: 2 loops × 8 pieces × 14 steps = 224 messages.
     EXPECT_EQ(r.messages, 224u);
     EXPECT_EQ(scalar("SELECT count(*) FROM flows"), 224);
@@ -860,7 +850,6 @@ TEST_F(CollectiveTest, CollectivesAndFlowsRows)
     const double expected = 8.0 * MiB / (r.end - r.start).GetSeconds() / 1e9 * 2 * 7 / 8;
     EXPECT_NEAR(busbw, expected, 1e-6 * expected);
     EXPECT_NEAR(busbw, r.busbw_gbyte_per_s, 1e-6 * expected);
-    sqlite3_close_v2(h);
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 // GpuTransport over the NVLink and InfiniBand planes: per-GPU NVLink bandwidth and
 // plane split, NDR goodput through a fat tree, ring allreduce against the alpha-beta
 // model, NVLS against ring, a two-plane cluster and its flows rows.
+#include "results-db-fixture.h"
 #include "scratch-dir.h"
 
 #include "ns3/collective-cost-model.h"
@@ -506,19 +507,8 @@ TEST_F(TransportPlaneTest, TwoPlanesRouteEachPairAndReportFlows)
 
     db->EndRun("complete", Simulator::Now());
     db->Close();
-    sqlite3* h = nullptr;
-    ASSERT_EQ(sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-    auto scalar = [h](const std::string& sql) {
-        sqlite3_stmt* st = nullptr;
-        EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
-        double v = std::nan("");
-        if (st && sqlite3_step(st) == SQLITE_ROW)
-        {
-            v = sqlite3_column_double(st, 0);
-        }
-        sqlite3_finalize(st);
-        return v;
-    };
+    results_db_test::Reader reader(path);
+    auto scalar = [&reader](const std::string& sql) { return reader.Real(sql); };
     EXPECT_EQ(scalar("SELECT count(*) FROM flows"), 3);
     EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE plane='nvlink' AND src_rank=0 AND "
                      "dst_rank=1 AND end_ns IS NOT NULL AND packets=128"),
@@ -534,7 +524,6 @@ TEST_F(TransportPlaneTest, TwoPlanesRouteEachPairAndReportFlows)
               static_cast<double>(nvlink->GetNodeId(0)));
     EXPECT_EQ(scalar("SELECT dst_node FROM flows WHERE src_rank=0 AND dst_rank=9"),
               static_cast<double>(fabric.hosts.Get(9)->GetId()));
-    sqlite3_close_v2(h);
 }
 
 // AdaptivePacketBytes: ceil(bytes / minPackets) rounded up to whole fine units, within

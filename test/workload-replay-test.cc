@@ -4,6 +4,7 @@
 // WorkloadReplay over GpuTransport + CollectiveEngine on a CreditSwitch star:
 // iteration times against compute plus the collective run alone, overlap,
 // the 1F1B bubble, the SimAI MICRO sweep, a GOAL ring, stuck reports, ops rows.
+#include "results-db-fixture.h"
 #include "scratch-dir.h"
 
 #include "ns3/boolean.h"
@@ -977,19 +978,8 @@ TEST_F(ReplayTest, OpsRowsCarryTheTimeline)
     db->EndRun("complete", Simulator::Now());
     db->Close();
 
-    sqlite3* h = nullptr;
-    ASSERT_EQ(sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-    auto scalar = [h](const std::string& sql) {
-        sqlite3_stmt* st = nullptr;
-        EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
-        int64_t v = -12345;
-        if (st && sqlite3_step(st) == SQLITE_ROW)
-        {
-            v = sqlite3_column_int64(st, 0);
-        }
-        sqlite3_finalize(st);
-        return v;
-    };
+    results_db_test::Reader reader(path);
+    auto scalar = [&reader](const std::string& sql) { return reader.Int(sql); };
     EXPECT_EQ(scalar("SELECT count(*) FROM ops"), 6);
     EXPECT_EQ(scalar("SELECT count(*) FROM ops WHERE label='fwd' AND kind='compute' AND "
                      "start_ns=0 AND end_ns=1000000"),
@@ -1022,7 +1012,6 @@ TEST_F(ReplayTest, OpsRowsCarryTheTimeline)
     EXPECT_EQ(scalar("SELECT count(*) FROM flows f JOIN ops o ON f.op_id = o.op_id AND "
                      "f.run_id = o.run_id WHERE o.label='act' AND o.rank=0 AND f.src_rank=0"),
               1);
-    sqlite3_close_v2(h);
 }
 
 } // namespace
