@@ -7,6 +7,7 @@
 // through GpuTransport over an InfinibandTransportPlane (infiniband-messages.h), in IbMtu
 // packets unless a test says otherwise.
 #include "infiniband-messages.h"
+#include "run-command.h"
 
 #include "ns3/boolean.h"
 #include "ns3/bulk-send-helper.h"
@@ -452,29 +453,7 @@ TEST_F(InfinibandDeviceTest, Ipv4UdpAndTcpOverIpoib)
     EXPECT_EQ(f.GetHostDevice(0)->GetIbCounters().ipoibUnresolved, 0u);
 }
 
-namespace
-{
-
-std::string
-RunCommand(const std::string& command)
-{
-    std::string out;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr)
-    {
-        return out;
-    }
-    std::array<char, 4096> buf{};
-    size_t n = 0;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
-    {
-        out.append(buf.data(), n);
-    }
-    pclose(pipe);
-    return out;
-}
-
-} // namespace
+using test_util::RunCommand;
 
 // The capture of host 0's port decodes with tshark: the 3 packets it sent (a 9000-byte
 // message at MTU 4096) show SLID = host 0's LID and DLID = host 1's, with PSNs 0, 1, 2.

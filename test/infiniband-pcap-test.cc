@@ -1,6 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "run-command.h"
+
 #include "ns3/infiniband-headers.h"
 #include "ns3/infiniband-pcap-writer.h"
 
@@ -44,24 +46,7 @@ MakeIbPacket(uint16_t slid, uint16_t dlid, uint8_t opcode, uint32_t destQp, uint
     return p;
 }
 
-std::string
-RunCommand(const std::string& command)
-{
-    std::string out;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr)
-    {
-        return out;
-    }
-    std::array<char, 4096> buf{};
-    size_t n = 0;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
-    {
-        out.append(buf.data(), n);
-    }
-    pclose(pipe);
-    return out;
-}
+using test_util::RunCommand;
 
 } // namespace
 

@@ -6,6 +6,7 @@
 // carries messages over it (plane 'roce'), a message takes the wire time its per-packet
 // framing predicts against InfiniBand's, and bad flags are refused naming the flag.
 #include "results-db-fixture.h"
+#include "run-command.h"
 #include "scratch-dir.h"
 
 #include "ns3/cluster-helper.h"
@@ -238,18 +239,7 @@ TEST_F(RocePlane, PcapFlagCapturesEachNicAsRoceV2)
         GTEST_SKIP() << "tshark not installed (apt-get install tshark)";
     }
     auto tshark = [&file](const std::string& args) {
-        std::string out;
-        FILE* pipe = popen(("tshark -r " + file + " " + args + " 2>/dev/null").c_str(), "r");
-        char buf[4096];
-        for (size_t n; pipe && (n = fread(buf, 1, sizeof(buf), pipe)) > 0;)
-        {
-            out.append(buf, n);
-        }
-        if (pipe)
-        {
-            pclose(pipe);
-        }
-        return out;
+        return test_util::RunCommand("tshark -r " + file + " " + args + " 2>/dev/null");
     };
     const std::string all = tshark("-T fields -e udp.dstport -e infiniband.bth.opcode");
     const std::string sends = tshark("-Y \"infiniband.bth.opcode == 4\" -T fields -e frame.number");
