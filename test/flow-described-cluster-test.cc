@@ -39,13 +39,6 @@ KeepDevices(ClusterHelper& cluster)
     cluster.GetNvLinkPlane().SetAttribute("flow", "BuildDevices", BooleanValue(true));
 }
 
-// Every row of \p table, each column as text, in id order.
-std::vector<std::string>
-Rows(const std::string& path, const std::string& table)
-{
-    return results_db_test::Reader(path).Rows(table);
-}
-
 // What the flow-level NVLink plane of a 2-server dgx-h100 cluster answers, as exact text.
 struct Figures
 {
@@ -158,19 +151,7 @@ Capture(bool devices, double rate_gbyte_per_s)
             a.push_back(o.str());
         }
     }
-    const std::string path = "flow-described-cluster-test-" + std::to_string(getpid()) + "-" +
-                             std::to_string(devices) + ".db";
-    std::remove(path.c_str());
-    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
-    db->Open(path);
-    db->BeginRun("described", "test", 1, "{}");
-    cluster.WriteNodes(db);
-    cluster.WriteLinks(db);
-    db->EndRun("complete", NanoSeconds(1));
-    db->Close();
-    f.links = Rows(path, "links");
-    f.nodes = Rows(path, "nodes");
-    std::remove(path.c_str());
+    results_db_test::WrittenTopologyRows(cluster, f.nodes, f.links);
     f.describe = cluster.Describe();
     Simulator::Destroy();
     Names::Clear();

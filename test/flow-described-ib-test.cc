@@ -87,13 +87,6 @@ Exact(double v)
     return b;
 }
 
-// Every row of \p table, each column as text, in id order.
-std::vector<std::string>
-Rows(const std::string& path, const std::string& table)
-{
-    return results_db_test::Reader(path).Rows(table);
-}
-
 struct Figures
 {
     bool described{false};
@@ -170,19 +163,7 @@ Capture(const Shape& s, bool devices)
     // collective-bench's analytical model of the InfiniBand ring, from devices or description.
     const CollectiveCostModel m = CollectiveBenchIbModel(cluster, transport, 0, n - 1);
     a.push_back("cost model " + Exact(m.Alpha()) + " " + Exact(m.Beta()));
-    const std::string path = "flow-described-ib-test-" + std::to_string(getpid()) + "-" +
-                             std::to_string(devices) + ".db";
-    std::remove(path.c_str());
-    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
-    db->Open(path);
-    db->BeginRun("described", "test", 1, "{}");
-    cluster.WriteNodes(db);
-    cluster.WriteLinks(db);
-    db->EndRun("complete", NanoSeconds(1));
-    db->Close();
-    f.links = Rows(path, "links");
-    f.nodes = Rows(path, "nodes");
-    std::remove(path.c_str());
+    results_db_test::WrittenTopologyRows(cluster, f.nodes, f.links);
     f.describe = cluster.Describe();
     Simulator::Destroy();
     Names::Clear();

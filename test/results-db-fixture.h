@@ -8,6 +8,10 @@
 
 #include "scratch-dir.h"
 
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+#include "ns3/results-database.h"
+
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -147,6 +151,28 @@ ReadFile(const std::string& path)
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+// The nodes and links rows \p cluster writes (ClusterHelper::WriteNodes, WriteLinks), as
+// Reader::Rows gives them, through a database in a directory of its own.
+template <typename Cluster>
+void
+WrittenTopologyRows(const Cluster& cluster,
+                    std::vector<std::string>& nodes,
+                    std::vector<std::string>& links)
+{
+    const test_util::ScratchDir scratch("topology-rows");
+    const std::string path = scratch.File("results.db");
+    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+    db->Open(path);
+    db->BeginRun("topology", "test", 1, "{}");
+    cluster.WriteNodes(db);
+    cluster.WriteLinks(db);
+    db->EndRun("complete", NanoSeconds(1));
+    db->Close();
+    Reader reader(path);
+    nodes = reader.Rows("nodes");
+    links = reader.Rows("links");
 }
 
 } // namespace results_db_test
