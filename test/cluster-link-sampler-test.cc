@@ -4,6 +4,8 @@
 // ClusterHelper::InstallLinkSampler: link_samples use the link ids of the links table, and
 // the last sample of every direction equals its end-of-run tx_bytes (the sampler takes one
 // when only observers are left), so per-interval utilisation integrates to the links row.
+#include "scratch-dir.h"
+
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/config.h"
@@ -40,11 +42,8 @@ Scalar(sqlite3* conn, const std::string& sql)
 
 TEST(ClusterLinkSampler, SamplesEveryLinkWithTheLinksTableIds)
 {
-    const std::string path = "/tmp/ai-fabric-link-sampler-" + std::to_string(getpid()) + ".db";
-    for (const char* suffix : {"", "-wal", "-shm"})
-    {
-        std::remove((path + suffix).c_str());
-    }
+    const test_util::ScratchDir scratch("link-sampler");
+    const std::string path = scratch.File("results.db");
     ClusterConfig config;
     ASSERT_EQ(config.ApplyPreset("dgx-h100"), "");
     config.servers = 2;
@@ -115,10 +114,6 @@ TEST(ClusterLinkSampler, SamplesEveryLinkWithTheLinksTableIds)
     EXPECT_GT(ibPeak, 0.9);
     EXPECT_LT(ibPeak, 1.067);
     sqlite3_close(conn);
-    for (const char* suffix : {"", "-wal", "-shm"})
-    {
-        std::remove((path + suffix).c_str());
-    }
 }
 
 } // namespace

@@ -9,6 +9,8 @@
 // so their rows do not depend on the seed; the Ethernet front-end is ns-3's own, with
 // random ARP request jitter and CSMA backoff on streams ClusterHelper assigns, so its
 // timings change with the seed and repeat with it.
+#include "scratch-dir.h"
+
 #include "ns3/boolean.h"
 #include "ns3/bulk-send-helper.h"
 #include "ns3/cluster-helper.h"
@@ -43,22 +45,11 @@ class Determinism : public ::testing::Test
         Simulator::Destroy();
         Config::Reset();
         Names::Clear();
-        for (const auto& path : m_files)
-        {
-            for (const char* suffix : {"", "-wal", "-shm"})
-            {
-                std::remove((path + suffix).c_str());
-            }
-        }
     }
 
     std::string TempDb(const std::string& name)
     {
-        const std::string path =
-            "/tmp/ai-fabric-determinism-" + std::to_string(getpid()) + "-" + name + ".db";
-        m_files.push_back(path);
-        std::remove(path.c_str());
-        return path;
+        return m_scratch.File(name + ".db");
     }
 
     // One TP x DP replay on 2 x dgx-h100 (4 GPUs each, to stay small) into \p path.
@@ -210,7 +201,7 @@ class Determinism : public ::testing::Test
         RecordProperty("rows_compared", compared);
     }
 
-    std::vector<std::string> m_files;
+    const test_util::ScratchDir m_scratch{"determinism"};
 };
 
 TEST_F(Determinism, SameInputsAndSeedGiveIdenticalRows)
