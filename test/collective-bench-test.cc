@@ -3,6 +3,8 @@
  */
 // collective-bench on ClusterHelper-built dgx-h100 clusters against the alpha-beta model
 // (doc/collectives.md), and the scenario's input checks and database rows.
+#include "scratch-dir.h"
+
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
 #include "ns3/collective-bench.h"
@@ -302,9 +304,8 @@ Count(sqlite3* db, const std::string& sql)
 // other row.  Then a good run writes complete rows.
 TEST_F(CollectiveBenchTest, RejectsBadInputWithOnlyAFailedRun)
 {
-    const std::string path =
-        testing::TempDir() + "collective-bench-test-" + std::to_string(getpid()) + ".db";
-    std::remove(path.c_str());
+    const test_util::ScratchDir scratch("collective-bench");
+    const std::string path = scratch.File("runs.db");
 
     struct Case
     {
@@ -398,7 +399,6 @@ TEST_F(CollectiveBenchTest, RejectsBadInputWithOnlyAFailedRun)
                     "json_extract(params, '$.collective')='allreduce'"),
               1);
     sqlite3_close(db);
-    std::remove(path.c_str());
 }
 
 // The printed table: lines that are not comments, split at blanks.
@@ -455,9 +455,8 @@ RunMain(CollectiveBenchOptions o)
 // out-of-place ones, with the same algorithm.
 TEST_F(CollectiveBenchTest, PrintsOutOfPlaceAndInPlaceColumnsAndTheAverage)
 {
-    const std::string path =
-        testing::TempDir() + "collective-bench-passes-" + std::to_string(getpid()) + ".db";
-    std::remove(path.c_str());
+    const test_util::ScratchDir scratch("collective-bench-passes");
+    const std::string path = scratch.File("runs.db");
     CollectiveBenchOptions o;
     o.collective = "all_reduce"; // nccl-tests' name
     o.algorithm = "ring";
@@ -513,7 +512,6 @@ TEST_F(CollectiveBenchTest, PrintsOutOfPlaceAndInPlaceColumnsAndTheAverage)
     EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM runs WHERE json_extract(params, '$.inPlace')='both'"),
               1);
     sqlite3_close(db);
-    std::remove(path.c_str());
 }
 
 // --inPlace=out / in: only that pass runs (the other's columns blank, so 12 fields), and the

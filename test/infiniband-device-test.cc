@@ -8,6 +8,7 @@
 // packets unless a test says otherwise.
 #include "infiniband-messages.h"
 #include "run-command.h"
+#include "scratch-dir.h"
 
 #include "ns3/boolean.h"
 #include "ns3/bulk-send-helper.h"
@@ -463,7 +464,8 @@ TEST_F(InfinibandDeviceTest, PcapDecodesWithTshark)
     {
         GTEST_SKIP() << "tshark not installed (apt-get install tshark)";
     }
-    const std::string prefix = "/tmp/ib-device-test-" + std::to_string(getpid());
+    const test_util::ScratchDir scratch("ib-device-pcap");
+    const std::string prefix = scratch.File("ib-device-test");
     uint16_t slid = 0;
     uint16_t dlid = 0;
     {
@@ -482,7 +484,6 @@ TEST_F(InfinibandDeviceTest, PcapDecodesWithTshark)
         RunCommand("tshark --disable-heuristic rpcrdma_infiniband -r " + file +
                    " -T fields -e infiniband.lrh.slid -e infiniband.lrh.dlid -e infiniband.bth.psn"
                    " -e infiniband.bth.destqp 2>/dev/null");
-    std::remove(file.c_str());
     std::string expected;
     for (uint32_t psn = 0; psn < 3; ++psn)
     {
@@ -513,7 +514,6 @@ TEST_F(InfinibandDeviceTest, PcapDecodesWithTshark)
     const std::string ipFields = RunCommand("tshark -r " + ipFile +
                                             " -T fields -e infiniband.bth.opcode -e ip.src"
                                             " -e ip.dst -e udp.dstport 2>/dev/null");
-    std::remove(ipFile.c_str());
     EXPECT_EQ(ipFields, "100\t10.1.0.1\t10.1.0.2\t9\n");
 }
 

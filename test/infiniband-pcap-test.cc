@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "run-command.h"
+#include "scratch-dir.h"
 
 #include "ns3/infiniband-headers.h"
 #include "ns3/infiniband-pcap-writer.h"
@@ -68,7 +69,8 @@ TEST(InfinibandPcap, TsharkDecodesLrhAndBth)
     {
         GTEST_SKIP() << "tshark not installed (apt-get install tshark)";
     }
-    const std::string file = "/tmp/infiniband-pcap-test-" + std::to_string(getpid()) + ".pcap";
+    const test_util::ScratchDir scratch("infiniband-pcap");
+    const std::string file = scratch.File("infiniband-pcap-test.pcap");
     {
         InfinibandPcapWriter writer;
         writer.Open(file);
@@ -87,7 +89,6 @@ TEST(InfinibandPcap, TsharkDecodesLrhAndBth)
                             " -e infiniband.bth.opcode -e infiniband.bth.destqp"
                             " -e infiniband.bth.psn -e infiniband.invariant.crc 2>&1");
     const std::string verbose = RunCommand(tshark + " -V 2>&1");
-    std::remove(file.c_str());
     // PktLen = (8 + 12 + payload + pad + 4) / 4 words: 70, 1030, 8.
     EXPECT_NE(fields.find("\t1\t2\t70\t4\t0x000011\t7\t"), std::string::npos) << fields;
     EXPECT_NE(fields.find("\t3\t7\t1030\t10\t0x00abcd\t7\t"), std::string::npos) << fields;
@@ -102,7 +103,8 @@ TEST(InfinibandPcap, TsharkDecodesLrhAndBth)
 // header, ERF header with type 25 and rlen 22 / wlen 6, then the 6 FC bytes.
 TEST(InfinibandPcap, LinkPacketRecordLayout)
 {
-    const std::string file = "/tmp/infiniband-pcap-link-" + std::to_string(getpid()) + ".pcap";
+    const test_util::ScratchDir scratch("infiniband-pcap-link");
+    const std::string file = scratch.File("infiniband-pcap-link.pcap");
     InfinibandFlowControlPacket fc;
     fc.SetVl(3);
     fc.SetFctbs(100);
@@ -117,7 +119,6 @@ TEST(InfinibandPcap, LinkPacketRecordLayout)
     std::ifstream in(file, std::ios::binary);
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
                                std::istreambuf_iterator<char>());
-    std::remove(file.c_str());
     ASSERT_EQ(bytes.size(), 24U + 16U + 16U + 6U);
     EXPECT_EQ(bytes[20], 197); // link type ERF, little-endian file header
     const uint8_t* erf = bytes.data() + 40;

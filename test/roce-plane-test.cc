@@ -177,7 +177,8 @@ TEST_F(RocePlane, LinksRowsCarryPfcAndEcnCounters)
 // decodes every frame as RoCEv2 (UDP 4791 -> InfiniBand BTH).
 TEST_F(RocePlane, PcapFlagCapturesEachNicAsRoceV2)
 {
-    const std::string prefix = "/tmp/ai-fabric-roce-cluster-pcap-" + std::to_string(getpid());
+    const test_util::ScratchDir scratch("roce-cluster-pcap");
+    const std::string prefix = scratch.File("roce");
     Config::SetDefault("ns3::RoceNetDevice::MaxBurstPackets", UintegerValue(1));
     ClusterConfig c;
     ASSERT_EQ(Apply(c, {"--preset=dgx-h100", "--servers=2", "--scaleOut=roce", "--pcap=" + prefix}),
@@ -207,10 +208,6 @@ TEST_F(RocePlane, PcapFlagCapturesEachNicAsRoceV2)
             const std::string name = prefix + "-" + std::to_string(n->GetNode()->GetId()) + "-" +
                                      std::to_string(n->GetIfIndex()) + ".pcap";
             EXPECT_TRUE(std::ifstream(name).good()) << name;
-            if (r != 0)
-            {
-                std::remove(name.c_str());
-            }
         }
         Simulator::Destroy(); // closes the captures (the devices' trace sinks hold them)
     }
@@ -235,7 +232,6 @@ TEST_F(RocePlane, PcapFlagCapturesEachNicAsRoceV2)
 
     if (std::system("command -v tshark > /dev/null 2>&1") != 0)
     {
-        std::remove(file.c_str());
         GTEST_SKIP() << "tshark not installed (apt-get install tshark)";
     }
     auto tshark = [&file](const std::string& args) {
@@ -244,7 +240,6 @@ TEST_F(RocePlane, PcapFlagCapturesEachNicAsRoceV2)
     const std::string all = tshark("-T fields -e udp.dstport -e infiniband.bth.opcode");
     const std::string sends = tshark("-Y \"infiniband.bth.opcode == 4\" -T fields -e frame.number");
     const std::string malformed = tshark("-Y _ws.malformed -T fields -e frame.number");
-    std::remove(file.c_str());
     uint64_t decoded = 0;
     for (size_t at = all.find("4791\t"); at != std::string::npos; at = all.find("4791\t", at + 1))
     {

@@ -4,6 +4,8 @@
 // RoCEv2 on lossless Ethernet: packet format, ECMP by five-tuple hash (two flows that
 // hash onto one uplink get half each) against per-packet spraying and adaptive routing
 // (line rate), DCQCN bringing N flows into one bottleneck to their fair share.
+#include "scratch-dir.h"
+
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/credit-link-conservation.h"
@@ -497,7 +499,8 @@ TEST_F(RoceTest, CaptureDecodesAsRoceV2AndPauseFramesAsMacControl)
         roce.AddHost(Nic(links[i], 0), i);
     }
     roce.PopulateRoutes(sw);
-    const std::string prefix = "/tmp/roce-pcap-" + std::to_string(getpid());
+    const test_util::ScratchDir captures("roce-pcap");
+    const std::string prefix = captures.File("roce");
     roce.EnablePcap(prefix, links[0]);
     std::vector<QpSource> sources(2);
     std::vector<NicSources> pumps(2);
@@ -523,8 +526,6 @@ TEST_F(RoceTest, CaptureDecodesAsRoceV2AndPauseFramesAsMacControl)
                                         " -e macc.cbfc.enbv.c0 -e macc.cbfc.pause_time.c0",
                                     scratch);
     const std::string verbose = Shell("tshark -r " + nicFile + " -V -c 1", scratch);
-    std::remove(nicFile.c_str());
-    std::remove(portFile.c_str());
     EXPECT_NE(data.find("0x0800\t10.0.0.1\t10.0.0.3\t4791\t4\t0\n"), std::string::npos) << data;
     EXPECT_NE(data.find("\t4791\t4\t1\n"), std::string::npos) << data;
     // XOFF (65535 quanta) and XON (0) entries for priority 0.

@@ -8,6 +8,7 @@
 // simulated time and wall-clock time.  (Credit-loop deadlocks: link-switch-test and
 // infiniband-device-test.)
 #include "infiniband-messages.h"
+#include "scratch-dir.h"
 
 #include "ns3/boolean.h"
 #include "ns3/cluster-helper.h"
@@ -164,8 +165,8 @@ TEST_F(Watchdog, LftHoleInAClusterReplayFailsTheRunNamingTheDrop)
     uint16_t hole = 0;
     uint64_t dropped = 0;
     NodeContainer switches;
-    const std::string path = "/tmp/ai-fabric-watchdog-" + std::to_string(getpid()) + ".db";
-    std::remove(path.c_str());
+    const test_util::ScratchDir scratch("watchdog");
+    const std::string path = scratch.File("results.db");
     Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
     db->Open(path);
     {
@@ -210,10 +211,6 @@ TEST_F(Watchdog, LftHoleInAClusterReplayFailsTheRunNamingTheDrop)
     EXPECT_EQ(sqlite3_column_int64(stmt, 1), 1) << "only rank 0's HCA cable";
     sqlite3_finalize(stmt);
     sqlite3_close(conn);
-    for (const char* suffix : {"", "-wal", "-shm"})
-    {
-        std::remove((path + suffix).c_str());
-    }
     EXPECT_FALSE(r.complete);
     EXPECT_FALSE(r.conservation.Ok());
     const std::string where = "infiniband link " + hcaLink + ": ";
