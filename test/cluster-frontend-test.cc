@@ -1,6 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "results-db-fixture.h"
 #include "scratch-dir.h"
 
 #include "ns3/bulk-send-helper.h"
@@ -297,26 +298,9 @@ TEST_F(ClusterFrontEnd, DataLoadingReachesGpusThroughCpuAtPcieRate)
     // nodes and links rows; the CPU -> GPU direction of rank 3's PCIe link carried the data.
     const test_util::ScratchDir scratch("cluster");
     const std::string path = scratch.File("results.db");
-    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
-    db->Open(path);
-    db->BeginRun("test", "cluster-frontend-test", 1, "{}");
-    cluster.WriteNodes(db);
-    cluster.WriteLinks(db);
-    db->EndRun("complete", Simulator::Now());
-    db->Close();
-    sqlite3* sql = nullptr;
-    ASSERT_EQ(sqlite3_open(path.c_str(), &sql), SQLITE_OK);
-    auto scalar = [&](const std::string& q) {
-        sqlite3_stmt* st = nullptr;
-        EXPECT_EQ(sqlite3_prepare_v2(sql, q.c_str(), -1, &st, nullptr), SQLITE_OK) << q;
-        int64_t v = -1;
-        if (sqlite3_step(st) == SQLITE_ROW)
-        {
-            v = sqlite3_column_int64(st, 0);
-        }
-        sqlite3_finalize(st);
-        return v;
-    };
+    results_db_test::WriteTopology(cluster, path);
+    results_db_test::Reader reader(path);
+    auto scalar = [&reader](const std::string& q) { return reader.Int(q); };
     auto counts = cluster.GetNodeCounts();
     uint32_t nodes = 0;
     for (const auto& [kind, n] : counts)
@@ -356,7 +340,6 @@ TEST_F(ClusterFrontEnd, DataLoadingReachesGpusThroughCpuAtPcieRate)
         1000000000);
     EXPECT_GT(scalar("SELECT busy_ns FROM links WHERE src_node=" + cpu + " AND dst_node=" + gpu),
               static_cast<int64_t>(bytes * 8)); // > 8 ns per byte at 1 Gb/s
-    sqlite3_close(sql);
 }
 
 } // namespace

@@ -153,8 +153,22 @@ ReadFile(const std::string& path)
     return s.str();
 }
 
-// The nodes and links rows \p cluster writes (ClusterHelper::WriteNodes, WriteLinks), as
-// Reader::Rows gives them, through a database in a directory of its own.
+// One complete run in a new database at \p path holding the nodes and links rows \p cluster
+// writes (ClusterHelper::WriteNodes, WriteLinks).
+template <typename Cluster>
+void
+WriteTopology(const Cluster& cluster, const std::string& path)
+{
+    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
+    db->Open(path);
+    db->BeginRun("topology", "test", 1, "{}");
+    cluster.WriteNodes(db);
+    cluster.WriteLinks(db);
+    db->EndRun("complete", NanoSeconds(1));
+    db->Close();
+}
+
+// Those rows as Reader::Rows gives them, through a database in a directory of its own.
 template <typename Cluster>
 void
 WrittenTopologyRows(const Cluster& cluster,
@@ -163,13 +177,7 @@ WrittenTopologyRows(const Cluster& cluster,
 {
     const test_util::ScratchDir scratch("topology-rows");
     const std::string path = scratch.File("results.db");
-    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
-    db->Open(path);
-    db->BeginRun("topology", "test", 1, "{}");
-    cluster.WriteNodes(db);
-    cluster.WriteLinks(db);
-    db->EndRun("complete", NanoSeconds(1));
-    db->Close();
+    WriteTopology(cluster, path);
     Reader reader(path);
     nodes = reader.Rows("nodes");
     links = reader.Rows("links");

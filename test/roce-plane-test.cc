@@ -149,12 +149,7 @@ TEST_F(RocePlane, LinksRowsCarryPfcAndEcnCounters)
 
     const test_util::ScratchDir scratch("roce-links");
     const std::string path = scratch.File("results.db");
-    Ptr<ResultsDatabase> db = CreateObject<ResultsDatabase>();
-    db->Open(path);
-    db->BeginRun("test", "roce-plane-test", 1, "{}");
-    cluster.WriteLinks(db);
-    db->EndRun("complete", Simulator::Now());
-    db->Close();
+    results_db_test::WriteTopology(cluster, path);
     results_db_test::Reader r(path);
     const std::string roceRows = " FROM links WHERE plane='roce'";
     EXPECT_EQ(r.Int("SELECT sum(pfc_pause_ns)" + roceRows), totals.pausedNs);
