@@ -7,6 +7,7 @@
 #include "results-db-fixture.h"
 #include "scratch-dir.h"
 
+#include "ns3/boolean.h"
 #include "ns3/collective-cost-model.h"
 #include "ns3/collective-engine.h"
 #include "ns3/config.h"
@@ -14,6 +15,7 @@
 #include "ns3/infiniband-helper.h"
 #include "ns3/infiniband-link-preset.h"
 #include "ns3/infiniband-transport-plane.h"
+#include "ns3/link-stripe.h"
 #include "ns3/nvlink-helper.h"
 #include "ns3/nvlink-transport-plane.h"
 #include "ns3/results-database.h"
@@ -493,10 +495,11 @@ TEST_F(TransportPlaneTest, TwoPlanesRouteEachPairAndReportFlows)
         nvRate += server0.GetGpuDevice(0, s)->GetPayloadRateBps();
         nvTx += server0.GetGpuDevice(0, s)->GetCounters().txBytes;
     }
-    // 8 MiB / MinPacketsPerMessage 32 = 256 KiB, capped at MaxBurstBytes: 128 bursts of
-    // 64 KiB + 16 B NvLinkHeader; nothing else left GPU 0 on NVLink.  InfiniBand: 512
-    // bursts of MaxBurstPackets 4 x 4096 B with one LRH/BTH/ICRC/VCRC each.
-    EXPECT_EQ(nvTx, bytes / 65536 * (65536 + 16));
+    // 8 MiB striped over the 5/4/4/5-link planes: the 5-link planes' 2330168 B in rounds
+    // of at most MaxBurstBytes 64 KiB, 36 rounds of 4 packets, each with a 16 B
+    // NvLinkHeader; nothing else left GPU 0 on NVLink.  InfiniBand: 512 bursts of
+    // MaxBurstPackets 4 x 4096 B with one LRH/BTH/ICRC/VCRC each.
+    EXPECT_EQ(nvTx, bytes + 36 * 4 * 16);
     EXPECT_EQ(fabric.GetHostDevice(0)->GetCounters().txBytes, bytes / 16384 * (16384 + 26));
     EXPECT_EQ(fabric.GetHostDevice(1)->GetCounters().txPackets, 0u);
     EXPECT_NEAR(nvDone.GetSeconds() / (bytes * 8.0 / nvRate), 1.0, 0.05);
@@ -511,7 +514,7 @@ TEST_F(TransportPlaneTest, TwoPlanesRouteEachPairAndReportFlows)
     auto scalar = [&reader](const std::string& sql) { return reader.Real(sql); };
     EXPECT_EQ(scalar("SELECT count(*) FROM flows"), 3);
     EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE plane='nvlink' AND src_rank=0 AND "
-                     "dst_rank=1 AND end_ns IS NOT NULL AND packets=128"),
+                     "dst_rank=1 AND end_ns IS NOT NULL AND packets=144"),
               1);
     EXPECT_EQ(scalar("SELECT count(*) FROM flows WHERE plane='infiniband' AND src_rank=0 AND "
                      "dst_rank=9 AND end_ns IS NOT NULL AND packets=512"),
@@ -541,13 +544,125 @@ TEST(AdaptivePacketBytes, AnalyticalSizes)
     EXPECT_EQ(AdaptivePacketBytes(1ULL << 30, 4096, 1000, 32), 4096u);   // burst < fine
 }
 
-// 1 MiB + 5 B over NVLink with MinPacketsPerMessage 32: packets of 36 KiB (9 units of
-// 4 KiB), so ceil((MiB + 5) / 36864) = 29 packets: 28 full and one of 28677 B, each
-// with a 16 B NvLinkHeader; the flows row says 29 and every byte arrives.
+// A transfer striped over 5/4/4/5 links (dgx-h100's switch planes, 18 in all): lane i
+// takes floor(B x links before and with it / 18) less the lanes before (the last the
+// rest), cut into the rounds that keep every packet within the burst; exact integers.
+TEST(StripePacketBytes, AnalyticalSizes)
+{
+    const std::vector<uint32_t> links{5, 4, 4, 5};
+    const uint64_t bytes = MiB + 5; // shares 291272, 233018, 233018, 291273
+    EXPECT_EQ(StripeRounds(bytes, links, 18, 65536), 5u); // ceil(291273 / 65536)
+    EXPECT_EQ(StripeRounds(bytes, links, 18, 1 << 20), 1u);
+    EXPECT_EQ(StripeRounds(0, links, 18, 65536), 1u);
+    const uint64_t shares[] = {291272, 233018, 233018, 291273};
+    uint64_t total = 0;
+    for (uint32_t lane = 0; lane < 4; ++lane)
+    {
+        uint64_t laneBytes = 0;
+        for (uint32_t round = 0; round < 5; ++round)
+        {
+            const uint32_t b = StripePacketBytes(bytes, links, 18, 5, round * 4 + lane);
+            EXPECT_LE(b, 65536u);
+            // Rounds differ by at most a byte: share x (r + 1) / 5 - share x r / 5.
+            EXPECT_GE(b, shares[lane] / 5);
+            EXPECT_LE(b, shares[lane] / 5 + 1);
+            laneBytes += b;
+        }
+        EXPECT_EQ(laneBytes, shares[lane]);
+        total += laneBytes;
+    }
+    EXPECT_EQ(total, bytes);
+    EXPECT_EQ(StripePacketBytes(bytes, links, 18, 1, 3), 291273u);
+}
+
+// 1 MiB + 5 B from GPU 0 to GPU 1 of a dgx-h100, striped (the plane's default): 5 rounds
+// of one packet per switch plane, 20 packets, each plane carrying exactly its links' share
+// (StripePacketBytes) plus a 16 B NvLinkHeader per packet; the flows row says 20.  And
+// 64 MiB striped completes at bytes / the GPU's payload rate within 2 % (as sprayed 4 KiB
+// packets do: NvLinkMessageAtPerGpuBandwidth), in 4 x 285 packets instead of 16384.
+TEST_F(TransportPlaneTest, StripedMessageGoesOnePacketPerPlaneByLinks)
+{
+    {
+        NvLinkHelper helper;
+        Ptr<NvLinkTransportPlane> plane = NvLinkDomain(helper, "dgx-h100", 0);
+        Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+        transport->AddPlane(plane);
+        const uint64_t bytes = MiB + 5;
+        ASSERT_GT(SendAndRun(transport, 0, 1, bytes), Time(0));
+        const uint64_t shares[] = {291272, 233018, 233018, 291273};
+        uint64_t packets = 0;
+        for (uint32_t s = 0; s < 4; ++s)
+        {
+            const auto& c = helper.GetGpuDevice(0, s)->GetCounters();
+            EXPECT_EQ(c.txPackets, 5u) << "plane " << s;
+            EXPECT_EQ(c.txBytes, shares[s] + 5 * 16) << "plane " << s;
+            packets += c.txPackets;
+        }
+        EXPECT_EQ(packets, 20u);
+        EXPECT_EQ(transport->GetRxBytes(1), bytes);
+        Simulator::Destroy();
+    }
+    NvLinkHelper helper;
+    Ptr<NvLinkTransportPlane> plane = NvLinkDomain(helper, "dgx-h100", 0);
+    Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+    transport->AddPlane(plane);
+    const uint64_t bytes = 64 * MiB;
+    const Time done = SendAndRun(transport, 0, 1, bytes);
+    const double expected = bytes * 8.0 / GpuPayloadRateBps(helper, 0);
+    std::cout << "[nvlink] 64 MiB striped sim_us=" << done.GetSeconds() * 1e6
+              << " model_us=" << expected * 1e6 << "\n";
+    EXPECT_NEAR(done.GetSeconds() / expected, 1.0, 0.02);
+    uint64_t packets = 0;
+    for (uint32_t s = 0; s < 4; ++s)
+    {
+        packets += helper.GetGpuDevice(0, s)->GetCounters().txPackets;
+    }
+    EXPECT_EQ(packets, 4u * 285u); // ceil(64 MiB x 5 / 18 / 64 KiB) = 285 rounds
+}
+
+// A receiving channel slower than the wire takes a message from its first byte: 1 MiB
+// from GPU 0 to GPU 1 at a channel rate of 100 GB/s completes at the path's latency
+// (that of a 64 B message) + 1 MiB / 100 GB/s = 10.49 us after it, within 0.5 %.  The
+// striped message goes in 5 rounds, its first packets 58254 B on a 5-link plane and
+// 46603 B on a 4-link one, 0.495 us each: taking the message from the first packet's tail
+// would be 4.7 % late (measured).
+TEST_F(TransportPlaneTest, ChannelTakesAStripedMessageFromItsFirstByte)
+{
+    NvLinkHelper helper;
+    Ptr<NvLinkTransportPlane> plane = NvLinkDomain(helper, "dgx-h100", 0);
+    Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+    transport->AddPlane(plane);
+    const Time path = SendAndRun(transport, 0, 1, 64);
+    ASSERT_GT(path, Time(0));
+    const Time start = Simulator::Now();
+    Time done = Seconds(-1);
+    const uint64_t bytes = MiB;
+    transport->SendMessage(0,
+                           1,
+                           bytes,
+                           GpuTransport::DoneCallback(),
+                           Callback<void>([&done]() { done = Simulator::Now(); }),
+                           0,
+                           -1,
+                           0,
+                           0,
+                           Time(0),
+                           DataRate("800Gbps"));
+    Simulator::Run();
+    const double expected_s = path.GetSeconds() + bytes * 8.0 / 800e9;
+    std::cout << "[nvlink] channel-bound striped sim_us=" << (done - start).GetSeconds() * 1e6
+              << " model_us=" << expected_s * 1e6 << "\n";
+    EXPECT_NEAR((done - start).GetSeconds() / expected_s, 1.0, 0.005);
+}
+
+// 1 MiB + 5 B over NVLink with MinPacketsPerMessage 32, not striped: packets of 36 KiB
+// (9 units of 4 KiB), so ceil((MiB + 5) / 36864) = 29 packets: 28 full and one of
+// 28677 B, each with a 16 B NvLinkHeader; the flows row says 29 and every byte arrives.
 TEST_F(TransportPlaneTest, MessageCutIntoAdaptivePackets)
 {
     NvLinkHelper helper;
     Ptr<NvLinkTransportPlane> plane = NvLinkDomain(helper, "dgx-h100", 0);
+    plane->SetAttribute("StripeMessages", BooleanValue(false));
     EXPECT_EQ(plane->GetMaxBurstBytes(), 65536u);
     Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
     transport->AddPlane(plane);
@@ -565,8 +680,8 @@ TEST_F(TransportPlaneTest, MessageCutIntoAdaptivePackets)
     EXPECT_EQ(transport->GetRxBytes(1), bytes);
 }
 
-// A message of 128 KiB (32 fine packets) is not burst: same packets and the same
-// completion time, to the picosecond, with MinPacketsPerMessage 32 and 0.
+// A message of 128 KiB (32 fine packets, not striped) is not burst: same packets and the
+// same completion time, to the picosecond, with MinPacketsPerMessage 32 and 0.
 TEST_F(TransportPlaneTest, SmallMessagesKeepFinePackets)
 {
     Time done[2];
@@ -575,6 +690,7 @@ TEST_F(TransportPlaneTest, SmallMessagesKeepFinePackets)
     {
         NvLinkHelper helper;
         Ptr<NvLinkTransportPlane> plane = NvLinkDomain(helper, "dgx-h100", 0);
+        plane->SetAttribute("StripeMessages", BooleanValue(false));
         Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
         transport->SetAttribute("MinPacketsPerMessage", UintegerValue(off ? 0 : 32));
         transport->AddPlane(plane);

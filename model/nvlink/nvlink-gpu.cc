@@ -4,6 +4,7 @@
 #include "nvlink-gpu.h"
 
 #include "ns3/abort.h"
+#include "ns3/link-stripe.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -182,6 +183,8 @@ NvLinkGpu::RebuildSprays()
         m_planeLinksTotal += w;
     }
     m_directSpray.assign(maxPeer, Spray());
+    m_directDevices.assign(maxPeer, {});
+    m_directLinks.assign(maxPeer, {});
     for (uint32_t peer = 0; peer < maxPeer; ++peer)
     {
         devices.clear();
@@ -195,6 +198,8 @@ NvLinkGpu::RebuildSprays()
             }
         }
         BuildSpray(m_directSpray[peer], devices, weights);
+        m_directDevices[peer] = devices;
+        m_directLinks[peer] = weights;
     }
     NS_LOG_LOGIC("GPU " << m_gpuId << ": " << m_devices.size() << " devices, switch spray of "
                         << m_switchSpray.sequence.size() << " turns, direct bundles to " << maxPeer
@@ -285,32 +290,13 @@ NvLinkGpu::GetNvlsPacketCount(uint64_t bytes, uint32_t packetBytes) const
 uint32_t
 NvLinkGpu::PlaneRounds(uint64_t bytes) const
 {
-    // The largest plane share, in bursts.
-    const uint64_t most =
-        bytes * *std::max_element(m_planeLinks.begin(), m_planeLinks.end()) / m_planeLinksTotal;
-    return static_cast<uint32_t>(
-        std::max<uint64_t>(1, (most + GetMaxBurstBytes() - 1) / GetMaxBurstBytes()));
+    return StripeRounds(bytes, m_planeLinks, m_planeLinksTotal, GetMaxBurstBytes());
 }
 
 uint32_t
 NvLinkGpu::PlanePacketBytes(uint64_t bytes, uint32_t index) const
 {
-    const auto planes = static_cast<uint32_t>(m_planeDevices.size());
-    const uint32_t plane = index % planes;
-    const uint32_t rounds = PlaneRounds(bytes);
-    const uint32_t round = index / planes;
-    // Plane i's share is its links' part of the bytes (the last plane takes the rest).
-    uint64_t before = 0;
-    for (uint32_t i = 0; i < plane; ++i)
-    {
-        before += m_planeLinks[i];
-    }
-    const uint64_t begin = bytes * before / m_planeLinksTotal;
-    const uint64_t end =
-        plane + 1 == planes ? bytes : bytes * (before + m_planeLinks[plane]) / m_planeLinksTotal;
-    const uint64_t share = end - begin;
-    const uint64_t each = share / rounds;
-    return static_cast<uint32_t>(round + 1 == rounds ? share - each * (rounds - 1) : each);
+    return StripePacketBytes(bytes, m_planeLinks, m_planeLinksTotal, PlaneRounds(bytes), index);
 }
 
 uint32_t
@@ -511,8 +497,15 @@ NvLinkGpu::Pump()
     m_pumping = false;
 }
 
+const std::vector<uint32_t>&
+NvLinkGpu::GetStripeLinks(uint32_t dstGpu) const
+{
+    const bool direct = dstGpu < m_directSpray.size() && !m_directSpray[dstGpu].sequence.empty();
+    return direct ? m_directLinks[dstGpu] : m_planeLinks;
+}
+
 bool
-NvLinkGpu::SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol)
+NvLinkGpu::SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol, uint32_t lane)
 {
     NS_ABORT_MSG_IF(protocol == 0, "NvLinkGpu::SendPacket: protocol 0 is the unset header's");
     NS_ABORT_MSG_IF(dstGpu == m_gpuId || !HasPath(dstGpu),
@@ -534,7 +527,21 @@ NvLinkGpu::SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol)
     h.vc = static_cast<uint8_t>(m_vc);
     h.protocol = protocol;
     payload->AddHeader(h);
-    const uint32_t device = NextDataDevice(dstGpu);
+    uint32_t device;
+    if (lane == NO_PEER)
+    {
+        device = NextDataDevice(dstGpu);
+    }
+    else
+    {
+        const bool direct =
+            dstGpu < m_directSpray.size() && !m_directSpray[dstGpu].sequence.empty();
+        const std::vector<uint32_t>& lanes = direct ? m_directDevices[dstGpu] : m_planeDevices;
+        NS_ABORT_MSG_IF(lane >= lanes.size(),
+                        "NvLinkGpu " << m_gpuId << ": lane " << lane << " of " << lanes.size()
+                                     << " towards GPU " << dstGpu);
+        device = lanes[lane];
+    }
     if (!m_devices[device]->SendOnVc(payload, m_vc))
     {
         // Accepted: held like an NVLS transfer's blocked packet, which keeps the spray

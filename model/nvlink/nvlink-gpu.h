@@ -123,7 +123,12 @@ class NvLinkGpu : public Object
      * refused, or when NvlsReduce transfers are due their turn (the two alternate
      * packet by packet); PacketTxReady fires when the caller may try again.
      */
-    bool SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol);
+    /// With \p lane (an index into GetStripeLinks(dstGpu)) the packet goes on that lane's
+    /// device instead of the spray's next: a transport that stripes a message by the links.
+    bool SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol, uint32_t lane = NO_PEER);
+    /// Links of each device a transfer to \p dstGpu may use, in lane order: the direct
+    /// bundle's to it, or else the switch planes'.
+    const std::vector<uint32_t>& GetStripeLinks(uint32_t dstGpu) const;
     /// True when this GPU has switch planes, or a direct bundle to \p dstGpu.
     bool HasPath(uint32_t dstGpu) const;
     void SetPacketReceivedCallback(PacketReceivedCallback cb);
@@ -201,6 +206,8 @@ class NvLinkGpu : public Object
     std::vector<uint32_t> m_planeLinks;   //!< their links
     uint32_t m_planeLinksTotal{0};
     std::vector<Spray> m_directSpray; //!< by destination GPU; empty sequence = via switches
+    std::vector<std::vector<uint32_t>> m_directDevices; //!< by destination GPU: its bundle
+    std::vector<std::vector<uint32_t>> m_directLinks;   //!< their links
 
     std::vector<Transfer> m_transfers;
     std::vector<uint32_t> m_freeTransfers;

@@ -63,8 +63,10 @@ GpuTransport::GetTypeId()
             // chunk or an 8 MiB transfer needs 4x-64x fewer packets than 4 KiB ones.
             .AddAttribute("MinPacketsPerMessage",
                           "Cut a message into at least this many packets where the plane's "
-                          "bursts allow (larger packets for larger messages); 0 = the "
-                          "plane's fine packets only",
+                          "bursts allow (larger packets for larger messages); a message the "
+                          "plane stripes over its lanes goes in rounds of one packet per lane "
+                          "instead (TransportPlane::GetStripeLinks); 0 = the plane's fine "
+                          "packets only, never striped",
                           UintegerValue(32),
                           MakeUintegerAccessor(&GpuTransport::m_minPacketsPerMessage),
                           MakeUintegerChecker<uint32_t>())
@@ -299,13 +301,13 @@ GpuTransport::SendMessage(uint32_t srcRank,
                         << m_planes[plane]->GetPlaneName());
     const uint32_t steps = std::max<uint32_t>(aggregate.steps, 1);
     const uint32_t lanes = std::max<uint32_t>(aggregate.lanes, 1);
-    uint64_t packetBytes = 0;
     // An aggregate's packets are those of one message: one loop of one step of one lane.
     const uint64_t loopsPerStep = std::max<uint32_t>(aggregate.loops, 1);
     const uint64_t piece = aggregate.pieceBytes > 0
                                ? aggregate.pieceBytes
                                : bytes / (uint64_t(steps) * lanes * loopsPerStep);
-    const uint64_t packets = Segment(plane, piece, packetBytes);
+    const Segmentation cut = Segment(plane, srcRank, dstRank, piece);
+    const uint64_t packetBytes = cut.packetBytes;
     auto msg = std::make_unique<Message>();
     Message* m = msg.get();
     m->id = m_nextId;
@@ -314,8 +316,11 @@ GpuTransport::SendMessage(uint32_t srcRank,
     m->dst = dstRank;
     m->plane = plane;
     m->bytes = bytes;
-    m->packets = packets;
-    m->packetBytes = static_cast<uint32_t>(packetBytes);
+    m->packets = cut.packets;
+    m->packetBytes = cut.packetBytes;
+    m->stripe = cut.stripe;
+    m->stripeLinks = cut.stripeLinks;
+    m->rounds = cut.rounds;
     m->channel = channel;
     m->sinkChannel = sinkChannel == SAME_CHANNEL ? channel : sinkChannel;
     m->channelRate_bit_per_s = channelRate.GetBitRate() * lanes;
@@ -417,15 +422,34 @@ GpuTransport::SendMessage(uint32_t srcRank,
     return m->id;
 }
 
-uint64_t
-GpuTransport::Segment(uint32_t plane, uint64_t bytes, uint64_t& packetBytes) const
+GpuTransport::Segmentation
+GpuTransport::Segment(uint32_t plane, uint32_t src, uint32_t dst, uint64_t bytes) const
 {
-    packetBytes = AdaptivePacketBytes(bytes,
-                                      m_planeUnits[plane].first,
-                                      m_planeUnits[plane].second,
-                                      m_minPacketsPerMessage);
+    Segmentation cut;
+    const uint32_t fine = m_planeUnits[plane].first;
+    const std::vector<uint32_t>& links = m_planes[plane]->GetStripeLinks(src, dst);
+    if (!links.empty() && m_minPacketsPerMessage > 0) // 0: fine packets only
+    {
+        uint64_t total = 0;
+        for (uint32_t l : links)
+        {
+            total += l;
+        }
+        const uint32_t fewest = *std::min_element(links.begin(), links.end());
+        if (total > 0 && fewest > 0 && bytes * fewest / total >= fine)
+        {
+            cut.stripe = &links;
+            cut.stripeLinks = static_cast<uint32_t>(total);
+            cut.rounds = StripeRounds(bytes, links, total, m_planeUnits[plane].second);
+            cut.packets = uint64_t(cut.rounds) * links.size();
+            return cut;
+        }
+    }
+    cut.packetBytes =
+        AdaptivePacketBytes(bytes, fine, m_planeUnits[plane].second, m_minPacketsPerMessage);
     // A zero-byte message is one header-only packet: a notification still costs a trip.
-    return bytes == 0 ? 1 : (bytes + packetBytes - 1) / packetBytes;
+    cut.packets = bytes == 0 ? 1 : (bytes + cut.packetBytes - 1) / cut.packetBytes;
+    return cut;
 }
 
 void
@@ -493,8 +517,17 @@ GpuTransport::Pump(Injector* inj)
         PairQueue* pq = inj->ring.front();
         Message* m = pq->messages.front();
         const uint64_t left = m->bytes - m->injectedBytes;
-        const auto seg = static_cast<uint32_t>(std::min<uint64_t>(left, m->packetBytes));
         TransportTag tag{m->id, uint32_t(m->nextSeq)};
+        uint32_t seg;
+        if (m->stripe)
+        {
+            seg = StripePacketBytes(m->bytes, *m->stripe, m->stripeLinks, m->rounds, m->nextSeq);
+            tag.lane = static_cast<uint32_t>(m->nextSeq % m->stripe->size());
+        }
+        else
+        {
+            seg = static_cast<uint32_t>(std::min<uint64_t>(left, m->packetBytes));
+        }
         tag.channel = m->channel;
         if (m->remote)
         {
@@ -518,6 +551,12 @@ GpuTransport::Pump(Injector* inj)
         }
         ++m->nextSeq;
         m->injectedBytes += seg;
+        if (m->nextSeq < m->packets && m->stripe && m->nextSeq % m->stripe->size() != 0)
+        {
+            // A striped round goes out whole, one packet on every lane, before the next
+            // pair's turn: the lanes fill in proportion to their links, as a spray does.
+            continue;
+        }
         inj->ring.pop_front();
         if (m->nextSeq < m->packets)
         {
@@ -581,7 +620,8 @@ GpuTransport::Deliver(uint32_t plane,
                                        m->bytes,
                                        m->sinkChannel,
                                        m->channelRate_bit_per_s,
-                                       m->channelStep);
+                                       m->channelStep,
+                                       FirstByteIn(m, payloadBytes, tag.sequence));
     }
     if (++m->receivedPackets == m->packets)
     {
@@ -615,7 +655,8 @@ GpuTransport::FluidFirstIn(uint64_t messageId)
                                    m->bytes,
                                    m->sinkChannel,
                                    m->channelRate_bit_per_s,
-                                   m->channelStep);
+                                   m->channelStep,
+                                   Simulator::Now());
 }
 
 void
@@ -657,12 +698,13 @@ GpuTransport::ReserveEndpoint(uint32_t plane,
                               uint64_t bytes,
                               uint32_t channel,
                               uint64_t channelRate_bit_per_s,
-                              Time channelStep)
+                              Time channelStep,
+                              Time firstByte)
 {
     // Sinks of a limited rate behind the wire: each starts on a message when its first
-    // packet is in and the messages before it are taken.  The plane's EndpointRate is the
+    // byte is in and the messages before it are taken.  The plane's EndpointRate is the
     // receiving GPU's; the channel rate that of the collective channel receiving it.
-    const Time now = Simulator::Now();
+    const Time now = firstByte;
     auto take = [now, bytes](Time& free, uint64_t bps) {
         // In double: bytes x 8e9 overflows 64 bits from 2 GiB up.
         free = std::max(free, now) +
@@ -706,6 +748,24 @@ GpuTransport::ReserveEndpoint(uint32_t plane,
         ready = std::max(ready, free);
     }
     return ready;
+}
+
+Time
+GpuTransport::FirstByteIn(const Message* m, uint32_t payloadBytes, uint32_t sequence) const
+{
+    const Time now = Simulator::Now();
+    if (!m->stripe)
+    {
+        return now; // a fine packet or a burst of the plane's placing: taken as it is in
+    }
+    const double line = m_planes[m->plane]->GetLineRate_gbyte_per_s(m->dst);
+    const uint32_t laneLinks = (*m->stripe)[sequence % m->stripe->size()];
+    if (line <= 0 || laneLinks == 0)
+    {
+        return now;
+    }
+    const double lane_gbyte_per_s = line * laneLinks / m->stripeLinks;
+    return now - NanoSeconds(static_cast<int64_t>(payloadBytes / lane_gbyte_per_s));
 }
 
 void
@@ -790,11 +850,16 @@ GpuTransport::DeliverRemote(uint32_t plane,
     if (rx.packets == 0)
     {
         // The sender's segmentation, from the same attributes in every process.
-        uint64_t packetBytes = 0;
         rx.bytes = tag.bytes;
-        rx.packets = Segment(plane, tag.bytes, packetBytes);
+        rx.packets = Segment(plane, srcRank, dstRank, tag.bytes).packets;
         rx.notBefore =
-            ReserveEndpoint(plane, dstRank, tag.bytes, tag.sinkChannel, tag.channelRate_bit_per_s);
+            ReserveEndpoint(plane,
+                            dstRank,
+                            tag.bytes,
+                            tag.sinkChannel,
+                            tag.channelRate_bit_per_s,
+                            Time(0),
+                            Simulator::Now());
     }
     if (m_rxBytes.size() <= dstRank)
     {

@@ -213,7 +213,12 @@ class GpuTransport : public Object
         uint32_t plane{0};
         uint64_t bytes{0};
         uint64_t packets{0};
-        uint32_t packetBytes{0}; //!< payload of every packet but the last
+        uint32_t packetBytes{0}; //!< payload of every packet but the last (not striped)
+        /// A striped message's lanes (the plane's GetStripeLinks) and rounds: packet i is
+        /// StripePacketBytes(bytes, ..., i) on lane i % lanes; null: packetBytes each.
+        const std::vector<uint32_t>* stripe{nullptr};
+        uint32_t stripeLinks{0};
+        uint32_t rounds{0};
         uint32_t channel{0};
         uint32_t sinkChannel{0}; //!< the receiving channel charged (SendMessage)
         uint64_t channelRate_bit_per_s{0};
@@ -277,8 +282,19 @@ class GpuTransport : public Object
     void FluidDelivered(uint64_t messageId);
 
     Injector* GetInjector(uint32_t plane, uint32_t src);
-    /// \return packets of a message of \p bytes on \p plane; \p packetBytes: their payload.
-    uint64_t Segment(uint32_t plane, uint64_t bytes, uint64_t& packetBytes) const;
+    /// How a message is cut into packets: \p packetBytes each, or striped over lanes.
+    struct Segmentation
+    {
+        uint64_t packets{0};
+        uint32_t packetBytes{0};
+        const std::vector<uint32_t>* stripe{nullptr}; //!< the lanes' links; null: not striped
+        uint32_t stripeLinks{0};
+        uint32_t rounds{0};
+    };
+    /// Packets of a message of \p bytes from \p src to \p dst on \p plane: striped when
+    /// the plane has lanes and the narrowest lane's share fills a fine packet, else
+    /// AdaptivePacketBytes.
+    Segmentation Segment(uint32_t plane, uint32_t src, uint32_t dst, uint64_t bytes) const;
     void MakeEligible(Message* m);
     void Pump(Injector* inj);
     /// The one ready path: every plane's TxReady hook (TransportPlane::NotifyTxReady,
@@ -300,7 +316,12 @@ class GpuTransport : public Object
                          uint64_t bytes,
                          uint32_t channel,
                          uint64_t channelRate_bit_per_s,
-                         Time channelStep = Time(0));
+                         Time channelStep,
+                         Time firstByte);
+    /// When the first byte of \p m was in, its first packet (\p payloadBytes, packet
+    /// \p sequence) being in now: a striped message's first round comes in on every lane at
+    /// once, each packet at its lane's share of the line; other packets are taken as in.
+    Time FirstByteIn(const Message* m, uint32_t payloadBytes, uint32_t sequence) const;
     /// Run \p fn at \p notBefore, or now when that is not later.
     static void AtOrNow(Time notBefore, std::function<void()> fn);
     /// The last packet of a remote message is in (and the endpoint has taken it).

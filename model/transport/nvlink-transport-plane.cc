@@ -104,6 +104,15 @@ NvLinkTransportPlane::GetTypeId()
                           "warps); false: packets sprayed by chunk id",
                           BooleanValue(false),
                           MakeBooleanAccessor(&NvLinkTransportPlane::m_nvlsPacketsPerPlane),
+                          MakeBooleanChecker())
+            .AddAttribute("StripeMessages",
+                          "Cut a GPU-to-GPU message into one packet per switch plane (or "
+                          "direct link bundle) sized by its links, in rounds of at most "
+                          "MaxBurstBytes, while the narrowest plane's share fills a "
+                          "Granularity unit: the hardware stripes every transfer over all "
+                          "of a GPU's links; false: GpuTransport's equal packets, sprayed",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&NvLinkTransportPlane::m_stripeMessages),
                           MakeBooleanChecker());
     return tid;
 }
@@ -119,6 +128,7 @@ NvLinkTransportPlane::NvLinkTransportPlane()
       m_nvlsChunkRule(NVLS_CHUNK_FIXED),
       m_nvlsStepLatency(Time(0)),
       m_nvlsPacketsPerPlane(false),
+      m_stripeMessages(true),
       m_granularity(0),
       m_maxBurst(0),
       m_overhead(0),
@@ -318,12 +328,28 @@ NvLinkTransportPlane::Inject(uint32_t srcRank,
                                                       << " is described only (no devices)");
     Ptr<Packet> p = Create<Packet>(payloadBytes);
     AddTransportTags(p, srcRank, dstRank, tag);
-    const bool accepted = src.gpu->SendPacket(m_ranks[dstRank].gpuId, p, m_protocol);
+    const bool accepted = src.gpu->SendPacket(m_ranks[dstRank].gpuId,
+                                              p,
+                                              m_protocol,
+                                              tag.lane == TransportTag::NO_LANE ? NvLinkGpu::NO_PEER
+                                                                                : tag.lane);
     if (!accepted)
     {
         NS_LOG_LOGIC("rank " << srcRank << ": GPU busy, packet to rank " << dstRank << " refused");
     }
     return accepted;
+}
+
+const std::vector<uint32_t>&
+NvLinkTransportPlane::GetStripeLinks(uint32_t srcRank, uint32_t dstRank) const
+{
+    const RankEntry* src = Entry(srcRank);
+    const RankEntry* dst = Entry(dstRank);
+    if (!m_stripeMessages || !src || !src->gpu || !dst)
+    {
+        return TransportPlane::GetStripeLinks(srcRank, dstRank);
+    }
+    return src->gpu->GetStripeLinks(dst->gpuId);
 }
 
 void

@@ -83,6 +83,7 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     bool CanReach(uint32_t srcRank, uint32_t dstRank) const override;
     uint32_t GetMaxPayloadBytes() const override;
     uint32_t GetMaxBurstBytes() const override;
+    const std::vector<uint32_t>& GetStripeLinks(uint32_t srcRank, uint32_t dstRank) const override;
     bool Inject(uint32_t srcRank,
                 uint32_t dstRank,
                 uint32_t payloadBytes,
@@ -278,6 +279,7 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     NvlsChunkRule m_nvlsChunkRule;
     Time m_nvlsStepLatency;
     bool m_nvlsPacketsPerPlane;
+    bool m_stripeMessages;
     uint32_t m_granularity; //!< 0 until the first domain
     uint32_t m_maxBurst;
     uint32_t m_overhead;

@@ -77,6 +77,13 @@ TransportPlane::GetMaxBurstBytes() const
     return GetMaxPayloadBytes();
 }
 
+const std::vector<uint32_t>&
+TransportPlane::GetStripeLinks(uint32_t /* srcRank */, uint32_t /* dstRank */) const
+{
+    static const std::vector<uint32_t> none;
+    return none;
+}
+
 std::string
 TransportPlane::GetPlaneName() const
 {

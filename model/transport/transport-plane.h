@@ -5,6 +5,7 @@
 #define AI_FABRIC_TRANSPORT_PLANE_H
 
 #include "ns3/callback.h"
+#include "ns3/link-stripe.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -32,6 +33,10 @@ struct TransportTag
     /// sinkChannel); carried for a remote receiver only.
     uint32_t sinkChannel{0};
     uint64_t channelRate_bit_per_s{0}; //!< the sender's collective channel limit (0: none)
+    /// The lane of a striped message this packet goes on (TransportPlane::GetStripeLinks);
+    /// NO_LANE: the plane places it.  The sender's only: not carried to the receiver.
+    uint32_t lane{NO_LANE};
+    static constexpr uint32_t NO_LANE = UINT32_MAX;
 };
 
 /**
@@ -98,6 +103,12 @@ class TransportPlane : public Object
     /// Largest payload Inject accepts: one simulated packet standing for several
     /// back-to-back fine ones (a burst); default GetMaxPayloadBytes(), no bursts.
     virtual uint32_t GetMaxBurstBytes() const;
+    /// Links of each lane that a message from \p srcRank to \p dstRank is striped over:
+    /// the parallel paths the hardware stripes every transfer over (an NVLink GPU's switch
+    /// planes).  A message whose narrowest lane's share fills a fine packet then goes as
+    /// StripePacketBytes, one packet per lane and round, and Inject gets each packet's
+    /// tag.lane.  Empty (default): packets of one size, which the plane places itself.
+    virtual const std::vector<uint32_t>& GetStripeLinks(uint32_t srcRank, uint32_t dstRank) const;
     virtual bool Inject(uint32_t srcRank,
                         uint32_t dstRank,
                         uint32_t payloadBytes,
