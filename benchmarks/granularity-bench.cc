@@ -20,6 +20,8 @@
  * NVLS; 0 = fine packets, the reference of the group) and, on InfiniBand, the HCAs'
  * MaxBurstPackets: a message's packets grow with its size up to NvLinkNetDevice
  * MaxBurstBytes (64 KiB) or MaxBurstPackets MTUs, so bulk collectives need fewer events.
+ * The NVLink ring's rows cut equal packets and spray them (NvLinkTransportPlane
+ * StripeMessages false), but for the striped ones: one packet per switch plane a round.
  */
 #include "bench-meter.h"
 
@@ -48,7 +50,8 @@ RunAllReduce(benchmark::State& state,
              uint32_t nvlinkGranularityBytes,
              uint32_t ibMtuBytes,
              uint32_t minPacketsPerMessage = 0,
-             uint32_t ibBurstPackets = 1)
+             uint32_t ibBurstPackets = 1,
+             bool striped = false)
 {
     bench::RunMeter meter;
     for (auto _ : state)
@@ -68,6 +71,7 @@ RunAllReduce(benchmark::State& state,
             UintegerValue(minPacketsPerMessage == 0 ? nvlinkGranularityBytes : 64 * 1024));
         Config::SetDefault("ns3::NvLinkTransportPlane::NvlsMinPackets",
                            UintegerValue(minPacketsPerMessage));
+        Config::SetDefault("ns3::NvLinkTransportPlane::StripeMessages", BooleanValue(striped));
         const std::string error = cluster.TryBuild();
         if (!error.empty())
         {
@@ -107,6 +111,7 @@ RunAllReduce(benchmark::State& state,
         state.counters["bytes"] = n;
         state.counters["min_packets_per_message"] = minPacketsPerMessage;
         state.counters["ib_burst_packets"] = ibBurstPackets;
+        state.counters["striped"] = striped ? 1 : 0;
         Simulator::Destroy();
         Names::Clear();
         Config::Reset();
@@ -141,7 +146,7 @@ BM_IbMtu(benchmark::State& state)
 }
 
 // Args: case (0 NVLink ring, 1 NVLink NVLS, 2 InfiniBand ring), KiB per rank,
-// MinPacketsPerMessage, InfiniBand MaxBurstPackets.
+// MinPacketsPerMessage, InfiniBand MaxBurstPackets, NVLink messages striped (1) or sprayed.
 void
 BM_AdaptiveBurst(benchmark::State& state)
 {
@@ -155,7 +160,8 @@ BM_AdaptiveBurst(benchmark::State& state)
                  4096,
                  4096,
                  static_cast<uint32_t>(state.range(2)),
-                 static_cast<uint32_t>(state.range(3)));
+                 static_cast<uint32_t>(state.range(3)),
+                 state.range(4) != 0);
 }
 
 void
@@ -167,16 +173,20 @@ BurstCases(benchmark::internal::Benchmark* b)
         {
             for (int64_t minPackets : {0, 256, 64, 32, 16, 8})
             {
-                b->Args({c, kib, minPackets, 1});
+                b->Args({c, kib, minPackets, 1, 0});
+            }
+            if (c == 0)
+            {
+                b->Args({c, kib, 32, 1, 1}); // the default: striped over the planes
             }
         }
     }
     for (int64_t kib : {1024, 65536})
     {
-        b->Args({2, kib, 0, 1});
+        b->Args({2, kib, 0, 1, 0});
         for (int64_t burst : {4, 16, 64})
         {
-            b->Args({2, kib, 32, burst});
+            b->Args({2, kib, 32, burst, 0});
         }
     }
 }

@@ -620,6 +620,67 @@ TEST_F(TransportPlaneTest, StripedMessageGoesOnePacketPerPlaneByLinks)
     EXPECT_EQ(packets, 4u * 285u); // ceil(64 MiB x 5 / 18 / 64 KiB) = 285 rounds
 }
 
+// Two GPUs each send B = 16 MiB to GPU 1 and B to another GPU (0 -> 1, 0 -> 2; 3 -> 1,
+// 3 -> 4), all at once.  Striped, every message is on all four planes by their links:
+// GPU 1 takes 2B at its 423.5 GB/s payload rate and every sender sends 2B at the same
+// rate, so all four end at 2B / 423.5 GB/s = 79.2 us (within 2 %).  Sprayed, a sender's
+// two messages take alternate slots of its 18-packet 5:4:4:5 cycle (0 3 1 2 0 3 1 2 ...),
+// so each lands on two planes only, 9 of 18 links: both messages to GPU 1 on planes 0 and 1
+// (the first pair of each sender), which carry 2B into GPU 1 at half its rate while planes 2
+// and 3 into it idle: 4B / rate = 158.5 us if it stayed so, less once the other messages
+// end and the cycle is theirs alone (measured 140.5 us, 1.77x), so between 1.5x and 2x.
+TEST_F(TransportPlaneTest, StripingKeepsEveryMessageOnEveryPlane)
+{
+    Time done[2][2];
+    for (uint32_t striped = 0; striped < 2; ++striped)
+    {
+        NvLinkHelper helper;
+        Ptr<NvLinkTransportPlane> plane = NvLinkDomain(helper, "dgx-h100", 0);
+        plane->SetAttribute("StripeMessages", BooleanValue(striped == 1));
+        Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+        transport->AddPlane(plane);
+        const uint64_t bytes = 16 * MiB;
+        const double rateBitPerS = GpuPayloadRateBps(helper, 1);
+        Time toOne[2];
+        Time other[2];
+        const uint32_t senders[2] = {0, 3};
+        const uint32_t others[2] = {2, 4};
+        for (uint32_t i = 0; i < 2; ++i)
+        {
+            transport->SendMessage(senders[i],
+                                   1,
+                                   bytes,
+                                   GpuTransport::DoneCallback(),
+                                   Callback<void>([&toOne, i]() { toOne[i] = Simulator::Now(); }));
+            transport->SendMessage(senders[i],
+                                   others[i],
+                                   bytes,
+                                   GpuTransport::DoneCallback(),
+                                   Callback<void>([&other, i]() { other[i] = Simulator::Now(); }));
+        }
+        Simulator::Run();
+        const double expected_s = 2 * bytes * 8.0 / rateBitPerS;
+        const Time last = std::max(toOne[0], toOne[1]);
+        std::cout << "[nvlink] two senders into GPU 1, " << (striped ? "striped" : "sprayed")
+                  << ": to_1_us=" << last.GetSeconds() * 1e6
+                  << " others_us=" << std::max(other[0], other[1]).GetSeconds() * 1e6
+                  << " model_us=" << expected_s * 1e6 << "\n";
+        done[striped][0] = last;
+        done[striped][1] = std::max(other[0], other[1]);
+        if (striped)
+        {
+            EXPECT_NEAR(last.GetSeconds() / expected_s, 1.0, 0.02);
+            EXPECT_NEAR(done[1][1].GetSeconds() / expected_s, 1.0, 0.02);
+        }
+        else
+        {
+            EXPECT_GT(last.GetSeconds() / expected_s, 1.5);
+            EXPECT_LT(last.GetSeconds() / expected_s, 2.0);
+        }
+        Simulator::Destroy();
+    }
+}
+
 // A receiving channel slower than the wire takes a message from its first byte: 1 MiB
 // from GPU 0 to GPU 1 at a channel rate of 100 GB/s completes at the path's latency
 // (that of a 64 B message) + 1 MiB / 100 GB/s = 10.49 us after it, within 0.5 %.  The
