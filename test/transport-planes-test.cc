@@ -550,7 +550,7 @@ TEST(AdaptivePacketBytes, AnalyticalSizes)
 TEST(StripePacketBytes, AnalyticalSizes)
 {
     const std::vector<uint32_t> links{5, 4, 4, 5};
-    const uint64_t bytes = MiB + 5; // shares 291272, 233018, 233018, 291273
+    const uint64_t bytes = MiB + 5;                       // shares 291272, 233018, 233018, 291273
     EXPECT_EQ(StripeRounds(bytes, links, 18, 65536), 5u); // ceil(291273 / 65536)
     EXPECT_EQ(StripeRounds(bytes, links, 18, 1 << 20), 1u);
     EXPECT_EQ(StripeRounds(0, links, 18, 65536), 1u);

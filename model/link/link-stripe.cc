@@ -54,7 +54,8 @@ StripePacketBytes(uint64_t bytes,
                   uint64_t index)
 {
     const auto lanes = static_cast<uint32_t>(links.size());
-    const uint64_t share = LaneShare(bytes, links, linksTotal, static_cast<uint32_t>(index % lanes));
+    const uint64_t share =
+        LaneShare(bytes, links, linksTotal, static_cast<uint32_t>(index % lanes));
     // Round r takes share x (r + 1) / rounds less what the rounds before took: no packet
     // exceeds ceil(share / rounds), so StripeRounds' bursts bound every one.
     const uint64_t round = index / lanes;

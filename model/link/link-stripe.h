@@ -11,8 +11,8 @@ namespace ns3
 {
 
 /**
- * A transfer striped over parallel lanes (an NVLink GPU's switch planes or a bundle, with their link
- * counts \p links summing to \p linksTotal) goes in rounds of one packet per lane, each lane
+ * A transfer striped over parallel lanes (an NVLink GPU's switch planes or a bundle, with their
+ * link counts \p links summing to \p linksTotal) goes in rounds of one packet per lane, each lane
  * carrying its links' part of the bytes: the rounds that keep every packet within
  * \p burstBytes (at least one).
  */

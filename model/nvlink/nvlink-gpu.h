@@ -121,13 +121,16 @@ class NvLinkGpu : public Object
      * order; its PacketTags reach the receiver's PacketReceivedCallback.
      * \return false, without side effect, while the GPU holds a packet a device
      * refused, or when NvlsReduce transfers are due their turn (the two alternate
-     * packet by packet); PacketTxReady fires when the caller may try again.
+     * packet by packet); PacketTxReady fires when the caller may try again.  With
+     * \p lane (an index into GetStripeLinks(dstGpu)) the packet goes on that lane's
+     * device instead of the spray's next: a transport that stripes a message by the links.
      */
-    /// With \p lane (an index into GetStripeLinks(dstGpu)) the packet goes on that lane's
-    /// device instead of the spray's next: a transport that stripes a message by the links.
-    bool SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol, uint32_t lane = NO_PEER);
+    bool SendPacket(uint32_t dstGpu,
+                    Ptr<Packet> payload,
+                    uint16_t protocol,
+                    uint32_t lane = NO_PEER);
     /// Links of each device a transfer to \p dstGpu may use, in lane order: the direct
-    /// bundle's to it, or else the switch planes'.
+    /// bundle's to it, or else the switch planes'.  Valid until a device is added.
     const std::vector<uint32_t>& GetStripeLinks(uint32_t dstGpu) const;
     /// True when this GPU has switch planes, or a direct bundle to \p dstGpu.
     bool HasPath(uint32_t dstGpu) const;

@@ -852,14 +852,13 @@ GpuTransport::DeliverRemote(uint32_t plane,
         // The sender's segmentation, from the same attributes in every process.
         rx.bytes = tag.bytes;
         rx.packets = Segment(plane, srcRank, dstRank, tag.bytes).packets;
-        rx.notBefore =
-            ReserveEndpoint(plane,
-                            dstRank,
-                            tag.bytes,
-                            tag.sinkChannel,
-                            tag.channelRate_bit_per_s,
-                            Time(0),
-                            Simulator::Now());
+        rx.notBefore = ReserveEndpoint(plane,
+                                       dstRank,
+                                       tag.bytes,
+                                       tag.sinkChannel,
+                                       tag.channelRate_bit_per_s,
+                                       Time(0),
+                                       Simulator::Now());
     }
     if (m_rxBytes.size() <= dstRank)
     {

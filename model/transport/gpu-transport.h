@@ -282,6 +282,7 @@ class GpuTransport : public Object
     void FluidDelivered(uint64_t messageId);
 
     Injector* GetInjector(uint32_t plane, uint32_t src);
+
     /// How a message is cut into packets: \p packetBytes each, or striped over lanes.
     struct Segmentation
     {
@@ -291,6 +292,7 @@ class GpuTransport : public Object
         uint32_t stripeLinks{0};
         uint32_t rounds{0};
     };
+
     /// Packets of a message of \p bytes from \p src to \p dst on \p plane: striped when
     /// the plane has lanes and the narrowest lane's share fills a fine packet, else
     /// AdaptivePacketBytes.

@@ -328,11 +328,11 @@ NvLinkTransportPlane::Inject(uint32_t srcRank,
                                                       << " is described only (no devices)");
     Ptr<Packet> p = Create<Packet>(payloadBytes);
     AddTransportTags(p, srcRank, dstRank, tag);
-    const bool accepted = src.gpu->SendPacket(m_ranks[dstRank].gpuId,
-                                              p,
-                                              m_protocol,
-                                              tag.lane == TransportTag::NO_LANE ? NvLinkGpu::NO_PEER
-                                                                                : tag.lane);
+    const bool accepted =
+        src.gpu->SendPacket(m_ranks[dstRank].gpuId,
+                            p,
+                            m_protocol,
+                            tag.lane == TransportTag::NO_LANE ? NvLinkGpu::NO_PEER : tag.lane);
     if (!accepted)
     {
         NS_LOG_LOGIC("rank " << srcRank << ": GPU busy, packet to rank " << dstRank << " refused");

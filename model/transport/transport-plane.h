@@ -5,8 +5,8 @@
 #define AI_FABRIC_TRANSPORT_PLANE_H
 
 #include "ns3/callback.h"
-#include "ns3/link-stripe.h"
 #include "ns3/data-rate.h"
+#include "ns3/link-stripe.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -69,6 +69,8 @@ uint32_t AdaptivePacketBytes(uint64_t messageBytes,
  *  - Packets of one (src, dst) pair injected in order must not starve each other.
  *  - A payload above GetMaxPayloadBytes() (up to GetMaxBurstBytes()) is a burst: it
  *    costs the wire what its back-to-back fine packets would, headers included.
+ *  - A plane with stripe lanes (GetStripeLinks) sends a packet whose tag.lane is set on
+ *    that lane, whatever its own placement would be.
  */
 class TransportPlane : public Object
 {
@@ -107,7 +109,8 @@ class TransportPlane : public Object
     /// the parallel paths the hardware stripes every transfer over (an NVLink GPU's switch
     /// planes).  A message whose narrowest lane's share fills a fine packet then goes as
     /// StripePacketBytes, one packet per lane and round, and Inject gets each packet's
-    /// tag.lane.  Empty (default): packets of one size, which the plane places itself.
+    /// tag.lane.  Empty (default): packets of one size, which the plane places itself.  The
+    /// messages keep the reference: it must stay valid while the plane's devices do.
     virtual const std::vector<uint32_t>& GetStripeLinks(uint32_t srcRank, uint32_t dstRank) const;
     virtual bool Inject(uint32_t srcRank,
                         uint32_t dstRank,
