@@ -16,6 +16,7 @@
 #include "ns3/infiniband-link-preset.h"
 #include "ns3/infiniband-transport-plane.h"
 #include "ns3/link-stripe.h"
+#include "ns3/nvlink-fabric-preset.h"
 #include "ns3/nvlink-helper.h"
 #include "ns3/nvlink-transport-plane.h"
 #include "ns3/results-database.h"
@@ -679,6 +680,44 @@ TEST_F(TransportPlaneTest, StripingKeepsEveryMessageOnEveryPlane)
         }
         Simulator::Destroy();
     }
+}
+
+// GPUs 0 and 1 joined by two direct bundles of 2 and 1 NVLink4 links, no switch: a message
+// is striped over the bundles, 2/3 and 1/3 of it, each lane at its links' payload rate
+// (2 and 1 x 25 GB/s x 256/272), so 3 MiB ends at 3 MiB / (3 x 23.53 GB/s) = 44.6 us, within
+// 2 %, both bundles busy to the end.
+TEST_F(TransportPlaneTest, StripedOverDirectBundles)
+{
+    NvLinkFabricSpec spec;
+    spec.generation = 4;
+    spec.directLinks = {{0, 1, 2}, {0, 1, 1}};
+    NvLinkHelper helper;
+    helper.SetFabric(spec);
+    NodeContainer gpus;
+    gpus.Create(2);
+    helper.Install(gpus);
+    Ptr<NvLinkTransportPlane> plane = CreateObject<NvLinkTransportPlane>();
+    plane->AddDomain(helper.GetDomain(), Ranks(0, 2));
+    ASSERT_EQ(plane->GetStripeLinks(0, 1), (std::vector<uint32_t>{2, 1}));
+    const double linkRate_gbyte_per_s = 25.0 * 256.0 / 272.0;
+    EXPECT_NEAR(plane->GetStripeLaneRate_gbyte_per_s(0, 1, 0), 2 * linkRate_gbyte_per_s, 1e-6);
+    EXPECT_NEAR(plane->GetStripeLaneRate_gbyte_per_s(0, 1, 1), linkRate_gbyte_per_s, 1e-6);
+    Ptr<GpuTransport> transport = CreateObject<GpuTransport>();
+    transport->AddPlane(plane);
+    const uint64_t bytes = 3 * MiB;
+    const Time done = SendAndRun(transport, 0, 1, bytes);
+    const double expected_s = bytes / (3 * linkRate_gbyte_per_s * 1e9);
+    std::cout << "[nvlink] 3 MiB over 2 + 1 direct links sim_us=" << done.GetSeconds() * 1e6
+              << " model_us=" << expected_s * 1e6 << "\n";
+    EXPECT_NEAR(done.GetSeconds() / expected_s, 1.0, 0.02);
+    const Ptr<NvLinkGpu> gpu = helper.GetGpu(0);
+    const auto& lanes = gpu->GetStripeDevices(1);
+    ASSERT_EQ(lanes.size(), 2u);
+    const uint64_t laneBytes[] = {gpu->GetDevice(lanes[0])->GetCounters().txBytes,
+                                  gpu->GetDevice(lanes[1])->GetCounters().txBytes};
+    // Payload 2 MiB and 1 MiB plus a 16 B NvLinkHeader per packet (rounds of 64 KiB: 32).
+    EXPECT_EQ(laneBytes[0], 2 * MiB + 32 * 16);
+    EXPECT_EQ(laneBytes[1], MiB + 32 * 16);
 }
 
 // A receiving channel slower than the wire takes a message from its first byte: 1 MiB

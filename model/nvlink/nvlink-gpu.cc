@@ -504,6 +504,13 @@ NvLinkGpu::GetStripeLinks(uint32_t dstGpu) const
     return direct ? m_directLinks[dstGpu] : m_planeLinks;
 }
 
+const std::vector<uint32_t>&
+NvLinkGpu::GetStripeDevices(uint32_t dstGpu) const
+{
+    const bool direct = dstGpu < m_directSpray.size() && !m_directSpray[dstGpu].sequence.empty();
+    return direct ? m_directDevices[dstGpu] : m_planeDevices;
+}
+
 bool
 NvLinkGpu::SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol, uint32_t lane)
 {
@@ -534,9 +541,7 @@ NvLinkGpu::SendPacket(uint32_t dstGpu, Ptr<Packet> payload, uint16_t protocol, u
     }
     else
     {
-        const bool direct =
-            dstGpu < m_directSpray.size() && !m_directSpray[dstGpu].sequence.empty();
-        const std::vector<uint32_t>& lanes = direct ? m_directDevices[dstGpu] : m_planeDevices;
+        const std::vector<uint32_t>& lanes = GetStripeDevices(dstGpu);
         NS_ABORT_MSG_IF(lane >= lanes.size(),
                         "NvLinkGpu " << m_gpuId << ": lane " << lane << " of " << lanes.size()
                                      << " towards GPU " << dstGpu);

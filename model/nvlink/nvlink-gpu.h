@@ -132,6 +132,8 @@ class NvLinkGpu : public Object
     /// Links of each device a transfer to \p dstGpu may use, in lane order: the direct
     /// bundle's to it, or else the switch planes'.  Valid until a device is added.
     const std::vector<uint32_t>& GetStripeLinks(uint32_t dstGpu) const;
+    /// The devices (indices into GetDevice) of those lanes, in the same order.
+    const std::vector<uint32_t>& GetStripeDevices(uint32_t dstGpu) const;
     /// True when this GPU has switch planes, or a direct bundle to \p dstGpu.
     bool HasPath(uint32_t dstGpu) const;
     void SetPacketReceivedCallback(PacketReceivedCallback cb);

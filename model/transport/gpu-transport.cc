@@ -758,13 +758,14 @@ GpuTransport::FirstByteIn(const Message* m, uint32_t payloadBytes, uint32_t sequ
     {
         return now; // a fine packet or a burst of the plane's placing: taken as it is in
     }
-    const double line = m_planes[m->plane]->GetLineRate_gbyte_per_s(m->dst);
-    const uint32_t laneLinks = (*m->stripe)[sequence % m->stripe->size()];
-    if (line <= 0 || laneLinks == 0)
+    const double lane_gbyte_per_s = m_planes[m->plane]->GetStripeLaneRate_gbyte_per_s(
+        m->src,
+        m->dst,
+        static_cast<uint32_t>(sequence % m->stripe->size()));
+    if (lane_gbyte_per_s <= 0)
     {
         return now;
     }
-    const double lane_gbyte_per_s = line * laneLinks / m->stripeLinks;
     return now - NanoSeconds(static_cast<int64_t>(payloadBytes / lane_gbyte_per_s));
 }
 

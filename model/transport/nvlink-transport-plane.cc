@@ -352,6 +352,24 @@ NvLinkTransportPlane::GetStripeLinks(uint32_t srcRank, uint32_t dstRank) const
     return src->gpu->GetStripeLinks(dst->gpuId);
 }
 
+double
+NvLinkTransportPlane::GetStripeLaneRate_gbyte_per_s(uint32_t srcRank,
+                                                    uint32_t dstRank,
+                                                    uint32_t lane) const
+{
+    const std::vector<uint32_t>& links = GetStripeLinks(srcRank, dstRank);
+    if (lane >= links.size())
+    {
+        return 0;
+    }
+    // The lane's device at the sender; its bundle has the same links at the receiver.
+    const Ptr<NvLinkNetDevice> dev = m_ranks[srcRank].gpu->GetDevice(
+        m_ranks[srcRank].gpu->GetStripeDevices(m_ranks[dstRank].gpuId)[lane]);
+    const double payload = GetMaxPayloadBytes();
+    const double share = payload / (payload + GetPacketOverheadBytes());
+    return dev->GetDataRate().GetBitRate() * dev->GetEncodingEfficiency() * share / 8e9;
+}
+
 void
 NvLinkTransportPlane::GpuReady(uint32_t rank)
 {

@@ -84,6 +84,9 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     uint32_t GetMaxPayloadBytes() const override;
     uint32_t GetMaxBurstBytes() const override;
     const std::vector<uint32_t>& GetStripeLinks(uint32_t srcRank, uint32_t dstRank) const override;
+    double GetStripeLaneRate_gbyte_per_s(uint32_t srcRank,
+                                         uint32_t dstRank,
+                                         uint32_t lane) const override;
     bool Inject(uint32_t srcRank,
                 uint32_t dstRank,
                 uint32_t payloadBytes,

@@ -84,6 +84,14 @@ TransportPlane::GetStripeLinks(uint32_t /* srcRank */, uint32_t /* dstRank */) c
     return none;
 }
 
+double
+TransportPlane::GetStripeLaneRate_gbyte_per_s(uint32_t /* srcRank */,
+                                              uint32_t /* dstRank */,
+                                              uint32_t /* lane */) const
+{
+    return 0;
+}
+
 std::string
 TransportPlane::GetPlaneName() const
 {

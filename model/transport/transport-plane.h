@@ -112,6 +112,11 @@ class TransportPlane : public Object
     /// tag.lane.  Empty (default): packets of one size, which the plane places itself.  The
     /// messages keep the reference: it must stay valid while the plane's devices do.
     virtual const std::vector<uint32_t>& GetStripeLinks(uint32_t srcRank, uint32_t dstRank) const;
+    /// Payload GB/s of lane \p lane of GetStripeLinks(srcRank, dstRank), one direction (0
+    /// when the plane cannot tell, as without lanes).
+    virtual double GetStripeLaneRate_gbyte_per_s(uint32_t srcRank,
+                                                 uint32_t dstRank,
+                                                 uint32_t lane) const;
     virtual bool Inject(uint32_t srcRank,
                         uint32_t dstRank,
                         uint32_t payloadBytes,
