@@ -551,10 +551,10 @@ TEST(AdaptivePacketBytes, AnalyticalSizes)
 TEST(StripePacketBytes, AnalyticalSizes)
 {
     const std::vector<uint32_t> links{5, 4, 4, 5};
-    const uint64_t bytes = MiB + 5;                       // shares 291272, 233018, 233018, 291273
-    EXPECT_EQ(StripeRounds(bytes, links, 18, 65536), 5u); // ceil(291273 / 65536)
-    EXPECT_EQ(StripeRounds(bytes, links, 18, 1 << 20), 1u);
-    EXPECT_EQ(StripeRounds(0, links, 18, 65536), 1u);
+    const uint64_t bytes = MiB + 5;                         // shares 291272, 233018, 233018, 291273
+    EXPECT_EQ(StripeRounds(bytes, links, 18, 65536), 5u);   // ceil(291273 / 65536)
+    EXPECT_EQ(StripeRounds(bytes, links, 18, 1 << 20), 1u); // every share fits one burst
+    EXPECT_EQ(StripeRounds(0, links, 18, 65536), 1u);       // at least one round
     const uint64_t shares[] = {291272, 233018, 233018, 291273};
     uint64_t total = 0;
     for (uint32_t lane = 0; lane < 4; ++lane)

@@ -236,18 +236,21 @@ NvLinkGpu::StartTransfer(Transfer&& t)
 }
 
 bool
+NvLinkGpu::Direct(uint32_t dstGpu) const
+{
+    return dstGpu < m_directSpray.size() && !m_directSpray[dstGpu].sequence.empty();
+}
+
+bool
 NvLinkGpu::HasPath(uint32_t dstGpu) const
 {
-    const bool direct = dstGpu < m_directSpray.size() && !m_directSpray[dstGpu].sequence.empty();
-    return direct || !m_switchSpray.sequence.empty();
+    return Direct(dstGpu) || !m_switchSpray.sequence.empty();
 }
 
 uint32_t
 NvLinkGpu::NextDataDevice(uint32_t dstGpu)
 {
-    Spray& spray = dstGpu < m_directSpray.size() && !m_directSpray[dstGpu].sequence.empty()
-                       ? m_directSpray[dstGpu]
-                       : m_switchSpray;
+    Spray& spray = Direct(dstGpu) ? m_directSpray[dstGpu] : m_switchSpray;
     const uint32_t device = spray.sequence[spray.next];
     spray.next = (spray.next + 1) % spray.sequence.size();
     return device;
@@ -500,15 +503,13 @@ NvLinkGpu::Pump()
 const std::vector<uint32_t>&
 NvLinkGpu::GetStripeLinks(uint32_t dstGpu) const
 {
-    const bool direct = dstGpu < m_directSpray.size() && !m_directSpray[dstGpu].sequence.empty();
-    return direct ? m_directLinks[dstGpu] : m_planeLinks;
+    return Direct(dstGpu) ? m_directLinks[dstGpu] : m_planeLinks;
 }
 
 const std::vector<uint32_t>&
 NvLinkGpu::GetStripeDevices(uint32_t dstGpu) const
 {
-    const bool direct = dstGpu < m_directSpray.size() && !m_directSpray[dstGpu].sequence.empty();
-    return direct ? m_directDevices[dstGpu] : m_planeDevices;
+    return Direct(dstGpu) ? m_directDevices[dstGpu] : m_planeDevices;
 }
 
 bool

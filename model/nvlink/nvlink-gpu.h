@@ -201,6 +201,8 @@ class NvLinkGpu : public Object
                  uint16_t protocol,
                  const Address& from);
     uint32_t NextDataDevice(uint32_t dstGpu);
+    /// True when a direct bundle leads to \p dstGpu (its traffic skips the switches).
+    bool Direct(uint32_t dstGpu) const;
 
     uint32_t m_gpuId;
     uint32_t m_vc;

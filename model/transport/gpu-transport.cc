@@ -704,14 +704,14 @@ GpuTransport::ReserveEndpoint(uint32_t plane,
     // Sinks of a limited rate behind the wire: each starts on a message when its first
     // byte is in and the messages before it are taken.  The plane's EndpointRate is the
     // receiving GPU's; the channel rate that of the collective channel receiving it.
-    const Time now = firstByte;
-    auto take = [now, bytes](Time& free, uint64_t bps) {
+    const Time start = firstByte;
+    auto take = [start, bytes](Time& free, uint64_t bps) {
         // In double: bytes x 8e9 overflows 64 bits from 2 GiB up.
-        free = std::max(free, now) +
+        free = std::max(free, start) +
                NanoSeconds(static_cast<int64_t>(std::ceil(double(bytes) * 8e9 / double(bps))));
         return free;
     };
-    Time ready = now;
+    Time ready = start;
     const uint64_t bps = m_planes[plane]->GetEndpointRate().GetBitRate();
     if (bps > 0)
     {
@@ -744,7 +744,7 @@ GpuTransport::ReserveEndpoint(uint32_t plane,
         {
             take(free, channelRate_bit_per_s);
         }
-        free = std::max(free, now) + channelStep;
+        free = std::max(free, start) + channelStep;
         ready = std::max(ready, free);
     }
     return ready;

@@ -363,11 +363,22 @@ NvLinkTransportPlane::GetStripeLaneRate_gbyte_per_s(uint32_t srcRank,
         return 0;
     }
     // The lane's device at the sender; its bundle has the same links at the receiver.
-    const Ptr<NvLinkNetDevice> dev = m_ranks[srcRank].gpu->GetDevice(
-        m_ranks[srcRank].gpu->GetStripeDevices(m_ranks[dstRank].gpuId)[lane]);
+    const Ptr<NvLinkGpu> gpu = m_ranks[srcRank].gpu;
+    return DeviceLine_bps(gpu->GetDevice(gpu->GetStripeDevices(m_ranks[dstRank].gpuId)[lane])) *
+           PayloadShare() / 8e9;
+}
+
+double
+NvLinkTransportPlane::PayloadShare() const
+{
     const double payload = GetMaxPayloadBytes();
-    const double share = payload / (payload + GetPacketOverheadBytes());
-    return dev->GetDataRate().GetBitRate() * dev->GetEncodingEfficiency() * share / 8e9;
+    return payload / (payload + GetPacketOverheadBytes());
+}
+
+double
+NvLinkTransportPlane::DeviceLine_bps(Ptr<NvLinkNetDevice> device)
+{
+    return device->GetDataRate().GetBitRate() * device->GetEncodingEfficiency();
 }
 
 void
@@ -1105,23 +1116,21 @@ NvLinkTransportPlane::GetLineRate_gbyte_per_s(uint32_t rank) const
     {
         return 0;
     }
-    const double payload = GetMaxPayloadBytes();
-    const double share = payload / (payload + GetPacketOverheadBytes());
-    double bps = 0;
     if (const NvLinkFlowDomain* d = m_domains[e->domain].described)
     {
+        double bps = 0;
         for (uint32_t links : d->GetBundleLinks(e->gpuId))
         {
             bps += d->GetSignalling_bps(links) * d->encodingEfficiency;
         }
-        return bps * share / 8e9;
+        return bps * PayloadShare() / 8e9;
     }
+    double bps = 0;
     for (uint32_t i = 0; i < e->gpu->GetNDevices(); ++i)
     {
-        Ptr<NvLinkNetDevice> dev = e->gpu->GetDevice(i);
-        bps += dev->GetDataRate().GetBitRate() * dev->GetEncodingEfficiency();
+        bps += DeviceLine_bps(e->gpu->GetDevice(i));
     }
-    return bps * share / 8e9;
+    return bps * PayloadShare() / 8e9;
 }
 
 } // namespace ns3

@@ -238,6 +238,10 @@ class NvLinkTransportPlane : public TransportPlane, public InSwitchReductionPlan
     };
 
     const RankEntry* Entry(uint32_t rank) const;
+    /// Payload bytes of a wire byte: GetMaxPayloadBytes over it plus its packets' headers.
+    double PayloadShare() const;
+    /// Bits per second one device puts on the wire, one direction, after line coding.
+    static double DeviceLine_bps(Ptr<NvLinkNetDevice> device);
     void StartMulticastAllReduce(const std::vector<uint32_t>& ranks,
                                  uint64_t bytes,
                                  Callback<void, uint32_t> rankDone);
