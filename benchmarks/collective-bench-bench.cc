@@ -18,6 +18,7 @@
 #include "ns3/uinteger.h"
 
 #include <benchmark/benchmark.h>
+#include <string>
 
 using namespace ns3;
 
@@ -25,7 +26,7 @@ namespace
 {
 
 void
-BM_RingAllReduceDgxH100(benchmark::State& state)
+RunAllReduceDgxH100(benchmark::State& state, const std::string& algorithm)
 {
     const auto servers = static_cast<uint32_t>(state.range(0));
     const auto bytes = static_cast<uint64_t>(state.range(1)) << 20;
@@ -55,7 +56,7 @@ BM_RingAllReduceDgxH100(benchmark::State& state)
         Ptr<CollectiveEngine> engine =
             cluster.InstallCollectiveEngine(cluster.InstallTransport("world"));
         CollectiveBenchOptions o;
-        o.algorithm = "ring";
+        o.algorithm = algorithm;
         o.inPlace = "out"; // one collective timed, as before the in-place pass
         std::vector<uint32_t> ranks;
         for (uint32_t r = 0; r < cluster.GetNRanks(); ++r)
@@ -82,6 +83,20 @@ BM_RingAllReduceDgxH100(benchmark::State& state)
     meter.Report(state);
 }
 
+void
+BM_RingAllReduceDgxH100(benchmark::State& state)
+{
+    RunAllReduceDgxH100(state, "ring");
+}
+
+// The tensor-parallel allreduce of the GPT-3 replay (doc/performance.md, "longer cases"):
+// NVLS as NCCL runs it inside one server, its cost per allreduce in events.
+void
+BM_NvlsAllReduceDgxH100(benchmark::State& state)
+{
+    RunAllReduceDgxH100(state, "nvls");
+}
+
 } // namespace
 
 // Args: servers, MiB, NVLink granularity KiB (0: the device default; 16: a quarter of the
@@ -97,6 +112,14 @@ BENCHMARK(BM_RingAllReduceDgxH100)
     ->Args({8, 1024, 16})
     ->Args({64, 1024, 0})
     ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+
+// Args: servers, MiB, NVLink granularity KiB (as above).  48 MiB: the GPT-3 replay's TP
+// allreduce.
+BENCHMARK(BM_NvlsAllReduceDgxH100)
+    ->Args({1, 48, 0})
+    ->Args({1, 1024, 0})
+    ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
 BENCHMARK_MAIN();
