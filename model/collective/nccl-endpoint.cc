@@ -32,6 +32,20 @@ constexpr uint32_t kKinds = 7;
 // NCCL's MAXCHANNELS; its ring graph searches at most half of them (src/init.cc).
 constexpr uint32_t kNcclMaxChannels = 64;
 
+// src/graph/search.cc: the per-channel speeds (GB/s) its search tries inside one node,
+// fastest first, per compute capability (speedArrayIntra, sm90SpeedArrayIntra,
+// sm100SpeedArrayIntra), and NCCL_MAX_NVLS_ARITY (src/include/device.h).
+const std::vector<double>&
+IntraSpeeds(const std::string& generation)
+{
+    static const std::vector<double> sm80{40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+    static const std::vector<double> sm90{60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+    static const std::vector<double> sm100{90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
+    return generation == "a100" ? sm80 : generation == "b200" ? sm100 : sm90;
+}
+
+constexpr uint32_t kNcclMaxNvlsArity = 32;
+
 // NCCL_ALGO's element names (src/include/device.h ncclAlgoStr) and what the engine runs
 // for each: NVLSTree is nvlstree (NVLS reduce-scatter inside each NVLink domain, the
 // network across, NVLS all-gather); the engine's hierarchical allreduce (ring phases
@@ -658,6 +672,73 @@ NcclEndpoint::GetMaxChannels(uint32_t nodes, uint32_t ppn, double nvlink_gbyte_p
     return std::max(found, m_minChannels);
 }
 
+double
+NcclEndpoint::IntraRingGraph_gbyte_per_s(double nvlink_gbyte_per_s) const
+{
+    if (nvlink_gbyte_per_s <= 0)
+    {
+        return 0;
+    }
+    // Every ring enters and leaves each GPU once, so a GPU holds nvlink / speed rings; the
+    // search goes down its table from the fastest speed that fits while a speed is above
+    // 0.49 of the first found, and keeps the most rings x speed (at most MAXCHANNELS / 2).
+    double best = 0;
+    double first = 0;
+    for (double s : IntraSpeeds(m_generation))
+    {
+        if (s > nvlink_gbyte_per_s + 1e-9)
+        {
+            continue;
+        }
+        if (first > 0 && s / first <= 0.49)
+        {
+            break;
+        }
+        first = first > 0 ? first : s;
+        const uint32_t rings =
+            std::min<uint32_t>(uint32_t(nvlink_gbyte_per_s / s + 1e-9), kNcclMaxChannels / 2);
+        best = std::max(best, rings * s);
+    }
+    return best;
+}
+
+NcclEndpoint::NvlsGraph
+NcclEndpoint::IntraNvlsGraph(uint32_t gpus, double nvlink_gbyte_per_s) const
+{
+    NvlsGraph g;
+    if (gpus < 2 || nvlink_gbyte_per_s <= 0)
+    {
+        return g;
+    }
+    // search.cc: inside one node the NVLS graph has as many channels as heads, one per GPU
+    // (minChannels = maxChannels), so no faster speed with fewer channels is tried.  The
+    // search starts at the fastest speed x heads within the GPU's NVLink x gpus / (gpus - 1)
+    // ("algo other than RING ... increase the NVLink bw artificially") and tries each
+    // slower one until every GPU's links carry the heads' pulls, their own head's twice
+    // (ncclTopoSearchTryNvls).  Its second pass raises the network speed while it is below
+    // twice the NVLink one.
+    const std::vector<double>& speeds = IntraSpeeds(m_generation);
+    g.heads = std::min(gpus, kNcclMaxNvlsArity);
+    const double total = nvlink_gbyte_per_s * gpus / (gpus - 1.0);
+    size_t i = 0;
+    while (i + 1 < speeds.size() &&
+           (speeds[i] > nvlink_gbyte_per_s + 1e-9 || speeds[i] * g.heads > total + 1e-9))
+    {
+        ++i;
+    }
+    while (i + 1 < speeds.size() && (g.heads + 1) * speeds[i] > nvlink_gbyte_per_s + 1e-9)
+    {
+        ++i;
+    }
+    g.bwIntra_gbyte_per_s = speeds[i];
+    g.bwInter_gbyte_per_s = speeds[i];
+    while (i > 0 && g.bwInter_gbyte_per_s < 2 * g.bwIntra_gbyte_per_s)
+    {
+        g.bwInter_gbyte_per_s = speeds[--i];
+    }
+    return g;
+}
+
 uint32_t
 NcclEndpoint::GetMaxChannels(const NcclTuneInput& in) const
 {
@@ -1080,27 +1161,48 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
     switch (algorithm)
     {
     case Algo::Ring:
-        bw = RingRate_gbyte_per_s(in);
+        // Inside one node the tuner weighs its ring graph (rings x speed), which the
+        // simulated channels do not share: they move what the GPU's NVLink carries.
+        bw = nodes == 1 && in.intra_gbyte_per_s > 0 ? IntraRingGraph_gbyte_per_s(intra)
+                                                    : RingRate_gbyte_per_s(in);
         channelCap = p->GetRingChannelBandwidth_gbyte_per_s();
         break;
     case Algo::Tree:
-        bw = nodes == 1 ? intra : std::min(intra, inter);
+        bw = nodes == 1 ? (in.intra_gbyte_per_s > 0 ? IntraRingGraph_gbyte_per_s(intra) : intra)
+                        : std::min(intra, inter);
         channelCap = p->GetTreeChannelBandwidth_gbyte_per_s(nodes);
         break;
-    case Algo::Nvls: {
-        // NCCL: per-channel NVLink rate x nvlsEfficiency x (nCh - 1) / nCh, x 2 for
-        // allreduce (reduce-scatter and all-gather pipelined), summed over channels.
-        const double c = GetNvlsChannels(nodes);
-        bw = intra * m_nvlsEfficiency * (c - 1) / c *
-             (in.kind == CollectiveKind::AllReduce ? 2.0 : (ppn - 1.0) / ppn);
-        if (nodes > 1)
+    case Algo::Nvls:
+        if (nodes == 1 && in.intra_gbyte_per_s > 0)
         {
-            // Across nodes (NVLS with CollNet) the heads' NICs bound it too: bwInter per
-            // channel, one channel per head.
-            bw = std::min(bw, inter * ppn);
+            // tuning.cc over the NVLS graph: per channel bwIntra x nvlsEfficiency x (nCh -
+            // 1) / nCh, x 2 for allreduce (its reduce-scatter and all-gather pipelined) or x
+            // (ppn - 1) / ppn, within the graph's network speed, summed over the channels.
+            const NvlsGraph g = IntraNvlsGraph(ppn, intra);
+            if (g.heads < 2)
+            {
+                return 0;
+            }
+            const double perChannel =
+                g.bwIntra_gbyte_per_s * m_nvlsEfficiency * (g.heads - 1.0) / g.heads *
+                (in.kind == CollectiveKind::AllReduce ? 2.0 : (ppn - 1.0) / ppn);
+            bw = g.heads * std::min(perChannel, g.bwInter_gbyte_per_s);
+            break;
         }
-        break;
-    }
+        {
+            // Across nodes (and where the plane tells no rate): the NVLink rate x
+            // nvlsEfficiency x (nCh - 1) / nCh over the NVLS channels, x 2 for allreduce.
+            const double c = GetNvlsChannels(nodes);
+            bw = intra * m_nvlsEfficiency * (c - 1) / c *
+                 (in.kind == CollectiveKind::AllReduce ? 2.0 : (ppn - 1.0) / ppn);
+            if (nodes > 1)
+            {
+                // Across nodes (NVLS with CollNet) the heads' NICs bound it too: bwInter per
+                // channel, one channel per head.
+                bw = std::min(bw, inter * ppn);
+            }
+            break;
+        }
     case Algo::NvlsTree: {
         // NCCL's NVLS graph has one channel per head, a GPU and its NIC (search.cc: at most
         // the GPUs of a node), so per node: the NVLS rate x nvlsEfficiency x (heads - 1) /

@@ -188,6 +188,23 @@ class NcclEndpoint : public Object
     uint32_t SimulatedChannels(CollectiveAlgorithm algorithm,
                                uint32_t channels,
                                uint32_t ranksPerDomain) const;
+    /// NCCL's ring (and tree) graph inside one node over GPUs of \p nvlink_gbyte_per_s each
+    /// (src/graph/search.cc): the rings x speed of the best search, the bandwidth its tuner
+    /// weighs (H100 370.8 -> 6 rings at 60 = 360 GB/s).  0 when the rate is unknown.
+    double IntraRingGraph_gbyte_per_s(double nvlink_gbyte_per_s) const;
+
+    /// NCCL's NVLS graph inside one node of \p gpus GPUs (src/graph/search.cc): one channel
+    /// per head, every GPU a head up to NCCL_MAX_NVLS_ARITY; its per-channel speed the
+    /// fastest at which each GPU's NVLink carries every head's traffic and its own twice
+    /// ((heads + 1) x speed); its network speed raised to twice that or the table's top.
+    struct NvlsGraph
+    {
+        uint32_t heads{0};
+        double bwIntra_gbyte_per_s{0};
+        double bwInter_gbyte_per_s{0};
+    };
+
+    NvlsGraph IntraNvlsGraph(uint32_t gpus, double nvlink_gbyte_per_s) const;
     /// Per-rank GB/s of a ring over \p in's group: its NVLink rate inside one domain; across
     /// domains also the HCAs it crosses on (one per channel with multi-rail rings).
     double RingRate_gbyte_per_s(const NcclTuneInput& in) const;
