@@ -23,10 +23,13 @@
 #include "ns3/uinteger.h"
 
 #include <array>
+#include <cstdio>
 #include <gtest/gtest.h>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <numeric>
+#include <sstream>
 
 using namespace ns3;
 
@@ -887,30 +890,29 @@ TEST_F(NcclEndpointTest, TunerWeighsNvlsForAllGatherAndReduceScatterInsideANode)
 // one its predicted time divides the bytes by) per collective, algorithm and protocol.  These
 // are the tables it printed for 2, 4 and 6 H100 SXM of one NVSwitch node, published with
 // nccl-tests logs at github.com/waynehacking8/nccl-collectives-bench
-// results/scaling_attributed/g{2,4,6}_auto.log @ ec97f06204de7297d1b682a4c60f0924602c677d.
-// The model's tuner over the GPU's 18 x 20.6 = 370.8 GB/s NVLink (NCCL's topology figure)
-// gives every entry NCCL gives a bandwidth to, within the print's rounding (0.05 + 1e-9):
-// its ring and tree graph (6 rings at 60 GB/s = 360) and its NVLS graph (a head per GPU at
-// 60, 60 and 50 GB/s, network speed 60) as NCCL's search finds them.
-TEST_F(NcclEndpointTest, TunerReproducesNcclsPrintedTableOnOneH100Node)
+// results/scaling_attributed/g{2,4,6}_auto.log @ ec97f06204de7297d1b682a4c60f0924602c677d:
+// every entry NCCL gives a bandwidth to but the two-GPU tree (8.0 / 61.1, 16.5 / 180.6, 16.4
+// / 232.2): NCCL's search gives that chain a faster graph than its ring (12 x 38.7 GB/s binds,
+// so above 504.8 GB/s), where the model weighs the ring graph's 360 (43.6, 128.8, 165.6).  The
+// ring beats NCCL's own tree figures at every size (LL: 7.8 us and 141 GB/s against 8.0 and
+// 61.1), so no choice depends on it.
+struct PrintedTunerEntry
 {
-    Ptr<NcclEndpoint> e = H100Endpoint();
-    ASSERT_TRUE(e);
+    uint32_t gpus;
+    CollectiveKind kind;
+    CollectiveAlgorithm algorithm;
+    NcclProtocolId protocol;
+    double latency_us;
+    double bandwidth_gbyte_per_s;
+};
+
+std::vector<PrintedTunerEntry>
+NcclPrintedH100Tables()
+{
     using A = CollectiveAlgorithm;
     using P = NcclProtocolId;
     using K = CollectiveKind;
-
-    struct Entry
-    {
-        uint32_t gpus;
-        K kind;
-        A algorithm;
-        P protocol;
-        double latency_us;
-        double bandwidth_gbyte_per_s;
-    };
-
-    std::vector<Entry> printed;
+    std::vector<PrintedTunerEntry> printed;
     // Ring LL / LL128 / Simple rows, as printed: {lat, bw} x 3.
     auto ring = [&printed](uint32_t g, K k, std::array<double, 6> v) {
         printed.push_back({g, k, A::Ring, P::Ll, v[0], v[1]});
@@ -935,11 +937,6 @@ TEST_F(NcclEndpointTest, TunerReproducesNcclsPrintedTableOnOneH100Node)
     ring(2, K::AllGather, {7.2, 282.0, 15.9, 662.4, 11.8, 720.0});
     ring(2, K::ReduceScatter, {7.2, 282.0, 15.9, 662.4, 11.8, 720.0});
     ring(2, K::AllReduce, {7.8, 141.0, 17.8, 331.2, 15.2, 360.0});
-    // Not the two-GPU tree (8.0 / 61.1, 16.5 / 180.6, 16.4 / 232.2): NCCL's search gives that
-    // chain a faster graph than its ring (12 x 38.7 GB/s binds, so above 504.8 GB/s), where
-    // the model weighs the ring graph's 360 (43.6, 128.8, 165.6).  The ring beats NCCL's own
-    // tree figures at every size (LL: 7.8 us and 141 GB/s against 8.0 and 61.1), so no choice
-    // depends on it.
     nvls(2, 25.5, 102.0);
     ring(4, K::AllGather, {8.4, 188.0, 19.7, 441.6, 18.6, 480.0});
     ring(4, K::ReduceScatter, {8.4, 188.0, 19.7, 441.6, 18.6, 480.0});
@@ -951,7 +948,25 @@ TEST_F(NcclEndpointTest, TunerReproducesNcclsPrintedTableOnOneH100Node)
     ring(6, K::AllReduce, {12.6, 84.6, 33.0, 198.7, 42.4, 216.0});
     tree(6, {12.8, 43.6, 26.5, 128.8, 48.4, 165.6});
     nvls(6, 177.1, 216.0);
-    for (const Entry& x : printed)
+    return printed;
+}
+
+std::string
+Describe(const PrintedTunerEntry& x)
+{
+    return std::to_string(x.gpus) + " GPUs " + CollectiveKindName(x.kind) + " " +
+           CollectiveAlgorithmName(x.algorithm) + " " + NcclProtocolName(x.protocol);
+}
+
+// The model's tuner over the GPU's 18 x 20.6 = 370.8 GB/s NVLink (NCCL's topology figure)
+// gives each printed entry within the print's rounding (0.05 + 1e-9): NCCL's ring and tree
+// graph (6 rings at 60 GB/s = 360) and its NVLS graph (a head per GPU at 60, 60 and 50 GB/s,
+// network speed 60) as its search finds them.
+TEST_F(NcclEndpointTest, TunerReproducesNcclsPrintedTableOnOneH100Node)
+{
+    Ptr<NcclEndpoint> e = H100Endpoint();
+    ASSERT_TRUE(e);
+    for (const PrintedTunerEntry& x : NcclPrintedH100Tables())
     {
         NcclTuneInput in;
         in.kind = x.kind;
@@ -961,12 +976,114 @@ TEST_F(NcclEndpointTest, TunerReproducesNcclsPrintedTableOnOneH100Node)
         in.intra_gbyte_per_s = 370.8;
         const double latency = e->PredictLatency_us(in, x.algorithm, x.protocol);
         const double time = e->PredictTime_us(in, x.algorithm, x.protocol);
-        const double bandwidth = in.bytes / (1e3 * (time - latency));
-        const std::string what = std::to_string(x.gpus) + " GPUs " + CollectiveKindName(x.kind) +
-                                 " " + CollectiveAlgorithmName(x.algorithm) + " " +
-                                 NcclProtocolName(x.protocol);
-        EXPECT_NEAR(latency, x.latency_us, 0.05 + 1e-9) << what;
-        EXPECT_NEAR(bandwidth, x.bandwidth_gbyte_per_s, 0.05 + 1e-9) << what;
+        EXPECT_NEAR(latency, x.latency_us, 0.05 + 1e-9) << Describe(x);
+        EXPECT_NEAR(in.bytes / (1e3 * (time - latency)), x.bandwidth_gbyte_per_s, 0.05 + 1e-9)
+            << Describe(x);
+        EXPECT_NEAR(e->PredictAlgorithmBandwidth_gbyte_per_s(in, x.algorithm, x.protocol),
+                    x.bandwidth_gbyte_per_s,
+                    0.05 + 1e-9)
+            << Describe(x);
+    }
+}
+
+// The same from a built dgx-h100: the engine's candidates and the NVLink plane's rates, as
+// collective-bench --tunerTable prints them in NCCL's layout (parsed back here); the table
+// has NCCL's five functions and seven algorithms.
+TEST_F(NcclEndpointTest, TunerTableOfABuiltNodeIsNcclsPrintedOne)
+{
+    Fabric f(1);
+    const std::vector<PrintedTunerEntry> printed = NcclPrintedH100Tables();
+    for (uint32_t gpus : {2u, 4u, 6u})
+    {
+        const std::string table = f.engine->FormatTunerTable(Gpus(gpus), "# ");
+        // (function, algorithm, protocol) -> "lat/bw" cell text, from the table's blocks.
+        std::map<std::string, std::pair<double, double>> cells;
+        std::vector<std::string> algorithms;
+        std::istringstream lines(table);
+        std::string line;
+        uint32_t functionLines = 0;
+        while (std::getline(lines, line))
+        {
+            ASSERT_EQ(line.rfind("# ", 0), 0u) << line;
+            std::vector<std::string> fields;
+            std::istringstream cols(line.substr(2));
+            std::string field;
+            while (std::getline(cols, field, '|'))
+            {
+                fields.push_back(field);
+            }
+            auto trim = [](std::string t) {
+                t.erase(0, t.find_first_not_of(' '));
+                t.erase(t.find_last_not_of(' ') + 1);
+                return t;
+            };
+            const std::string head = trim(fields.front());
+            if (head == "Algorithm")
+            {
+                algorithms.clear();
+                for (std::size_t i = 1; i < fields.size(); ++i)
+                {
+                    if (!trim(fields[i]).empty())
+                    {
+                        algorithms.push_back(trim(fields[i]));
+                    }
+                }
+                continue;
+            }
+            if (head == "Protocol")
+            {
+                continue;
+            }
+            ++functionLines;
+            ASSERT_EQ(fields.size(), 1 + 3 * algorithms.size()) << line;
+            const char* protocols[] = {"LL", "LL128", "Simple"};
+            for (std::size_t i = 1; i < fields.size(); ++i)
+            {
+                double latency = 0;
+                double bandwidth = 0;
+                ASSERT_EQ(std::sscanf(fields[i].c_str(), "%lf/%lf", &latency, &bandwidth), 2)
+                    << line;
+                cells[head + " " + algorithms[(i - 1) / 3] + " " + protocols[(i - 1) % 3]] = {
+                    latency,
+                    bandwidth};
+            }
+        }
+        EXPECT_EQ(functionLines, 5u * 3); // three blocks: 3 + 3 + 1 algorithms
+        EXPECT_EQ(cells.size(), 5u * 7 * 3);
+        const std::map<CollectiveKind, std::string> functions = {
+            {CollectiveKind::Broadcast, "Broadcast"},
+            {CollectiveKind::Reduce, "Reduce"},
+            {CollectiveKind::AllGather, "AllGather"},
+            {CollectiveKind::ReduceScatter, "ReduceScatter"},
+            {CollectiveKind::AllReduce, "AllReduce"}};
+        const std::map<CollectiveAlgorithm, std::string> algorithmNames = {
+            {CollectiveAlgorithm::Ring, "Ring"},
+            {CollectiveAlgorithm::Tree, "Tree"},
+            {CollectiveAlgorithm::Nvls, "NVLS"}};
+        const std::map<NcclProtocolId, std::string> protocolNames = {
+            {NcclProtocolId::Ll, "LL"},
+            {NcclProtocolId::Ll128, "LL128"},
+            {NcclProtocolId::Simple, "Simple"}};
+        uint32_t compared = 0;
+        for (const PrintedTunerEntry& x : printed)
+        {
+            if (x.gpus != gpus)
+            {
+                continue;
+            }
+            const std::string key = functions.at(x.kind) + " " + algorithmNames.at(x.algorithm) +
+                                    " " + protocolNames.at(x.protocol);
+            ASSERT_EQ(cells.count(key), 1u) << key;
+            EXPECT_NEAR(cells[key].first, x.latency_us, 0.05 + 1e-9) << Describe(x);
+            EXPECT_NEAR(cells[key].second, x.bandwidth_gbyte_per_s, 0.05 + 1e-9) << Describe(x);
+            ++compared;
+        }
+        EXPECT_EQ(compared, gpus == 2 ? 18u : 21u); // ring x 5 functions, NVLS x 3, tree
+        // What NCCL gives no bandwidth: a tree or NVLS broadcast, a tree allgather.
+        EXPECT_EQ(cells["Broadcast Tree Simple"].second, 0.0);
+        EXPECT_EQ(cells["Reduce NVLS Simple"].second, 0.0);
+        EXPECT_EQ(cells["AllGather Tree LL"].second, 0.0);
+        EXPECT_EQ(cells["AllReduce NVLS LL"].second, 0.0);
     }
 }
 

@@ -84,6 +84,10 @@ CollectiveBenchOptions::AddCommandLineArguments(CommandLine& cmd)
     cmd.AddValue("gpusPerThread",
                  "GPUs one host thread drives, issuing their launches in turn (nccl-tests -g)",
                  gpusPerThread);
+    cmd.AddValue("tunerTable",
+                 "print the tuner's latency/bandwidth table for the group first, in NCCL's "
+                 "layout (NCCL_DEBUG=INFO)",
+                 tunerTable);
     cmd.AddValue("iters",
                  "iterations of the timing loop each row stands for (nccl-tests -n)",
                  iters);
@@ -679,8 +683,15 @@ CollectiveBenchMain(const ClusterConfig& config,
             << "# minBytes " << sizes.front() << " maxBytes " << sizes.back()
             << " step: " << o.stepFactor << "(factor) warmup iters: 0 iters: " << o.iters
             << " (one simulated) gpus per thread: " << o.gpusPerThread
-            << " validation: 0 in-place: " << o.inPlace << "\n"
-            << CollectiveBenchHeader();
+            << " validation: 0 in-place: " << o.inPlace << "\n";
+        if (o.tunerTable)
+        {
+            const std::string table = engine->FormatTunerTable(ranks, "# ");
+            out << (table.empty() ? "# tuner: none (the ideal endpoint: the links alone)\n"
+                                  : "# tuner (latency us / bandwidth GB/s):\n" + table)
+                << "#\n";
+        }
+        out << CollectiveBenchHeader();
         out.flush();
 
         Ptr<ProgressReporter> progress = CreateObject<ProgressReporter>();

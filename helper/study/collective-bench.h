@@ -51,10 +51,13 @@ struct CollectiveBenchOptions
     /// simulated; the loop's time per iteration follows from it and the host's launches
     /// (NcclEndpoint::LoopIterationTime).
     uint32_t iters{20};
+    /// Print the endpoint's tuner table for the group before the rows, in NCCL's layout
+    /// (what NCCL_DEBUG=INFO prints at init): CollectiveEngine::FormatTunerTable.
+    bool tunerTable{false};
 
     /// Registers --collective, --algorithm, --ranks, --minBytes, --maxBytes, --stepFactor,
     /// --root, --db, --label, --seed, --describe, --nvlinkGranularity, --ibCrcs, --inPlace,
-    /// --gpusPerThread, --iters.
+    /// --gpusPerThread, --iters, --tunerTable.
     /// This object must outlive cmd.Parse().
     void AddCommandLineArguments(CommandLine& cmd);
 };

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -106,7 +107,8 @@ CollectiveEngine::GetTypeId()
                           MakeUintegerAccessor(&CollectiveEngine::m_pipelineSlots),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("NvlsMinRanks",
-                          "auto picks NVLS only from this many ranks in one NVLink domain",
+                          "without an endpoint, auto picks NVLS only from this many ranks in "
+                          "one NVLink domain (with one NCCL's tuner weighs it from 2)",
                           UintegerValue(5),
                           MakeUintegerAccessor(&CollectiveEngine::m_nvlsMinRanks),
                           MakeUintegerChecker<uint32_t>(2))
@@ -478,6 +480,226 @@ CollectiveEngine::Validate(const CollectiveCall& call) const
     }
 }
 
+std::vector<CollectiveAlgorithm>
+CollectiveEngine::TunerCandidates(const CollectiveCall& call,
+                                  const std::vector<std::vector<uint32_t>>& domains,
+                                  int32_t* nvlsPlane,
+                                  std::string* why) const
+{
+    // NCCL's tuner: every algorithm the fabric can run for the call (or the one asked for).
+    // NVLS from two ranks of a domain whose switches reduce (its graph needs two heads).
+    const uint32_t p = call.ranks.size();
+    const uint32_t nvlsMinRanks = 2;
+    std::vector<CollectiveAlgorithm> runnable;
+    if (call.algorithm != Algo::Auto)
+    {
+        runnable.push_back(call.algorithm);
+    }
+    else if (call.kind == CollectiveKind::AllReduce)
+    {
+        runnable = {Algo::Ring, Algo::Tree};
+        if (domains.size() <= 1 && p >= nvlsMinRanks)
+        {
+            *nvlsPlane = FindInSwitchPlane(call.ranks);
+        }
+        if (*nvlsPlane >= 0)
+        {
+            runnable.push_back(Algo::Nvls);
+        }
+        else
+        {
+            *why += "; NVLS needs in-switch reduction (NVSwitch gen3+) over all ranks, in one "
+                    "NVLink domain of at least " +
+                    std::to_string(nvlsMinRanks) + " ranks";
+        }
+        // NVLSTree only where every domain's switches reduce.  Without NVLS NCCL has no
+        // multi-level allreduce but CollNet: its tuner weighs ring and tree alone
+        // (tuning.cc disables NVLS and NVLSTree when nvlsSupport is 0), so the engine's
+        // hierarchical allreduce runs only when asked for by name.
+        const std::string nvlsTree = m_endpoint->GetNvlsEnable() == 0
+                                         ? std::string("is off (NCCL_NVLS_ENABLE=0)")
+                                         : NvlsTreeRefusal(call, domains);
+        if (nvlsTree.empty())
+        {
+            runnable.push_back(Algo::NvlsTree);
+        }
+        else
+        {
+            *why += "; NVLSTree " + nvlsTree;
+        }
+        // CollNet only where NCCL_COLLNET_ENABLE=1 and the network's switches reduce; with
+        // NVLS in every domain NCCL then also runs NVLS across nodes (tuning.cc disables
+        // NVLS on several nodes only without CollNet).
+        if (m_endpoint->GetCollNetEnable())
+        {
+            const std::string collNet = CollNetRefusal(call, domains);
+            if (collNet.empty())
+            {
+                runnable.push_back(Algo::CollNetDirect);
+                runnable.push_back(Algo::CollNetChain);
+                if (nvlsTree.empty())
+                {
+                    runnable.push_back(Algo::Nvls);
+                }
+            }
+            else
+            {
+                *why += "; CollNet " + collNet;
+            }
+        }
+    }
+    else if ((call.kind == CollectiveKind::AllGather ||
+              call.kind == CollectiveKind::ReduceScatter) &&
+             p >= 2 && domains.size() == p)
+    {
+        // NCCL 2.23+ considers PAT at one GPU per node (ncclPatEnable: nNodes == nRanks).
+        runnable = {Algo::Ring, Algo::Pat};
+    }
+    else if ((call.kind == CollectiveKind::AllGather ||
+              call.kind == CollectiveKind::ReduceScatter) &&
+             domains.size() <= 1)
+    {
+        // Inside one node NCCL also weighs NVLS, the switch's multicast (allgather) and
+        // reduction (reducescatter), up to NCCL_MAX_NVLS_ARITY = 32 local ranks
+        // (src/enqueue.cc updateCollCostTable; src/graph/tuning.cc, its bandwidth times
+        // (ppn - 1) / ppn).  Across nodes it needs CollNet, which these do not model.
+        runnable = {Algo::Ring};
+        if (p >= nvlsMinRanks && p <= 32)
+        {
+            *nvlsPlane = FindInSwitchPlane(call.ranks);
+        }
+        if (*nvlsPlane >= 0)
+        {
+            runnable.push_back(Algo::Nvls);
+        }
+        else
+        {
+            *why += p > 32 ? "; NVLS runs an allgather or reducescatter of at most 32 ranks "
+                             "(NCCL_MAX_NVLS_ARITY)"
+                           : "; NVLS needs in-switch reduction (NVSwitch gen3+) over all "
+                             "ranks, in one NVLink domain of at least " +
+                                 std::to_string(nvlsMinRanks) + " ranks";
+        }
+    }
+    else if (call.kind == CollectiveKind::AllToAll || call.kind == CollectiveKind::SendRecv)
+    {
+        runnable.push_back(Algo::Direct);
+    }
+    else
+    {
+        runnable.push_back(Algo::Ring);
+    }
+    return runnable;
+}
+
+std::string
+CollectiveEngine::FormatTunerTable(const std::vector<uint32_t>& ranks,
+                                   const std::string& prefix) const
+{
+    NS_LOG_FUNCTION(this << ranks.size());
+    if (!m_endpoint || ranks.size() < 2)
+    {
+        return "";
+    }
+    // NCCL's order of functions, algorithms (three a block) and protocols.
+    const std::vector<std::pair<CollectiveKind, const char*>> functions = {
+        {CollectiveKind::Broadcast, "Broadcast"},
+        {CollectiveKind::Reduce, "Reduce"},
+        {CollectiveKind::AllGather, "AllGather"},
+        {CollectiveKind::ReduceScatter, "ReduceScatter"},
+        {CollectiveKind::AllReduce, "AllReduce"}};
+    const std::vector<std::pair<Algo, const char*>> algorithms = {
+        {Algo::Tree, "Tree"},
+        {Algo::Ring, "Ring"},
+        {Algo::CollNetDirect, "CollNetDirect"},
+        {Algo::CollNetChain, "CollNetChain"},
+        {Algo::Nvls, "NVLS"},
+        {Algo::NvlsTree, "NVLSTree"},
+        {Algo::Pat, "PAT"}};
+    const std::vector<std::pair<NcclProtocolId, const char*>> protocols = {
+        {NcclProtocolId::Ll, "LL"},
+        {NcclProtocolId::Ll128, "LL128"},
+        {NcclProtocolId::Simple, "Simple"}};
+
+    // The bandwidth of each entry is the one the tuner divides a call's bytes by; the size
+    // given only has to be large (no tree correction from 2^29 B).
+    struct Cells
+    {
+        std::vector<Algo> runnable;
+        NcclTuneInput input;
+    };
+
+    std::vector<Cells> cells;
+    for (const auto& [kind, name] : functions)
+    {
+        CollectiveCall call;
+        call.kind = kind;
+        call.ranks = ranks;
+        call.bytes = uint64_t{1} << 30;
+        call.root = ranks.front();
+        const auto domains = Domains(call);
+        int32_t nvlsPlane = -1;
+        std::string why;
+        Cells c;
+        c.runnable = TunerCandidates(call, domains, &nvlsPlane, &why);
+        c.input = TuneInput(call, domains, c.runnable);
+        cells.push_back(c);
+    }
+    std::ostringstream out;
+    char buf[64];
+    for (std::size_t block = 0; block < algorithms.size(); block += 3)
+    {
+        const std::size_t end = std::min(block + 3, algorithms.size());
+        out << prefix << "  Algorithm   |";
+        for (std::size_t a = block; a < end; ++a)
+        {
+            std::snprintf(buf, sizeof(buf), " %48s |", algorithms[a].second);
+            out << buf;
+        }
+        out << "\n" << prefix << "  Protocol    |";
+        for (std::size_t a = block; a < end; ++a)
+        {
+            for (const auto& protocol : protocols)
+            {
+                std::snprintf(buf, sizeof(buf), " %14s |", protocol.second);
+                out << buf;
+            }
+        }
+        out << "\n";
+        for (std::size_t f = 0; f < functions.size(); ++f)
+        {
+            std::snprintf(buf, sizeof(buf), "%13s |", functions[f].second);
+            out << prefix << buf;
+            for (std::size_t a = block; a < end; ++a)
+            {
+                const Algo algo = algorithms[a].first;
+                const bool runs =
+                    std::find(cells[f].runnable.begin(), cells[f].runnable.end(), algo) !=
+                    cells[f].runnable.end();
+                for (const auto& [p, protocolName] : protocols)
+                {
+                    double latency = 0;
+                    double bandwidth = 0;
+                    if (runs && m_endpoint->ProtocolEnabled(functions[f].first, p))
+                    {
+                        bandwidth =
+                            m_endpoint->PredictAlgorithmBandwidth_gbyte_per_s(cells[f].input,
+                                                                              algo,
+                                                                              p);
+                        latency = bandwidth > 0
+                                      ? m_endpoint->PredictLatency_us(cells[f].input, algo, p)
+                                      : 0;
+                    }
+                    std::snprintf(buf, sizeof(buf), "%8.1f/%6.1f |", latency, bandwidth);
+                    out << buf;
+                }
+            }
+            out << "\n";
+        }
+    }
+    return out.str();
+}
+
 CollectiveResolution
 CollectiveEngine::Resolve(const CollectiveCall& call) const
 {
@@ -581,107 +803,10 @@ CollectiveEngine::Resolve(const CollectiveCall& call) const
     if (m_endpoint)
     {
         // NCCL's tuner: every algorithm the fabric can run, each protocol, the fastest.
-        std::vector<CollectiveAlgorithm> runnable;
         std::string why;
         int32_t nvlsPlane = how.inSwitchPlane;
-        if (call.algorithm != Algo::Auto)
-        {
-            runnable.push_back(call.algorithm);
-        }
-        else if (call.kind == CollectiveKind::AllReduce)
-        {
-            runnable = {Algo::Ring, Algo::Tree};
-            if (domains.size() <= 1 && p >= m_nvlsMinRanks)
-            {
-                nvlsPlane = FindInSwitchPlane(call.ranks);
-            }
-            if (nvlsPlane >= 0)
-            {
-                runnable.push_back(Algo::Nvls);
-            }
-            else
-            {
-                why += "; NVLS needs in-switch reduction (NVSwitch gen3+) over all ranks, in one "
-                       "NVLink domain of at least " +
-                       std::to_string(m_nvlsMinRanks) + " ranks";
-            }
-            // NVLSTree only where every domain's switches reduce.  Without NVLS NCCL has no
-            // multi-level allreduce but CollNet: its tuner weighs ring and tree alone
-            // (tuning.cc disables NVLS and NVLSTree when nvlsSupport is 0), so the engine's
-            // hierarchical allreduce runs only when asked for by name.
-            const std::string nvlsTree = m_endpoint->GetNvlsEnable() == 0
-                                             ? std::string("is off (NCCL_NVLS_ENABLE=0)")
-                                             : NvlsTreeRefusal(call, domains);
-            if (nvlsTree.empty())
-            {
-                runnable.push_back(Algo::NvlsTree);
-            }
-            else
-            {
-                why += "; NVLSTree " + nvlsTree;
-            }
-            // CollNet only where NCCL_COLLNET_ENABLE=1 and the network's switches reduce; with
-            // NVLS in every domain NCCL then also runs NVLS across nodes (tuning.cc disables
-            // NVLS on several nodes only without CollNet).
-            if (m_endpoint->GetCollNetEnable())
-            {
-                const std::string collNet = CollNetRefusal(call, domains);
-                if (collNet.empty())
-                {
-                    runnable.push_back(Algo::CollNetDirect);
-                    runnable.push_back(Algo::CollNetChain);
-                    if (nvlsTree.empty())
-                    {
-                        runnable.push_back(Algo::Nvls);
-                    }
-                }
-                else
-                {
-                    why += "; CollNet " + collNet;
-                }
-            }
-        }
-        else if ((call.kind == CollectiveKind::AllGather ||
-                  call.kind == CollectiveKind::ReduceScatter) &&
-                 p >= 2 && domains.size() == p)
-        {
-            // NCCL 2.23+ considers PAT at one GPU per node (ncclPatEnable: nNodes == nRanks).
-            runnable = {Algo::Ring, Algo::Pat};
-        }
-        else if ((call.kind == CollectiveKind::AllGather ||
-                  call.kind == CollectiveKind::ReduceScatter) &&
-                 domains.size() <= 1)
-        {
-            // Inside one node NCCL also weighs NVLS, the switch's multicast (allgather) and
-            // reduction (reducescatter), up to NCCL_MAX_NVLS_ARITY = 32 local ranks
-            // (src/enqueue.cc updateCollCostTable; src/graph/tuning.cc, its bandwidth times
-            // (ppn - 1) / ppn).  Across nodes it needs CollNet, which these do not model.
-            runnable = {Algo::Ring};
-            if (p >= m_nvlsMinRanks && p <= 32)
-            {
-                nvlsPlane = FindInSwitchPlane(call.ranks);
-            }
-            if (nvlsPlane >= 0)
-            {
-                runnable.push_back(Algo::Nvls);
-            }
-            else
-            {
-                why += p > 32 ? "; NVLS runs an allgather or reducescatter of at most 32 ranks "
-                                "(NCCL_MAX_NVLS_ARITY)"
-                              : "; NVLS needs in-switch reduction (NVSwitch gen3+) over all "
-                                "ranks, in one NVLink domain of at least " +
-                                    std::to_string(m_nvlsMinRanks) + " ranks";
-            }
-        }
-        else if (call.kind == CollectiveKind::AllToAll || call.kind == CollectiveKind::SendRecv)
-        {
-            runnable.push_back(Algo::Direct);
-        }
-        else
-        {
-            runnable.push_back(Algo::Ring);
-        }
+        const std::vector<CollectiveAlgorithm> runnable =
+            TunerCandidates(call, domains, &nvlsPlane, &why);
         if ((call.algorithm == Algo::Nvls || call.algorithm == Algo::NvlsTree) &&
             m_endpoint->GetNvlsEnable() == 0)
         {

@@ -159,6 +159,14 @@ class CollectiveEngine : public Object
     CollectiveResolution Resolve(const CollectiveCall& call) const;
     /// Name of the algorithm Resolve picks; throws CollectiveError if invalid.
     std::string ResolveAlgorithm(const CollectiveSpec& spec) const;
+    /**
+     * The endpoint's tuner table for the group \p ranks in the layout NCCL prints it
+     * (NCCL_DEBUG=INFO): latency (us) / bandwidth (GB/s) per collective, algorithm and
+     * protocol, 0.0 / 0.0 where the fabric cannot run the algorithm or the tuner gives it
+     * no bandwidth; each line begins with \p prefix.  Empty without an endpoint.
+     */
+    std::string FormatTunerTable(const std::vector<uint32_t>& ranks,
+                                 const std::string& prefix = "") const;
     /// The schedule a call would run (not for nvls); throws CollectiveError if invalid.
     CollectiveSchedule BuildSchedule(const CollectiveCall& call) const;
     CollectiveSchedule BuildSchedule(const CollectiveSpec& spec) const;
@@ -237,6 +245,14 @@ class CollectiveEngine : public Object
     CollectiveSchedule::PairRelay PxnRelay(const CollectiveCall& call) const;
     CollectiveSchedule Build(const CollectiveCall& call, const CollectiveResolution& how) const;
     /// The tuner's view of \p call: ranks, domains, the fabric's per-rank rates.
+    /// The algorithms the tuner weighs for \p call (the one asked for, or every one the
+    /// fabric can run); an NVLS plane found is put in \p nvlsPlane, reasons for the ones
+    /// left out appended to \p why.  Needs the endpoint.
+    std::vector<CollectiveAlgorithm> TunerCandidates(
+        const CollectiveCall& call,
+        const std::vector<std::vector<uint32_t>>& domains,
+        int32_t* nvlsPlane,
+        std::string* why) const;
     NcclTuneInput TuneInput(const CollectiveCall& call,
                             const std::vector<std::vector<uint32_t>>& domains,
                             const std::vector<CollectiveAlgorithm>& runnable) const;

@@ -1270,14 +1270,14 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
 }
 
 double
-NcclEndpoint::PredictTime_us(const NcclTuneInput& in,
-                             CollectiveAlgorithm algorithm,
-                             NcclProtocolId protocol) const
+NcclEndpoint::PredictAlgorithmBandwidth_gbyte_per_s(const NcclTuneInput& in,
+                                                    CollectiveAlgorithm algorithm,
+                                                    NcclProtocolId protocol) const
 {
     const double busbw = PredictBusBandwidth_gbyte_per_s(in, algorithm, protocol);
     if (busbw <= 0)
     {
-        return -1;
+        return 0;
     }
     const uint32_t n = std::max<uint32_t>(in.ranks, 1);
     // Bus to algorithm bandwidth (tuning.cc): nccl-tests' factor for rings and NVLS; NCCL
@@ -1287,9 +1287,22 @@ NcclEndpoint::PredictTime_us(const NcclTuneInput& in,
         in.kind == CollectiveKind::AllGather || in.kind == CollectiveKind::ReduceScatter;
     const bool halved = algorithm == Algo::Tree || algorithm == Algo::CollNetDirect ||
                         algorithm == Algo::CollNetChain;
-    double algbw = algorithm == Algo::Pat || (gatherOrScatter && algorithm != Algo::Ring) ? busbw
-                   : halved ? busbw * 0.5
-                            : busbw / std::max(BusFactor(in.kind, n), 1e-9);
+    return algorithm == Algo::Pat || (gatherOrScatter && algorithm != Algo::Ring) ? busbw
+           : halved                                                               ? busbw * 0.5
+                    : busbw / std::max(BusFactor(in.kind, n), 1e-9);
+}
+
+double
+NcclEndpoint::PredictTime_us(const NcclTuneInput& in,
+                             CollectiveAlgorithm algorithm,
+                             NcclProtocolId protocol) const
+{
+    double algbw = PredictAlgorithmBandwidth_gbyte_per_s(in, algorithm, protocol);
+    if (algbw <= 0)
+    {
+        return -1;
+    }
+    const uint32_t n = std::max<uint32_t>(in.ranks, 1);
     double latency = PredictLatency_us(in, algorithm, protocol);
     if (in.kind == CollectiveKind::AllReduce)
     {

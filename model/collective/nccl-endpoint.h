@@ -159,6 +159,12 @@ class NcclEndpoint : public Object
     double PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
                                            CollectiveAlgorithm algorithm,
                                            NcclProtocolId protocol) const;
+    /// The bandwidth (GB/s) the tuner divides the bytes by, before its tree correction:
+    /// the bus bandwidth as algorithm bandwidth, NCCL's comm->bandwidths entry (what its
+    /// tuner table prints).  0 = cannot run.
+    double PredictAlgorithmBandwidth_gbyte_per_s(const NcclTuneInput& in,
+                                                 CollectiveAlgorithm algorithm,
+                                                 NcclProtocolId protocol) const;
     /// Latency (µs) the tuner assumes.
     double PredictLatency_us(const NcclTuneInput& in,
                              CollectiveAlgorithm algorithm,
