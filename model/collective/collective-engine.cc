@@ -608,18 +608,8 @@ CollectiveEngine::FormatTunerTable(const std::vector<uint32_t>& ranks,
         {CollectiveKind::AllGather, "AllGather"},
         {CollectiveKind::ReduceScatter, "ReduceScatter"},
         {CollectiveKind::AllReduce, "AllReduce"}};
-    const std::vector<std::pair<Algo, const char*>> algorithms = {
-        {Algo::Tree, "Tree"},
-        {Algo::Ring, "Ring"},
-        {Algo::CollNetDirect, "CollNetDirect"},
-        {Algo::CollNetChain, "CollNetChain"},
-        {Algo::Nvls, "NVLS"},
-        {Algo::NvlsTree, "NVLSTree"},
-        {Algo::Pat, "PAT"}};
-    const std::vector<std::pair<NcclProtocolId, const char*>> protocols = {
-        {NcclProtocolId::Ll, "LL"},
-        {NcclProtocolId::Ll128, "LL128"},
-        {NcclProtocolId::Simple, "Simple"}};
+    const auto& algorithms = NcclEndpoint::NcclAlgorithms();
+    const auto& protocols = NcclEndpoint::NcclProtocols();
 
     // The bandwidth of each entry is the one the tuner divides a call's bytes by; the size
     // given only has to be large (no tree correction from 2^29 B).
@@ -653,7 +643,7 @@ CollectiveEngine::FormatTunerTable(const std::vector<uint32_t>& ranks,
         out << prefix << "  Algorithm   |";
         for (std::size_t a = block; a < end; ++a)
         {
-            std::snprintf(buf, sizeof(buf), " %48s |", algorithms[a].second);
+            std::snprintf(buf, sizeof(buf), " %48s |", algorithms[a].second.c_str());
             out << buf;
         }
         out << "\n" << prefix << "  Protocol    |";
@@ -661,7 +651,7 @@ CollectiveEngine::FormatTunerTable(const std::vector<uint32_t>& ranks,
         {
             for (const auto& protocol : protocols)
             {
-                std::snprintf(buf, sizeof(buf), " %14s |", protocol.second);
+                std::snprintf(buf, sizeof(buf), " %14s |", protocol.second.c_str());
                 out << buf;
             }
         }

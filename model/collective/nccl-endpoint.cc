@@ -583,6 +583,37 @@ NcclEndpoint::NcclEndpoint()
 {
 }
 
+const std::vector<std::pair<CollectiveAlgorithm, std::string>>&
+NcclEndpoint::NcclAlgorithms()
+{
+    static const std::vector<std::pair<CollectiveAlgorithm, std::string>> algorithms = [] {
+        const Algo order[] = {Algo::Tree,
+                              Algo::Ring,
+                              Algo::CollNetDirect,
+                              Algo::CollNetChain,
+                              Algo::Nvls,
+                              Algo::NvlsTree,
+                              Algo::Pat};
+        std::vector<std::pair<CollectiveAlgorithm, std::string>> v;
+        for (Algo a : order)
+        {
+            v.emplace_back(a, AlgoNames()[NcclAlgoIndex(a)]);
+        }
+        return v;
+    }();
+    return algorithms;
+}
+
+const std::vector<std::pair<NcclProtocolId, std::string>>&
+NcclEndpoint::NcclProtocols()
+{
+    static const std::vector<std::pair<NcclProtocolId, std::string>> protocols = {
+        {NcclProtocolId::Ll, ProtoNames()[0]},
+        {NcclProtocolId::Ll128, ProtoNames()[1]},
+        {NcclProtocolId::Simple, ProtoNames()[2]}};
+    return protocols;
+}
+
 Ptr<NcclProtocol>
 NcclEndpoint::GetProtocol(NcclProtocolId id) const
 {

@@ -67,6 +67,11 @@ class NcclEndpoint : public Object
     NcclEndpoint();
 
     Ptr<NcclProtocol> GetProtocol(NcclProtocolId id) const;
+    /// NCCL's collective algorithms in its order, with its names (NCCL_ALGO's, its tuner
+    /// table's): Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT.
+    static const std::vector<std::pair<CollectiveAlgorithm, std::string>>& NcclAlgorithms();
+    /// NCCL's protocols in its order, with its names: LL, LL128, Simple.
+    static const std::vector<std::pair<NcclProtocolId, std::string>>& NcclProtocols();
     /// The ring/tree channels of a communicator over \p nodes nodes (NVLink domains) with
     /// \p ppn ranks on each: MaxChannels on one; across nodes the search's rings over the
     /// NICs of those GPUs and, where known (> 0), within each GPU's \p nvlink_gbyte_per_s, at
