@@ -174,6 +174,40 @@ class FidelityScriptTest(unittest.TestCase):
         self.assertEqual(status, 1, line)
         self.assertIn("time < 64 KiB within 30 %: missed (worst 100.0 %)", line)
 
+    def test_tuner_tables_are_compared_entry_by_entry(self):
+        # A made-up tuner reference: two entries as the model's tuner gives them on 4 GPUs of
+        # a dgx-h100 (NCCL 2.29.2 printed these), one not; --tables picks it alone.
+        ref = tempfile.mkdtemp(prefix="fidelity-ref-")
+        out = tempfile.mkdtemp(prefix="fidelity-out-")
+        try:
+            os.makedirs(os.path.join(ref, "tuner"))
+            path = os.path.join(ref, "tuner", "made-up.csv")
+            with open(path, "w") as f:
+                f.write("# source: made-up figures, for the test\n"
+                        "# simulate: preset=dgx-h100 servers=1 ranks=0-3\n"
+                        "function,algorithm,protocol,latency_us,bandwidth_gbyte_per_s\n"
+                        "AllGather,Ring,Simple,18.6,480.0\n"
+                        "AllReduce,NVLS,Simple,25.0,160.0\n"
+                        "AllReduce,Ring,LL,10.2,99.0\n")
+            proc = run(["--reference", ref, "--out", out, "--tables", "tuner-*"])
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            lines = {tuple(l.split()[:3]): l for l in proc.stdout.splitlines()
+                     if l.startswith("   ")}
+            self.assertNotIn("differs", lines[("AllGather", "Ring", "Simple")])
+            self.assertNotIn("differs", lines[("AllReduce", "NVLS", "Simple")])
+            self.assertTrue(lines[("AllReduce", "Ring", "LL")].endswith("differs"))
+            self.assertIn("94.0", lines[("AllReduce", "Ring", "LL")])  # the model's bandwidth
+            self.assertIn("2 of 3 entries", summary_line(proc.stdout, "tuner-made-up"))
+            # A row without a number: refused, naming the file and the row.
+            with open(path, "a") as f:
+                f.write("AllReduce,Tree,LL,ten,43.6\n")
+            proc = run(["--reference", ref, "--out", out, "--tables", "tuner-*"])
+            self.assertEqual(proc.returncode, 2)
+            self.assertRegex(proc.stderr, r"made-up\.csv: data row 4")
+        finally:
+            shutil.rmtree(ref, ignore_errors=True)
+            shutil.rmtree(out, ignore_errors=True)
+
     def test_simulate_keys_are_collective_bench_flags(self):
         # ncclVersion passes to collective-bench as --ncclVersion; a key it has no flag for
         # is refused naming the file.
