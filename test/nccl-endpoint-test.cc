@@ -1017,6 +1017,29 @@ TEST_F(NcclEndpointTest, TunerReproducesNcclsPrintedTableOnOneH100Node)
     }
 }
 
+// Across nodes NCCL's tuner weighs the ring graph its search finds over the NICs too, rings x
+// speed: 8 H100 a node, 8 rings at 45 GB/s = 360 (7 at 48 give 336), below the GPU's NVLink
+// (370.8) and its eight HCAs (384); one GPU a node, one ring at its HCA's 48.  Exact.
+TEST_F(NcclEndpointTest, TunerWeighsTheRingGraphAcrossNodes)
+{
+    Ptr<NcclEndpoint> e = H100Endpoint();
+    ASSERT_TRUE(e);
+    NcclTuneInput in = RingAcrossH100Nodes(CollectiveKind::AllGather, 16, 2, 1ull << 30);
+    in.multiRailRings = true;
+    EXPECT_EQ(e->NetRingSearch(8, 370.8), (std::pair<uint32_t, double>{8, 45.0}));
+    EXPECT_NEAR(
+        e->PredictBusBandwidth_gbyte_per_s(in, CollectiveAlgorithm::Ring, NcclProtocolId::Simple),
+        360.0,
+        1e-9);
+    NcclTuneInput one = RingAcrossH100Nodes(CollectiveKind::AllGather, 2, 2, 1ull << 30);
+    one.multiRailRings = true;
+    EXPECT_EQ(e->NetRingSearch(1, 370.8), (std::pair<uint32_t, double>{1, 48.0}));
+    EXPECT_NEAR(
+        e->PredictBusBandwidth_gbyte_per_s(one, CollectiveAlgorithm::Ring, NcclProtocolId::Simple),
+        48.0,
+        1e-9);
+}
+
 // The same from a built dgx-h100: the engine's candidates and the NVLink plane's rates, as
 // collective-bench --tunerTable prints them in NCCL's layout (parsed back here); the table
 // has NCCL's five functions and seven algorithms.
@@ -1412,10 +1435,11 @@ TEST_F(NcclEndpointTest, RingAcrossNodesIsPacedByTheProxies)
 
 // The protocol NCCL's tuner picks for a 1 MiB ring allreduce over 2 x 8 H100 (the forced-ring
 // table's smallest size): LL 6.6 + 28 x max(0.6, 1) + 2 x 2.7 = 40 us + 1 MiB / (39 GB/s
-// llMaxBw x 16/30) = 90.4 us; LL128 75.2 us + 1 MiB / (370.8 x 0.92 x 16/30 GB/s) = 81.0 us
-// (tuning.cc: the ring's LL128 at 0.92 of the graph): LL128, on the 16 channels of a
-// communicator across nodes.  With the proxy charged per channel (2 us a step) it stays LL128
-// (LL 6.6 + 28 x 2 + 2 x 2.7 + 50.4 = 118.4 against 14 + 28 x 2 + 2 x 4.0 + 5.8 = 83.8 us).
+// llMaxBw x 16/30) = 90.4 us; LL128 75.2 us + 1 MiB / (360 x 0.92 x 16/30 GB/s) = 81.1 us
+// (tuning.cc: the ring's LL128 at 0.92 of the graph, 8 rings at 45 GB/s): LL128, on the 16
+// channels of a communicator across nodes.  With the proxy charged per channel (2 us a step) it
+// stays LL128 (LL 6.6 + 28 x 2 + 2 x 2.7 + 50.4 = 118.4 against 14 + 28 x 2 + 2 x 4.0 + 5.9 =
+// 83.9 us).
 // Within 1 ns.
 TEST_F(NcclEndpointTest, TunerPicksLl128ForAMegabyteRingAcrossNodes)
 {
@@ -1427,7 +1451,7 @@ TEST_F(NcclEndpointTest, TunerPicksLl128ForAMegabyteRingAcrossNodes)
     using P = NcclProtocolId;
     const double mb = MiB / 1e3; // bytes per (GB/s x us)
     const double ll_us = 6.6 + 28 * 1.0 + 2 * 2.7 + mb / (39.0 * 16 / 30);
-    const double ll128_us = 14.0 + 28 * 1.9 + 2 * 4.0 + mb / (370.8 * 0.92 * 16 / 30);
+    const double ll128_us = 14.0 + 28 * 1.9 + 2 * 4.0 + mb / (360 * 0.92 * 16 / 30);
     EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Ring, P::Ll), ll_us, 1e-3);
     EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Ring, P::Ll128), ll128_us, 1e-3);
     NcclChoice c = e->Choose(in);
@@ -1439,7 +1463,7 @@ TEST_F(NcclEndpointTest, TunerPicksLl128ForAMegabyteRingAcrossNodes)
                 6.6 + 28 * 2.0 + 2 * 2.7 + mb / (39.0 * 16 / 30),
                 1e-3);
     EXPECT_NEAR(e->PredictTime_us(in, CollectiveAlgorithm::Ring, P::Ll128),
-                14.0 + 28 * 2.0 + 2 * 4.0 + mb / (370.8 * 0.92 * 16 / 30),
+                14.0 + 28 * 2.0 + 2 * 4.0 + mb / (360 * 0.92 * 16 / 30),
                 1e-3);
     EXPECT_EQ(e->Choose(in).protocol, P::Ll128);
 }

@@ -643,49 +643,56 @@ NcclEndpoint::GetProtocol(NcclProtocolId id) const
     return m_simple;
 }
 
+std::pair<uint32_t, double>
+NcclEndpoint::NetRingSearch(uint32_t ppn, double nvlink_gbyte_per_s) const
+{
+    // src/graph/search.cc, across nodes: from the fastest speed of its inter-node table
+    // within the GPU-NIC path (NetRingBandwidth) down while a speed is above 0.49 of the
+    // best found, as many rings as fit in the NIC of each of the communicator's GPUs in a
+    // node and, with more than one, in each GPU's NVLink (every ring passes every GPU), at
+    // most MAXCHANNELS / 2; the most rings x speed wins, the faster on a tie.  8 x H100 a
+    // node: 7 rings at 48 GB/s (370.8), 8 at 45.
+    static const double kSpeeds[] = {96, 48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3};
+    const uint32_t gpus = std::max<uint32_t>(ppn, 1);
+    uint32_t rings = 0;
+    double speed = 0;
+    for (double s : kSpeeds)
+    {
+        if (s > m_netRing_gbyte_per_s + 1e-9 || s > m_nicPath_gbyte_per_s + 1e-9)
+        {
+            continue;
+        }
+        if (rings > 0 && s / speed <= 0.49)
+        {
+            break;
+        }
+        uint32_t r = std::min<uint32_t>(gpus * uint32_t(m_nicPath_gbyte_per_s / s + 1e-9),
+                                        kNcclMaxChannels / 2);
+        if (gpus > 1 && nvlink_gbyte_per_s > 0)
+        {
+            r = std::min<uint32_t>(r, uint32_t(nvlink_gbyte_per_s / s + 1e-9));
+        }
+        if (r * s > rings * speed + 1e-9)
+        {
+            rings = r;
+            speed = s;
+        }
+    }
+    return {std::max<uint32_t>(rings, 1), speed};
+}
+
 uint32_t
 NcclEndpoint::GetMaxChannels(uint32_t nodes, uint32_t ppn, double nvlink_gbyte_per_s) const
 {
     uint32_t found = m_maxChannels;
     if (nodes > 1)
     {
-        // src/graph/search.cc, across nodes: from the fastest speed of its inter-node table
-        // within the GPU-NIC path (NetRingBandwidth) down while a speed is above 0.49 of the
-        // best found, as many rings as fit in the NIC of each of the communicator's GPUs in a
-        // node and, with more than one, in each GPU's NVLink (every ring passes every GPU),
-        // at most MAXCHANNELS / 2; the most rings x speed wins, the faster on a tie.  8 x H100
-        // a node: 7 rings at 48 GB/s (370.8), 8 at 45.  ncclTopoDupChannels then doubles
-        // rings of 25 GB/s or more at half the speed, on Hopper and later only up to 4 of
-        // them below 50 GB/s; connect.cc doubles the channels, and on Hopper and later once
-        // more while fewer than 16 run above 45 GB/s ("4 compute channels per search channel
-        // ... on <8 PPN").  H100, one GPU a node: 1 -> 2 -> 4; eight: 8 -> 16.
-        static const double kSpeeds[] = {96, 48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3};
-        const uint32_t gpus = std::max<uint32_t>(ppn, 1);
-        uint32_t rings = 0;
-        double speed = 0;
-        for (double s : kSpeeds)
-        {
-            if (s > m_netRing_gbyte_per_s + 1e-9 || s > m_nicPath_gbyte_per_s + 1e-9)
-            {
-                continue;
-            }
-            if (rings > 0 && s / speed <= 0.49)
-            {
-                break;
-            }
-            uint32_t r = std::min<uint32_t>(gpus * uint32_t(m_nicPath_gbyte_per_s / s + 1e-9),
-                                            kNcclMaxChannels / 2);
-            if (gpus > 1 && nvlink_gbyte_per_s > 0)
-            {
-                r = std::min<uint32_t>(r, uint32_t(nvlink_gbyte_per_s / s + 1e-9));
-            }
-            if (r * s > rings * speed + 1e-9)
-            {
-                rings = r;
-                speed = s;
-            }
-        }
-        rings = std::max<uint32_t>(rings, 1);
+        // ncclTopoDupChannels then doubles rings of 25 GB/s or more at half the speed, on
+        // Hopper and later only up to 4 of them below 50 GB/s; connect.cc doubles the
+        // channels, and on Hopper and later once more while fewer than 16 run above 45 GB/s
+        // ("4 compute channels per search channel ... on <8 PPN").  H100, one GPU a node: 1
+        // -> 2 -> 4; eight: 8 -> 16.
+        auto [rings, speed] = NetRingSearch(ppn, nvlink_gbyte_per_s);
         if (speed >= 25 && !(speed < 50 && rings > 4))
         {
             rings *= 2;
@@ -1196,6 +1203,13 @@ NcclEndpoint::PredictBusBandwidth_gbyte_per_s(const NcclTuneInput& in,
         // simulated channels do not share: they move what the GPU's NVLink carries.
         bw = nodes == 1 && in.intra_gbyte_per_s > 0 ? IntraRingGraph_gbyte_per_s(intra)
                                                     : RingRate_gbyte_per_s(in);
+        if (nodes > 1 && in.intra_gbyte_per_s > 0 && in.inter_gbyte_per_s > 0 && in.multiRailRings)
+        {
+            // Across nodes NCCL weighs its ring graph's rings x speed too (8 x H100: 8 rings
+            // at 45 GB/s = 360), within the rate the rings cross on.
+            const auto [rings, speed] = NetRingSearch(ppn, intra);
+            bw = std::min(bw, rings * speed);
+        }
         channelCap = p->GetRingChannelBandwidth_gbyte_per_s();
         break;
     case Algo::Tree:

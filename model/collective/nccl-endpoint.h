@@ -79,6 +79,10 @@ class NcclEndpoint : public Object
     uint32_t GetMaxChannels(uint32_t nodes = 1,
                             uint32_t ppn = 1,
                             double nvlink_gbyte_per_s = 0) const;
+    /// NCCL's ring search across nodes (src/graph/search.cc) for \p ppn GPUs a node of \p
+    /// nvlink_gbyte_per_s each: its rings and their speed before they are doubled (the
+    /// graph's bandwidth is their product).
+    std::pair<uint32_t, double> NetRingSearch(uint32_t ppn, double nvlink_gbyte_per_s) const;
     /// GetMaxChannels for the communicator \p in describes.
     uint32_t GetMaxChannels(const NcclTuneInput& in) const;
     /// NVLS channels of a communicator over \p nodes nodes (NVLink domains).
