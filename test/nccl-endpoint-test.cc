@@ -31,6 +31,7 @@
 #include <memory>
 #include <numeric>
 #include <sstream>
+#include <tuple>
 
 using namespace ns3;
 
@@ -1024,20 +1025,21 @@ TEST_F(NcclEndpointTest, TunerWeighsTheRingGraphAcrossNodes)
 {
     Ptr<NcclEndpoint> e = H100Endpoint();
     ASSERT_TRUE(e);
-    NcclTuneInput in = RingAcrossH100Nodes(CollectiveKind::AllGather, 16, 2, 1ull << 30);
-    in.multiRailRings = true;
-    EXPECT_EQ(e->NetRingSearch(8, 370.8), (std::pair<uint32_t, double>{8, 45.0}));
-    EXPECT_NEAR(
-        e->PredictBusBandwidth_gbyte_per_s(in, CollectiveAlgorithm::Ring, NcclProtocolId::Simple),
-        360.0,
-        1e-9);
-    NcclTuneInput one = RingAcrossH100Nodes(CollectiveKind::AllGather, 2, 2, 1ull << 30);
-    one.multiRailRings = true;
-    EXPECT_EQ(e->NetRingSearch(1, 370.8), (std::pair<uint32_t, double>{1, 48.0}));
-    EXPECT_NEAR(
-        e->PredictBusBandwidth_gbyte_per_s(one, CollectiveAlgorithm::Ring, NcclProtocolId::Simple),
-        48.0,
-        1e-9);
+    // {GPUs a node, rings, speed}: the ring graph's busbw is rings x speed.
+    const std::vector<std::tuple<uint32_t, uint32_t, double>> cases = {{8, 8, 45.0}, {1, 1, 48.0}};
+    for (const auto& [ppn, rings, speed] : cases)
+    {
+        NcclTuneInput in =
+            RingAcrossH100Nodes(CollectiveKind::AllGather, 2 * ppn, 2, uint64_t{1} << 30);
+        in.multiRailRings = true;
+        EXPECT_EQ(e->NetRingSearch(ppn, 370.8), (std::pair<uint32_t, double>{rings, speed}));
+        EXPECT_NEAR(e->PredictBusBandwidth_gbyte_per_s(in,
+                                                       CollectiveAlgorithm::Ring,
+                                                       NcclProtocolId::Simple),
+                    rings * speed,
+                    1e-9)
+            << ppn << " GPUs a node";
+    }
 }
 
 // The same from a built dgx-h100: the engine's candidates and the NVLink plane's rates, as
