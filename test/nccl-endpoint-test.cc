@@ -1141,6 +1141,14 @@ TEST_F(NcclEndpointTest, TunerTableOfABuiltNodeIsNcclsPrintedOne)
         EXPECT_EQ(cells["AllGather Tree LL"].second, 0.0);
         EXPECT_EQ(cells["AllReduce NVLS LL"].second, 0.0);
     }
+    // NCCL_ALGO / NCCL_PROTO zero what they disable, as NCCL's table does.
+    f.engine->GetEndpoint()->SetAttribute("Algorithms", StringValue("^Tree"));
+    f.engine->GetEndpoint()->SetAttribute("Protocols", StringValue("^LL128"));
+    const std::string restricted = f.engine->FormatTunerTable(Gpus(4));
+    EXPECT_NE(restricted.find("    AllReduce |     0.0/   0.0 |     0.0/   0.0 |     0.0/   0.0 |"
+                              "    10.2/  94.0 |     0.0/   0.0 |    28.8/ 240.0 |"),
+              std::string::npos)
+        << restricted;
 }
 
 // NCCL's list syntax: a per-function prefix after the first entry, "^" negates.

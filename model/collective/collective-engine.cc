@@ -670,7 +670,9 @@ CollectiveEngine::FormatTunerTable(const std::vector<uint32_t>& ranks,
                 {
                     double latency = 0;
                     double bandwidth = 0;
-                    if (runs && m_endpoint->ProtocolEnabled(functions[f].first, p))
+                    // As NCCL's table: 0 where NCCL_ALGO or NCCL_PROTO disable the pair.
+                    if (runs && m_endpoint->AlgorithmEnabled(functions[f].first, algo) &&
+                        m_endpoint->ProtocolEnabled(functions[f].first, p))
                     {
                         bandwidth =
                             m_endpoint->PredictAlgorithmBandwidth_gbyte_per_s(cells[f].input,
