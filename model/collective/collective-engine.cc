@@ -620,10 +620,10 @@ CollectiveEngine::FormatTunerTable(const std::vector<uint32_t>& ranks,
     };
 
     std::vector<Cells> cells;
-    for (const auto& [kind, name] : functions)
+    for (const auto& function : functions)
     {
         CollectiveCall call;
-        call.kind = kind;
+        call.kind = function.first;
         call.ranks = ranks;
         call.bytes = uint64_t{1} << 30;
         call.root = ranks.front();
@@ -666,8 +666,9 @@ CollectiveEngine::FormatTunerTable(const std::vector<uint32_t>& ranks,
                 const bool runs =
                     std::find(cells[f].runnable.begin(), cells[f].runnable.end(), algo) !=
                     cells[f].runnable.end();
-                for (const auto& [p, protocolName] : protocols)
+                for (const auto& protocol : protocols)
                 {
+                    const NcclProtocolId p = protocol.first;
                     double latency = 0;
                     double bandwidth = 0;
                     // As NCCL's table: 0 where NCCL_ALGO or NCCL_PROTO disable the pair.
