@@ -901,17 +901,28 @@ struct PrintedTunerEntry
     NcclProtocolId protocol;
     double latency_us;
     double bandwidth_gbyte_per_s;
+    std::string names; //!< "Function Algorithm Protocol", NCCL's names as printed
 };
+
+// The value NCCL's name \p name stands for in \p list (NcclEndpoint::NcclFunctions, ...).
+template <typename T>
+T
+ByNcclName(const std::vector<std::pair<T, std::string>>& list, const std::string& name)
+{
+    for (const auto& [value, n] : list)
+    {
+        if (n == name)
+        {
+            return value;
+        }
+    }
+    ADD_FAILURE() << "not one of NCCL's names: " << name;
+    return list.front().first;
+}
 
 std::vector<PrintedTunerEntry>
 NcclPrintedH100Tables()
 {
-    const std::map<std::string, CollectiveKind> kinds = {
-        {"Broadcast", CollectiveKind::Broadcast},
-        {"Reduce", CollectiveKind::Reduce},
-        {"AllGather", CollectiveKind::AllGather},
-        {"ReduceScatter", CollectiveKind::ReduceScatter},
-        {"AllReduce", CollectiveKind::AllReduce}};
     std::vector<PrintedTunerEntry> printed;
     for (uint32_t gpus : {2u, 4u, 6u})
     {
@@ -946,21 +957,13 @@ NcclPrintedH100Tables()
             {
                 continue;
             }
-            PrintedTunerEntry x{gpus,
-                                kinds.at(f[0]),
-                                CollectiveAlgorithm::Ring,
-                                NcclProtocolId::Simple,
-                                std::stod(f[3]),
-                                std::stod(f[4])};
-            for (const auto& [algorithm, name] : NcclEndpoint::NcclAlgorithms())
-            {
-                x.algorithm = name == f[1] ? algorithm : x.algorithm;
-            }
-            for (const auto& [protocol, name] : NcclEndpoint::NcclProtocols())
-            {
-                x.protocol = name == f[2] ? protocol : x.protocol;
-            }
-            printed.push_back(x);
+            printed.push_back({gpus,
+                               ByNcclName(NcclEndpoint::NcclFunctions(), f[0]),
+                               ByNcclName(NcclEndpoint::NcclAlgorithms(), f[1]),
+                               ByNcclName(NcclEndpoint::NcclProtocols(), f[2]),
+                               std::stod(f[3]),
+                               std::stod(f[4]),
+                               f[0] + " " + f[1] + " " + f[2]});
         }
     }
     return printed;
@@ -980,8 +983,7 @@ ModelledEntry(const PrintedTunerEntry& x)
 std::string
 Describe(const PrintedTunerEntry& x)
 {
-    return std::to_string(x.gpus) + " GPUs " + CollectiveKindName(x.kind) + " " +
-           CollectiveAlgorithmName(x.algorithm) + " " + NcclProtocolName(x.protocol);
+    return std::to_string(x.gpus) + " GPUs " + x.names;
 }
 
 // The model's tuner over the GPU's 18 x 20.6 = 370.8 GB/s NVLink (NCCL's topology figure)
@@ -1106,20 +1108,6 @@ TEST_F(NcclEndpointTest, TunerTableOfABuiltNodeIsNcclsPrintedOne)
         }
         EXPECT_EQ(functionLines, 5u * 3); // three blocks: 3 + 3 + 1 algorithms
         EXPECT_EQ(cells.size(), 5u * 7 * 3);
-        const std::map<CollectiveKind, std::string> functions = {
-            {CollectiveKind::Broadcast, "Broadcast"},
-            {CollectiveKind::Reduce, "Reduce"},
-            {CollectiveKind::AllGather, "AllGather"},
-            {CollectiveKind::ReduceScatter, "ReduceScatter"},
-            {CollectiveKind::AllReduce, "AllReduce"}};
-        const std::map<CollectiveAlgorithm, std::string> algorithmNames = {
-            {CollectiveAlgorithm::Ring, "Ring"},
-            {CollectiveAlgorithm::Tree, "Tree"},
-            {CollectiveAlgorithm::Nvls, "NVLS"}};
-        const std::map<NcclProtocolId, std::string> protocolNames = {
-            {NcclProtocolId::Ll, "LL"},
-            {NcclProtocolId::Ll128, "LL128"},
-            {NcclProtocolId::Simple, "Simple"}};
         uint32_t compared = 0;
         for (const PrintedTunerEntry& x : printed)
         {
@@ -1127,8 +1115,7 @@ TEST_F(NcclEndpointTest, TunerTableOfABuiltNodeIsNcclsPrintedOne)
             {
                 continue;
             }
-            const std::string key = functions.at(x.kind) + " " + algorithmNames.at(x.algorithm) +
-                                    " " + protocolNames.at(x.protocol);
+            const std::string& key = x.names;
             ASSERT_EQ(cells.count(key), 1u) << key;
             EXPECT_NEAR(cells[key].first, x.latency_us, 0.05 + 1e-9) << Describe(x);
             EXPECT_NEAR(cells[key].second, x.bandwidth_gbyte_per_s, 0.05 + 1e-9) << Describe(x);

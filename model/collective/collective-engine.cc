@@ -602,17 +602,13 @@ CollectiveEngine::FormatTunerTable(const std::vector<uint32_t>& ranks,
         return "";
     }
     // NCCL's order of functions, algorithms (three a block) and protocols.
-    const std::vector<std::pair<CollectiveKind, const char*>> functions = {
-        {CollectiveKind::Broadcast, "Broadcast"},
-        {CollectiveKind::Reduce, "Reduce"},
-        {CollectiveKind::AllGather, "AllGather"},
-        {CollectiveKind::ReduceScatter, "ReduceScatter"},
-        {CollectiveKind::AllReduce, "AllReduce"}};
+    const auto& functions = NcclEndpoint::NcclFunctions();
     const auto& algorithms = NcclEndpoint::NcclAlgorithms();
     const auto& protocols = NcclEndpoint::NcclProtocols();
 
-    // The bandwidth of each entry is the one the tuner divides a call's bytes by; the size
-    // given only has to be large (no tree correction from 2^29 B).
+    // The bandwidth of each entry is the one the tuner divides a call's bytes by, before its
+    // tree correction; the size given is large so that no latency counts fewer channels
+    // than the communicator's (the hierarchical allreduce's proxy steps).
     struct Cells
     {
         std::vector<Algo> runnable;
@@ -658,7 +654,7 @@ CollectiveEngine::FormatTunerTable(const std::vector<uint32_t>& ranks,
         out << "\n";
         for (std::size_t f = 0; f < functions.size(); ++f)
         {
-            std::snprintf(buf, sizeof(buf), "%13s |", functions[f].second);
+            std::snprintf(buf, sizeof(buf), "%13s |", functions[f].second.c_str());
             out << prefix << buf;
             for (std::size_t a = block; a < end; ++a)
             {

@@ -46,6 +46,35 @@ IntraSpeeds(const std::string& generation)
 
 constexpr uint32_t kNcclMaxNvlsArity = 32;
 
+// src/graph/search.cc's ring search over one of its speed tables: from the fastest speed
+// within maxSpeed down while a speed is above 0.49 of the best found, the most rings x speed,
+// the faster on a tie; ringsAt(speed) is how many rings fit at that speed.  {rings, speed}.
+template <typename RingsAt>
+std::pair<uint32_t, double>
+SearchRings(const std::vector<double>& speeds, double maxSpeed, RingsAt ringsAt)
+{
+    uint32_t rings = 0;
+    double speed = 0;
+    for (double s : speeds)
+    {
+        if (s > maxSpeed + 1e-9)
+        {
+            continue;
+        }
+        if (rings > 0 && s / speed <= 0.49)
+        {
+            break;
+        }
+        const uint32_t r = ringsAt(s);
+        if (r * s > rings * speed + 1e-9)
+        {
+            rings = r;
+            speed = s;
+        }
+    }
+    return {rings, speed};
+}
+
 // NCCL_ALGO's element names (src/include/device.h ncclAlgoStr) and what the engine runs
 // for each: NVLSTree is nvlstree (NVLS reduce-scatter inside each NVLink domain, the
 // network across, NVLS all-gather); the engine's hierarchical allreduce (ring phases
@@ -604,6 +633,18 @@ NcclEndpoint::NcclAlgorithms()
     return algorithms;
 }
 
+const std::vector<std::pair<CollectiveKind, std::string>>&
+NcclEndpoint::NcclFunctions()
+{
+    static const std::vector<std::pair<CollectiveKind, std::string>> functions = {
+        {CollectiveKind::Broadcast, "Broadcast"},
+        {CollectiveKind::Reduce, "Reduce"},
+        {CollectiveKind::AllGather, "AllGather"},
+        {CollectiveKind::ReduceScatter, "ReduceScatter"},
+        {CollectiveKind::AllReduce, "AllReduce"}};
+    return functions;
+}
+
 const std::vector<std::pair<NcclProtocolId, std::string>>&
 NcclEndpoint::NcclProtocols()
 {
@@ -646,38 +687,23 @@ NcclEndpoint::GetProtocol(NcclProtocolId id) const
 std::pair<uint32_t, double>
 NcclEndpoint::NetRingSearch(uint32_t ppn, double nvlink_gbyte_per_s) const
 {
-    // src/graph/search.cc, across nodes: from the fastest speed of its inter-node table
-    // within the GPU-NIC path (NetRingBandwidth) down while a speed is above 0.49 of the
-    // best found, as many rings as fit in the NIC of each of the communicator's GPUs in a
-    // node and, with more than one, in each GPU's NVLink (every ring passes every GPU), at
-    // most MAXCHANNELS / 2; the most rings x speed wins, the faster on a tie.  8 x H100 a
-    // node: 7 rings at 48 GB/s (370.8), 8 at 45.
-    static const double kSpeeds[] = {96, 48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3};
+    // Across nodes: from the inter-node table within the GPU-NIC path (NetRingBandwidth), as
+    // many rings as fit in the NIC of each of the communicator's GPUs in a node and, with more
+    // than one, in each GPU's NVLink (every ring passes every GPU), at most MAXCHANNELS / 2.
+    // 8 x H100 a node: 7 rings at 48 GB/s (370.8), 8 at 45.
+    static const std::vector<double> kSpeeds =
+        {96, 48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3};
     const uint32_t gpus = std::max<uint32_t>(ppn, 1);
-    uint32_t rings = 0;
-    double speed = 0;
-    for (double s : kSpeeds)
-    {
-        if (s > m_netRing_gbyte_per_s + 1e-9 || s > m_nicPath_gbyte_per_s + 1e-9)
-        {
-            continue;
-        }
-        if (rings > 0 && s / speed <= 0.49)
-        {
-            break;
-        }
-        uint32_t r = std::min<uint32_t>(gpus * uint32_t(m_nicPath_gbyte_per_s / s + 1e-9),
-                                        kNcclMaxChannels / 2);
-        if (gpus > 1 && nvlink_gbyte_per_s > 0)
-        {
-            r = std::min<uint32_t>(r, uint32_t(nvlink_gbyte_per_s / s + 1e-9));
-        }
-        if (r * s > rings * speed + 1e-9)
-        {
-            rings = r;
-            speed = s;
-        }
-    }
+    const auto [rings, speed] =
+        SearchRings(kSpeeds, std::min(m_netRing_gbyte_per_s, m_nicPath_gbyte_per_s), [&](double s) {
+            uint32_t r = std::min<uint32_t>(gpus * uint32_t(m_nicPath_gbyte_per_s / s + 1e-9),
+                                            kNcclMaxChannels / 2);
+            if (gpus > 1 && nvlink_gbyte_per_s > 0)
+            {
+                r = std::min<uint32_t>(r, uint32_t(nvlink_gbyte_per_s / s + 1e-9));
+            }
+            return r;
+        });
     return {std::max<uint32_t>(rings, 1), speed};
 }
 
@@ -717,27 +743,12 @@ NcclEndpoint::IntraRingGraph_gbyte_per_s(double nvlink_gbyte_per_s) const
     {
         return 0;
     }
-    // Every ring enters and leaves each GPU once, so a GPU holds nvlink / speed rings; the
-    // search goes down its table from the fastest speed that fits while a speed is above
-    // 0.49 of the first found, and keeps the most rings x speed (at most MAXCHANNELS / 2).
-    double best = 0;
-    double first = 0;
-    for (double s : IntraSpeeds(m_generation))
-    {
-        if (s > nvlink_gbyte_per_s + 1e-9)
-        {
-            continue;
-        }
-        if (first > 0 && s / first <= 0.49)
-        {
-            break;
-        }
-        first = first > 0 ? first : s;
-        const uint32_t rings =
-            std::min<uint32_t>(uint32_t(nvlink_gbyte_per_s / s + 1e-9), kNcclMaxChannels / 2);
-        best = std::max(best, rings * s);
-    }
-    return best;
+    // Every ring enters and leaves each GPU once, so a GPU holds nvlink / speed rings.
+    const auto [rings,
+                speed] = SearchRings(IntraSpeeds(m_generation), nvlink_gbyte_per_s, [&](double s) {
+        return std::min<uint32_t>(uint32_t(nvlink_gbyte_per_s / s + 1e-9), kNcclMaxChannels / 2);
+    });
+    return rings * speed;
 }
 
 NcclEndpoint::NvlsGraph

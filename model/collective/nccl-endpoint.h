@@ -70,6 +70,9 @@ class NcclEndpoint : public Object
     /// NCCL's collective algorithms in its order, with its names (NCCL_ALGO's, its tuner
     /// table's): Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT.
     static const std::vector<std::pair<CollectiveAlgorithm, std::string>>& NcclAlgorithms();
+    /// NCCL's tuned collectives in its order, with its names (ncclFuncStr): Broadcast,
+    /// Reduce, AllGather, ReduceScatter, AllReduce.
+    static const std::vector<std::pair<CollectiveKind, std::string>>& NcclFunctions();
     /// NCCL's protocols in its order, with its names: LL, LL128, Simple.
     static const std::vector<std::pair<NcclProtocolId, std::string>>& NcclProtocols();
     /// The ring/tree channels of a communicator over \p nodes nodes (NVLink domains) with
