@@ -36,6 +36,20 @@ const std::pair<ClusterPlane, const char*> kPlaneNames[] = {
     {ClusterPlane::ETHERNET, "ethernet"},
     {ClusterPlane::ROCE, "roce"}};
 
+// A whole number in [lo, hi], as NCCL reads its integer parameters.
+bool
+WholeNumber(const std::string& text, int64_t lo, int64_t hi, int64_t& out)
+{
+    char* end = nullptr;
+    const long long v = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || v < lo || v > hi)
+    {
+        return false;
+    }
+    out = v;
+    return true;
+}
+
 } // namespace
 
 std::string
@@ -164,6 +178,7 @@ ClusterConfig::ApplyPreset(const std::string& name)
         c.storageRate_gbit_per_s = 200.0;
         c.pcieRate_gbit_per_s = kPcieGen4x16_gbit_per_s;
         c.serversPerRack = 4; // [unconfirmed] power-limited racks of 4 DGX
+        c.hostCpu = "amd"; // DGX A100 datasheet: 2 x AMD EPYC 7742 (Rome)
     }
     else if (name == "dgx-h100")
     {
@@ -182,6 +197,7 @@ ClusterConfig::ApplyPreset(const std::string& name)
         c.storageRate_gbit_per_s = 400.0;
         c.pcieRate_gbit_per_s = kPcieGen5x16_gbit_per_s;
         c.serversPerRack = 4; // DGX SuperPOD H100 RA: 4 DGX per rack [unconfirmed]
+        c.hostCpu = "intel"; // DGX H100 datasheet: 2 x Intel Xeon Platinum 8480C
     }
     else if (name == "dgx-h100-roce")
     {
@@ -214,6 +230,7 @@ ClusterConfig::ApplyPreset(const std::string& name)
         c.storageRate_gbit_per_s = 400.0;
         c.pcieRate_gbit_per_s = kPcieGen5x16_gbit_per_s;
         c.serversPerRack = 4; // DGX SuperPOD B200 RA: 4 DGX per rack [unconfirmed]
+        c.hostCpu = "intel"; // DGX B200 datasheet: 2 x Intel Xeon Platinum 8570
     }
     else if (name == "gb200-nvl72")
     {
@@ -237,6 +254,7 @@ ClusterConfig::ApplyPreset(const std::string& name)
         // (NVIDIA GB200 product page), not PCIe.
         c.pcieRate_gbit_per_s = 450.0 * 8;
         c.serversPerRack = 18; // one NVL72 rack = one NVLink domain
+        c.hostCpu = "arm"; // two Grace CPUs (Arm Neoverse V2) per compute tray
     }
     else
     {
@@ -273,6 +291,10 @@ ClusterConfig::AddCommandLineArguments(CommandLine& cmd)
                  "flows on the same routes), for all planes or per plane: "
                  "nvlink:flow,infiniband:packet",
                  cli.fidelity);
+    cmd.AddValue("hostCpu",
+                 "the servers' CPUs, where NCCL's network proxy runs: intel, amd or arm "
+                 "(NCCL's network overhead per step: AMD 2 us, else 1 us); default the preset's",
+                 cli.hostCpu);
     cmd.AddValue("ncclVersion",
                  "NCCL release whose tuner to model, e.g. 2.26.2 (2.21 on); empty = 2.29's "
                  "constants",
@@ -508,6 +530,10 @@ ClusterConfig::ApplyCommandLine(std::string* field)
     {
         ncclVersion = o.ncclVersion;
     }
+    if (!o.hostCpu.empty())
+    {
+        hostCpu = o.hostCpu;
+    }
     ReadNcclEnvironment();
     return Validate(field);
 }
@@ -528,6 +554,7 @@ ClusterConfig::ReadNcclEnvironment()
     nccl.minCtas = get("NCCL_MIN_CTAS");
     nccl.maxCtas = get("NCCL_MAX_CTAS");
     nccl.pxnLevel = get("NCCL_P2P_PXN_LEVEL");
+    nccl.netOverhead = get("NCCL_NET_OVERHEAD");
 }
 
 Ptr<NcclEndpoint>
@@ -544,7 +571,8 @@ ClusterConfig::MakeEndpoint(std::string* error) const
     const bool any = !nccl.algo.empty() || !nccl.proto.empty() || !nccl.nvlsEnable.empty() ||
                      !nccl.collNet.empty() || !nccl.minChannels.empty() ||
                      !nccl.maxChannels.empty() || !nccl.minCtas.empty() || !nccl.maxCtas.empty() ||
-                     !nccl.pxnLevel.empty() || !ncclVersion.empty();
+                     !nccl.pxnLevel.empty() || !nccl.netOverhead.empty() ||
+                     !ncclVersion.empty();
     if (set.ideal)
     {
         if (any)
@@ -564,17 +592,14 @@ ClusterConfig::MakeEndpoint(std::string* error) const
     Ptr<NcclEndpoint> e = MakeNcclEndpoint(set);
     // NCCL's search sees the GPU-NIC path the InfiniBand plane's endpoint is scaled to.
     e->SetAttribute("NicPathBandwidth", DoubleValue(set.nicPath_gbyte_per_s * ibEndpointScale));
-    // A whole number in [lo, hi], as NCCL's integer parameters.
-    auto number = [](const std::string& text, int64_t lo, int64_t hi, int64_t& out) {
-        char* end = nullptr;
-        const long long v = std::strtoll(text.c_str(), &end, 10);
-        if (text.empty() || *end != '\0' || v < lo || v > hi)
-        {
-            return false;
-        }
-        out = v;
-        return true;
-    };
+    const auto number = WholeNumber;
+    std::string why;
+    const Time overhead = GetNetOverhead(&why);
+    if (!why.empty())
+    {
+        return refuse(why);
+    }
+    e->SetAttribute("NetProxyStepTime", TimeValue(overhead));
     int64_t v = 0;
     if (!nccl.nvlsEnable.empty())
     {
@@ -680,6 +705,28 @@ ClusterConfig::MakeEndpoint(std::string* error) const
     return e;
 }
 
+Time
+ClusterConfig::GetNetOverhead(std::string* error) const
+{
+    // tuning.cc getNetOverhead: NCCL_NET_OVERHEAD (ns) when set, else Intel x86 1 us, AMD x86
+    // 2 us, any other CPU 1 us.
+    if (!nccl.netOverhead.empty())
+    {
+        int64_t ns = 0;
+        if (!WholeNumber(nccl.netOverhead, 0, 1000000, ns))
+        {
+            if (error)
+            {
+                *error = "NCCL_NET_OVERHEAD=" + nccl.netOverhead +
+                         ": expected the network overhead per step in ns, 0-1000000";
+            }
+            return Time(0);
+        }
+        return NanoSeconds(ns);
+    }
+    return MicroSeconds(hostCpu == "amd" ? 2 : 1);
+}
+
 GpuEndpointSet
 ClusterConfig::GetEndpointSet() const
 {
@@ -705,6 +752,7 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
 {
     p.Set("cluster.preset", preset);
     p.Set("cluster.endpoint", GetEndpointSet().name);
+    p.Set("cluster.hostCpu", hostCpu);
     if (sharp)
     {
         p.Set("cluster.sharp", 1); // recorded only when on: runs without it keep their params
@@ -736,7 +784,8 @@ ClusterConfig::AddToRunParameters(RunParameters& p) const
                                {"NCCL_MAX_NCHANNELS", &nccl.maxChannels},
                                {"NCCL_MIN_CTAS", &nccl.minCtas},
                                {"NCCL_MAX_CTAS", &nccl.maxCtas},
-                               {"NCCL_P2P_PXN_LEVEL", &nccl.pxnLevel}})
+                               {"NCCL_P2P_PXN_LEVEL", &nccl.pxnLevel},
+                               {"NCCL_NET_OVERHEAD", &nccl.netOverhead}})
     {
         if (!value->empty())
         {
@@ -829,6 +878,10 @@ ClusterConfig::Validate(std::string* field) const
     {
         ClusterConfig probe;
         return fail("preset", probe.ApplyPreset(preset));
+    }
+    if (hostCpu != "intel" && hostCpu != "amd" && hostCpu != "arm")
+    {
+        return fail("hostCpu", "unknown --hostCpu '" + hostCpu + "'; valid: intel, amd, arm");
     }
     if (scaleOut != "infiniband" && scaleOut != "roce")
     {

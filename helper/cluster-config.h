@@ -6,6 +6,7 @@
 
 #include "ns3/cluster-layout.h"
 #include "ns3/gpu-endpoint-set.h"
+#include "ns3/nstime.h"
 #include "ns3/nvlink-fabric-preset.h"
 
 #include <cstdint>
@@ -130,6 +131,10 @@ struct ClusterConfig
     /// The NCCL release whose tuner to model ("2.26.2"); "" = the release the endpoint's
     /// defaults follow (2.29). ApplyNcclTunerVersion.
     std::string ncclVersion;
+    /// The servers' host CPUs: "intel", "amd" (x86) or "arm".  NCCL's network proxy runs on
+    /// them, and its tuner prices a network step by the vendor (tuning.cc getNetOverhead:
+    /// Intel 1 us, AMD 2 us, anything else 1 us), which sets NcclEndpoint NetProxyStepTime.
+    std::string hostCpu{"intel"};
 
     /// NCCL's environment overrides (NcclEndpoint attributes), as a user sets them on a real
     /// system; ApplyCommandLine reads them from the environment.  "" = unset.
@@ -144,6 +149,7 @@ struct ClusterConfig
         std::string minCtas;     //!< NCCL_MIN_CTAS
         std::string maxCtas;     //!< NCCL_MAX_CTAS
         std::string pxnLevel;    //!< NCCL_P2P_PXN_LEVEL
+        std::string netOverhead; //!< NCCL_NET_OVERHEAD (ns)
     } nccl;
 
     /// Fills nccl from the process environment.
@@ -198,6 +204,9 @@ struct ClusterConfig
     /// The endpoint set, auto resolved: dgx-a100 a100, dgx-h100 h100, dgx-b200 and
     /// gb200-nvl72 b200.
     GpuEndpointSet GetEndpointSet() const;
+    /// NCCL's network overhead per proxy step: NCCL_NET_OVERHEAD when set, else the host
+    /// CPU's (getNetOverhead); \p error names the variable of a value NCCL would not take.
+    Time GetNetOverhead(std::string* error = nullptr) const;
     uint32_t GetGpusPerDomain() const;
     uint32_t GetNDomains() const;
     uint32_t GetServersPerTor() const;
@@ -259,6 +268,7 @@ struct ClusterConfig
         bool sharp{false};
         std::string fidelity;
         std::string ncclVersion;
+        std::string hostCpu;
     };
 
     Overrides cli;

@@ -531,6 +531,8 @@ TEST_F(NcclEndpointTest, OverridesAreRefusedNamingTheVariable)
         {"dgx-h100", env([](auto& e) { e.minCtas = "0"; }), "NCCL_MIN_CTAS", "1-64"},
         {"dgx-h100", env([](auto& e) { e.maxCtas = "8x"; }), "NCCL_MAX_CTAS", "1-64"},
         {"dgx-h100", env([](auto& e) { e.pxnLevel = "3"; }), "NCCL_P2P_PXN_LEVEL", "0, 1 or 2"},
+        {"dgx-h100", env([](auto& e) { e.netOverhead = "2us"; }), "NCCL_NET_OVERHEAD", "in ns"},
+        {"dgx-a100", env([](auto& e) { e.netOverhead = "-1"; }), "NCCL_NET_OVERHEAD", "in ns"},
     };
     for (const Case& c : cases)
     {
@@ -558,6 +560,16 @@ TEST_F(NcclEndpointTest, OverridesAreRefusedNamingTheVariable)
         const std::string error = config.Validate(&field);
         EXPECT_EQ(field, "ncclVersion") << error;
         EXPECT_NE(error.find(message), std::string::npos) << error;
+    }
+    // A host CPU NCCL does not tell apart is not guessed.
+    {
+        ClusterConfig config;
+        ASSERT_EQ(config.ApplyPreset("dgx-h100"), "");
+        config.hostCpu = "power9";
+        std::string field;
+        const std::string error = config.Validate(&field);
+        EXPECT_EQ(field, "hostCpu") << error;
+        EXPECT_NE(error.find("intel, amd, arm"), std::string::npos) << error;
     }
     // NVLS on A100 (NVSwitch gen2): the fabric cannot run it.
     ClusterConfig a100;
@@ -1427,6 +1439,65 @@ TEST_F(NcclEndpointTest, RingAcrossNodesIsPacedByTheProxies)
     e->SetAttribute("NetProxyStepTime", TimeValue(Time(0)));
     EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll128),
                 14.0 + 28 * 1.9 + 2 * 4.0,
+                1e-9);
+}
+
+// NCCL's network overhead per proxy step is the host CPU's (tuning.cc getNetOverhead: Intel
+// x86 1 us, AMD x86 2 us, anything else 1 us; NCCL_NET_OVERHEAD in ns overrides it): DGX A100
+// has AMD EPYC 7742 hosts, DGX H100 and B200 Intel Xeons, GB200 Grace (Arm).  It bounds every
+// NVLink step of a ring across nodes in the tuner, Simple at 3 x: on 2 x dgx-a100 (16 ranks,
+// 28 NVLink steps, 2 network steps) LL 6.6 + 28 x max(0.6, 2) + 2 x 2.7 = 68.0 us (Intel's
+// 1 us: 40.0), Simple 8.4 + 28 x max(3.4, 3 x 2) + 2 x 14 = 204.4 us (131.6).  Exact (1e-9):
+// the tuner's formula.
+TEST_F(NcclEndpointTest, NetOverheadIsTheHostCpus)
+{
+    for (auto [preset, cpu, overhead_us] :
+         {std::tuple<const char*, const char*, double>{"dgx-a100", "amd", 2.0},
+          {"dgx-h100", "intel", 1.0},
+          {"dgx-h100-roce", "intel", 1.0},
+          {"dgx-b200", "intel", 1.0},
+          {"gb200-nvl72", "arm", 1.0}})
+    {
+        SCOPED_TRACE(preset);
+        ClusterConfig config;
+        ASSERT_EQ(config.ApplyPreset(preset), "");
+        EXPECT_EQ(config.hostCpu, cpu);
+        std::string error;
+        Ptr<NcclEndpoint> e = config.MakeEndpoint(&error);
+        ASSERT_TRUE(e) << error;
+        EXPECT_EQ(e->GetNetProxyStepTime(), MicroSeconds(overhead_us));
+    }
+    ClusterConfig a100;
+    ASSERT_EQ(a100.ApplyPreset("dgx-a100"), "");
+    std::string error;
+    Ptr<NcclEndpoint> e = a100.MakeEndpoint(&error);
+    ASSERT_TRUE(e) << error;
+    NcclTuneInput in = RingAcrossH100Nodes(CollectiveKind::AllReduce, 16, 2, 4 * MiB);
+    in.multiRailRings = true;
+    in.runnable = {CollectiveAlgorithm::Ring};
+    using P = NcclProtocolId;
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll),
+                6.6 + 28 * 2.0 + 2 * 2.7,
+                1e-9);
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Simple),
+                8.4 + 28 * 6.0 + 2 * 14.0,
+                1e-9);
+    // The same servers with Intel hosts, and NCCL_NET_OVERHEAD over either.
+    a100.hostCpu = "intel";
+    e = a100.MakeEndpoint(&error);
+    ASSERT_TRUE(e) << error;
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll),
+                6.6 + 28 * 1.0 + 2 * 2.7,
+                1e-9);
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Simple),
+                8.4 + 28 * 3.4 + 2 * 14.0,
+                1e-9);
+    a100.nccl.netOverhead = "3000";
+    e = a100.MakeEndpoint(&error);
+    ASSERT_TRUE(e) << error;
+    EXPECT_EQ(e->GetNetProxyStepTime(), MicroSeconds(3));
+    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll),
+                6.6 + 28 * 3.0 + 2 * 2.7,
                 1e-9);
 }
 
