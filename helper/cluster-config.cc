@@ -178,7 +178,7 @@ ClusterConfig::ApplyPreset(const std::string& name)
         c.storageRate_gbit_per_s = 200.0;
         c.pcieRate_gbit_per_s = kPcieGen4x16_gbit_per_s;
         c.serversPerRack = 4; // [unconfirmed] power-limited racks of 4 DGX
-        c.hostCpu = "amd"; // DGX A100 datasheet: 2 x AMD EPYC 7742 (Rome)
+        c.hostCpu = "amd";    // DGX A100 datasheet: 2 x AMD EPYC 7742 (Rome)
     }
     else if (name == "dgx-h100")
     {
@@ -197,7 +197,7 @@ ClusterConfig::ApplyPreset(const std::string& name)
         c.storageRate_gbit_per_s = 400.0;
         c.pcieRate_gbit_per_s = kPcieGen5x16_gbit_per_s;
         c.serversPerRack = 4; // DGX SuperPOD H100 RA: 4 DGX per rack [unconfirmed]
-        c.hostCpu = "intel"; // DGX H100 datasheet: 2 x Intel Xeon Platinum 8480C
+        c.hostCpu = "intel";  // DGX H100 datasheet: 2 x Intel Xeon Platinum 8480C
     }
     else if (name == "dgx-h100-roce")
     {
@@ -230,7 +230,7 @@ ClusterConfig::ApplyPreset(const std::string& name)
         c.storageRate_gbit_per_s = 400.0;
         c.pcieRate_gbit_per_s = kPcieGen5x16_gbit_per_s;
         c.serversPerRack = 4; // DGX SuperPOD B200 RA: 4 DGX per rack [unconfirmed]
-        c.hostCpu = "intel"; // DGX B200 datasheet: 2 x Intel Xeon Platinum 8570
+        c.hostCpu = "intel";  // DGX B200 datasheet: 2 x Intel Xeon Platinum 8570
     }
     else if (name == "gb200-nvl72")
     {
@@ -254,7 +254,7 @@ ClusterConfig::ApplyPreset(const std::string& name)
         // (NVIDIA GB200 product page), not PCIe.
         c.pcieRate_gbit_per_s = 450.0 * 8;
         c.serversPerRack = 18; // one NVL72 rack = one NVLink domain
-        c.hostCpu = "arm"; // two Grace CPUs (Arm Neoverse V2) per compute tray
+        c.hostCpu = "arm";     // two Grace CPUs (Arm Neoverse V2) per compute tray
     }
     else
     {
@@ -571,8 +571,7 @@ ClusterConfig::MakeEndpoint(std::string* error) const
     const bool any = !nccl.algo.empty() || !nccl.proto.empty() || !nccl.nvlsEnable.empty() ||
                      !nccl.collNet.empty() || !nccl.minChannels.empty() ||
                      !nccl.maxChannels.empty() || !nccl.minCtas.empty() || !nccl.maxCtas.empty() ||
-                     !nccl.pxnLevel.empty() || !nccl.netOverhead.empty() ||
-                     !ncclVersion.empty();
+                     !nccl.pxnLevel.empty() || !nccl.netOverhead.empty() || !ncclVersion.empty();
     if (set.ideal)
     {
         if (any)
