@@ -564,7 +564,7 @@ CollectiveEngine::TunerCandidates(const CollectiveCall& call,
         // (src/enqueue.cc updateCollCostTable; src/graph/tuning.cc, its bandwidth times
         // (ppn - 1) / ppn).  Across nodes it needs CollNet, which these do not model.
         runnable = {Algo::Ring};
-        if (p >= nvlsMinRanks && p <= 32)
+        if (p >= nvlsMinRanks && p <= NcclEndpoint::MAX_NVLS_ARITY)
         {
             *nvlsPlane = FindInSwitchPlane(call.ranks);
         }

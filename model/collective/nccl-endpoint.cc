@@ -44,8 +44,6 @@ IntraSpeeds(const std::string& generation)
     return generation == "a100" ? sm80 : generation == "b200" ? sm100 : sm90;
 }
 
-constexpr uint32_t kNcclMaxNvlsArity = 32;
-
 // src/graph/search.cc's ring search over one of its speed tables: from the fastest speed
 // within maxSpeed down while a speed is above 0.49 of the best found, the most rings x speed,
 // the faster on a tie; ringsAt(speed) is how many rings fit at that speed.  {rings, speed}.
@@ -767,7 +765,7 @@ NcclEndpoint::IntraNvlsGraph(uint32_t gpus, double nvlink_gbyte_per_s) const
     // (ncclTopoSearchTryNvls).  Its second pass raises the network speed while it is below
     // twice the NVLink one.
     const std::vector<double>& speeds = IntraSpeeds(m_generation);
-    g.heads = std::min(gpus, kNcclMaxNvlsArity);
+    g.heads = std::min(gpus, MAX_NVLS_ARITY);
     const double total = nvlink_gbyte_per_s * gpus / (gpus - 1.0);
     size_t i = 0;
     while (i + 1 < speeds.size() &&

@@ -63,6 +63,10 @@ struct NcclChoice
 class NcclEndpoint : public Object
 {
   public:
+    /// NCCL_MAX_NVLS_ARITY (src/include/device.h): NVLS heads of a graph, and the local ranks
+    /// up to which NCCL weighs NVLS for allgather and reducescatter.
+    static constexpr uint32_t MAX_NVLS_ARITY = 32;
+
     static TypeId GetTypeId();
     NcclEndpoint();
 
