@@ -282,6 +282,33 @@ class FidelityScriptTest(unittest.TestCase):
         self.assertEqual({b: (t, bw) for b, (t, bw, _) in rows.items()},
                          {b: (t, bw) for b, (t, bw, _, _) in self.sim.items()})
 
+    def test_rounded_sizes_match_the_doubling_sweep(self):
+        # nccl-tests rounds each size down to whole elements per rank: a sweep over many ranks
+        # leaves the doubling by a few hundred bytes.  Such a row is the sweep's size within
+        # SIZE_TOLERANCE (1e-4); a size further off is not simulated.
+        fidelity = load_script()
+        self.assertEqual(fidelity.SIZE_TOLERANCE, 1e-4)
+        sim = {1048576: (10.0, 1.0, "ring"), 4194304: (30.0, 2.0, "ring")}
+        self.assertEqual(fidelity.simulated_at(sim, 1048576), (10.0, 1.0, "ring"))
+        # 4194304 - 192: 4.6e-5 of it.
+        self.assertEqual(fidelity.simulated_at(sim, 4194304 - 192), (30.0, 2.0, "ring"))
+        # 1048576 - 1024: 9.8e-4 of it.
+        self.assertEqual(fidelity.simulated_at(sim, 1048576 - 1024), (None, None, None))
+        self.assertEqual(fidelity.simulated_at({}, 1048576), (None, None, None))
+
+    def test_host_cpu_is_a_simulate_key(self):
+        # hostCpu=amd of a '# simulate:' line reaches collective-bench as --hostCpu (recorded
+        # in the run's params).
+        with one_table("cpu", "preset=dgx-h100 servers=1 ranks=0-3 collective=allreduce "
+                       "hostCpu=amd", ["1024,20.0,,\n"]) as (ref, out):
+            proc = run(["--reference", ref, "--out", out])
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertIn("--hostCpu=amd", proc.stdout)
+            db = sqlite3.connect(os.path.join(out, "fidelity.db"))
+            params = [json.loads(p) for (p,) in db.execute("SELECT params FROM runs")]
+            db.close()
+            self.assertEqual([p.get("cluster.hostCpu") for p in params], ["amd"])
+
 
 if __name__ == "__main__":
     unittest.main()
