@@ -73,6 +73,15 @@ class NcclEndpointTest : public ::testing::Test
         return in;
     }
 
+    // A 16-rank ring allreduce over two 8-GPU nodes on NCCL's multi-rail rings.
+    static NcclTuneInput TwoNodeRingAllReduce(uint64_t bytes)
+    {
+        NcclTuneInput in = RingAcrossH100Nodes(CollectiveKind::AllReduce, 16, 2, bytes);
+        in.multiRailRings = true;
+        in.runnable = {CollectiveAlgorithm::Ring};
+        return in;
+    }
+
     // dgx-h100 servers with the h100 endpoint (or \p endpoint), a transport and an engine.
     struct Fabric
     {
@@ -1404,9 +1413,7 @@ TEST_F(NcclEndpointTest, RingAcrossNodesIsPacedByTheProxies)
 {
     Ptr<NcclEndpoint> e = H100Endpoint();
     ASSERT_TRUE(e);
-    NcclTuneInput in = RingAcrossH100Nodes(CollectiveKind::AllReduce, 16, 2, 4 * MiB);
-    in.multiRailRings = true;
-    in.runnable = {CollectiveAlgorithm::Ring};
+    NcclTuneInput in = TwoNodeRingAllReduce(4 * MiB);
     using P = NcclProtocolId;
     EXPECT_NEAR(e->RingProxyStep_us(in, P::Ll128), 2.0, 1e-9);
     EXPECT_NEAR(e->RingProxyStep_us(in, P::Simple), 6.0, 1e-9);
@@ -1467,38 +1474,29 @@ TEST_F(NcclEndpointTest, NetOverheadIsTheHostCpus)
         ASSERT_TRUE(e) << error;
         EXPECT_EQ(e->GetNetProxyStepTime(), MicroSeconds(overhead_us));
     }
-    ClusterConfig a100;
-    ASSERT_EQ(a100.ApplyPreset("dgx-a100"), "");
-    std::string error;
-    Ptr<NcclEndpoint> e = a100.MakeEndpoint(&error);
-    ASSERT_TRUE(e) << error;
-    NcclTuneInput in = RingAcrossH100Nodes(CollectiveKind::AllReduce, 16, 2, 4 * MiB);
-    in.multiRailRings = true;
-    in.runnable = {CollectiveAlgorithm::Ring};
-    using P = NcclProtocolId;
-    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll),
-                6.6 + 28 * 2.0 + 2 * 2.7,
-                1e-9);
-    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Simple),
-                8.4 + 28 * 6.0 + 2 * 14.0,
-                1e-9);
-    // The same servers with Intel hosts, and NCCL_NET_OVERHEAD over either.
-    a100.hostCpu = "intel";
-    e = a100.MakeEndpoint(&error);
-    ASSERT_TRUE(e) << error;
-    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll),
-                6.6 + 28 * 1.0 + 2 * 2.7,
-                1e-9);
-    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Simple),
-                8.4 + 28 * 3.4 + 2 * 14.0,
-                1e-9);
-    a100.nccl.netOverhead = "3000";
-    e = a100.MakeEndpoint(&error);
-    ASSERT_TRUE(e) << error;
-    EXPECT_EQ(e->GetNetProxyStepTime(), MicroSeconds(3));
-    EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, P::Ll),
-                6.6 + 28 * 3.0 + 2 * 2.7,
-                1e-9);
+    // dgx-a100 (AMD), the same servers with Intel hosts, and NCCL_NET_OVERHEAD over them.
+    const NcclTuneInput in = TwoNodeRingAllReduce(4 * MiB);
+    for (auto [cpu, variable, overhead_us] :
+         {std::tuple<const char*, const char*, double>{"amd", "", 2.0},
+          {"intel", "", 1.0},
+          {"intel", "3000", 3.0}})
+    {
+        SCOPED_TRACE(std::string(cpu) + " NCCL_NET_OVERHEAD=" + variable);
+        ClusterConfig a100;
+        ASSERT_EQ(a100.ApplyPreset("dgx-a100"), "");
+        a100.hostCpu = cpu;
+        a100.nccl.netOverhead = variable;
+        std::string error;
+        Ptr<NcclEndpoint> e = a100.MakeEndpoint(&error);
+        ASSERT_TRUE(e) << error;
+        EXPECT_EQ(e->GetNetProxyStepTime(), MicroSeconds(overhead_us));
+        EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, NcclProtocolId::Ll),
+                    6.6 + 28 * std::max(0.6, overhead_us) + 2 * 2.7,
+                    1e-9);
+        EXPECT_NEAR(e->PredictLatency_us(in, CollectiveAlgorithm::Ring, NcclProtocolId::Simple),
+                    8.4 + 28 * std::max(3.4, 3 * overhead_us) + 2 * 14.0,
+                    1e-9);
+    }
 }
 
 // The protocol NCCL's tuner picks for a 1 MiB ring allreduce over 2 x 8 H100 (the forced-ring
@@ -1513,9 +1511,7 @@ TEST_F(NcclEndpointTest, TunerPicksLl128ForAMegabyteRingAcrossNodes)
 {
     Ptr<NcclEndpoint> e = H100Endpoint();
     ASSERT_TRUE(e);
-    NcclTuneInput in = RingAcrossH100Nodes(CollectiveKind::AllReduce, 16, 2, MiB);
-    in.multiRailRings = true;
-    in.runnable = {CollectiveAlgorithm::Ring};
+    NcclTuneInput in = TwoNodeRingAllReduce(MiB);
     using P = NcclProtocolId;
     const double mb = MiB / 1e3; // bytes per (GB/s x us)
     const double ll_us = 6.6 + 28 * 1.0 + 2 * 2.7 + mb / (39.0 * 16 / 30);
