@@ -591,7 +591,6 @@ ClusterConfig::MakeEndpoint(std::string* error) const
     Ptr<NcclEndpoint> e = MakeNcclEndpoint(set);
     // NCCL's search sees the GPU-NIC path the InfiniBand plane's endpoint is scaled to.
     e->SetAttribute("NicPathBandwidth", DoubleValue(set.nicPath_gbyte_per_s * ibEndpointScale));
-    const auto number = WholeNumber;
     std::string why;
     const Time overhead = GetNetOverhead(&why);
     if (!why.empty())
@@ -602,7 +601,7 @@ ClusterConfig::MakeEndpoint(std::string* error) const
     int64_t v = 0;
     if (!nccl.nvlsEnable.empty())
     {
-        if (!number(nccl.nvlsEnable, 0, 2, v))
+        if (!WholeNumber(nccl.nvlsEnable, 0, 2, v))
         {
             return refuse("NCCL_NVLS_ENABLE=" + nccl.nvlsEnable + ": expected 0, 1 or 2");
         }
@@ -610,7 +609,7 @@ ClusterConfig::MakeEndpoint(std::string* error) const
     }
     if (!nccl.collNet.empty())
     {
-        if (!number(nccl.collNet, 0, 1, v))
+        if (!WholeNumber(nccl.collNet, 0, 1, v))
         {
             return refuse("NCCL_COLLNET_ENABLE=" + nccl.collNet + ": expected 0 or 1");
         }
@@ -642,7 +641,7 @@ ClusterConfig::MakeEndpoint(std::string* error) const
           {"NCCL_MIN_CTAS", &nccl.minCtas, &limits[2]},
           {"NCCL_MAX_CTAS", &nccl.maxCtas, &limits[3]}})
     {
-        if (!text->empty() && !number(*text, 1, 64, *limit))
+        if (!text->empty() && !WholeNumber(*text, 1, 64, *limit))
         {
             return refuse(std::string(name) + "=" + *text + ": expected a channel count 1-64");
         }
@@ -663,7 +662,7 @@ ClusterConfig::MakeEndpoint(std::string* error) const
     }
     if (!nccl.pxnLevel.empty())
     {
-        if (!number(nccl.pxnLevel, 0, 2, v))
+        if (!WholeNumber(nccl.pxnLevel, 0, 2, v))
         {
             return refuse("NCCL_P2P_PXN_LEVEL=" + nccl.pxnLevel + ": expected 0, 1 or 2");
         }
