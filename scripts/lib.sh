@@ -82,7 +82,10 @@ af_build_standalone() {
         # ASan instrumentation makes gcc 12 report false -Wmaybe-uninitialized inside
         # libstdc++ (std::regex's std::function); the Release build keeps -Werror.
         werror=OFF
+        # -O1 -g1 (AddressSanitizer's recommended level; line tables for its stack
+        # traces) compiles the suite in less than half the time of -O2 -g.
         extra=(-DCMAKE_BUILD_TYPE=RelWithDebInfo
+            "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
             "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
             "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
             "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined"
