@@ -1373,29 +1373,81 @@ TEST_F(NcclEndpointTest, P2pChannelsFollowNcclsPeerRule)
     EXPECT_EQ(e->P2pChannels(64 * MiB, 4), 8u);
 }
 
-// An 8-GPU alltoall: each peer's part runs on its p2p channels, a channel at the graph's
-// channel share (370.8 / 32 GB/s) split among the sends it runs (the rank's own among them),
-// in 512 KiB steps, each step's fence and flag after its data.  128 MiB: 16 MiB per peer on 4
-// channels, one send each (46.35 GB/s), 4 MiB = 8 steps each: 8.4 + 16 MiB / 46.35 GB/s + 8 x
-// 3.4 = 397.6 us.  1 GiB: 8 channels per peer, 8 x 8 sends on 32 channels, two a channel: still
-// 46.35 GB/s a peer, 16 MiB = 32 steps a channel: 8.4 + 128 MiB / 46.35 GB/s + 32 x 3.4 =
-// 3012.8 us.  Within 0 / +4 % (the wire's latency, the last packets).
+// An alltoall inside one node: each peer's part runs on its p2p channels, a channel at the
+// graph's channel share (370.8 / 32 GB/s) split among the peer sends it runs (the rank's part
+// for itself is a copy in its own memory, not on NVLink), in 512 KiB steps, each one slice
+// whose fence and flag (3.4 us / 2: a ring step's two slices) follow its data.  8 GPUs, 128
+// MiB: 16 MiB per peer on 4 channels, 7 x 4 sends on 32 channels, one each (46.35 GB/s), 4 MiB
+// = 8 steps each: 8.4 + 16 MiB / 46.35 GB/s + 8 x 1.7 = 383.98 us.  8 GPUs, 1 GiB: 8 channels
+// per peer, 7 x 8 sends on 32 channels, 1.75 a channel: 8 x 11.59 / 1.75 = 52.97 GB/s a peer,
+// 16 MiB = 32 steps a channel: 8.4 + 128 MiB / 52.97 GB/s + 32 x 1.7 = 2596.7 us.  4 GPUs,
+// 1 GiB: 16 channels per peer (256 MiB in parts of at most 16 MiB), 3 x 16 sends, 1.5 a
+// channel: 123.6 GB/s a peer, 32 steps: 8.4 + 256 MiB / 123.6 GB/s + 32 x 1.7 = 2234.6 us.
+// Within 0 / +4 % (the wire's latency, the last packets).
 TEST_F(NcclEndpointTest, AllToAllRunsOnItsPeersP2pChannels)
 {
     const double share = 370.8 / 32;
-    for (auto [bytes, model_us] :
-         {std::pair<uint64_t, double>{128 * MiB, 8.4 + 16 * MiB / (4 * share * 1e3) + 8 * 3.4},
-          std::pair<uint64_t, double>{1024 * MiB,
-                                      8.4 + 128 * MiB / (8 * share / 2 * 1e3) + 32 * 3.4}})
+    const std::vector<uint32_t> eight{0, 1, 2, 3, 4, 5, 6, 7};
+    const std::vector<uint32_t> four{0, 1, 2, 3};
+
+    struct Case
     {
-        SCOPED_TRACE(bytes);
+        std::vector<uint32_t> ranks;
+        uint64_t bytes;
+        double model_us;
+    };
+
+    for (const Case& c :
+         {Case{eight, 128 * MiB, 8.4 + 16 * MiB / (4 * share * 1e3) + 8 * 1.7},
+          Case{eight, 1024 * MiB, 8.4 + 128 * MiB / (8 * share / 1.75 * 1e3) + 32 * 1.7},
+          Case{four, 1024 * MiB, 8.4 + 256 * MiB / (16 * share / 1.5 * 1e3) + 32 * 1.7}})
+    {
+        SCOPED_TRACE(std::to_string(c.ranks.size()) + " GPUs, " + std::to_string(c.bytes));
         Fabric f(1);
-        const CollectiveResult r = f.Run(CollectiveKind::AllToAll, {0, 1, 2, 3, 4, 5, 6, 7}, bytes);
+        const CollectiveResult r = f.Run(CollectiveKind::AllToAll, c.ranks, c.bytes);
         EXPECT_EQ(r.algorithm, "direct");
-        std::cout << "[endpoint] " << bytes / MiB << " MiB alltoall, 8 GPUs: " << Us(r)
-                  << " us, model " << model_us << " us\n";
-        EXPECT_GE(Us(r), model_us);
-        EXPECT_LE(Us(r), 1.04 * model_us);
+        std::cout << "[endpoint] " << c.bytes / MiB << " MiB alltoall, " << c.ranks.size()
+                  << " GPUs: " << Us(r) << " us, model " << c.model_us << " us\n";
+        EXPECT_GE(Us(r), c.model_us);
+        EXPECT_LE(Us(r), 1.04 * c.model_us);
+        Reset();
+    }
+}
+
+// NCCL's p2p kernel gives a channel's one work 20 warps, 10 of them send (src/device/
+// sendrecv.h), so a channel sends at half one SM's copy rate: 38.7 / 2 = 19.35 GB/s, on the
+// p2p channels of the alltoall's rule, in 512 KiB steps of one slice each (1.7 us).  8 GPUs,
+// 64 MiB: 4 channels of 16 MiB, 32 steps: 8.4 + 16 MiB / 19.35 GB/s + 32 x 1.7 = 929.8 us;
+// 128 MiB doubles the channels (parts above 32 steps), so it takes as long.  4 GPUs, 64 MiB:
+// 8 channels of 8 MiB, 16 steps: 8.4 + 8 MiB / 19.35 GB/s + 16 x 1.7 = 469.1 us.  8 GPUs,
+// 1 GiB: 32 channels would send 619 GB/s, the GPU's NVLink takes 370.8: 8.4 + 1 GiB / 370.8
+// GB/s = 2904.1 us.  Within 0 / +4 % (the wire's latency, the last packets).
+TEST_F(NcclEndpointTest, SendRecvRunsOnItsPeersP2pChannels)
+{
+    const double send = 38.7 * 10 / 20;
+    const std::vector<uint32_t> eight{0, 1, 2, 3, 4, 5, 6, 7};
+    const std::vector<uint32_t> four{0, 1, 2, 3};
+
+    struct Case
+    {
+        std::vector<uint32_t> ranks;
+        uint64_t bytes;
+        double model_us;
+    };
+
+    for (const Case& c : {Case{eight, 64 * MiB, 8.4 + 16 * MiB / (send * 1e3) + 32 * 1.7},
+                          Case{eight, 128 * MiB, 8.4 + 16 * MiB / (send * 1e3) + 32 * 1.7},
+                          Case{four, 64 * MiB, 8.4 + 8 * MiB / (send * 1e3) + 16 * 1.7},
+                          Case{eight, 1024 * MiB, 8.4 + 1024 * MiB / (370.8 * 1e3)}})
+    {
+        SCOPED_TRACE(std::to_string(c.ranks.size()) + " GPUs, " + std::to_string(c.bytes));
+        Fabric f(1);
+        const CollectiveResult r = f.Run(CollectiveKind::SendRecv, c.ranks, c.bytes);
+        EXPECT_EQ(r.algorithm, "direct");
+        std::cout << "[endpoint] " << c.bytes / MiB << " MiB sendrecv, " << c.ranks.size()
+                  << " GPUs: " << Us(r) << " us, model " << c.model_us << " us\n";
+        EXPECT_GE(Us(r), c.model_us);
+        EXPECT_LE(Us(r), 1.04 * c.model_us);
         Reset();
     }
 }

@@ -1049,36 +1049,54 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
     // channel after the step's bytes, not before its first packet as LL's and LL128's.
     if (nodes == 1 && run->how.protocol == NcclProtocolId::Simple)
     {
+        // NCCL's hop latency is a ring step's, whose chunk is cut in RingChunkSteps /
+        // RingSliceSteps slices, each ending with its fence and flag: one slice's share.
+        const uint32_t chunkSteps = m_endpoint->GetRingChunkSteps(run->call.kind);
+        const uint32_t sliceSteps =
+            std::max<uint32_t>(std::min(m_endpoint->GetRingSliceSteps(run->call.kind), chunkSteps),
+                               1);
+        const Time slice =
+            run->ringHop[0] / static_cast<int64_t>(std::max<uint32_t>(chunkSteps / sliceSteps, 1));
+        // A p2p step is one slice (src/device/sendrecv.h: ProtoSimple<1, 1>).
+        const uint64_t p2p = std::max<uint64_t>(m_endpoint->GetP2pChunkBytes(), 1);
+        const auto ranks = static_cast<uint32_t>(run->call.ranks.size());
         if (run->how.algorithm == Algo::Ring)
         {
-            // A ring message is one slice; NCCL's hop latency is a ring step's, whose chunk
-            // is cut in RingChunkSteps / RingSliceSteps slices, each ending with its fence
-            // and flag.
-            const uint32_t chunkSteps = m_endpoint->GetRingChunkSteps(run->call.kind);
-            const uint32_t sliceSteps = std::max<uint32_t>(
-                std::min(m_endpoint->GetRingSliceSteps(run->call.kind), chunkSteps),
-                1);
-            run->channelStep = run->ringHop[0] /
-                               static_cast<int64_t>(std::max<uint32_t>(chunkSteps / sliceSteps, 1));
+            // A ring message is one slice.
+            run->channelStep = slice;
         }
         else if (run->how.algorithm == Algo::Direct && run->call.kind == CollectiveKind::AllToAll &&
                  run->how.graphChannel_gbyte_per_s > 0)
         {
             // One message per peer on its NCCL p2p channels (src/enqueue.cc), in steps of
             // P2pChunkBytes.  A channel (one SM) moves the graph's channel share, split
-            // evenly among the sends it runs (src/device/sendrecv.h: nWarps / nWorks), the
-            // rank's send to itself among them: ranks x channels per peer over the p2p
-            // channels, at least one.
-            const uint64_t p2p = std::max<uint64_t>(m_endpoint->GetP2pChunkBytes(), 1);
-            const auto ranks = static_cast<uint32_t>(run->call.ranks.size());
+            // evenly among the sends it runs (src/device/sendrecv.h: nWarps / nWorks):
+            // (ranks - 1) x channels per peer over the p2p channels, at least one.  The
+            // rank's part for itself is not among them: it is a copy in the GPU's own memory
+            // (sendrecv.h isCopy, reduceCopy; enqueue.cc selfSend: no connection), which
+            // puts nothing on NVLink.
             const uint64_t peer = (run->call.bytes + ranks - 1) / std::max<uint32_t>(ranks, 1);
             const uint32_t c = m_endpoint->P2pChannels(peer, ranks);
             const uint64_t part = (peer + c - 1) / c;
-            const double works =
-                std::max(1.0, double(c) * ranks / m_endpoint->GetP2pChannelCount());
-            run->channelStep = run->ringHop[0] * static_cast<int64_t>((part + p2p - 1) / p2p);
+            const double works = std::max(1.0,
+                                          double(c) * (std::max<uint32_t>(ranks, 1) - 1) /
+                                              m_endpoint->GetP2pChannelCount());
+            run->channelStep = slice * static_cast<int64_t>((part + p2p - 1) / p2p);
             run->channelRate = DataRate(
                 static_cast<uint64_t>(c * run->how.graphChannel_gbyte_per_s / works * 8e9));
+        }
+        else if (run->how.algorithm == Algo::Direct && run->call.kind == CollectiveKind::SendRecv &&
+                 copy > 0)
+        {
+            // The part for the one peer on its p2p channels, by the alltoall's rule, in steps
+            // of P2pChunkBytes; one work a channel, whose warps the send and the receive share
+            // (src/device/sendrecv.h): a channel sends at its send warps' share of one SM's
+            // copy rate.  No other channel sends, so the GPU's NVLink bounds only their sum.
+            const uint32_t c = m_endpoint->P2pChannels(run->call.bytes, ranks);
+            const uint64_t part = (run->call.bytes + c - 1) / c;
+            const double send = copy * NcclEndpoint::P2pSendWarps(1) / NcclEndpoint::P2P_WARPS;
+            run->channelStep = slice * static_cast<int64_t>((part + p2p - 1) / p2p);
+            run->channelRate = DataRate(static_cast<uint64_t>(c * send * 8e9));
         }
     }
     if (nodes > 1)

@@ -1526,6 +1526,14 @@ NcclEndpoint::GetP2pChannelCount() const
 }
 
 uint32_t
+NcclEndpoint::P2pSendWarps(uint32_t works)
+{
+    const uint32_t perWork = P2P_WARPS / std::max<uint32_t>(works, 1);
+    const uint32_t recv = perWork <= 4 ? perWork / 2 : (perWork - 1) / 2;
+    return perWork <= 4 ? recv : recv + 1;
+}
+
+uint32_t
 NcclEndpoint::P2pChannels(uint64_t bytes, uint32_t ranks) const
 {
     // src/enqueue.cc: the p2p channels are shared by the peers of a round, so a peer

@@ -66,6 +66,15 @@ class NcclEndpoint : public Object
     /// NCCL_MAX_NVLS_ARITY (src/include/device.h): NVLS heads of a graph, and the local ranks
     /// up to which NCCL weighs NVLS for allgather and reducescatter.
     static constexpr uint32_t MAX_NVLS_ARITY = 32;
+    /// Warps of a point-to-point kernel's block: NCCL_MAX_NTHREADS = 640 threads
+    /// (src/include/device.h; src/enqueue.cc gives p2p plans that many).
+    static constexpr uint32_t P2P_WARPS = 20;
+    /**
+     * Warps of one send of a p2p channel that runs \p works works (src/device/sendrecv.h:
+     * nWarpPerWork = P2P_WARPS / works, split between the work's receive and send, the send
+     * one warp more from five on): 10 of 20 for one work.
+     */
+    static uint32_t P2pSendWarps(uint32_t works);
 
     static TypeId GetTypeId();
     NcclEndpoint();
