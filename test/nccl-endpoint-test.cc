@@ -121,6 +121,20 @@ class NcclEndpointTest : public ::testing::Test
         Ptr<GpuTransport> transport;
         Ptr<CollectiveEngine> engine;
     };
+
+    // A point-to-point collective on one dgx-h100: its GPUs, its size, the model's time.
+    struct DirectCase
+    {
+        uint32_t gpus;
+        uint64_t bytes;
+        double model_us;
+    };
+
+    // Runs each case as a direct \p kind and checks its time within 0 / +4 % of the model
+    // (the wire's latency, the last packets).
+    static void ExpectDirectTimes(CollectiveKind kind,
+                                  const char* name,
+                                  std::initializer_list<DirectCase> cases);
 };
 
 // Between two clusters of one test: ns-3's names and events start afresh.
@@ -146,6 +160,25 @@ Gpus(uint32_t n)
     std::vector<uint32_t> ranks(n);
     std::iota(ranks.begin(), ranks.end(), 0);
     return ranks;
+}
+
+void
+NcclEndpointTest::ExpectDirectTimes(CollectiveKind kind,
+                                    const char* name,
+                                    std::initializer_list<DirectCase> cases)
+{
+    for (const DirectCase& c : cases)
+    {
+        SCOPED_TRACE(std::to_string(c.gpus) + " GPUs, " + std::to_string(c.bytes));
+        Fabric f(1);
+        const CollectiveResult r = f.Run(kind, Gpus(c.gpus), c.bytes);
+        EXPECT_EQ(r.algorithm, "direct");
+        std::cout << "[endpoint] " << c.bytes / MiB << " MiB " << name << ", " << c.gpus
+                  << " GPUs: " << Us(r) << " us, model " << c.model_us << " us\n";
+        EXPECT_GE(Us(r), c.model_us);
+        EXPECT_LE(Us(r), 1.04 * c.model_us);
+        Reset();
+    }
 }
 
 // \p f's endpoint restricted to \p protocol on exactly \p channels channels.
@@ -1360,9 +1393,16 @@ TEST_F(NcclEndpointTest, RingPiecesAreNcclsSlices)
 // NCCL's point-to-point channels per peer (src/enqueue.cc, one node of 32 channels):
 // nChannelsMin = 32 halved while x ranks > 32 (8 ranks: 4; 4 ranks: 8); a send of b bytes
 // takes min(nChannelsMin, ceil(b / 64 KiB)) and doubles while its parts exceed 16 MiB, up to
-// 32.  Exact.
+// 32.  A work's send warps of the p2p kernel's 20 (src/device/sendrecv.h): (20 / works - 1) / 2
+// + 1 from five warps a work on, half below: 10 for one work, 5 for two, 3 for four, 2 for
+// five, 1 for eight.  Exact.
 TEST_F(NcclEndpointTest, P2pChannelsFollowNcclsPeerRule)
 {
+    EXPECT_EQ(NcclEndpoint::P2pSendWarps(1), 10u);
+    EXPECT_EQ(NcclEndpoint::P2pSendWarps(2), 5u);
+    EXPECT_EQ(NcclEndpoint::P2pSendWarps(4), 3u);
+    EXPECT_EQ(NcclEndpoint::P2pSendWarps(5), 2u);
+    EXPECT_EQ(NcclEndpoint::P2pSendWarps(8), 1u);
     Ptr<NcclEndpoint> e = CreateObject<NcclEndpoint>();
     EXPECT_EQ(e->P2pChannels(32 * 1024, 8), 1u);
     EXPECT_EQ(e->P2pChannels(256 * 1024, 8), 4u);
@@ -1383,35 +1423,14 @@ TEST_F(NcclEndpointTest, P2pChannelsFollowNcclsPeerRule)
 // 16 MiB = 32 steps a channel: 8.4 + 128 MiB / 52.97 GB/s + 32 x 1.7 = 2596.7 us.  4 GPUs,
 // 1 GiB: 16 channels per peer (256 MiB in parts of at most 16 MiB), 3 x 16 sends, 1.5 a
 // channel: 123.6 GB/s a peer, 32 steps: 8.4 + 256 MiB / 123.6 GB/s + 32 x 1.7 = 2234.6 us.
-// Within 0 / +4 % (the wire's latency, the last packets).
 TEST_F(NcclEndpointTest, AllToAllRunsOnItsPeersP2pChannels)
 {
     const double share = 370.8 / 32;
-    const std::vector<uint32_t> eight{0, 1, 2, 3, 4, 5, 6, 7};
-    const std::vector<uint32_t> four{0, 1, 2, 3};
-
-    struct Case
-    {
-        std::vector<uint32_t> ranks;
-        uint64_t bytes;
-        double model_us;
-    };
-
-    for (const Case& c :
-         {Case{eight, 128 * MiB, 8.4 + 16 * MiB / (4 * share * 1e3) + 8 * 1.7},
-          Case{eight, 1024 * MiB, 8.4 + 128 * MiB / (8 * share / 1.75 * 1e3) + 32 * 1.7},
-          Case{four, 1024 * MiB, 8.4 + 256 * MiB / (16 * share / 1.5 * 1e3) + 32 * 1.7}})
-    {
-        SCOPED_TRACE(std::to_string(c.ranks.size()) + " GPUs, " + std::to_string(c.bytes));
-        Fabric f(1);
-        const CollectiveResult r = f.Run(CollectiveKind::AllToAll, c.ranks, c.bytes);
-        EXPECT_EQ(r.algorithm, "direct");
-        std::cout << "[endpoint] " << c.bytes / MiB << " MiB alltoall, " << c.ranks.size()
-                  << " GPUs: " << Us(r) << " us, model " << c.model_us << " us\n";
-        EXPECT_GE(Us(r), c.model_us);
-        EXPECT_LE(Us(r), 1.04 * c.model_us);
-        Reset();
-    }
+    ExpectDirectTimes(CollectiveKind::AllToAll,
+                      "alltoall",
+                      {{8, 128 * MiB, 8.4 + 16 * MiB / (4 * share * 1e3) + 8 * 1.7},
+                       {8, 1024 * MiB, 8.4 + 128 * MiB / (8 * share / 1.75 * 1e3) + 32 * 1.7},
+                       {4, 1024 * MiB, 8.4 + 256 * MiB / (16 * share / 1.5 * 1e3) + 32 * 1.7}});
 }
 
 // NCCL's p2p kernel gives a channel's one work 20 warps, 10 of them send (src/device/
@@ -1421,35 +1440,16 @@ TEST_F(NcclEndpointTest, AllToAllRunsOnItsPeersP2pChannels)
 // 128 MiB doubles the channels (parts above 32 steps), so it takes as long.  4 GPUs, 64 MiB:
 // 8 channels of 8 MiB, 16 steps: 8.4 + 8 MiB / 19.35 GB/s + 16 x 1.7 = 469.1 us.  8 GPUs,
 // 1 GiB: 32 channels would send 619 GB/s, the GPU's NVLink takes 370.8: 8.4 + 1 GiB / 370.8
-// GB/s = 2904.1 us.  Within 0 / +4 % (the wire's latency, the last packets).
+// GB/s = 2904.1 us.
 TEST_F(NcclEndpointTest, SendRecvRunsOnItsPeersP2pChannels)
 {
     const double send = 38.7 * 10 / 20;
-    const std::vector<uint32_t> eight{0, 1, 2, 3, 4, 5, 6, 7};
-    const std::vector<uint32_t> four{0, 1, 2, 3};
-
-    struct Case
-    {
-        std::vector<uint32_t> ranks;
-        uint64_t bytes;
-        double model_us;
-    };
-
-    for (const Case& c : {Case{eight, 64 * MiB, 8.4 + 16 * MiB / (send * 1e3) + 32 * 1.7},
-                          Case{eight, 128 * MiB, 8.4 + 16 * MiB / (send * 1e3) + 32 * 1.7},
-                          Case{four, 64 * MiB, 8.4 + 8 * MiB / (send * 1e3) + 16 * 1.7},
-                          Case{eight, 1024 * MiB, 8.4 + 1024 * MiB / (370.8 * 1e3)}})
-    {
-        SCOPED_TRACE(std::to_string(c.ranks.size()) + " GPUs, " + std::to_string(c.bytes));
-        Fabric f(1);
-        const CollectiveResult r = f.Run(CollectiveKind::SendRecv, c.ranks, c.bytes);
-        EXPECT_EQ(r.algorithm, "direct");
-        std::cout << "[endpoint] " << c.bytes / MiB << " MiB sendrecv, " << c.ranks.size()
-                  << " GPUs: " << Us(r) << " us, model " << c.model_us << " us\n";
-        EXPECT_GE(Us(r), c.model_us);
-        EXPECT_LE(Us(r), 1.04 * c.model_us);
-        Reset();
-    }
+    ExpectDirectTimes(CollectiveKind::SendRecv,
+                      "sendrecv",
+                      {{8, 64 * MiB, 8.4 + 16 * MiB / (send * 1e3) + 32 * 1.7},
+                       {8, 128 * MiB, 8.4 + 16 * MiB / (send * 1e3) + 32 * 1.7},
+                       {4, 64 * MiB, 8.4 + 8 * MiB / (send * 1e3) + 16 * 1.7},
+                       {8, 1024 * MiB, 8.4 + 1024 * MiB / (370.8 * 1e3)}});
 }
 
 // Across nodes every network step goes through the sending GPU's proxy thread, which posts
