@@ -1057,46 +1057,48 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
                                1);
         const Time slice =
             run->ringHop[0] / static_cast<int64_t>(std::max<uint32_t>(chunkSteps / sliceSteps, 1));
-        // A p2p step is one slice (src/device/sendrecv.h: ProtoSimple<1, 1>).
-        const uint64_t p2p = std::max<uint64_t>(m_endpoint->GetP2pChunkBytes(), 1);
-        const auto ranks = static_cast<uint32_t>(run->call.ranks.size());
+        const bool alltoall = run->call.kind == CollectiveKind::AllToAll;
         if (run->how.algorithm == Algo::Ring)
         {
             // A ring message is one slice.
             run->channelStep = slice;
         }
-        else if (run->how.algorithm == Algo::Direct && run->call.kind == CollectiveKind::AllToAll &&
-                 run->how.graphChannel_gbyte_per_s > 0)
+        else if (run->how.algorithm == Algo::Direct &&
+                 (alltoall ? run->how.graphChannel_gbyte_per_s > 0
+                           : run->call.kind == CollectiveKind::SendRecv && copy > 0))
         {
             // One message per peer on its NCCL p2p channels (src/enqueue.cc), in steps of
-            // P2pChunkBytes.  A channel (one SM) moves the graph's channel share, split
-            // evenly among the sends it runs (src/device/sendrecv.h: nWarps / nWorks):
-            // (ranks - 1) x channels per peer over the p2p channels, at least one.  The
-            // rank's part for itself is not among them: it is a copy in the GPU's own memory
-            // (sendrecv.h isCopy, reduceCopy; enqueue.cc selfSend: no connection), which
-            // puts nothing on NVLink.
-            const uint64_t peer = (run->call.bytes + ranks - 1) / std::max<uint32_t>(ranks, 1);
+            // P2pChunkBytes, each one slice (src/device/sendrecv.h: ProtoSimple<1, 1>).
+            const auto ranks = static_cast<uint32_t>(run->call.ranks.size());
+            const uint64_t peer = alltoall
+                                      ? (run->call.bytes + ranks - 1) / std::max<uint32_t>(ranks, 1)
+                                      : run->call.bytes;
             const uint32_t c = m_endpoint->P2pChannels(peer, ranks);
             const uint64_t part = (peer + c - 1) / c;
-            const double works = std::max(1.0,
-                                          double(c) * (std::max<uint32_t>(ranks, 1) - 1) /
-                                              m_endpoint->GetP2pChannelCount());
+            const uint64_t p2p = std::max<uint64_t>(m_endpoint->GetP2pChunkBytes(), 1);
             run->channelStep = slice * static_cast<int64_t>((part + p2p - 1) / p2p);
-            run->channelRate = DataRate(
-                static_cast<uint64_t>(c * run->how.graphChannel_gbyte_per_s / works * 8e9));
-        }
-        else if (run->how.algorithm == Algo::Direct && run->call.kind == CollectiveKind::SendRecv &&
-                 copy > 0)
-        {
-            // The part for the one peer on its p2p channels, by the alltoall's rule, in steps
-            // of P2pChunkBytes; one work a channel, whose warps the send and the receive share
-            // (src/device/sendrecv.h): a channel sends at its send warps' share of one SM's
-            // copy rate.  No other channel sends, so the GPU's NVLink bounds only their sum.
-            const uint32_t c = m_endpoint->P2pChannels(run->call.bytes, ranks);
-            const uint64_t part = (run->call.bytes + c - 1) / c;
-            const double send = copy * NcclEndpoint::P2pSendWarps(1) / NcclEndpoint::P2P_WARPS;
-            run->channelStep = slice * static_cast<int64_t>((part + p2p - 1) / p2p);
-            run->channelRate = DataRate(static_cast<uint64_t>(c * send * 8e9));
+            double perPeer = 0;
+            if (alltoall)
+            {
+                // A channel (one SM) moves the graph's channel share, split evenly among the
+                // sends it runs (sendrecv.h: nWarps / nWorks): (ranks - 1) x channels per
+                // peer over the p2p channels, at least one.  The rank's part for itself is
+                // not among them: it is a copy in the GPU's own memory (sendrecv.h isCopy,
+                // reduceCopy; enqueue.cc selfSend: no connection), which puts nothing on
+                // NVLink.
+                const double works = std::max(1.0,
+                                              double(c) * (std::max<uint32_t>(ranks, 1) - 1) /
+                                                  m_endpoint->GetP2pChannelCount());
+                perPeer = c * run->how.graphChannel_gbyte_per_s / works;
+            }
+            else
+            {
+                // A sendrecv's one work a channel, whose warps the send and the receive share
+                // (sendrecv.h): a channel sends at its send warps' share of one SM's copy
+                // rate.  No other channel sends, so the GPU's NVLink bounds only their sum.
+                perPeer = c * copy * NcclEndpoint::P2pSendWarps(1) / NcclEndpoint::P2P_WARPS;
+            }
+            run->channelRate = DataRate(static_cast<uint64_t>(perPeer * 8e9));
         }
     }
     if (nodes > 1)
