@@ -122,6 +122,19 @@ ClusterHelper::SetConfig(const ClusterConfig& config)
         set.nvlsEfficiency * set.nvlinkPerLink_gbyte_per_s * config.nvlinkEndpointScale;
     SetNvSwitchAttribute("NvlsEngineRatePerLink",
                          DataRateValue(DataRate(static_cast<uint64_t>(engine_gbyte_per_s * 8e9))));
+    // Likewise SHARP's aggregation engine delivers each member's results at NCCL's CollNet
+    // efficiency of what the member's HCA moves behind PCIe (tuning.cc: CollNetDirect's
+    // busBw x 0.85 from compute capability 9.0 over bwInter, the NIC path).  Published
+    // 2 x 8 B200 CollNetDirect runs grow at 0.86 of their HCAs' rate from 8 to 32 GiB
+    // (doc/fidelity.md).  The ideal set leaves it unlimited.
+    if (!set.ideal && set.nicPath_gbyte_per_s > 0)
+    {
+        const double sharp_gbyte_per_s =
+            set.collNetEfficiency * set.nicPath_gbyte_per_s * config.ibEndpointScale;
+        SetIbSwitchAttribute(
+            "SharpEngineRatePerPort",
+            DataRateValue(DataRate(static_cast<uint64_t>(sharp_gbyte_per_s * 8e9))));
+    }
 }
 
 const ClusterConfig&

@@ -315,6 +315,30 @@ TEST_F(CollNetTest, CollNetAtTheSharpEngineCapOnTwoAndFourServers)
     }
 }
 
+// The h100 endpoint sets that cap itself: NCCL's CollNet efficiency (0.85 from compute
+// capability 9.0) of the 48 GB/s HCA path, 40.8 GB/s of results to each member.  With two
+// GPUs a server the network binds (each GPU's NVLink moves half the buffer each way), so a
+// CollNetDirect allreduce of 256 MiB on 2 servers takes (S/2) / 40.8 GB/s.  0 / +5 % (the
+// first slice's reduce-scatter and the last one's all-gather, NCCL's base and network
+// latencies).  The ideal set leaves the engine at the wire: below the cap's time.
+TEST_F(CollNetTest, EndpointSetCapsTheSharpEngineAtNcclsCollNetEfficiency)
+{
+    const uint64_t bytes = 256 * MiB;
+    const double model_us = bytes / 2.0 / (0.85 * 48.0 * 1e3);
+    Build(2, true, "h100", "1", 400, 2);
+    const auto h100 = Run(Call(CollectiveKind::AllReduce, 4, bytes, Algo::CollNetDirect));
+    EXPECT_EQ(h100.algorithm, "collnetdirect");
+    std::cout << "CollNetDirect 2 x 2 H100, 256 MiB, h100 endpoint: " << Us(h100)
+              << " us (busbw " << h100.busbw_gbyte_per_s << " GB/s), model " << model_us
+              << " us\n";
+    EXPECT_GE(Us(h100), model_us);
+    EXPECT_LE(Us(h100), model_us * 1.05);
+    Reset();
+    Build(2, true, "ideal", "", 400, 2);
+    const auto ideal = Run(Call(CollectiveKind::AllReduce, 4, bytes, Algo::CollNetDirect));
+    EXPECT_LT(Us(ideal), model_us * 0.9);
+}
+
 // NCCL_COLLNET_ENABLE=1 needs SHARP switches (refused naming the variable and --sharp);
 // with them the tuner weighs CollNet by NCCL's formulas on 2 x dgx-h100 (NVLink 370.8 GB/s,
 // the HCA 48 GB/s behind PCIe):
