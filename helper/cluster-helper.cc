@@ -764,9 +764,11 @@ ClusterHelper::InstallCollectiveEngine(Ptr<GpuTransport> transport) const
     if (endpoint)
     {
         // NCCL pipelines its multi-level algorithms chunk by chunk and lays one ring per
-        // channel, each crossing between nodes on its own NIC (doc/collectives.md).
+        // channel, each crossing between nodes on its own NIC, and its trees as chains in
+        // the nodes under a double binary tree of their heads (doc/collectives.md).
         engine->SetAttribute("HierarchicalPipeline", BooleanValue(true));
         engine->SetAttribute("RingsAcrossDomains", BooleanValue(true));
+        engine->SetAttribute("TreesAcrossDomains", BooleanValue(true));
     }
     return engine;
 }

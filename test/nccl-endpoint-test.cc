@@ -1869,12 +1869,90 @@ TEST_F(NcclEndpointTest, NvlsTreeRailsMoveAtNcclsPerChannelCap)
     EXPECT_GT(busbw[0], busbw[1]);
 }
 
+// NCCL's trees across nodes (CollectiveBuild::NcclTreesAcrossDomains), 2 nodes of 4 GPUs
+// and 4 of 2, a lane per GPU of a node: lane c's chain starts at local c mod the node's GPUs
+// and walks on from there, its head's parent is the parent node's head of the same lane
+// (tree c mod 2 over the nodes), so every lane has one root and the heads of the lanes are
+// every GPU of a node once.  Exact.
+TEST_F(NcclEndpointTest, TreesAcrossNodesAreChainsUnderTheHeadsDoubleBinaryTree)
+{
+    using CollectiveBuild::BinaryTreeParents;
+    using CollectiveBuild::ComplementaryTreeParents;
+    for (const auto& [nodes, ppn] : std::vector<std::pair<uint32_t, uint32_t>>{{2, 4}, {4, 2}})
+    {
+        SCOPED_TRACE(std::to_string(nodes) + " x " + std::to_string(ppn));
+        std::vector<std::vector<uint32_t>> domains(nodes);
+        for (uint32_t n = 0; n < nodes; ++n)
+        {
+            for (uint32_t i = 0; i < ppn; ++i)
+            {
+                domains[n].push_back(n * ppn + i);
+            }
+        }
+        const auto trees = CollectiveBuild::NcclTreesAcrossDomains(domains, ppn);
+        ASSERT_EQ(trees.size(), ppn);
+        for (uint32_t c = 0; c < ppn; ++c)
+        {
+            const std::vector<int32_t> nodeParent =
+                c % 2 == 0 ? BinaryTreeParents(nodes) : ComplementaryTreeParents(nodes);
+            uint32_t roots = 0;
+            for (uint32_t n = 0; n < nodes; ++n)
+            {
+                for (uint32_t i = 1; i < ppn; ++i)
+                {
+                    EXPECT_EQ(trees[c][n * ppn + (c + i) % ppn],
+                              int32_t(n * ppn + (c + i - 1) % ppn));
+                }
+                const int32_t head = trees[c][n * ppn + c];
+                if (nodeParent[n] < 0)
+                {
+                    EXPECT_EQ(head, -1);
+                    ++roots;
+                }
+                else
+                {
+                    EXPECT_EQ(head, int32_t(nodeParent[n] * ppn + c));
+                }
+            }
+            EXPECT_EQ(roots, 1u);
+        }
+    }
+}
+
+// A forced Simple tree allreduce of 256 MiB over 2 x dgx-h100 runs NCCL's trees on 8 lanes
+// (one per GPU, each crossing on its head's HCA), every rank taking its lanes' up and down
+// traffic at NCCL's per-channel tree figure on two nodes (41.4 GB/s) over the tree graph's 8
+// channels: a rank is one lane's tail (the result only) and the others' head or middle (up
+// and down), 15/8 of the buffer, so algbw = 8 x 41.4 / (15/8) = 176.6 GB/s; -3 % (the
+// pipeline's fill and drain) / +1 %.  The double binary tree over the 16 ranks in group
+// order, which crossed on two HCAs, ran at their 48 GB/s.
+TEST_F(NcclEndpointTest, TreesAcrossNodesRunAtTheTreeGraphsChannels)
+{
+    std::vector<uint32_t> ranks(16);
+    std::iota(ranks.begin(), ranks.end(), 0);
+    const uint64_t bytes = 256 * MiB;
+    Fabric f(2);
+    f.engine->GetEndpoint()->SetAttribute("Protocols", StringValue("Simple"));
+    const CollectiveResult r =
+        f.Run(CollectiveKind::AllReduce, ranks, bytes, CollectiveAlgorithm::Tree);
+    EXPECT_EQ(r.algorithm, "tree");
+    const double algbw = bytes / (Us(r) * 1e3);
+    const double model = 8 * 41.4 / (15.0 / 8);
+    std::cout << "[endpoint] tree Simple 256 MiB on 2 x dgx-h100: " << Us(r) << " us, algbw "
+              << algbw << " GB/s, model " << model << "\n";
+    EXPECT_GT(algbw, 0.97 * model);
+    EXPECT_LT(algbw, 1.01 * model);
+}
+
 // LL and LL128 pass lines on as their flags arrive, so a tree hop forwards one NCCL
 // channel's piece, not its lane's whole chunk: a 64 KiB LL tree allreduce over 2 x dgx-h100
-// (16 channels, 8 per tree) costs its 8-byte latency floor plus 64 KiB at the tuner's tree LL
-// algbw, min(NVLink, HCA 48 GB/s) x 1/2 (LL's lines) x 1/2 (the tree's halves) = 12 GB/s:
-// 5.46 us more (+15 %, -5 %: the pipeline's fill).  A whole 32 KiB chunk stored and forwarded
-// at each of the trees' hops took 3 x that.
+// (NCCL's trees: 8 lanes, each a chain through both nodes' GPUs under the heads' tree; 16
+// channels, 2 a lane, 4 KiB pieces) costs its 8-byte latency floor plus what its ranks
+// receive at LL's per-rank cap on two nodes (llMaxBws, 39 GB/s), their lanes' up and down
+// lines together: a rank is a lane's tail once (the result only), its head and middle in the
+// others (up and down), 15 / 8 of the buffer, 3.15 us.  -20 % (the 8-byte run's hop
+// latencies, which the bulk's other lanes fill) / +15 %.  A lane's whole 8 KiB chunk stored
+// and forwarded at each of its 16 hops took 1.6 us more.
 TEST_F(NcclEndpointTest, TreeLlHopsForwardOneChannelsPiece)
 {
     std::vector<uint32_t> ranks;
@@ -1895,9 +1973,9 @@ TEST_F(NcclEndpointTest, TreeLlHopsForwardOneChannelsPiece)
         us[i] = Us(r);
         Reset();
     }
-    const double model_us = 65536 / 12e3;
+    const double model_us = 15.0 / 8 * 65536 / 39e3;
     std::cout << "[endpoint] tree LL 16 ranks, 2 nodes: 8 B " << us[0] << " us, 64 KiB " << us[1]
               << " us (+" << us[1] - us[0] << ", model " << model_us << ")\n";
-    EXPECT_GT(us[1] - us[0], 0.95 * model_us);
+    EXPECT_GT(us[1] - us[0], 0.8 * model_us);
     EXPECT_LT(us[1] - us[0], 1.15 * model_us);
 }

@@ -153,6 +153,15 @@ CollectiveEngine::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&CollectiveEngine::m_ringsAcrossDomains),
                           MakeBooleanChecker())
+            .AddAttribute("TreesAcrossDomains",
+                          "A tree allreduce over several NVLink domains runs NCCL's trees: a "
+                          "chain in each domain and the double binary tree between the chains' "
+                          "heads, one lane per GPU of a domain, each lane's head rotated so "
+                          "that the lanes cross between domains on different HCAs; false: the "
+                          "double binary tree over the ranks in group order, two lanes",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&CollectiveEngine::m_treesAcrossDomains),
+                          MakeBooleanChecker())
             .AddAttribute("AggregateRingSteps",
                           "On flow-level planes, a ring pass whose channels each have one "
                           "equal piece per rank (a ring allreduce, reduce-scatter or all-gather "
@@ -198,6 +207,7 @@ CollectiveEngine::CollectiveEngine()
       m_hierarchicalChunkBytes(128 * 1024),
       m_nvlsTreeMaxChunkBytesN4(64 * 1024),
       m_ringsAcrossDomains(false),
+      m_treesAcrossDomains(false),
       m_aggregateRingSteps(false),
       m_nextId(0)
 {
@@ -975,8 +985,8 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
         run->ringHop[1] = m_endpoint->GetStepLatency(run->how.algorithm, true);
     }
     // One channel copies at most its per-channel rate; all of a rank's channels together
-    // at most the protocol's MaxBandwidth.  The tree schedule has one channel per tree
-    // (two) standing for the channels NCCL spreads over both trees.
+    // at most the protocol's MaxBandwidth.  The tree schedule's lanes (two, or one per GPU
+    // of a domain across domains) stand for the channels NCCL spreads over its trees.
     const bool tree = run->how.algorithm == Algo::Tree;
     // The channels that carry traffic: a chain or a point-to-point schedule uses one, a
     // ring its pieces' channels, the tree one per tree.
@@ -1039,6 +1049,23 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
         // its channels sharing it (TreeRailAllReduce sends a tree's on one channel, the
         // two trees' to one sink).
         gbyte = m_endpoint->NvlsTreeRailRate_gbyte_per_s(run->call.ranks.size(), nodes);
+        run->sinkChannel = 0;
+    }
+    if (tree && lanes > 2)
+    {
+        // NCCL's trees across nodes: a rank takes its lanes' up and down traffic at NCCL's
+        // per-channel tree figure over the tree graph's channels, half the communicator's
+        // (connect.cc doubles them; tuning.cc caps the tree at graph channels x
+        // perChMaxTreeBws and halves that as algbw), all lanes sharing it: published 2 and
+        // 4 x 8 B200 forced trees run at 180 and 99 GB/s algbw, where 8 graph channels x
+        // 42.8 / 2 = 171 and x 24 / 2 = 96 (doc/fidelity.md).  A protocol without a
+        // per-channel figure (LL) takes its per-rank cap alone.
+        const double treeCopy = p->GetTreeChannelBandwidth_gbyte_per_s(nodes);
+        gbyte = treeCopy * std::max(run->how.channels / 2.0, 1.0);
+        if (max > 0)
+        {
+            gbyte = gbyte > 0 ? std::min(gbyte, max) : max;
+        }
         run->sinkChannel = 0;
     }
     // The transport charges the bytes on the wire, flags included: the rate in wire bytes.
@@ -1216,22 +1243,57 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
         }
         else if (algorithm == Algo::Tree)
         {
+            // Over several domains NCCL's trees: a chain in each domain, the double binary
+            // tree between the chains' heads, one lane per GPU of a domain so that every
+            // GPU's HCA carries a lane's network hops; in one domain (or without
+            // TreesAcrossDomains) the double binary tree over the ranks, two lanes.
+            const auto domains = Domains(call);
+            const bool acrossDomains = m_treesAcrossDomains && domains.size() >= 2;
+            const uint32_t lanes =
+                acrossDomains
+                    ? std::max<uint32_t>(
+                          2,
+                          std::min<uint32_t>(std::max<uint32_t>(how.channels, 1),
+                                             static_cast<uint32_t>(domains.front().size())))
+                    : 2;
             CollectiveSplit treeSplit = split;
             treeSplit.chunkBytes = m_treeChunkBytes;
             if (m_endpoint && how.protocol != NcclProtocolId::Simple)
             {
-                // A tree lane stands for half of NCCL's channels, each with its own piece,
-                // and LL / LL128 pass lines on as their flags arrive (prims_ll.h,
-                // prims_ll128.h): a hop forwards one channel's piece, not the lane's whole
-                // chunk.
-                const uint64_t perTree = std::max<uint32_t>(how.channels / 2, 1);
-                treeSplit.chunkBytes = std::min<uint64_t>(
-                    treeSplit.chunkBytes,
-                    std::max<uint64_t>((bytes / 2 + perTree - 1) / perTree, split.elementBytes));
+                // A tree lane stands for channels / lanes of NCCL's channels, each with its
+                // own piece, and LL / LL128 pass lines on as their flags arrive
+                // (prims_ll.h, prims_ll128.h): a hop forwards one channel's piece, not the
+                // lane's whole chunk.
+                const uint64_t perLane = std::max<uint32_t>(how.channels / lanes, 1);
+                treeSplit.chunkBytes =
+                    std::min<uint64_t>(treeSplit.chunkBytes,
+                                       std::max<uint64_t>((bytes / lanes + perLane - 1) / perLane,
+                                                          split.elementBytes));
                 // Each of those channels has its own NCCL_STEPS slots.
-                treeSplit.pipelineSlots = split.pipelineSlots * perTree;
+                treeSplit.pipelineSlots = split.pipelineSlots * perLane;
             }
-            DoubleBinaryTreeAllReduce(s, ranks, bytes, treeSplit, {});
+            if (acrossDomains)
+            {
+                std::map<uint32_t, uint32_t> position;
+                for (uint32_t i = 0; i < ranks.size(); ++i)
+                {
+                    position[ranks[i]] = i;
+                }
+                std::vector<std::vector<uint32_t>> positions;
+                for (const auto& d : domains)
+                {
+                    positions.emplace_back();
+                    for (uint32_t r : d)
+                    {
+                        positions.back().push_back(position.at(r));
+                    }
+                }
+                NcclTreeAllReduce(s, ranks, positions, bytes, lanes, treeSplit, {});
+            }
+            else
+            {
+                DoubleBinaryTreeAllReduce(s, ranks, bytes, treeSplit, {});
+            }
         }
         else if (algorithm == Algo::HalvingDoubling)
         {

@@ -295,6 +295,7 @@ class CollectiveEngine : public Object
     uint64_t m_hierarchicalChunkBytes;
     uint64_t m_nvlsTreeMaxChunkBytesN4;
     bool m_ringsAcrossDomains;
+    bool m_treesAcrossDomains;
     bool m_aggregateRingSteps;
     uint64_t m_nextId;
     std::map<uint64_t, std::unique_ptr<Running>> m_running;

@@ -976,28 +976,35 @@ HierarchicalChunkBytes(uint64_t bytes, uint64_t concurrentOps, uint64_t maxChunk
     return c;
 }
 
+namespace
+{
+// Reduce up and broadcast down each of \p trees (parents by position in \p ranks), tree t
+// on channel t with its even share of the buffer, pipelined per chunk.
 PerRank
-DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
-                          const std::vector<uint32_t>& ranks,
-                          uint64_t bytes,
-                          const CollectiveSplit& split,
-                          const PerRank& entry)
+TreesAllReduce(CollectiveSchedule& s,
+               const std::vector<uint32_t>& ranks,
+               uint64_t bytes,
+               const CollectiveSplit& split,
+               const PerRank& entry,
+               const std::vector<std::vector<int32_t>>& trees)
 {
     const uint32_t p = ranks.size();
     std::vector<std::vector<int64_t>> recv(p);
-    if (p < 2)
+    if (p < 2 || trees.empty())
     {
         return Exits(s, ranks, recv, entry);
     }
-    const std::vector<uint64_t> halves = SplitEven(bytes, 2, split.elementBytes);
+    const std::vector<uint64_t> shares = SplitEven(bytes, trees.size(), split.elementBytes);
     const uint64_t e = std::max<uint32_t>(split.elementBytes, 1);
-    const uint32_t depth =
-        std::max(TreeDepth(BinaryTreeParents(p)), TreeDepth(ComplementaryTreeParents(p)));
-    const uint64_t chunk = std::max(RoundUp(TreeChunkBytes(bytes, depth, split.chunkBytes), e), e);
-    for (uint32_t t = 0; t < 2; ++t)
+    uint32_t depth = 0;
+    for (const auto& parent : trees)
     {
-        const std::vector<int32_t> parent =
-            t == 0 ? BinaryTreeParents(p) : ComplementaryTreeParents(p);
+        depth = std::max(depth, TreeDepth(parent));
+    }
+    const uint64_t chunk = std::max(RoundUp(TreeChunkBytes(bytes, depth, split.chunkBytes), e), e);
+    for (uint32_t t = 0; t < trees.size(); ++t)
+    {
+        const std::vector<int32_t>& parent = trees[t];
         const TreeShape shape = ShapeOf(parent);
         const std::vector<uint32_t>& upOrder = shape.upOrder;
         const std::vector<std::vector<uint32_t>>& children = shape.children;
@@ -1010,9 +1017,9 @@ DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
         std::vector<std::vector<int64_t>> upHist;
         std::vector<int64_t> rootHist;
         std::vector<std::vector<std::vector<int64_t>>> downHist;
-        for (uint64_t off = 0, k = 0; off < halves[t]; off += chunk, ++k)
+        for (uint64_t off = 0, k = 0; off < shares[t]; off += chunk, ++k)
         {
-            const uint64_t n = std::min(chunk, halves[t] - off);
+            const uint64_t n = std::min(chunk, shares[t] - off);
             std::vector<int64_t> up(p, NONE);
             int64_t reduced = NONE; // the root has every child's chunk
             for (uint32_t r : upOrder)
@@ -1060,6 +1067,74 @@ DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
         }
     }
     return Exits(s, ranks, recv, entry);
+}
+} // namespace
+
+PerRank
+DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
+                          const std::vector<uint32_t>& ranks,
+                          uint64_t bytes,
+                          const CollectiveSplit& split,
+                          const PerRank& entry)
+{
+    const auto p = static_cast<uint32_t>(ranks.size());
+    return TreesAllReduce(s,
+                          ranks,
+                          bytes,
+                          split,
+                          entry,
+                          {BinaryTreeParents(p), ComplementaryTreeParents(p)});
+}
+
+std::vector<std::vector<int32_t>>
+NcclTreesAcrossDomains(const std::vector<std::vector<uint32_t>>& domains, uint32_t lanes)
+{
+    const auto nodes = static_cast<uint32_t>(domains.size());
+    uint32_t p = 0;
+    for (const auto& d : domains)
+    {
+        p += d.size();
+    }
+    const std::vector<int32_t> dtree[2] = {BinaryTreeParents(nodes),
+                                           ComplementaryTreeParents(nodes)};
+    std::vector<std::vector<int32_t>> trees;
+    for (uint32_t c = 0; c < lanes; ++c)
+    {
+        const std::vector<int32_t>& nodeParent = dtree[c % 2];
+        std::vector<int32_t> parent(p, -1);
+        for (uint32_t n = 0; n < nodes; ++n)
+        {
+            const std::vector<uint32_t>& d = domains[n];
+            const auto ppn = static_cast<uint32_t>(d.size());
+            NS_ABORT_MSG_IF(ppn == 0, "NcclTreesAcrossDomains: domain " << n << " is empty");
+            // The chain from the head, local c on: each GPU's parent is the one before it.
+            const uint32_t head = c % ppn;
+            for (uint32_t i = 1; i < ppn; ++i)
+            {
+                parent[d[(head + i) % ppn]] = static_cast<int32_t>(d[(head + i - 1) % ppn]);
+            }
+            // The head's parent: the head of the parent node's chain, on the same rail.
+            if (nodeParent[n] >= 0)
+            {
+                const std::vector<uint32_t>& up = domains[nodeParent[n]];
+                parent[d[head]] = static_cast<int32_t>(up[c % up.size()]);
+            }
+        }
+        trees.push_back(std::move(parent));
+    }
+    return trees;
+}
+
+PerRank
+NcclTreeAllReduce(CollectiveSchedule& s,
+                  const std::vector<uint32_t>& ranks,
+                  const std::vector<std::vector<uint32_t>>& domains,
+                  uint64_t bytes,
+                  uint32_t lanes,
+                  const CollectiveSplit& split,
+                  const PerRank& entry)
+{
+    return TreesAllReduce(s, ranks, bytes, split, entry, NcclTreesAcrossDomains(domains, lanes));
 }
 
 namespace

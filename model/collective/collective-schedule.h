@@ -266,12 +266,33 @@ PerRank HalvingDoublingAllReduce(CollectiveSchedule& s,
                                  uint64_t bytes,
                                  const CollectiveSplit& split,
                                  const PerRank& entry);
-/// NCCL's double binary tree, reduce up and broadcast down, pipelined per chunk.
+/// A double binary tree over the ranks, reduce up and broadcast down, pipelined per chunk.
 PerRank DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
                                   const std::vector<uint32_t>& ranks,
                                   uint64_t bytes,
                                   const CollectiveSplit& split,
                                   const PerRank& entry);
+/**
+ * NCCL's trees over several domains (src/graph/connect.cc, trees.cc; the tree graph of
+ * src/graph/search.cc, pattern TREE: all NIC traffic at one GPU): lane c runs a chain
+ * through each domain from its head, local index c mod the domain's size, and the heads
+ * form the double binary tree over the domains, tree c mod 2 (BinaryTreeParents,
+ * ComplementaryTreeParents), so the lanes' network hops leave from different GPUs (their
+ * own HCAs).  \p domains: positions in the group per domain.  Returns each lane's parents
+ * by position (-1: the lane's root).
+ */
+std::vector<std::vector<int32_t>> NcclTreesAcrossDomains(
+    const std::vector<std::vector<uint32_t>>& domains,
+    uint32_t lanes);
+/// Reduce up and broadcast down NCCL's trees over \p domains (positions in \p ranks), lane
+/// c on channel c with an even share of the buffer, pipelined per chunk.
+PerRank NcclTreeAllReduce(CollectiveSchedule& s,
+                          const std::vector<uint32_t>& ranks,
+                          const std::vector<std::vector<uint32_t>>& domains,
+                          uint64_t bytes,
+                          uint32_t lanes,
+                          const CollectiveSplit& split,
+                          const PerRank& entry);
 PerRank DirectAllToAll(CollectiveSchedule& s,
                        const std::vector<uint32_t>& ranks,
                        uint64_t bytes,
