@@ -328,9 +328,8 @@ TEST_F(CollNetTest, EndpointSetCapsTheSharpEngineAtNcclsCollNetEfficiency)
     Build(2, true, "h100", "1", 400, 2);
     const auto h100 = Run(Call(CollectiveKind::AllReduce, 4, bytes, Algo::CollNetDirect));
     EXPECT_EQ(h100.algorithm, "collnetdirect");
-    std::cout << "CollNetDirect 2 x 2 H100, 256 MiB, h100 endpoint: " << Us(h100)
-              << " us (busbw " << h100.busbw_gbyte_per_s << " GB/s), model " << model_us
-              << " us\n";
+    std::cout << "CollNetDirect 2 x 2 H100, 256 MiB, h100 endpoint: " << Us(h100) << " us (busbw "
+              << h100.busbw_gbyte_per_s << " GB/s), model " << model_us << " us\n";
     EXPECT_GE(Us(h100), model_us);
     EXPECT_LE(Us(h100), model_us * 1.05);
     Reset();
