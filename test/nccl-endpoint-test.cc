@@ -122,16 +122,18 @@ class NcclEndpointTest : public ::testing::Test
         Ptr<CollectiveEngine> engine;
     };
 
-    // A point-to-point collective on one dgx-h100: its GPUs, its size, the model's time.
+    // A point-to-point collective on one dgx-h100: its GPUs, its size, the model's time, the
+    // p2p channels it runs on.
     struct DirectCase
     {
         uint32_t gpus;
         uint64_t bytes;
         double model_us;
+        uint32_t channels;
     };
 
     // Runs each case as a direct \p kind and checks its time within 0 / +4 % of the model
-    // (the wire's latency, the last packets).
+    // (the wire's latency, the last packets) and the channels it reports (exact).
     static void ExpectDirectTimes(CollectiveKind kind,
                                   const char* name,
                                   std::initializer_list<DirectCase> cases);
@@ -173,6 +175,7 @@ NcclEndpointTest::ExpectDirectTimes(CollectiveKind kind,
         Fabric f(1);
         const CollectiveResult r = f.Run(kind, Gpus(c.gpus), c.bytes);
         EXPECT_EQ(r.algorithm, "direct");
+        EXPECT_EQ(r.channels, c.channels);
         std::cout << "[endpoint] " << c.bytes / MiB << " MiB " << name << ", " << c.gpus
                   << " GPUs: " << Us(r) << " us, model " << c.model_us << " us\n";
         EXPECT_GE(Us(r), c.model_us);
@@ -1423,14 +1426,15 @@ TEST_F(NcclEndpointTest, P2pChannelsFollowNcclsPeerRule)
 // 16 MiB = 32 steps a channel: 8.4 + 128 MiB / 52.97 GB/s + 32 x 1.7 = 2596.7 us.  4 GPUs,
 // 1 GiB: 16 channels per peer (256 MiB in parts of at most 16 MiB), 3 x 16 sends, 1.5 a
 // channel: 123.6 GB/s a peer, 32 steps: 8.4 + 256 MiB / 123.6 GB/s + 32 x 1.7 = 2234.6 us.
+// The result reports the p2p channels in use: 28, 32 and 32.
 TEST_F(NcclEndpointTest, AllToAllRunsOnItsPeersP2pChannels)
 {
     const double share = 370.8 / 32;
     ExpectDirectTimes(CollectiveKind::AllToAll,
                       "alltoall",
-                      {{8, 128 * MiB, 8.4 + 16 * MiB / (4 * share * 1e3) + 8 * 1.7},
-                       {8, 1024 * MiB, 8.4 + 128 * MiB / (8 * share / 1.75 * 1e3) + 32 * 1.7},
-                       {4, 1024 * MiB, 8.4 + 256 * MiB / (16 * share / 1.5 * 1e3) + 32 * 1.7}});
+                      {{8, 128 * MiB, 8.4 + 16 * MiB / (4 * share * 1e3) + 8 * 1.7, 28},
+                       {8, 1024 * MiB, 8.4 + 128 * MiB / (8 * share / 1.75 * 1e3) + 32 * 1.7, 32},
+                       {4, 1024 * MiB, 8.4 + 256 * MiB / (16 * share / 1.5 * 1e3) + 32 * 1.7, 32}});
 }
 
 // NCCL's p2p kernel gives a channel's one work 20 warps, 10 of them send (src/device/
@@ -1440,16 +1444,16 @@ TEST_F(NcclEndpointTest, AllToAllRunsOnItsPeersP2pChannels)
 // 128 MiB doubles the channels (parts above 32 steps), so it takes as long.  4 GPUs, 64 MiB:
 // 8 channels of 8 MiB, 16 steps: 8.4 + 8 MiB / 19.35 GB/s + 16 x 1.7 = 469.1 us.  8 GPUs,
 // 1 GiB: 32 channels would send 619 GB/s, the GPU's NVLink takes 370.8: 8.4 + 1 GiB / 370.8
-// GB/s = 2904.1 us.
+// GB/s = 2904.1 us.  The result reports them: 4, 8, 8 and 32.
 TEST_F(NcclEndpointTest, SendRecvRunsOnItsPeersP2pChannels)
 {
     const double send = 38.7 * 10 / 20;
     ExpectDirectTimes(CollectiveKind::SendRecv,
                       "sendrecv",
-                      {{8, 64 * MiB, 8.4 + 16 * MiB / (send * 1e3) + 32 * 1.7},
-                       {8, 128 * MiB, 8.4 + 16 * MiB / (send * 1e3) + 32 * 1.7},
-                       {4, 64 * MiB, 8.4 + 8 * MiB / (send * 1e3) + 16 * 1.7},
-                       {8, 1024 * MiB, 8.4 + 1024 * MiB / (370.8 * 1e3)}});
+                      {{8, 64 * MiB, 8.4 + 16 * MiB / (send * 1e3) + 32 * 1.7, 4},
+                       {8, 128 * MiB, 8.4 + 16 * MiB / (send * 1e3) + 32 * 1.7, 8},
+                       {4, 64 * MiB, 8.4 + 8 * MiB / (send * 1e3) + 16 * 1.7, 8},
+                       {8, 1024 * MiB, 8.4 + 1024 * MiB / (370.8 * 1e3), 32}});
 }
 
 // Across nodes every network step goes through the sending GPU's proxy thread, which posts

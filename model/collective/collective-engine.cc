@@ -1101,6 +1101,11 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
                                       ? (run->call.bytes + ranks - 1) / std::max<uint32_t>(ranks, 1)
                                       : run->call.bytes;
             const uint32_t c = m_endpoint->P2pChannels(peer, ranks);
+            // The channels it runs on: c for each peer's part, the peers sharing NCCL's p2p
+            // channels (a sendrecv's one peer: c).
+            run->p2pChannels = alltoall ? std::min<uint32_t>(m_endpoint->GetP2pChannelCount(),
+                                                             c * (std::max<uint32_t>(ranks, 1) - 1))
+                                        : c;
             const uint64_t part = (peer + c - 1) / c;
             const uint64_t p2p = std::max<uint64_t>(m_endpoint->GetP2pChunkBytes(), 1);
             run->channelStep = slice * static_cast<int64_t>((part + p2p - 1) / p2p);
@@ -1855,7 +1860,7 @@ CollectiveEngine::Finish(Running* run, Time end)
     res.kind = CollectiveKindName(run->call.kind);
     res.algorithm = CollectiveAlgorithmName(run->how.algorithm);
     res.protocol = m_endpoint ? NcclProtocolName(run->how.protocol) : "ideal";
-    res.channels = run->how.channels;
+    res.channels = run->p2pChannels > 0 ? run->p2pChannels : run->how.channels;
     res.numRanks = run->call.ranks.size();
     res.bytes = run->call.bytes;
     res.start = run->start;

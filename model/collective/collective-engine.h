@@ -202,11 +202,12 @@ class CollectiveEngine : public Object
         /// The receiving channel every message is charged to, whatever its own
         /// (GpuTransport::SendMessage's sinkChannel): a rate per rank, not per channel.
         uint32_t sinkChannel{GpuTransport::SAME_CHANNEL};
-        Time channelStep;       //!< NVLink messages: the receiving channel's time per message
-        bool oneDomain{false};  //!< every rank in one NVLink domain
-        Time proxyStep;         //!< one NCCL channel step at the sender's proxy; 0 = none
-        uint32_t proxyFold{1};  //!< NCCL channels a simulated channel stands for
-        uint64_t proxyPiece{1}; //!< bytes of one NCCL channel's step of this call
+        Time channelStep;        //!< NVLink messages: the receiving channel's time per message
+        bool oneDomain{false};   //!< every rank in one NVLink domain
+        Time proxyStep;          //!< one NCCL channel step at the sender's proxy; 0 = none
+        uint32_t proxyFold{1};   //!< NCCL channels a simulated channel stands for
+        uint32_t p2pChannels{0}; //!< a direct alltoall's or sendrecv's p2p channels; 0 = none
+        uint64_t proxyPiece{1};  //!< bytes of one NCCL channel's step of this call
         /// [sending rank]: when its proxy is free.
         std::vector<Time> proxyFree;
         /// Per sending rank: when the proxy has posted each running aggregate's steps.
