@@ -1051,7 +1051,7 @@ CollectiveEngine::SetCosts(Running* run, uint32_t nodes) const
         gbyte = m_endpoint->NvlsTreeRailRate_gbyte_per_s(run->call.ranks.size(), nodes);
         run->sinkChannel = 0;
     }
-    if (tree && lanes > 2)
+    if (tree && nodes > 1 && m_treesAcrossDomains)
     {
         // NCCL's trees across nodes: a rank takes its lanes' up and down traffic at NCCL's
         // per-channel tree figure over the tree graph's channels, half the communicator's
