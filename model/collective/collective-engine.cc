@@ -1279,21 +1279,7 @@ CollectiveEngine::Build(const CollectiveCall& call, const CollectiveResolution& 
             }
             if (acrossDomains)
             {
-                std::map<uint32_t, uint32_t> position;
-                for (uint32_t i = 0; i < ranks.size(); ++i)
-                {
-                    position[ranks[i]] = i;
-                }
-                std::vector<std::vector<uint32_t>> positions;
-                for (const auto& d : domains)
-                {
-                    positions.emplace_back();
-                    for (uint32_t r : d)
-                    {
-                        positions.back().push_back(position.at(r));
-                    }
-                }
-                NcclTreeAllReduce(s, ranks, positions, bytes, lanes, treeSplit, {});
+                NcclTreeAllReduce(s, ranks, domains, bytes, lanes, treeSplit, {});
             }
             else
             {

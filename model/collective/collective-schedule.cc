@@ -350,6 +350,19 @@ EntryOf(const PerRank& entry, uint32_t pos)
     return entry.empty() ? NONE : entry[pos];
 }
 
+// Each rank's position in the group \p ranks.
+std::unordered_map<uint32_t, uint32_t>
+GroupPositions(const std::vector<uint32_t>& ranks)
+{
+    std::unordered_map<uint32_t, uint32_t> pos;
+    pos.reserve(ranks.size());
+    for (uint32_t i = 0; i < ranks.size(); ++i)
+    {
+        pos[ranks[i]] = i;
+    }
+    return pos;
+}
+
 PerRank
 Exits(CollectiveSchedule& s,
       const std::vector<uint32_t>& ranks,
@@ -608,12 +621,7 @@ RingPass(CollectiveSchedule& s,
 {
     const uint32_t p = ranks.size();
     std::vector<std::vector<int64_t>> recv(p);
-    std::unordered_map<uint32_t, uint32_t> groupPos;
-    groupPos.reserve(p);
-    for (uint32_t i = 0; i < p; ++i)
-    {
-        groupPos[ranks[i]] = i;
-    }
+    const auto groupPos = GroupPositions(ranks);
     // Ring position -> group position, per ring.
     std::vector<std::vector<uint32_t>> posOf(rings.size(), std::vector<uint32_t>(p));
     for (uint32_t k = 0; k < rings.size(); ++k)
@@ -1134,7 +1142,17 @@ NcclTreeAllReduce(CollectiveSchedule& s,
                   const CollectiveSplit& split,
                   const PerRank& entry)
 {
-    return TreesAllReduce(s, ranks, bytes, split, entry, NcclTreesAcrossDomains(domains, lanes));
+    const auto groupPos = GroupPositions(ranks);
+    std::vector<std::vector<uint32_t>> positions;
+    for (const auto& d : domains)
+    {
+        positions.emplace_back();
+        for (uint32_t r : d)
+        {
+            positions.back().push_back(groupPos.at(r));
+        }
+    }
+    return TreesAllReduce(s, ranks, bytes, split, entry, NcclTreesAcrossDomains(positions, lanes));
 }
 
 namespace

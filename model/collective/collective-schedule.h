@@ -284,8 +284,9 @@ PerRank DoubleBinaryTreeAllReduce(CollectiveSchedule& s,
 std::vector<std::vector<int32_t>> NcclTreesAcrossDomains(
     const std::vector<std::vector<uint32_t>>& domains,
     uint32_t lanes);
-/// Reduce up and broadcast down NCCL's trees over \p domains (positions in \p ranks), lane
-/// c on channel c with an even share of the buffer, pipelined per chunk.
+/// Reduce up and broadcast down NCCL's trees over \p domains (the group's ranks per domain,
+/// as CollectiveEngine::Domains gives them), lane c on channel c with an even share of the
+/// buffer, pipelined per chunk.
 PerRank NcclTreeAllReduce(CollectiveSchedule& s,
                           const std::vector<uint32_t>& ranks,
                           const std::vector<std::vector<uint32_t>>& domains,
