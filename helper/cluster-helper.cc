@@ -62,6 +62,33 @@ ClusterHelper::SetPlaneAttribute(ClusterPlane plane,
     }
     NS_ABORT_MSG_UNLESS(GetPlaneBuilder(plane).SetAttribute(target, name, value),
                         "cluster: plane " << ClusterPlaneName(plane) << " has no " << target);
+    m_userAttributes.insert(ClusterPlaneName(plane) + "/" + target + "/" + name);
+}
+
+void
+ClusterHelper::SetDerivedAttribute(ClusterPlane plane,
+                                   const std::string& target,
+                                   const std::string& typeName,
+                                   const std::string& name,
+                                   const AttributeValue& value)
+{
+    const std::string key = ClusterPlaneName(plane) + "/" + target + "/" + name;
+    if (m_userAttributes.count(key) != 0)
+    {
+        NS_LOG_LOGIC(key << ": the program's value stands");
+        return;
+    }
+    TypeId::AttributeInformation info;
+    NS_ABORT_MSG_UNLESS(TypeId::LookupByName(typeName).LookupAttributeByName(name, &info),
+                        "cluster: " << typeName << " has no attribute " << name);
+    if (info.initialValue->SerializeToString(info.checker) !=
+        info.originalInitialValue->SerializeToString(info.checker))
+    {
+        NS_LOG_LOGIC(typeName << "::" << name << ": the changed default stands");
+        return;
+    }
+    SetPlaneAttribute(plane, target, name, value);
+    m_userAttributes.erase(key);
 }
 
 void
@@ -120,8 +147,11 @@ ClusterHelper::SetConfig(const ClusterConfig& config)
     const GpuEndpointSet set = config.GetEndpointSet();
     const double engine_gbyte_per_s =
         set.nvlsEfficiency * set.nvlinkPerLink_gbyte_per_s * config.nvlinkEndpointScale;
-    SetNvSwitchAttribute("NvlsEngineRatePerLink",
-                         DataRateValue(DataRate(static_cast<uint64_t>(engine_gbyte_per_s * 8e9))));
+    SetDerivedAttribute(ClusterPlane::NVLINK,
+                        "switch",
+                        "ns3::NvSwitch",
+                        "NvlsEngineRatePerLink",
+                        DataRateValue(DataRate(static_cast<uint64_t>(engine_gbyte_per_s * 8e9))));
     // Likewise SHARP's aggregation engine delivers each member's results at NCCL's CollNet
     // efficiency of what the member's HCA moves behind PCIe (tuning.cc: CollNetDirect's
     // busBw x 0.85 from compute capability 9.0 over bwInter, the NIC path).  Published
@@ -131,7 +161,10 @@ ClusterHelper::SetConfig(const ClusterConfig& config)
     {
         const double sharp_gbyte_per_s =
             set.collNetEfficiency * set.nicPath_gbyte_per_s * config.ibEndpointScale;
-        SetIbSwitchAttribute(
+        SetDerivedAttribute(
+            ClusterPlane::INFINIBAND,
+            "switch",
+            "ns3::InfinibandSwitch",
             "SharpEngineRatePerPort",
             DataRateValue(DataRate(static_cast<uint64_t>(sharp_gbyte_per_s * 8e9))));
     }

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -254,8 +255,17 @@ class ClusterHelper
                            const std::string& target,
                            const std::string& name,
                            const AttributeValue& value);
+    /// As SetPlaneAttribute for a value the configuration derives (the engines' rates from
+    /// the GPU endpoint set), unless the program set that attribute through the cluster's
+    /// setters or changed \p typeName's default (--ns3::Type::Attr): theirs wins.
+    void SetDerivedAttribute(ClusterPlane plane,
+                             const std::string& target,
+                             const std::string& typeName,
+                             const std::string& name,
+                             const AttributeValue& value);
 
     ClusterConfig m_config;
+    std::set<std::string> m_userAttributes; //!< "plane/target/name" the program set
     bool m_describe{false};
     bool m_checkConservation{true};
     bool m_built{false};

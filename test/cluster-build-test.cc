@@ -7,6 +7,7 @@
 #include "ns3/infiniband-switch.h"
 #include "ns3/names.h"
 #include "ns3/node-list.h"
+#include "ns3/nvswitch-core.h"
 #include "ns3/simulator.h"
 
 #include <gtest/gtest.h>
@@ -617,3 +618,58 @@ TEST_F(Cluster, CommandLineOverridesPresetWhateverTheOrder)
 }
 
 } // namespace
+
+// The h100 endpoint set derives the engines' rates: NVSwitch 0.85 (nvlsEfficiency) x 20.6
+// GB/s a link, SHARP 0.85 (CollNet) x 48 GB/s a port; the program's own value wins, set
+// through the cluster's setter or as the type's default (--ns3::NvSwitch::...), and a
+// rebuild does not overwrite it.  Exact (DataRate in bit/s).
+TEST_F(Cluster, EndpointEngineRatesYieldToTheProgramsOwn)
+{
+    const auto rates = [](ClusterHelper& cluster) {
+        EXPECT_EQ(cluster.TryBuild(), "");
+        DataRateValue nvls;
+        DataRateValue sharp;
+        for (uint32_t i = 0; i < NodeList::GetNNodes(); ++i)
+        {
+            const Ptr<Node> node = NodeList::GetNode(i);
+            if (const Ptr<NvSwitch> sw = node->GetObject<NvSwitch>())
+            {
+                sw->GetAttribute("NvlsEngineRatePerLink", nvls);
+            }
+            if (const Ptr<InfinibandSwitch> sw = node->GetObject<InfinibandSwitch>())
+            {
+                sw->GetAttribute("SharpEngineRatePerPort", sharp);
+            }
+        }
+        return std::make_pair(nvls.Get().GetBitRate(), sharp.Get().GetBitRate());
+    };
+    ClusterConfig c = Preset("dgx-h100", 2);
+    c.sharp = true;
+    c.endpoint = "h100";
+    {
+        ClusterHelper cluster(c);
+        const auto derived = rates(cluster);
+        EXPECT_EQ(derived.first, static_cast<uint64_t>(0.85 * 20.6 * 8e9));
+        EXPECT_EQ(derived.second, static_cast<uint64_t>(0.85 * 48 * 8e9));
+    }
+    Simulator::Destroy();
+    Names::Clear();
+    {
+        ClusterHelper cluster(c);
+        cluster.SetNvSwitchAttribute("NvlsEngineRatePerLink", DataRateValue(DataRate("100Gbps")));
+        cluster.SetIbSwitchAttribute("SharpEngineRatePerPort", DataRateValue(DataRate("200Gbps")));
+        cluster.SetConfig(c); // as TryBuild does again
+        const auto set = rates(cluster);
+        EXPECT_EQ(set.first, 100'000'000'000u);
+        EXPECT_EQ(set.second, 200'000'000'000u);
+    }
+    Simulator::Destroy();
+    Names::Clear();
+    Config::SetDefault("ns3::NvSwitch::NvlsEngineRatePerLink", DataRateValue(DataRate("300Gbps")));
+    {
+        ClusterHelper cluster(c);
+        const auto defaults = rates(cluster);
+        EXPECT_EQ(defaults.first, 300'000'000'000u);
+        EXPECT_EQ(defaults.second, static_cast<uint64_t>(0.85 * 48 * 8e9));
+    }
+}
