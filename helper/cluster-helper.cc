@@ -138,6 +138,7 @@ ClusterHelper::SetConfig(const ClusterConfig& config)
         m_scaleOut = config.GetScaleOutPlane();
         m_planes = MakeClusterPlaneBuilders(m_scaleOut);
         m_rules = ClusterPlaneRules(ClusterLayout(), ClusterPlaneRules::DefaultRows(m_scaleOut));
+        m_userAttributes.clear(); // the new builders hold none of them
     }
     m_layout = config.GetLayout();
     m_rules.SetLayout(m_layout);
