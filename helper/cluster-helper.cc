@@ -47,11 +47,21 @@ ClusterHelper::ClusterHelper(const ClusterConfig& config)
     SetConfig(config);
 }
 
+namespace
+{
+std::string
+AttributeKey(ClusterPlane plane, const std::string& target, const std::string& name)
+{
+    return ClusterPlaneName(plane) + "/" + target + "/" + name;
+}
+} // namespace
+
 void
 ClusterHelper::SetPlaneAttribute(ClusterPlane plane,
                                  const std::string& target,
                                  const std::string& name,
-                                 const AttributeValue& value)
+                                 const AttributeValue& value,
+                                 bool derived)
 {
     NS_LOG_FUNCTION(this << ClusterPlaneName(plane) << target << name);
     if ((plane == ClusterPlane::INFINIBAND || plane == ClusterPlane::ROCE) && plane != m_scaleOut)
@@ -62,7 +72,10 @@ ClusterHelper::SetPlaneAttribute(ClusterPlane plane,
     }
     NS_ABORT_MSG_UNLESS(GetPlaneBuilder(plane).SetAttribute(target, name, value),
                         "cluster: plane " << ClusterPlaneName(plane) << " has no " << target);
-    m_userAttributes.insert(ClusterPlaneName(plane) + "/" + target + "/" + name);
+    if (!derived)
+    {
+        m_userAttributes.insert(AttributeKey(plane, target, name));
+    }
 }
 
 void
@@ -72,10 +85,9 @@ ClusterHelper::SetDerivedAttribute(ClusterPlane plane,
                                    const std::string& name,
                                    const AttributeValue& value)
 {
-    const std::string key = ClusterPlaneName(plane) + "/" + target + "/" + name;
-    if (m_userAttributes.count(key) != 0)
+    if (m_userAttributes.count(AttributeKey(plane, target, name)) != 0)
     {
-        NS_LOG_LOGIC(key << ": the program's value stands");
+        NS_LOG_LOGIC(name << ": the program's value stands");
         return;
     }
     TypeId::AttributeInformation info;
@@ -87,8 +99,7 @@ ClusterHelper::SetDerivedAttribute(ClusterPlane plane,
         NS_LOG_LOGIC(typeName << "::" << name << ": the changed default stands");
         return;
     }
-    SetPlaneAttribute(plane, target, name, value);
-    m_userAttributes.erase(key);
+    SetPlaneAttribute(plane, target, name, value, true);
 }
 
 void

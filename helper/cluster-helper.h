@@ -250,11 +250,13 @@ class ClusterHelper
   private:
     void CheckRank(uint32_t rank) const;
     void BuildNodes();
-    /// Sets \p name on \p target of the builder of \p plane (abort if it has no such target).
+    /// Sets \p name on \p target of the builder of \p plane (abort if it has no such target);
+    /// unless \p derived, the program's value, which SetDerivedAttribute leaves alone.
     void SetPlaneAttribute(ClusterPlane plane,
                            const std::string& target,
                            const std::string& name,
-                           const AttributeValue& value);
+                           const AttributeValue& value,
+                           bool derived = false);
     /// As SetPlaneAttribute for a value the configuration derives (the engines' rates from
     /// the GPU endpoint set), unless the program set that attribute through the cluster's
     /// setters or changed \p typeName's default (--ns3::Type::Attr): theirs wins.
